@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+// Subcommand registry of the openvgf CLI. Each cli/<command>.cpp registers one subcommand;
+// `inspect` and `run` dispatch on the detected file kind to handlers that register
+// themselves the same way, so each format's CLI code lives in its own file.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "common/error.h"
+
+namespace openvgf::cli {
+
+/// What a chosen subcommand runs after parsing. Returns the exit code (0 success; a
+/// command may return 1 for a negative verdict such as a failed --check).
+using Action = std::function<Result<int>()>;
+
+struct Command {
+  std::string name;
+  std::string description;
+  int order = 100;  // position in --help
+  /// Adds options to `sub` and sets `action` (called once, before parsing).
+  std::function<void(CLI::App& sub, Action& action)> setup;
+};
+
+/// Called from static initialisers; see OPENVGF_REGISTER_COMMAND.
+bool registerCommand(Command command);
+const std::vector<Command>& registeredCommands();
+
+/// File kinds, detected from content (magic bytes), never from the extension.
+enum class FileKind { Unknown, Tosa, Vgf, Pte, EthosU, Npy, SpirV };
+std::string_view toString(FileKind kind);
+FileKind detectFileKind(std::span<const std::uint8_t> bytes);
+
+struct InspectOptions {
+  std::string path;
+  bool json = false;
+  std::optional<int> dumpSpirv;     // --dump-spirv N
+  std::optional<int> dumpConstant;  // --dump-constant N
+  std::string output;               // -o for dumps
+};
+
+struct RunOptions {
+  std::string path;
+  std::vector<std::string> inputs;  // [NAME=]FILE.npy
+  std::string output;               // --output FILE.npy (single output)
+  std::string outputDir;            // --output-dir DIR
+  std::string device;               // --device N|substring
+  int repeat = 1;
+  std::string profile;              // --profile trace.json
+  bool validate = false;
+  std::string check;                // --check model.tosa
+  bool noPipelineCache = false;
+};
+
+using InspectHandler = std::function<Result<int>(const InspectOptions&, std::span<const std::uint8_t>)>;
+using RunHandler = std::function<Result<int>(const RunOptions&, std::span<const std::uint8_t>)>;
+
+bool registerInspectHandler(FileKind kind, InspectHandler handler);
+bool registerRunHandler(FileKind kind, RunHandler handler);
+const InspectHandler* findInspectHandler(FileKind kind);
+const RunHandler* findRunHandler(FileKind kind);
+
+/// "NAME=FILE" -> {NAME, FILE}; "FILE" -> {"", FILE}. A '=' only splits when the part
+/// before it is not an existing path.
+std::pair<std::string, std::string> splitNamedInput(const std::string& argument);
+
+/// Output file name for a tensor name: characters outside [A-Za-z0-9._-] become '_'.
+std::string sanitizeFileName(std::string_view name);
+
+}  // namespace openvgf::cli
+
+#define OPENVGF_CLI_CONCAT_INNER(a, b) a##b
+#define OPENVGF_CLI_CONCAT(a, b) OPENVGF_CLI_CONCAT_INNER(a, b)
+#define OPENVGF_REGISTER_COMMAND(...) \
+  static const bool OPENVGF_CLI_CONCAT(openvgf_command_, __LINE__) = ::openvgf::cli::registerCommand(__VA_ARGS__)
+#define OPENVGF_REGISTER_INSPECT(kind, handler) \
+  static const bool OPENVGF_CLI_CONCAT(openvgf_inspect_, __LINE__) = ::openvgf::cli::registerInspectHandler(kind, handler)
+#define OPENVGF_REGISTER_RUN(kind, handler) \
+  static const bool OPENVGF_CLI_CONCAT(openvgf_run_, __LINE__) = ::openvgf::cli::registerRunHandler(kind, handler)

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// Entry point of the openvgf command: global flags, subcommand dispatch, and the one place
+// where errors are printed. Exit codes: 0 success, 1 runtime/environment failure, 2 bad input
+// or usage.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/command.h"
+
+int main(int argc, char** argv) {
+  using namespace openvgf;
+  CLI::App app{
+      "openvgf: convert TOSA 1.0 graphs to VGF and run them on any Vulkan 1.3 device.\n"
+      "File kinds (.tosa, .vgf, .pte, Ethos-U streams, .npy) are detected from their content."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("openvgf ") + OPENVGF_VERSION);
+  int verbosity = 0;
+  bool quiet = false;
+  app.add_flag("-v,--verbose", verbosity, "More log output (repeat for trace level)");
+  app.add_flag("-q,--quiet", quiet, "Only print errors");
+
+  std::vector<cli::Command> commands = cli::registeredCommands();
+  std::stable_sort(commands.begin(), commands.end(),
+                   [](const cli::Command& a, const cli::Command& b) { return a.order < b.order; });
+  std::map<CLI::App*, cli::Action> actions;
+  for (const cli::Command& command : commands) {
+    CLI::App* sub = app.add_subcommand(command.name, command.description);
+    command.setup(*sub, actions[sub]);
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+
+  auto logger = spdlog::stderr_color_mt("openvgf");
+  spdlog::set_default_logger(logger);
+  spdlog::set_pattern("[%l] %v");
+  spdlog::set_level(quiet ? spdlog::level::err
+                          : verbosity >= 2 ? spdlog::level::trace
+                          : verbosity == 1 ? spdlog::level::debug
+                                           : spdlog::level::warn);
+
+  for (auto& [sub, action] : actions) {
+    if (!sub->parsed()) continue;
+    if (!action) {
+      std::fprintf(stderr, "openvgf: error: '%s' is not available in this build\n", sub->get_name().c_str());
+      return 1;
+    }
+    Result<int> result = action();
+    if (!result) {
+      std::fprintf(stderr, "openvgf: error: %s\n", result.error().message().c_str());
+      return result.error().exitCode();
+    }
+    return *result;
+  }
+  return 2;
+}

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// `openvgf run MODEL`: runs a VGF on a Vulkan device or an Ethos-U stream in the simulator,
+// chosen from the file's content, through the handler registered for that kind.
+#include "cli/command.h"
+#include "common/file_io.h"
+
+namespace openvgf::cli {
+namespace {
+
+void setup(CLI::App& sub, Action& action) {
+  auto options = std::make_shared<RunOptions>();
+  sub.add_option("model", options->path, "A .vgf file, or an Ethos-U stream (.ethosu)")->required();
+  sub.add_option("-i,--input", options->inputs,
+                 "[NAME=]FILE.npy; without NAME inputs bind in the model's input order")
+      ->required();
+  sub.add_option("-o,--output", options->output, "Write the (single) output to FILE.npy");
+  sub.add_option("--output-dir", options->outputDir, "Write each output as DIR/<output name>.npy");
+  sub.add_option("--device", options->device, "Vulkan device index or name substring (see `openvgf devices`)");
+  sub.add_option("--repeat", options->repeat, "Run N times and report min/median latency")
+      ->check(CLI::PositiveNumber);
+  sub.add_option("--profile", options->profile, "Write per-dispatch GPU timings as a Chrome trace (JSON)");
+  sub.add_flag("--validate", options->validate, "Enable the Vulkan validation layer (also OPENVGF_VALIDATE=1)");
+  sub.add_option("--check", options->check,
+                 "Compare every output with the reference interpreter on MODEL.tosa (TOSA compliance rules)");
+  sub.add_flag("--no-pipeline-cache", options->noPipelineCache, "Do not read or write the pipeline cache");
+  action = [options]() -> Result<int> {
+    if (!options->output.empty() && !options->outputDir.empty()) {
+      return invalidInput("--output and --output-dir are mutually exclusive");
+    }
+    OPENVGF_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(options->path));
+    FileKind kind = detectFileKind(file.bytes());
+    const RunHandler* handler = findRunHandler(kind);
+    if (handler == nullptr) {
+      return invalidInput("{}: cannot run a {} file: expected a VGF or an Ethos-U command stream",
+                          options->path, toString(kind));
+    }
+    return (*handler)(*options, file.bytes());
+  };
+}
+
+OPENVGF_REGISTER_COMMAND({"run", "Run a VGF on a Vulkan device (or an Ethos-U stream in the simulator)", 40, setup});
+
+}  // namespace
+}  // namespace openvgf::cli

@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: Apache-2.0
+# Build helpers shared by every folder: one place for warnings, standard and sanitizers.
+
+set(OPENVGF_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wcast-align
+    -Woverloaded-virtual -Wimplicit-fallthrough)
+if(OPENVGF_WERROR)
+  list(APPEND OPENVGF_WARNINGS -Werror)
+endif()
+
+set(OPENVGF_SANITIZER_FLAGS)
+if(OPENVGF_ENABLE_SANITIZERS)
+  set(OPENVGF_SANITIZER_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=undefined
+      -fno-omit-frame-pointer)
+elseif(OPENVGF_ENABLE_TSAN)
+  set(OPENVGF_SANITIZER_FLAGS -fsanitize=thread -fno-omit-frame-pointer)
+endif()
+
+function(openvgf_configure_target target)
+  target_compile_options(${target} PRIVATE ${OPENVGF_WARNINGS} ${OPENVGF_SANITIZER_FLAGS})
+  target_link_options(${target} PRIVATE ${OPENVGF_SANITIZER_FLAGS})
+  target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/generated)
+endfunction()
+
+# openvgf_add_library(NAME <folder> SRCS ... DEPS ... [INTERFACE])
+# Creates openvgf_<folder> with alias openvgf::<folder>.
+function(openvgf_add_library)
+  cmake_parse_arguments(ARG "INTERFACE" "NAME" "SRCS;DEPS;PRIVATE_DEPS" ${ARGN})
+  set(target openvgf_${ARG_NAME})
+  if(ARG_INTERFACE)
+    add_library(${target} INTERFACE)
+    target_include_directories(${target} INTERFACE ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/generated)
+    target_link_libraries(${target} INTERFACE ${ARG_DEPS})
+  else()
+    add_library(${target} STATIC ${ARG_SRCS})
+    openvgf_configure_target(${target})
+    target_link_libraries(${target} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  endif()
+  add_library(openvgf::${ARG_NAME} ALIAS ${target})
+endfunction()
+
+# openvgf_add_executable(NAME SRCS ... DEPS ...)
+function(openvgf_add_executable)
+  cmake_parse_arguments(ARG "" "NAME" "SRCS;DEPS" ${ARGN})
+  add_executable(${ARG_NAME} ${ARG_SRCS})
+  openvgf_configure_target(${ARG_NAME})
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS})
+endfunction()
+
+# openvgf_add_test(NAME SRCS ... DEPS ... [LABELS ...] [ENV ...] [TIMEOUT s])
+# A GoogleTest executable registered with CTest; tests run from the build tree with
+# OPENVGF_TEST_DATA pointing at tests/data and OPENVGF_CLI at the openvgf binary.
+function(openvgf_add_test)
+  cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "SRCS;DEPS;LABELS;ENV" ${ARGN})
+  add_executable(${ARG_NAME} ${ARG_SRCS})
+  openvgf_configure_target(${ARG_NAME})
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
+  target_compile_definitions(${ARG_NAME} PRIVATE
+      OPENVGF_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data"
+      OPENVGF_TEST_PYTHON="${OPENVGF_TEST_PYTHON}")
+  if(TARGET openvgf)
+    target_compile_definitions(${ARG_NAME} PRIVATE OPENVGF_CLI="$<TARGET_FILE:openvgf>")
+    add_dependencies(${ARG_NAME} openvgf)
+  endif()
+  add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 600)
+  endif()
+  set_tests_properties(${ARG_NAME} PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${ARG_LABELS}"
+      ENVIRONMENT "${ARG_ENV}")
+endfunction()
+
+# openvgf_flatbuffers(TARGET <name> SCHEMA <file.fbs>)
+# Generates <name>_generated.h from the schema with flatc at build time into
+# ${PROJECT_BINARY_DIR}/generated/<folder>/ and makes TARGET depend on it.
+function(openvgf_flatbuffers)
+  cmake_parse_arguments(ARG "" "TARGET;SCHEMA;FOLDER" "" ${ARGN})
+  get_filename_component(stem ${ARG_SCHEMA} NAME_WE)
+  set(outdir ${PROJECT_BINARY_DIR}/generated/${ARG_FOLDER})
+  set(out ${outdir}/${stem}_generated.h)
+  add_custom_command(OUTPUT ${out}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${outdir}
+    COMMAND ${FLATC} --cpp --scoped-enums -o ${outdir} ${ARG_SCHEMA}
+    DEPENDS ${ARG_SCHEMA}
+    COMMENT "flatc ${stem}.fbs"
+    VERBATIM)
+  add_custom_target(${ARG_TARGET}_${stem}_fbs DEPENDS ${out})
+  add_dependencies(${ARG_TARGET} ${ARG_TARGET}_${stem}_fbs)
+endfunction()

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// TOSA 1.0 enumerations with their serialized (final 1.0) numbering, and facts about element
+// types that every backend needs. Numbering: specs/tosa.md §1.3.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace openvgf::tosa {
+
+enum class DType : std::uint32_t {
+  Unknown = 0,
+  Bool = 1,
+  Int4 = 2,
+  Int8 = 3,
+  Int16 = 4,
+  Int32 = 5,
+  Int48 = 6,
+  Fp32 = 7,
+  Fp16 = 8,
+  Bf16 = 9,
+  Shape = 10,
+  Fp8E4M3 = 11,
+  Fp8E5M2 = 12,
+};
+inline constexpr std::uint32_t kMaxDType = 12;
+
+enum class Op : std::uint32_t {
+  Unknown = 0,
+  ArgMax = 1,
+  AvgPool2d = 2,
+  Conv2d = 3,
+  Conv3d = 4,
+  DepthwiseConv2d = 5,
+  Fft2d = 6,
+  MatMul = 7,
+  MaxPool2d = 8,
+  Rfft2d = 9,
+  TransposeConv2d = 10,
+  Clamp = 11,
+  Erf = 12,
+  Sigmoid = 13,
+  Tanh = 14,
+  Add = 15,
+  ArithmeticRightShift = 16,
+  BitwiseAnd = 17,
+  BitwiseOr = 18,
+  BitwiseXor = 19,
+  IntDiv = 20,
+  LogicalAnd = 21,
+  LogicalLeftShift = 22,
+  LogicalRightShift = 23,
+  LogicalOr = 24,
+  LogicalXor = 25,
+  Maximum = 26,
+  Minimum = 27,
+  Mul = 28,
+  Pow = 29,
+  Sub = 30,
+  Table = 31,
+  Abs = 32,
+  BitwiseNot = 33,
+  Ceil = 34,
+  Clz = 35,
+  Cos = 36,
+  Exp = 37,
+  Floor = 38,
+  Log = 39,
+  LogicalNot = 40,
+  Negate = 41,
+  Reciprocal = 42,
+  Rsqrt = 43,
+  Sin = 44,
+  Select = 45,
+  Equal = 46,
+  Greater = 47,
+  GreaterEqual = 48,
+  ReduceAll = 49,
+  ReduceAny = 50,
+  ReduceMax = 51,
+  ReduceMin = 52,
+  ReduceProduct = 53,
+  ReduceSum = 54,
+  Concat = 55,
+  Pad = 56,
+  Reshape = 57,
+  Reverse = 58,
+  Slice = 59,
+  Tile = 60,
+  Transpose = 61,
+  Gather = 62,
+  Scatter = 63,
+  Resize = 64,
+  Cast = 65,
+  Rescale = 66,
+  Const = 67,
+  Identity = 68,
+  Custom = 69,
+  CondIf = 70,
+  WhileLoop = 71,
+  Variable = 72,
+  VariableWrite = 73,
+  VariableRead = 74,
+  ConstShape = 75,
+};
+inline constexpr std::uint32_t kMaxOp = 75;
+
+enum class ResizeMode : std::uint32_t { Unknown = 0, Nearest = 1, Bilinear = 2 };
+enum class NanMode : std::uint32_t { Unknown = 0, Propagate = 1, Ignore = 2 };
+enum class RoundingMode : std::uint32_t { Unknown = 0, SingleRound = 1, InexactRound = 2, DoubleRound = 3 };
+
+/// Spec spelling, e.g. "INT8", "FP8E4M3".
+std::string_view toString(DType type);
+/// Spec spelling, e.g. "CONV2D", "DEPTHWISE_CONV2D".
+std::string_view toString(Op op);
+std::string_view toString(ResizeMode mode);
+std::string_view toString(NanMode mode);
+std::string_view toString(RoundingMode mode);
+
+std::optional<DType> dtypeFromString(std::string_view name);
+std::optional<Op> opFromString(std::string_view name);
+
+inline constexpr bool isValid(DType t) { return static_cast<std::uint32_t>(t) <= kMaxDType; }
+inline constexpr bool isValid(Op op) { return static_cast<std::uint32_t>(op) <= kMaxOp; }
+
+inline constexpr bool isFloat(DType t) {
+  return t == DType::Fp32 || t == DType::Fp16 || t == DType::Bf16 || t == DType::Fp8E4M3 ||
+         t == DType::Fp8E5M2;
+}
+inline constexpr bool isInteger(DType t) {
+  return t == DType::Int4 || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 ||
+         t == DType::Int48;
+}
+
+/// Bits of the TOSA value range (INT4 = 4, INT48 = 48, BOOL = 1, SHAPE = 64).
+int valueBits(DType t);
+
+/// Bytes one element occupies in a host (in-memory) tensor. Host storage is one C++ scalar per
+/// element: BOOL uint8 (0/1), INT4 int8, INT8 int8, INT16 int16, INT32 int32, INT48 int64
+/// (sign-extended), FP32 float, FP16/BF16 uint16 bit patterns, FP8 uint8 bit patterns,
+/// SHAPE int64. This differs from the packed .tosa encoding only for INT4 and INT48.
+std::size_t hostElementBytes(DType t);
+
+}  // namespace openvgf::tosa
