@@ -958,8 +958,9 @@ Status OpChecker::run() {
     return fail("op: expected a TOSA 1.0 operator, got {}", static_cast<std::uint32_t>(op_.op));
   }
   OPENVGF_TRY(resolve());
-  OPENVGF_TRY(checkShapes());
+  // Types and attributes first: a wrong type explains a wrong shape better than the reverse.
   OPENVGF_TRY(checkSpecific());
+  OPENVGF_TRY(checkShapes());
   return {};
 }
 
