@@ -204,7 +204,9 @@ class Reader {
       raw = file_.subspan(static_cast<std::size_t>(out.externalOffset), static_cast<std::size_t>(out.externalSize));
     }
     if (!raw.empty()) {
-      OPENVGF_ASSIGN_OR_RETURN(out.data, payload(out.dtype, out.shape, raw, what));
+      OPENVGF_ASSIGN_OR_RETURN(std::vector<std::uint8_t> host, payload(out.dtype, out.shape, raw, what));
+      // A shape with a zero dimension holds no elements: no payload, as when data is absent.
+      if (!host.empty()) out.data = std::move(host);
     }
     return out;
   }

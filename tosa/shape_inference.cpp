@@ -225,8 +225,9 @@ Result<std::vector<OutputInfo>> Inference::dataLayout() {
       OPENVGF_ASSIGN_OR_RETURN(auto padding, shapeValue(1, "padding", 2 * x.shape.size()));
       Shape out = x.shape;
       for (std::size_t d = 0; d < out.size(); ++d) {
-        if (padding[2 * d] < 0 || padding[2 * d + 1] < 0) {
-          return invalidInput("padding: expected values >= 0, got {} at dimension {}",
+        constexpr std::int64_t kMaxPad = std::int64_t{1} << 40;
+        if (padding[2 * d] < 0 || padding[2 * d + 1] < 0 || padding[2 * d] > kMaxPad || padding[2 * d + 1] > kMaxPad) {
+          return invalidInput("padding: expected values in [0, 2^40], got {} at dimension {}",
                               fmt::format("[{},{}]", padding[2 * d], padding[2 * d + 1]), d);
         }
         out[d] += padding[2 * d] + padding[2 * d + 1];
@@ -484,6 +485,11 @@ Result<std::vector<OutputInfo>> Inference::run() {
         std::int64_t den = scale[2 * d + 1];
         if (n > (1 << 20) || den > (1 << 20) || x[1 + d] > (1 << 20)) {
           return invalidInput("scale: expected values below 2^20, got {}", shapeToString(scale));
+        }
+        constexpr std::int64_t kMaxShift = std::int64_t{1} << 40;
+        if (offset[d] < -kMaxShift || offset[d] > kMaxShift || border[d] < -kMaxShift || border[d] > kMaxShift) {
+          return invalidInput("offset, border: expected values within +-2^40, got {} and {}", shapeToString(offset),
+                              shapeToString(border));
         }
         std::int64_t num = (x[1 + d] - 1) * n - offset[d] + border[d];
         if (num < 0 || num % den != 0) {

@@ -153,8 +153,11 @@ class Writer {
 
   Offset<flatbuffers::Vector<std::int32_t>> vec(const std::vector<std::int32_t>& v) { return fbb_.CreateVector(v); }
 
+  /// CLAMP bounds: exactly the element's bytes (8-byte aligned, not padded), so a bound of
+  /// any length reads back unchanged.
   Offset<flatbuffers::Vector<std::uint8_t>> alignedBytes(const std::vector<std::uint8_t>& v) {
-    return paddedBytes(v);
+    fbb_.ForceVectorAlignment(v.size(), sizeof(std::uint8_t), 8);
+    return fbb_.CreateVector(v);
   }
 
   static fb::NanPropagationMode nan(NanMode m) { return static_cast<fb::NanPropagationMode>(m); }
