@@ -431,6 +431,9 @@ Result<std::vector<Value>> Executor::runBlock(const Block& block, std::vector<Va
       }
       continue;
     }
+    if (!isControlFlow(op.op) && op.outputs.size() != outputCountOf(op.op)) {
+      return ctx.error("outputs: expected {}, got {}", outputCountOf(op.op), op.outputs.size());
+    }
     std::vector<const Value*> in;
     for (const std::string& name : op.inputs) {
       OPENVGF_ASSIGN_OR_RETURN(const Value* v, resolve(scope, name, block.name));
@@ -443,8 +446,8 @@ Result<std::vector<Value>> Executor::runBlock(const Block& block, std::vector<Va
                           diagnostics_.empty() ? std::string("REQUIRE failed") : diagnostics_.back().message);
     }
     Outputs outs = std::move(*produced);
-    if (!isControlFlow(op.op) && op.outputs.size() != outputCountOf(op.op)) {
-      return ctx.error("outputs: expected {}, got {}", outputCountOf(op.op), op.outputs.size());
+    if (outs.size() != op.outputs.size()) {
+      return ctx.error("outputs: expected {}, got {}", outs.size(), op.outputs.size());
     }
     for (std::size_t k = 0; k < op.outputs.size(); ++k) {
       if (outs[k].dtype != ctx.outTypes[k]) {
