@@ -11,6 +11,7 @@
 #include "common/file_io.h"
 #include "pte/extract.h"
 #include "pte/program.h"
+#include "vgf/json.h"
 
 namespace openvgf::cli {
 namespace {
@@ -45,7 +46,7 @@ Result<int> runExtract(const ExtractOptions& options) {
     }
     OPENVGF_TRY(writeFileAtomic(std::filesystem::path(options.outputDir) / item.fileName, item.delegate->payload));
   }
-  std::string manifest = pte::manifestJson(options.path, *items).dump(4) + "\n";
+  std::string manifest = vgf::dumpJson(pte::manifestJson(options.path, *items)) + "\n";
   OPENVGF_TRY(writeFileAtomic(std::filesystem::path(options.outputDir) / "manifest.json", manifest));
   spdlog::info("{}: wrote {} payload(s) and manifest.json to {}", options.path, items->size(), options.outputDir);
   return 0;

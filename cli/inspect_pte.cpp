@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "pte/extract.h"
 #include "pte/program.h"
+#include "vgf/json.h"
 
 namespace openvgf::cli {
 namespace {
@@ -20,7 +21,7 @@ Result<int> inspectPte(const InspectOptions& options, std::span<const std::uint8
   }
   Result<pte::Program> program = withContext(pte::readProgram(bytes), options.path);
   if (!program) return Unexpected(std::move(program).error());
-  std::string text = options.json ? pte::toJson(*program).dump(4) + "\n" : pte::formatSummary(*program);
+  std::string text = options.json ? vgf::dumpJson(pte::toJson(*program)) + "\n" : pte::formatSummary(*program);
   std::fwrite(text.data(), 1, text.size(), stdout);
   for (std::size_t p = 0; p < program->plans.size(); ++p) {
     const pte::ExecutionPlan& plan = program->plans[p];

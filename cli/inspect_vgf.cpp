@@ -55,7 +55,7 @@ Result<int> inspectVgf(const InspectOptions& options, std::span<const std::uint8
     }
     return 0;
   }
-  std::string text = options.json ? vgf::toJson(file).dump(4) + "\n" : vgf::formatSummary(file);
+  std::string text = options.json ? vgf::dumpJson(vgf::toJson(file)) + "\n" : vgf::formatSummary(file);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }

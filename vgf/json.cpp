@@ -115,4 +115,8 @@ json toJson(const File& file) {
   return root;
 }
 
+std::string dumpJson(const nlohmann::json& json, int indent) {
+  return json.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace openvgf::vgf

@@ -4,6 +4,8 @@
 // nlohmann::json (keys sorted); print with dump(4) to match vgf_dump's layout.
 #pragma once
 
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "vgf/file.h"
@@ -11,5 +13,9 @@
 namespace openvgf::vgf {
 
 nlohmann::json toJson(const File& file);
+
+/// Text of a JSON document; names from files are arbitrary bytes, so invalid UTF-8 is
+/// replaced (U+FFFD) instead of making nlohmann::json throw.
+std::string dumpJson(const nlohmann::json& json, int indent = 4);
 
 }  // namespace openvgf::vgf
