@@ -11,6 +11,7 @@
 
 #include "../pte/cli_runner.h"
 #include "common/file_io.h"
+#include "vgf/builder.h"
 
 namespace openvgf {
 namespace {
@@ -104,6 +105,44 @@ TEST(InspectVgfCli, DumpSpirvAndConstant) {
   EXPECT_EQ(badIndex.exitCode, 2);
   EXPECT_NE(badIndex.output.find("--dump-constant: expected a constant index < 1, got 3"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(dir / "x.npy"));
+}
+
+std::string numpyDescribe(const std::string& path) {
+  std::string check = std::string(OPENVGF_TEST_PYTHON) +
+                      " -c \"import numpy as np,sys; a=np.load(sys.argv[1]); print(a.dtype, a.shape, a.ravel().tolist())\" " +
+                      path;
+  FILE* pipe = popen(check.c_str(), "r");
+  char line[256] = {};
+  if (pipe == nullptr || fgets(line, sizeof(line), pipe) == nullptr) return {};
+  pclose(pipe);
+  return line;
+}
+
+TEST(InspectVgfCli, DumpConstantDtypesAndSizeCheck) {
+  ScratchDir dir("inspect_vgf_npy");
+  vgf::Builder b;
+  vgf::ResourceId ints = b.addResource(vgf::ResourceCategory::Constant, 99, {2, 3});
+  std::vector<std::uint8_t> payload;
+  for (std::int32_t v : {1, -2, 3, -4, 5, 600000}) {
+    for (int i = 0; i < 4; ++i) payload.push_back(static_cast<std::uint8_t>(static_cast<std::uint32_t>(v) >> (8 * i)));
+  }
+  b.addConstant(ints, payload);
+  vgf::ResourceId halves = b.addResource(vgf::ResourceCategory::Constant, 76, {2});
+  b.addConstant(halves, std::vector<std::uint8_t>{0x00, 0x3C, 0x00, 0xC0});  // 1.0, -2.0
+  vgf::ResourceId wrong = b.addResource(vgf::ResourceCategory::Constant, 99, {3});
+  b.addConstant(wrong, std::vector<std::uint8_t>{1, 2, 3});
+  std::string path = dir / "c.vgf";
+  ASSERT_TRUE(writeFileAtomic(path, *b.finish()));
+  ASSERT_EQ(runCli("inspect " + path + " --dump-constant 0 -o " + (dir / "i.npy")).exitCode, 0);
+  EXPECT_EQ(numpyDescribe(dir / "i.npy"), "int32 (2, 3) [1, -2, 3, -4, 5, 600000]\n");
+  ASSERT_EQ(runCli("inspect " + path + " --dump-constant 1 -o " + (dir / "h.npy")).exitCode, 0);
+  EXPECT_EQ(numpyDescribe(dir / "h.npy"), "float16 (2,) [1.0, -2.0]\n");
+  testing::CommandResult bad = runCli("inspect " + path + " --dump-constant 2 -o " + (dir / "w.npy"));
+  EXPECT_EQ(bad.exitCode, 2);
+  EXPECT_NE(bad.output.find(path + ": constant 2: expected a payload of shape [3] x 4 bytes, got 3 bytes"),
+            std::string::npos)
+      << bad.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "w.npy"));
 }
 
 TEST(InspectVgfCli, CorruptFilesExitWithCode2AndPreciseMessage) {
