@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // `openvgf inspect model.vgf`: text summary, `--json` (vgf_dump's structure),
 // `--dump-spirv N -o f.spv` and `--dump-constant N -o f.npy` (raw bytes unless -o ends in .npy).
+#include <fmt/ranges.h>
+
 #include <cstdio>
 #include <limits>
 #include <optional>
-
-#include <fmt/ranges.h>
 
 #include "cli/command.h"
 #include "common/file_io.h"
@@ -46,8 +46,9 @@ Result<tosa::npy::Array> constantArray(const std::string& path, const vgf::File&
   const vgf::Resource& resource = file.resources[constant.mrtIndex];  // checked by decode()
   std::optional<tosa::npy::DataType> type = npyType(resource.vkFormat);
   if (!type) {
-    return unsupported("{}: constant {}: mrt_entry[{}].vk_format: expected a tensor format with a NumPy dtype, got {}",
-                       path, index, constant.mrtIndex, vgf::formatName(resource.vkFormat));
+    return unsupported(
+        "{}: constant {}: mrt_entry[{}].vk_format: expected a tensor format with a NumPy dtype, got {}", path,
+        index, constant.mrtIndex, vgf::formatName(resource.vkFormat));
   }
   std::uint64_t bytes = tosa::npy::elementBytes(*type);
   for (std::int64_t dim : resource.shape) {
@@ -58,9 +59,9 @@ Result<tosa::npy::Array> constantArray(const std::string& path, const vgf::File&
     bytes *= static_cast<std::uint64_t>(dim);
   }
   if (bytes != constant.data.size()) {
-    return invalidInput("{}: constant {}: expected a payload of shape {} x {} bytes, got {} bytes", path, index,
-                        fmt::format("[{}]", fmt::join(resource.shape, ",")), tosa::npy::elementBytes(*type),
-                        constant.data.size());
+    return invalidInput("{}: constant {}: expected a payload of shape {} x {} bytes, got {} bytes", path,
+                        index, fmt::format("[{}]", fmt::join(resource.shape, ",")),
+                        tosa::npy::elementBytes(*type), constant.data.size());
   }
   return tosa::npy::Array{*type, resource.shape, {constant.data.begin(), constant.data.end()}};
 }
@@ -71,19 +72,20 @@ Result<int> inspectVgf(const InspectOptions& options, std::span<const std::uint8
   const vgf::File& file = *decoded;
   if (options.dumpSpirv || options.dumpConstant) {
     if (options.output.empty()) {
-      return invalidInput("{}: --dump-spirv / --dump-constant: expected an output file with -o FILE", options.path);
+      return invalidInput("{}: --dump-spirv / --dump-constant: expected an output file with -o FILE",
+                          options.path);
     }
   }
   if (options.dumpSpirv) {
     int index = *options.dumpSpirv;
     if (index < 0 || static_cast<std::size_t>(index) >= file.modules.size()) {
-      return invalidInput("{}: --dump-spirv: expected a module index < {}, got {}", options.path, file.modules.size(),
-                          index);
+      return invalidInput("{}: --dump-spirv: expected a module index < {}, got {}", options.path,
+                          file.modules.size(), index);
     }
     const vgf::Module& module = file.modules[static_cast<std::size_t>(index)];
     if (module.codeKind != vgf::CodeKind::Spirv || !module.hasCode) {
-      return invalidInput("{}: --dump-spirv: expected module {} to hold SPIR-V code, got {}{}", options.path, index,
-                          vgf::toString(module.codeKind), module.hasCode ? "" : " without code");
+      return invalidInput("{}: --dump-spirv: expected module {} to hold SPIR-V code, got {}{}", options.path,
+                          index, vgf::toString(module.codeKind), module.hasCode ? "" : " without code");
     }
     std::span<const std::uint8_t> code(reinterpret_cast<const std::uint8_t*>(module.spirv.data()),
                                        module.spirv.size_bytes());
@@ -98,7 +100,8 @@ Result<int> inspectVgf(const InspectOptions& options, std::span<const std::uint8
     }
     const std::string& out = options.output;
     if (out.size() >= 4 && out.compare(out.size() - 4, 4, ".npy") == 0) {
-      OPENVGF_ASSIGN_OR_RETURN(tosa::npy::Array array, constantArray(options.path, file, static_cast<std::size_t>(index)));
+      OPENVGF_ASSIGN_OR_RETURN(tosa::npy::Array array,
+                               constantArray(options.path, file, static_cast<std::size_t>(index)));
       OPENVGF_TRY(tosa::npy::writeFile(out, array));
     } else {
       OPENVGF_TRY(writeFileAtomic(out, file.constants[static_cast<std::size_t>(index)].data));

@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 // vgf_dump-shaped JSON of Arm's max-pool fixture (expected document written by hand from
 // the vgf_dump key list in specs/vgf.md §2).
+#include "vgf/json.h"
+
 #include <gtest/gtest.h>
 
 #include "common/file_io.h"
 #include "vgf/builder.h"
 #include "vgf/decoder.h"
-#include "vgf/json.h"
 
 namespace openvgf::vgf {
 namespace {
 
 TEST(VgfJson, MaxpoolFixtureMatchesVgfDumpStructure) {
-  std::vector<std::uint8_t> bytes = *readFile(std::string(OPENVGF_TEST_DATA) + "/vgf/single_maxpool_graph_v0_4_3.vgf");
+  std::vector<std::uint8_t> bytes =
+      *readFile(std::string(OPENVGF_TEST_DATA) + "/vgf/single_maxpool_graph_v0_4_3.vgf");
   Result<File> file = decode(bytes);
   ASSERT_TRUE(file);
   nlohmann::json expected = nlohmann::json::parse(R"({
