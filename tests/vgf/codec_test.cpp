@@ -129,7 +129,7 @@ TEST(VgfCodec, RoundTripsEveryField) {
   EXPECT_EQ(decoded->version, (Version{0, 4, 3}));
   EXPECT_FALSE(decoded->legacyMagic);
   EXPECT_FALSE(decoded->legacyConstantSection);
-  // The placeholder module keeps its SPIR-V tag but has no code table.
+  // The module without code keeps its SPIR-V tag but has no code table.
   EXPECT_EQ(decoded->modules[3].codeKind, CodeKind::Spirv);
   EXPECT_FALSE(decoded->modules[3].hasCode);
   // Segments without explicit bindings decode as identity bindings.
@@ -251,7 +251,7 @@ TEST(VgfCodec, SchemaDefaultsAreOmittedAndVectorsWritten) {
   EXPECT_TRUE(stored(modules->modules()->Get(0), schema::Module::VT_TYPE));   // GRAPH
   EXPECT_FALSE(stored(modules->modules()->Get(1), schema::Module::VT_TYPE));  // COMPUTE
   EXPECT_TRUE(stored(modules->modules()->Get(3), schema::Module::VT_CODE_TYPE));
-  EXPECT_FALSE(stored(modules->modules()->Get(3), schema::Module::VT_CODE));  // placeholder
+  EXPECT_FALSE(stored(modules->modules()->Get(3), schema::Module::VT_CODE));  // no code table
 }
 
 TEST(VgfCodec, EmptyFileEncodesAndDecodes) {
