@@ -4,9 +4,8 @@
 // nlohmann::json (keys sorted); print with dump(4) to match vgf_dump's layout.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "vgf/file.h"
 

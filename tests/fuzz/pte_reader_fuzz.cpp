@@ -7,8 +7,8 @@
 
 #include "pte/extract.h"
 #include "pte/program.h"
-#include "vgf/json.h"
 #include "pte/vela_bin_stream.h"
+#include "vgf/json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace openvgf;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for the VGF decoder: any input must decode or fail cleanly; a decoded
-// file must render as JSON, text and npy without faults, and must survive encode -> decode
+// file must render as JSON and text without faults, and must survive encode -> decode
 // (the encoder's output of a valid File is always decodable).
 #include <cstdint>
 #include <cstdlib>
@@ -9,7 +9,6 @@
 #include "vgf/decoder.h"
 #include "vgf/encoder.h"
 #include "vgf/json.h"
-#include "vgf/npy_export.h"
 #include "vgf/summary.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -20,7 +19,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!file) return 0;
   (void)vgf::dumpJson(vgf::toJson(*file));
   (void)vgf::formatSummary(*file);
-  for (std::size_t i = 0; i < file->constants.size(); ++i) (void)vgf::constantToNpy(*file, i);
   Result<std::vector<std::uint8_t>> encoded = vgf::encode(*file);
   if (!encoded) return 0;
   Result<vgf::File> again = vgf::decode(*encoded);
