@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/convert_ethosu.h"
 #include "common/file_io.h"
 #include "runner/ethosu/disassembler.h"
 #include "tests/ethosu/graph_util.h"
@@ -126,6 +127,36 @@ TEST(EthosUCli, InspectAndRunWithCheck) {
   EXPECT_EQ(o.exitCode, 2) << o.output;
   EXPECT_NE(o.output.find("command 0 (word 0): expected a known Ethos-U55 cmd0 opcode, got 0x106"), std::string::npos)
       << o.output;
+  fs::remove_all(dir);
+}
+
+TEST(EthosUCli, ConvertEthosUWritesTheFileAndPrintsStats) {
+  const fs::path dir = tempDir();
+  ASSERT_TRUE(tosa::writeGraph(smallModel(), dir / "small.tosa"));
+  ::testing::internal::CaptureStdout();
+  auto rc = cli::convertEthosU((dir / "small.tosa").string(), (dir / "small.ethosu").string(), "ethos-u55-64", true);
+  std::fflush(stdout);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  ASSERT_TRUE(rc) << rc.error().message();
+  EXPECT_EQ(*rc, 0);
+  EXPECT_NE(out.find("target:            ethos-u55-64"), std::string::npos) << out;
+  EXPECT_NE(out.find("npu operations:    2"), std::string::npos) << out;
+  // 8x8x16 outputs x 3x3x16 taps.
+  EXPECT_NE(out.find("MACs:              147456"), std::string::npos) << out;
+  EXPECT_NE(out.find("scale bytes:       160"), std::string::npos) << out;
+  // 147456 MACs / 64 per cycle + a 2x2 max pool over 4x4x16 outputs (256 x 4 / 8-element micro-blocks).
+  EXPECT_NE(out.find("estimated cycles:  2432"), std::string::npos) << out;
+  std::mt19937 rng(6);
+  ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", randomInt8({1, 8, 8, 16}, rng)));
+  CommandResult run = runCli("run " + (dir / "small.ethosu").string() + " --input " + (dir / "x.npy").string() +
+                             " --check " + (dir / "small.tosa").string());
+  EXPECT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_NE(run.output.find("check: PASS"), std::string::npos) << run.output;
+  // Bad input: an unknown target, an unsupported operator; nothing is written.
+  auto bad = cli::convertEthosU((dir / "small.tosa").string(), (dir / "other.ethosu").string(), "ethos-u55-100", false);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().exitCode(), 2);
+  EXPECT_FALSE(fs::exists(dir / "other.ethosu"));
   fs::remove_all(dir);
 }
 
