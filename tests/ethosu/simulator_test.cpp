@@ -338,6 +338,50 @@ TEST(EthosUSimulator, DmaLoadsALutThatAPoolAppliesAfterScaling) {
   EXPECT_EQ(sim.stats().dmaBytes, 256u);
 }
 
+TEST(EthosUSimulator, FourTileBrickIfmIsReadWithTileRelativeCoordinates) {
+  // IFM 4x4x20 in NHCWB16, split into four tiles: width0 = 2, height0 = 3 (left column),
+  // height1 = 1 (right column). Each tile holds 2 columns, 2 bricks of 16 channels.
+  const int h = 4, w = 4, c = 20;
+  const std::uint32_t strideC = 16 * 2, strideY = 2 * strideC;
+  const std::uint32_t bases[4] = {0, 192, 384, 576};
+  std::vector<std::uint8_t> mem(2048, 0);
+  auto value = [](int y, int x, int k) { return (y * 4 + x) * 3 + k - 60; };
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int k = 0; k < c; ++k) {
+        int tile = 0, ty = y, tx = x;
+        if (x < 2) {
+          if (y >= 3) { tile = 2; ty = y - 3; }
+        } else {
+          tx = x - 2;
+          if (y >= 1) { tile = 3; ty = y - 1; } else { tile = 1; }
+        }
+        const std::uint32_t at = bases[tile] + static_cast<std::uint32_t>(ty) * strideY + static_cast<std::uint32_t>(k / 16) * strideC +
+                                 static_cast<std::uint32_t>(tx * 16 + k % 16);
+        mem[at] = static_cast<std::uint8_t>(value(y, x, k));
+      }
+  Stream s;
+  s.set0(cmd0::kIfmRegion, 1);
+  for (std::uint16_t t = 0; t < 4; ++t) s.set1(static_cast<std::uint16_t>(cmd1::kIfmBase0 + t), bases[t]);
+  s.set0(cmd0::kIfmWidth0M1, 1).set0(cmd0::kIfmHeight0M1, 2).set0(cmd0::kIfmHeight1M1, 0).set0(cmd0::kIfmDepthM1, c - 1);
+  s.set1(cmd1::kIfmStrideX, 16).set1(cmd1::kIfmStrideC, strideC).set1(cmd1::kIfmStrideY, strideY);
+  s.set0(cmd0::kIfmPrecision, 0x0041);  // signed 8-bit NHCWB16
+  setFeatureMap(s, true, 1024, h, w, c, 0x0001);
+  s.set0(cmd0::kKernelHeightM1, 0).set0(cmd0::kKernelWidthM1, 0).set0(cmd0::kKernelStride, 0);
+  s.set0(cmd0::kActivationMin, static_cast<std::uint16_t>(-128)).set0(cmd0::kActivationMax, 127);
+  s.set0(cmd0::kOpPool, 0).set0(cmd0::kOpStop, 0);
+  MemoryRegions regions{};
+  regions[1] = mem;
+  Simulator sim(u55_128());
+  Status st = sim.run(s.commands(), regions);
+  ASSERT_TRUE(st) << st.error().message();
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int k = 0; k < c; ++k)
+        ASSERT_EQ(static_cast<std::int8_t>(mem[static_cast<std::size_t>(1024 + (y * w + x) * c + k)]), value(y, x, k))
+            << y << " " << x << " " << k;
+}
+
 TEST(EthosUSimulator, RegionOverflowNamesTheCommand) {
   std::vector<std::uint8_t> mem(40, 0);
   Stream s;
