@@ -291,6 +291,12 @@ Result<OutputStage> loadOutputStage(const RegisterView& r, const FeatureMap& ofm
   }
   stage.typeMin = std::max(stage.typeMin, lo);
   stage.typeMax = std::min(stage.typeMax, hi);
+  if (stage.actMin > stage.actMax) {
+    return invalidInput("ACTIVATION_MIN {} > ACTIVATION_MAX {}: expected min <= max", stage.actMin, stage.actMax);
+  }
+  if (stage.typeMin > stage.typeMax) {
+    return invalidInput("ACTIVATION clip_range {} excludes every value of the OFM type", (act >> 12) & 7);
+  }
   if (fn >= 16) {
     if (ofm.elemBytes != 1) return unsupported("ACTIVATION TABLE_{}: only 8-bit table lookups are supported", fn - 16);
     stage.lutSlot = fn - 16;

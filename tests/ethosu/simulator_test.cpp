@@ -399,6 +399,13 @@ TEST(EthosUSimulator, RegionOverflowNamesTheCommand) {
   const std::string& msg = st.error().message();
   EXPECT_NE(msg.find(fmt::format("command {} (NPU_OP_POOL)", s.commands().size() - 1)), std::string::npos) << msg;
   EXPECT_NE(msg.find("OFM element (y 0, x 4, c 0) at byte 0x28 of region 1"), std::string::npos) << msg;
+  // Inverted activation bounds are refused rather than guessed.
+  Stream inverted;
+  setFeatureMap(inverted, true, 0, 1, 8, 1, 0x0101);
+  inverted.set0(cmd0::kActivationMin, 10).set0(cmd0::kActivationMax, 3).set0(cmd0::kOpPool, 0);
+  st = sim.run(inverted.commands(), regions);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message().find("ACTIVATION_MIN 10 > ACTIVATION_MAX 3"), std::string::npos) << st.error().message();
   // DMA out of range, and a region that was never given.
   Stream dma;
   dma.set0(cmd0::kDmaSrcRegion, 3).set1(cmd1::kDmaSrc, 0).set0(cmd0::kDmaDstRegion, 1).set1(cmd1::kDmaDst, 0);
