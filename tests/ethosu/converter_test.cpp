@@ -242,6 +242,19 @@ TEST(EthosUConvert, MobileNetV2StyleStack) {
   EXPECT_EQ(model.stats.scaleBytes % 16, 0u);
 }
 
+TEST(EthosUConvert, ArenaReusesDeadIntermediates) {
+  std::mt19937 rng(12);
+  GraphBuilder g;
+  std::string t = g.input("x", {1, 16, 16, 16});
+  for (int i = 0; i < 4; ++i) t = g.clamp(t, -100 + i, 100 - i);
+  g.output(t);
+  auto model = expectBitExact(g.graph(), rng);
+  // Input and output (4 KiB each) stay exclusive; of the three 4 KiB intermediates at most two
+  // are alive at once, so the arena is 4 x 4 KiB rather than 5.
+  EXPECT_EQ(model.stats.scratchSize, 4u * 4096u);
+  EXPECT_EQ(model.stats.npuOperations, 4u);
+}
+
 TEST(EthosUConvert, RefusesWhatTheNpuCannotRunExactly) {
   std::mt19937 rng(1);
   auto refuse = [](const tosa::Graph& graph, const std::string& needle) {
