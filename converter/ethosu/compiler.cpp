@@ -148,6 +148,8 @@ class Lowering {
   Status lowerViewOp(std::size_t index);
   Status planConcat();
   void copy(const View& from, const View& to, const std::string& what);
+  /// Places the op's output (the last tensor of its fused chain) and appends the op.
+  void pushOp(NpuOp&& npu, const std::string& finalName, const Dims3& od);
 
   const tosa::Block& block_;
   const AcceleratorConfig& config_;
@@ -162,6 +164,7 @@ class Lowering {
   };
   std::map<std::string, PendingPad> pads_;
   std::map<std::string, View> concatTargets_;
+  std::map<std::string, std::size_t> producerOp_;  // tensor -> index in ops of the op that writes it
 };
 
 Result<Dims3> Lowering::dims3(const std::string& name, const std::string& what) const {
@@ -266,6 +269,13 @@ void Lowering::use(const View& v, int opIndex) {
   Buffer& b = buffers[static_cast<std::size_t>(v.buffer)];
   b.first = std::min(b.first, opIndex);
   b.last = std::max(b.last, opIndex);
+}
+
+void Lowering::pushOp(NpuOp&& npu, const std::string& finalName, const Dims3& od) {
+  npu.ofm = allocateOutput(finalName, od);
+  views[finalName] = npu.ofm;
+  producerOp_[finalName] = ops.size();
+  ops.push_back(std::move(npu));
 }
 
 void Lowering::copy(const View& from, const View& to, const std::string& what) {
@@ -469,10 +479,8 @@ Status Lowering::lowerConv(std::size_t index) {
   }
   std::string finalName;
   OPENVGF_TRY(fuseOutputStage(index, op.outputs[0], npu, od.c, finalName, true));
-  npu.ofm = allocateOutput(finalName, od);
-  views[finalName] = npu.ofm;
   npu.macs = static_cast<std::uint64_t>(od.h) * od.w * od.c * npu.kh * npu.kw * (depthwise ? 1 : vol.ifmDepth);
-  ops.push_back(std::move(npu));
+  pushOp(std::move(npu), finalName, od);
   return {};
 }
 
@@ -518,10 +526,8 @@ Status Lowering::lowerMatMul(std::size_t index) {
   std::string finalName;
   OPENVGF_TRY(fuseOutputStage(index, op.outputs[0], npu, cols, finalName, true));
   Dims3 od{1, rows, cols};
-  npu.ofm = allocateOutput(finalName, od);
-  views[finalName] = npu.ofm;
   npu.macs = static_cast<std::uint64_t>(rows) * cols * depth;
-  ops.push_back(std::move(npu));
+  pushOp(std::move(npu), finalName, od);
   return {};
 }
 
@@ -601,9 +607,7 @@ Status Lowering::lowerPool(std::size_t index) {
   }
   std::string finalName = op.outputs[0];
   fuseClamp(finalName, npu);
-  npu.ofm = allocateOutput(finalName, od);
-  views[finalName] = npu.ofm;
-  ops.push_back(std::move(npu));
+  pushOp(std::move(npu), finalName, od);
   return {};
 }
 
@@ -693,9 +697,7 @@ Status Lowering::lowerAddSub(std::size_t index) {
   OPENVGF_ASSIGN_OR_RETURN(npu.ifm2, viewOf(in[ifm2Idx].source, what));
   std::string finalName;
   OPENVGF_TRY(fuseOutputStage(index, op.outputs[0], npu, od.c, finalName, false));
-  npu.ofm = allocateOutput(finalName, od);
-  views[finalName] = npu.ofm;
-  ops.push_back(std::move(npu));
+  pushOp(std::move(npu), finalName, od);
   return {};
 }
 
@@ -755,9 +757,7 @@ Status Lowering::lowerMul(std::size_t index) {
   OPENVGF_ASSIGN_OR_RETURN(npu.ifm2, viewOf(sources[ifm2Idx], what));
   std::string finalName;
   OPENVGF_TRY(fuseOutputStage(index, op.outputs[0], npu, od.c, finalName, false));
-  npu.ofm = allocateOutput(finalName, od);
-  views[finalName] = npu.ofm;
-  ops.push_back(std::move(npu));
+  pushOp(std::move(npu), finalName, od);
   return {};
 }
 
@@ -812,9 +812,7 @@ Status Lowering::lowerRescale(std::size_t index) {
   }
   std::string finalName = op.outputs[0];
   fuseClamp(finalName, npu);
-  npu.ofm = allocateOutput(finalName, od);
-  views[finalName] = npu.ofm;
-  ops.push_back(std::move(npu));
+  pushOp(std::move(npu), finalName, od);
   return {};
 }
 
@@ -843,13 +841,27 @@ Status Lowering::lowerClampOrTable(std::size_t index) {
       return unsupported("{}: the table must be a constant INT8[256]", what);
     }
     // The LUT is indexed with value + 128 for signed 8-bit data, as TOSA's table[in + 128].
-    npu.lutSlot = 0;
-    npu.lutOffset = appendReadOnly(table->second.bytes);
+    const std::uint32_t lutOffset = appendReadOnly(table->second.bytes);
     constantBytes += 256;
+    // The output stage applies the LUT last (after zero point and clamp), so a table that is
+    // the only consumer of an NPU op's int8 result runs inside that op.
+    auto producer = producerOp_.find(op.inputs[0]);
+    if (producer != producerOp_.end() && singleConsumer(op.inputs[0]) && !concatTargets_.count(op.inputs[0]) &&
+        ops[producer->second].lutSlot < 0) {
+      NpuOp& fused = ops[producer->second];
+      fused.lutSlot = 0;
+      fused.lutOffset = lutOffset;
+      fused.what += " + " + what;
+      views.erase(op.inputs[0]);
+      fused.ofm = allocateOutput(finalName, od);
+      views[finalName] = fused.ofm;
+      producerOp_[finalName] = producer->second;
+      return {};
+    }
+    npu.lutSlot = 0;
+    npu.lutOffset = lutOffset;
   }
-  npu.ofm = allocateOutput(finalName, od);
-  views[finalName] = npu.ofm;
-  ops.push_back(std::move(npu));
+  pushOp(std::move(npu), finalName, od);
   return {};
 }
 

@@ -183,6 +183,18 @@ TEST(EthosUConvert, StandaloneRescaleClampAndTable) {
   }
 }
 
+TEST(EthosUConvert, TableFusedIntoTheProducingConvolution) {
+  std::mt19937 rng(14);
+  GraphBuilder g;
+  std::string x = g.input("x", {1, 6, 6, 12});
+  std::string y = g.conv(x, 12, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, -3, rng);
+  std::vector<std::int64_t> table(256);
+  for (int i = 0; i < 256; ++i) table[static_cast<std::size_t>(i)] = (i * 7 % 256) - 128;
+  g.output(g.op(Op::Table, std::monostate{}, {y, g.constant(DType::Int8, {256}, table)}, {1, 6, 6, 12}, DType::Int8));
+  auto model = expectBitExact(g.graph(), rng);
+  EXPECT_EQ(model.stats.npuOperations, 1u);
+}
+
 TEST(EthosUConvert, DataMovementAsViews) {
   std::mt19937 rng(8);
   GraphBuilder g;
