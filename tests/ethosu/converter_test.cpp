@@ -149,6 +149,25 @@ TEST(EthosUConvert, AddSubMulPatterns) {
   }
 }
 
+TEST(EthosUConvert, ElementwiseWithConstantOperandsFromReadOnlyData) {
+  std::mt19937 rng(22);
+  {
+    GraphBuilder g;  // ADD of a per-channel constant (bias-like), broadcast over H and W
+    std::string a = g.input("a", {1, 5, 5, 6});
+    std::string k = g.constant(DType::Int8, {1, 1, 1, 6}, {-100, -3, 0, 5, 77, 127});
+    g.output(quantAddSub(g, Op::Add, a, k, false));
+    expectBitExact(g.graph(), rng);
+  }
+  {
+    GraphBuilder g;  // INT8 x INT8 -> INT32 MUL with a constant, no input rescales
+    std::string a = g.input("a", {1, 3, 4, 5});
+    std::string k = g.constant(DType::Int8, {1, 3, 4, 5}, std::vector<std::int64_t>(60, -7));
+    std::string p = g.op(Op::Mul, std::monostate{}, {a, k, g.scalar(DType::Int8, 0)}, {1, 3, 4, 5}, DType::Int32);
+    g.output(g.rescale(p, DType::Int8, {1 << 30}, {33}, 0, 1));
+    expectBitExact(g.graph(), rng);
+  }
+}
+
 TEST(EthosUConvert, StandaloneRescaleClampAndTable) {
   std::mt19937 rng(4);
   {
