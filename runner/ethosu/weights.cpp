@@ -53,46 +53,167 @@ Result<std::vector<ScaleRecord>> decodeScaleStream(std::span<const std::uint8_t>
   return records;
 }
 
+namespace {
+
+/// One of the two Golomb-Rice symbol streams of a slice (weights or zero runs). Quotients are
+/// parsed one chunk ahead of their remainders, so each lane keeps the quotients of the chunk
+/// whose remainders are read next.
+struct GrcLane {
+  std::size_t parsed = 0;     // symbols whose quotient is known
+  std::size_t completed = 0;  // symbols whose remainder has been read
+  std::uint64_t carry = 0;    // quotient continuing into the next unary word
+  std::vector<std::uint64_t> quotients, pending;
+  bool pendingEnabled = false;
+};
+
+constexpr std::size_t kMaxDecodedValues = std::size_t{1} << 24;
+constexpr std::uint64_t kMaxQuotient = std::uint64_t{1} << 20;
+
+}  // namespace
+
 Result<std::vector<std::int16_t>> decodeWeightStream(std::span<const std::uint8_t> bytes) {
   BitReader reader(bytes);
   std::vector<std::int16_t> values;
-  bool havePalette = false;
+  std::vector<std::uint32_t> palette;
+  std::uint32_t dirOfs = 0;
   unsigned valueBits = 0;
+  bool havePalette = false;
+  bool previousZeroRuns = false;
   for (int slice = 0;; ++slice) {
+    auto truncated = [&](const char* what) -> Unexpected {
+      return invalidInput("weight stream: slice {}: expected {}, got end of data at bit {}", slice, what, reader.position());
+    };
     std::uint32_t zdiv = 0, sliceLen = 0, wdiv = 0, wtrunc = 0, newPal = 0;
-    const std::size_t at = reader.position();
-    if (!reader.read(3, zdiv)) return invalidInput("weight stream: slice {} at bit {}: expected a header, got end of data", slice, at);
-    if (zdiv == 7) break;
+    if (!reader.read(3, zdiv)) return truncated("a slice header");
+    if (zdiv == 7) break;  // end of stream
+    if (zdiv > 3 && zdiv != 6) return invalidInput("weight stream: slice {}: ZDIV: expected 0..3, 6 or 7, got {}", slice, zdiv);
     if (!reader.read(15, sliceLen) || !reader.read(3, wdiv) || !reader.read(1, wtrunc) || !reader.read(1, newPal)) {
-      return invalidInput("weight stream: slice {} at bit {}: truncated slice header", slice, at);
+      return truncated("a complete slice header");
     }
-    std::uint32_t dirOfs = 0, palSize = 0, palBits = 0;
-    if (newPal && (!reader.read(5, dirOfs) || !reader.read(5, palSize) || !reader.read(3, palBits))) {
-      return invalidInput("weight stream: slice {}: truncated palette header", slice);
+    const bool zeroRuns = zdiv != 6;
+    if (!newPal && !havePalette) return invalidInput("weight stream: slice {}: expected NEWPAL = 1 in the first slice, got 0", slice);
+    if (!newPal && zeroRuns != previousZeroRuns) {
+      return invalidInput("weight stream: slice {}: switching zero runs on or off needs a new palette (NEWPAL = 1)", slice);
     }
-    if (zdiv != 6 || wdiv != 7 || wtrunc != 0) {
-      return unsupported("weight stream: slice {}: compressed slices (ZDIV {}, WDIV {}, WTRUNC {}) are not supported; "
-                         "only the uncompressed encoding (ZDIV 6, WDIV 7) is", slice, zdiv, wdiv, wtrunc);
-    }
+    previousZeroRuns = zeroRuns;
     if (newPal) {
-      if (palSize != 0 || dirOfs != 0) {
-        return unsupported("weight stream: slice {}: palette-coded weights (PALSIZE {}, DIROFS {}) are not supported; "
-                           "only the uncompressed encoding is", slice, palSize, dirOfs);
-      }
+      std::uint32_t palSizeField = 0, palBits = 0;
+      if (!reader.read(5, dirOfs) || !reader.read(5, palSizeField) || !reader.read(3, palBits)) return truncated("a palette header");
       valueBits = palBits + 2;
+      palette.assign(palSizeField == 0 ? 0 : palSizeField + 1, 0);
+      for (std::uint32_t& entry : palette) {
+        if (!reader.read(valueBits, entry)) return truncated("palette entries");
+      }
       havePalette = true;
     }
-    if (!havePalette) return invalidInput("weight stream: slice {}: expected NEWPAL = 1 in the first slice, got 0", slice);
-    const std::size_t n = std::size_t{sliceLen} + 1;
-    for (std::size_t i = 0; i < n; ++i) {
-      std::uint32_t v = 0;
-      if (!reader.read(valueBits, v)) {
-        return invalidInput("weight stream: slice {}: expected {} values of {} bits, got end of data after {}", slice, n,
-                            valueBits, i);
+    const bool uncompressed = wdiv == 7;
+    if (!uncompressed && wdiv > 5) return invalidInput("weight stream: slice {}: WDIV: expected 0..5 or 7, got {}", slice, wdiv);
+    // Uncompressed indices have no unary part: the divisor is the index width.
+    unsigned wDiv = wdiv;
+    if (uncompressed) {
+      wDiv = 0;
+      if (palette.empty()) {
+        wDiv = valueBits;
+      } else {
+        while ((std::size_t{1} << wDiv) < palette.size()) ++wDiv;
       }
-      const std::int32_t magnitude = static_cast<std::int32_t>(v >> 1);
-      if (magnitude > 255) return invalidInput("weight stream: slice {}: value {}: expected |w| <= 255, got {}", slice, i, magnitude);
-      values.push_back(static_cast<std::int16_t>((v & 1) ? -magnitude : magnitude));
+    }
+    const std::size_t n = std::size_t{sliceLen} + 1;
+    const std::size_t zn = zeroRuns ? n + (newPal ? 1 : 0) : 0;
+    std::vector<std::uint64_t> w(n, 0), z(zn, 0);
+    GrcLane wl, zl;
+    const unsigned zUnaryBits = zdiv < 3 ? 12 : 8;
+    const unsigned wSlots = (uncompressed && wDiv > 5) ? 8 : 12;
+    do {
+      // Weights may run at most 8 symbols ahead of zero runs, and zero runs never ahead.
+      const long balance = zeroRuns ? static_cast<long>(wl.parsed) - static_cast<long>(zl.parsed) : 0;
+      const bool wEnabled = (balance < 8 || !zeroRuns) && wl.parsed < n;
+      const bool zEnabled = zeroRuns && balance >= 0 && zl.parsed < zn;
+      std::uint32_t wUnary0 = 0;
+      if (wEnabled && !uncompressed && !reader.read(12, wUnary0)) return truncated("a weight unary word");
+      zl.quotients.clear();
+      if (zEnabled) {
+        std::uint32_t unary = 0;
+        if (!reader.read(zUnaryBits, unary)) return truncated("a zero-run unary word");
+        for (unsigned i = 0; i < zUnaryBits; ++i) {
+          if (unary & (1u << i)) {
+            ++zl.carry;
+          } else {
+            zl.quotients.push_back(zl.carry);
+            zl.carry = 0;
+          }
+        }
+        zl.parsed += zl.quotients.size();
+      }
+      wl.quotients.clear();
+      if (wEnabled) {
+        unsigned ones = 0;
+        for (unsigned i = 0; i < wSlots; ++i) ones += (wUnary0 >> i) & 1u;
+        std::uint32_t unary1 = 0;
+        if (!reader.read(ones, unary1)) return truncated("a second weight unary word");
+        for (unsigned i = 0; i < wSlots; ++i) {
+          unsigned code = 0;
+          if (wUnary0 & (1u << i)) {
+            code = 1 + (unary1 & 1u);
+            unary1 >>= 1;
+          }
+          wl.carry += code;
+          // A quotient ends with a code below 2; in truncated mode every slot is one quotient.
+          if (code < 2 || wtrunc) {
+            wl.quotients.push_back(wl.carry);
+            wl.carry = 0;
+          }
+        }
+        wl.parsed += wl.quotients.size();
+      }
+      if (wl.carry > kMaxQuotient || zl.carry > kMaxQuotient) {
+        return invalidInput("weight stream: slice {}: a Golomb-Rice quotient exceeds {}", slice, kMaxQuotient);
+      }
+      if (wl.pendingEnabled) {
+        for (std::size_t i = 0; i < wl.pending.size() && wl.completed < n; ++i) {
+          std::uint32_t rem = 0;
+          if (!reader.read(wDiv, rem)) return truncated("weight remainders");
+          w[wl.completed++] = (wl.pending[i] << wDiv) + rem;
+        }
+      }
+      if (zl.pendingEnabled) {
+        for (std::size_t i = 0; i < zl.pending.size() && zl.completed < zn; ++i) {
+          std::uint32_t rem = 0;
+          if (!reader.read(zdiv, rem)) return truncated("zero-run remainders");
+          z[zl.completed++] = (zl.pending[i] << zdiv) + rem;
+        }
+      }
+      wl.pendingEnabled = wEnabled;
+      wl.pending = wl.quotients;
+      zl.pendingEnabled = zEnabled;
+      zl.pending = zl.quotients;
+    } while (wl.pendingEnabled || zl.pendingEnabled);
+    if (wl.completed < n || zl.completed < zn) {
+      return invalidInput("weight stream: slice {}: expected {} weights and {} zero runs, the chunks ended after {} and {}",
+                          slice, n, zn, wl.completed, zl.completed);
+    }
+    auto emitZeros = [&](std::uint64_t count) -> Status {
+      if (count > kMaxDecodedValues - values.size()) {
+        return invalidInput("weight stream: slice {}: more than {} decoded values", slice, kMaxDecodedValues);
+      }
+      values.insert(values.end(), static_cast<std::size_t>(count), 0);
+      return {};
+    };
+    if (newPal && zeroRuns) OPENVGF_TRY(emitZeros(z[0]));
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t index = w[i];
+      const std::uint64_t value = index < palette.size() ? palette[static_cast<std::size_t>(index)]
+                                                         : index - palette.size() + dirOfs;
+      // Values are sign-magnitude 9-bit numbers: bit 0 is the sign.
+      const std::uint64_t magnitude = value >> 1;
+      if (index >= 512 || magnitude > 255) {
+        return invalidInput("weight stream: slice {}: weight {}: expected a 9-bit value, got index {} -> {}", slice, i, index, value);
+      }
+      if (values.size() >= kMaxDecodedValues) {
+        return invalidInput("weight stream: slice {}: more than {} decoded values", slice, kMaxDecodedValues);
+      }
+      values.push_back(static_cast<std::int16_t>((value & 1) ? -static_cast<int>(magnitude) : static_cast<int>(magnitude)));
+      if (zeroRuns) OPENVGF_TRY(emitZeros(z[i + (newPal ? 1 : 0)]));
     }
   }
   return values;

@@ -22,9 +22,9 @@ struct ScaleRecord {
 /// Reads `count` records; `bytes` must hold at least 10 * count bytes. Shift bits 7:6 must be 0.
 Result<std::vector<ScaleRecord>> decodeScaleStream(std::span<const std::uint8_t> bytes, std::size_t count);
 
-/// Decodes a weight bitstream to signed 9-bit values until the end-of-stream slice.
-/// Uncompressed slices (ZDIV = 6, WDIV = 7, no palette) are decoded; compressed slices are
-/// refused as unsupported with the slice's parameters named.
+/// Decodes a weight bitstream (U55/U65 syntax: palettes, direct offsets, Golomb-Rice coded
+/// weights and zero runs, truncated mode, uncompressed slices) to signed 9-bit values until
+/// the end-of-stream marker. Every read is bounds-checked; malformed slices are InvalidInput.
 Result<std::vector<std::int16_t>> decodeWeightStream(std::span<const std::uint8_t> bytes);
 
 enum class WeightTraversal : std::uint8_t { DepthFirst, PartKernelFirst, Depthwise };
