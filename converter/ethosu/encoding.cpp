@@ -69,37 +69,121 @@ std::vector<std::int16_t> orderWeights(const WeightVolume& v, const AcceleratorC
   return out;
 }
 
-std::vector<std::uint8_t> encodeWeightStream(std::span<const std::int16_t> values) {
-  std::vector<std::uint8_t> bytes;
-  std::size_t bit = 0;
-  auto put = [&](std::uint32_t value, unsigned n) {
-    for (unsigned i = 0; i < n; ++i, ++bit) {
-      if (bit % 8 == 0) bytes.push_back(0);
-      bytes.back() |= static_cast<std::uint8_t>(((value >> i) & 1u) << (bit % 8));
+namespace {
+
+/// LSB-first bit writer of the weight bitstream.
+class BitWriter {
+ public:
+  void put(std::uint32_t value, unsigned n) {
+    for (unsigned i = 0; i < n; ++i, ++bit_) {
+      if (bit_ % 8 == 0) bytes_.push_back(0);
+      bytes_.back() |= static_cast<std::uint8_t>(((value >> i) & 1u) << (bit_ % 8));
     }
-  };
+  }
+  std::vector<std::uint8_t> finish() {
+    while (bit_ % 8 != 0) put(1, 1);
+    while (bytes_.size() % 16 != 0) bytes_.push_back(0xFF);
+    return std::move(bytes_);
+  }
+
+ private:
+  std::vector<std::uint8_t> bytes_;
+  std::size_t bit_ = 0;
+};
+
+constexpr unsigned kUnaryBits = 12;  // slots per weight unary word
+
+/// Bits a Golomb-Rice coded slice (no palette, no zero runs) takes with divisor `div`.
+std::size_t grcCost(std::span<const std::uint32_t> v, unsigned div) {
+  std::size_t slots = 0, unary1 = 0;
+  for (std::uint32_t x : v) {
+    const std::uint32_t q = x >> div;
+    slots += q / 2 + 1;
+    unary1 += q / 2 + (q & 1);
+  }
+  const std::size_t chunks = (slots + kUnaryBits - 1) / kUnaryBits;
+  return chunks * kUnaryBits + unary1 + v.size() * div;
+}
+
+/// Writes the chunks of a Golomb-Rice slice: per chunk a 12-slot unary word, the second
+/// unary bits of its slots, then the remainders of the symbols that ended in the previous chunk.
+void writeGrcSlice(BitWriter& out, std::span<const std::uint32_t> v, unsigned div) {
+  // Each quotient q is floor(q/2) codes of 2 followed by one code of q % 2.
+  std::vector<std::uint8_t> codes;
+  std::vector<std::size_t> endSlot;  // slot index that terminates symbol i
+  for (std::uint32_t x : v) {
+    const std::uint32_t q = x >> div;
+    codes.insert(codes.end(), q / 2, 2);
+    codes.push_back(static_cast<std::uint8_t>(q & 1));
+    endSlot.push_back(codes.size() - 1);
+  }
+  const std::size_t chunks = (codes.size() + kUnaryBits - 1) / kUnaryBits;
+  codes.resize(chunks * kUnaryBits, 0);  // padding slots decode as ignored extra symbols
+  std::size_t nextRemainder = 0;
+  for (std::size_t c = 0; c <= chunks; ++c) {
+    if (c < chunks) {
+      std::uint32_t unary0 = 0, unary1 = 0;
+      unsigned ones = 0;
+      for (unsigned i = 0; i < kUnaryBits; ++i) {
+        const std::uint8_t code = codes[c * kUnaryBits + i];
+        if (code >= 1) {
+          unary0 |= 1u << i;
+          unary1 |= (code == 2 ? 1u : 0u) << ones++;
+        }
+      }
+      out.put(unary0, kUnaryBits);
+      out.put(unary1, ones);
+    }
+    if (c == 0) continue;
+    // Remainders of the symbols that ended in chunk c - 1.
+    const std::size_t chunkEnd = c * kUnaryBits;
+    while (nextRemainder < v.size() && endSlot[nextRemainder] < chunkEnd) {
+      out.put(v[nextRemainder] & ((1u << div) - 1), div);
+      ++nextRemainder;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> encodeWeightStream(std::span<const std::int16_t> values) {
+  BitWriter out;
   constexpr std::size_t kSliceMax = 32768;
   for (std::size_t start = 0; start < values.size(); start += kSliceMax) {
     const std::size_t n = std::min(kSliceMax, values.size() - start);
-    put(6, 3);                                   // ZDIV: zero runs disabled
-    put(static_cast<std::uint32_t>(n - 1), 15);  // SLICELEN
-    put(7, 3);                                   // WDIV: uncompressed
-    put(0, 1);                                   // WTRUNC
-    put(start == 0 ? 1 : 0, 1);                  // NEWPAL only in the first slice
-    if (start == 0) {
-      put(0, 5);  // DIROFS
-      put(0, 5);  // PALSIZE: no palette
-      put(7, 3);  // PALBITS: 9-bit raw values
-    }
+    // Direct mode without a palette: each weight is its sign-magnitude index (|w| << 1 | sign).
+    std::vector<std::uint32_t> index(n);
     for (std::size_t i = 0; i < n; ++i) {
       const int w = values[start + i];
-      put(static_cast<std::uint32_t>((std::abs(w) << 1) | (w < 0 ? 1 : 0)), 9);
+      index[i] = static_cast<std::uint32_t>((std::abs(w) << 1) | (w < 0 ? 1 : 0));
+    }
+    unsigned bestDiv = 7;  // 7 = uncompressed 9-bit values
+    std::size_t bestCost = n * 9;
+    for (unsigned div = 0; div <= 5; ++div) {
+      const std::size_t cost = grcCost(index, div);
+      if (cost < bestCost) {
+        bestCost = cost;
+        bestDiv = div;
+      }
+    }
+    out.put(6, 3);                                   // ZDIV: zero runs disabled
+    out.put(static_cast<std::uint32_t>(n - 1), 15);  // SLICELEN
+    out.put(bestDiv, 3);                             // WDIV
+    out.put(0, 1);                                   // WTRUNC
+    out.put(start == 0 ? 1 : 0, 1);                  // NEWPAL only in the first slice
+    if (start == 0) {
+      out.put(0, 5);  // DIROFS
+      out.put(0, 5);  // PALSIZE: no palette
+      out.put(7, 3);  // PALBITS: 9-bit values
+    }
+    if (bestDiv == 7) {
+      for (std::uint32_t x : index) out.put(x, 9);
+    } else {
+      writeGrcSlice(out, index, bestDiv);
     }
   }
-  put(7, 3);  // end of stream
-  while (bit % 8 != 0) put(1, 1);
-  while (bytes.size() % 16 != 0) bytes.push_back(0xFF);
-  return bytes;
+  out.put(7, 3);  // end of stream
+  return out.finish();
 }
 
 std::vector<std::uint8_t> encodeScaleStream(std::span<const std::int64_t> bias, std::span<const std::uint32_t> scale,

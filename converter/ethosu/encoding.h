@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Byte-level encoders of the Ethos-U backend: the weight stream (hardware weight order for a
-// block configuration + the uncompressed bitstream encoding, specs/ethosu.md §3.3-3.4), the
+// block configuration + the weight bitstream encoding, specs/ethosu.md §3.3-3.4), the
 // 10-byte scale/bias records (§3.1), and the packaging into a COP1 driver payload (§5.1) and
 // ExecuTorch's vela_bin_stream block chain (specs/pte.md §3.2-3.3).
 #pragma once
@@ -30,8 +30,9 @@ struct WeightVolume {
 /// The weight values in the order the hardware consumes them (zeros where the order pads).
 std::vector<std::int16_t> orderWeights(const WeightVolume& volume, const AcceleratorConfig& config);
 
-/// Uncompressed weight bitstream of `values` (ZDIV 6, WDIV 7, 9-bit sign-magnitude values,
-/// end marker, padded to 16 bytes).
+/// Weight bitstream of `values`: per slice of up to 32768 weights, direct (palette-free)
+/// sign-magnitude indices, Golomb-Rice coded with the divisor 0..5 that needs the fewest bits,
+/// or uncompressed 9-bit values when that is smaller; zero runs off; end marker, padded to 16.
 std::vector<std::uint8_t> encodeWeightStream(std::span<const std::int16_t> values);
 
 /// One 10-byte record per channel: 40-bit bias, 32-bit scale, 6-bit shift; padded to 16 bytes.

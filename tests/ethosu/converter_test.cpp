@@ -377,6 +377,25 @@ TEST(EthosUEncoding, WeightStreamsRoundTripThroughTheRunnerDecoder) {
   }
 }
 
+TEST(EthosUEncoding, WeightBitstreamPicksTheSmallestCodingAndRoundTrips) {
+  std::mt19937 rng(77);
+  for (int range : {0, 1, 3, 20, 120, 255}) {
+    for (std::size_t n : {1u, 11u, 12u, 13u, 1000u, 40000u}) {
+      std::vector<std::int16_t> values(n);
+      for (auto& v : values) v = static_cast<std::int16_t>(std::uniform_int_distribution<int>(-range, range)(rng));
+      auto bytes = converter::ethosu::encodeWeightStream(values);
+      auto decoded = runner::ethosu::decodeWeightStream(bytes);
+      ASSERT_TRUE(decoded) << decoded.error().message() << " range " << range << " n " << n;
+      ASSERT_EQ(*decoded, values) << "range " << range << " n " << n;
+      // Never larger than the uncompressed form (9 bits per weight + headers + padding).
+      EXPECT_LE(bytes.size(), (n * 9 + 35 * (n / 32768 + 1) + 3 + 7) / 8 + 16) << range << " " << n;
+      if (range <= 3 && n >= 1000) {
+        EXPECT_LT(bytes.size(), n * 9 / 16) << range;
+      }
+    }
+  }
+}
+
 TEST(EthosUEncoding, ScaleStreamRoundTrips) {
   std::vector<std::int64_t> bias = {-1234567, 0, (std::int64_t{1} << 39) - 1, -(std::int64_t{1} << 39)};
   std::vector<std::uint32_t> scale = {1518500250, 0, 0xFFFFFFFF, 1};
