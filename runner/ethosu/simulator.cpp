@@ -384,8 +384,6 @@ Status Simulator::runConvolution(bool depthwise, const MemoryRegions& memory) {
     return invalidInput("weights [0x{:x}, +{}) : expected within region {} of {} bytes", weightBase, weightLength,
                         weightRegion, wmem.size());
   }
-  auto decoded = decodeWeightStream(wmem.subspan(weightBase, weightLength));
-  if (!decoded) return Unexpected(std::move(decoded).error());
   WeightLayout layout;
   layout.ofmDepth = static_cast<int>(ofmD);
   layout.kernelHeight = static_cast<int>(kh);
@@ -400,6 +398,8 @@ Status Simulator::runConvolution(bool depthwise, const MemoryRegions& memory) {
   layout.traversal = depthwise ? WeightTraversal::Depthwise
                                : (partKernel ? WeightTraversal::PartKernelFirst : WeightTraversal::DepthFirst);
   const std::vector<std::int64_t> order = weightStreamOrder(layout);
+  auto decoded = decodeWeightStream(wmem.subspan(weightBase, weightLength), order.size());
+  if (!decoded) return Unexpected(std::move(decoded).error());
   if (decoded->size() != order.size()) {
     return invalidInput("weights: expected {} decoded values for OFM depth {}, kernel {}x{}, IFM depth {}, block depth {}, got {}",
                         order.size(), ofmD, kh, kw, layout.ifmDepth, layout.ofmBlockDepth, decoded->size());

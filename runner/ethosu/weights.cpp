@@ -66,12 +66,11 @@ struct GrcLane {
   bool pendingEnabled = false;
 };
 
-constexpr std::size_t kMaxDecodedValues = std::size_t{1} << 24;
 constexpr std::uint64_t kMaxQuotient = std::uint64_t{1} << 20;
 
 }  // namespace
 
-Result<std::vector<std::int16_t>> decodeWeightStream(std::span<const std::uint8_t> bytes) {
+Result<std::vector<std::int16_t>> decodeWeightStream(std::span<const std::uint8_t> bytes, std::size_t maxValues) {
   BitReader reader(bytes);
   std::vector<std::int16_t> values;
   std::vector<std::uint32_t> palette;
@@ -193,8 +192,8 @@ Result<std::vector<std::int16_t>> decodeWeightStream(std::span<const std::uint8_
                           slice, n, zn, wl.completed, zl.completed);
     }
     auto emitZeros = [&](std::uint64_t count) -> Status {
-      if (count > kMaxDecodedValues - values.size()) {
-        return invalidInput("weight stream: slice {}: more than {} decoded values", slice, kMaxDecodedValues);
+      if (count > maxValues - values.size()) {
+        return invalidInput("weight stream: slice {}: more than {} decoded values", slice, maxValues);
       }
       values.insert(values.end(), static_cast<std::size_t>(count), 0);
       return {};
@@ -209,8 +208,8 @@ Result<std::vector<std::int16_t>> decodeWeightStream(std::span<const std::uint8_
       if (index >= 512 || magnitude > 255) {
         return invalidInput("weight stream: slice {}: weight {}: expected a 9-bit value, got index {} -> {}", slice, i, index, value);
       }
-      if (values.size() >= kMaxDecodedValues) {
-        return invalidInput("weight stream: slice {}: more than {} decoded values", slice, kMaxDecodedValues);
+      if (values.size() >= maxValues) {
+        return invalidInput("weight stream: slice {}: more than {} decoded values", slice, maxValues);
       }
       values.push_back(static_cast<std::int16_t>((value & 1) ? -static_cast<int>(magnitude) : static_cast<int>(magnitude)));
       if (zeroRuns) OPENVGF_TRY(emitZeros(z[i + (newPal ? 1 : 0)]));

@@ -25,7 +25,10 @@ Result<std::vector<ScaleRecord>> decodeScaleStream(std::span<const std::uint8_t>
 /// Decodes a weight bitstream (U55/U65 syntax: palettes, direct offsets, Golomb-Rice coded
 /// weights and zero runs, truncated mode, uncompressed slices) to signed 9-bit values until
 /// the end-of-stream marker. Every read is bounds-checked; malformed slices are InvalidInput.
-Result<std::vector<std::int16_t>> decodeWeightStream(std::span<const std::uint8_t> bytes);
+/// More than `maxValues` decoded values is an error (zero runs can expand a few bytes into
+/// millions of values; callers pass the count they expect).
+Result<std::vector<std::int16_t>> decodeWeightStream(std::span<const std::uint8_t> bytes,
+                                                     std::size_t maxValues = std::size_t{1} << 24);
 
 enum class WeightTraversal : std::uint8_t { DepthFirst, PartKernelFirst, Depthwise };
 
