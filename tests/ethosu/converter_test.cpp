@@ -413,5 +413,90 @@ TEST(EthosUEncoding, ScaleStreamRoundTrips) {
   }
 }
 
+// specs/ethosu.md §1.7: Vela 3.10's command stream for CONV 3x3 pad 1, IFM 8x8x16 (zp -3) at
+// region 1 offset 0, OFM at 0x400 (zp 5), weights at region 0 offset 0 (0xce0 bytes), scales
+// at 0xd00, ReLU, U55-128. The payload words after the COP1 header.
+constexpr std::uint32_t kVelaConvStream[] = {
+    0x0001010f, 0x00004000, 0x00000000, 0x00004001, 0x00000000, 0x00004002, 0x00000000, 0x00004003,
+    0x00000000, 0x0007010b, 0xffff010c, 0x0007010a, 0x000f0104, 0x00004006, 0x00000001, 0x00004005,
+    0x00000080, 0x00004004, 0x00000010, 0xfffd0109, 0x00010105, 0x00000107, 0x00010100, 0x00010101,
+    0x00010103, 0x00010102, 0x0001011f, 0x00004010, 0x00000400, 0x00004011, 0x00000000, 0x00004012,
+    0x00000000, 0x00004013, 0x00000000, 0x0007011b, 0xffff011c, 0x0007011a, 0x00070112, 0x00070111,
+    0x000f0113, 0x00004016, 0x00000001, 0x00004015, 0x00000080, 0x00004014, 0x00000010, 0x00050118,
+    0x00010114, 0x00020121, 0x00020120, 0x00000122, 0x00000128, 0x00004020, 0x00000000, 0x00004021,
+    0x00000ce0, 0x00000129, 0x00004022, 0x00000d00, 0x00004023, 0x000000a0, 0x00000125, 0x00050126,
+    0x007f0127, 0x00070116, 0x00070115, 0x000f0117, 0x0006010d, 0x000e012d, 0x00000124, 0x0000012f,
+    0x00000002, 0xffff0000};
+
+/// Runs Vela's own register stream (with weights and scales of our choosing placed where the
+/// stream expects them) and compares the OFM with the TOSA reference of the same convolution:
+/// the simulator's reading of a second, independent producer's stream.
+TEST(EthosUVelaStream, GoldenConvStreamComputesTheTosaConvolution) {
+  std::mt19937 rng(99);
+  std::vector<std::int64_t> w(16 * 3 * 3 * 16), bias(16), mult(16), shift(16);
+  for (auto& v : w) v = std::uniform_int_distribution<int>(-3, 3)(rng);
+  for (int c = 0; c < 16; ++c) {
+    bias[static_cast<std::size_t>(c)] = std::uniform_int_distribution<int>(-300, 300)(rng);
+    mult[static_cast<std::size_t>(c)] = std::uniform_int_distribution<std::int64_t>(1 << 30, (std::int64_t{1} << 31) - 1)(rng);
+    shift[static_cast<std::size_t>(c)] = std::uniform_int_distribution<int>(33, 36)(rng);
+  }
+  GraphBuilder g;
+  std::string x = g.input("x", {1, 8, 8, 16});
+  tosa::ConvAttrs a;
+  a.pad = {1, 1, 1, 1};
+  a.stride = {1, 1};
+  a.dilation = {1, 1};
+  a.accType = DType::Int32;
+  std::string acc = g.op(Op::Conv2d, a,
+                         {x, g.constant(DType::Int8, {16, 3, 3, 16}, w), g.constant(DType::Int32, {16}, bias),
+                          g.scalar(DType::Int8, -3), g.scalar(DType::Int8, 0)},
+                         {1, 8, 8, 16}, DType::Int32);
+  g.output(g.clamp(g.rescale(acc, DType::Int8, mult, shift, 0, 5), 5, 127));
+
+  // Region 0 as the stream expects it: weights at 0 (at most 0xce0 bytes), scales at 0xd00.
+  const auto config = *converter::ethosu::findAccelerator("ethos-u55-128");
+  converter::ethosu::WeightVolume volume;
+  volume.ofmDepth = 16;
+  volume.kernelHeight = volume.kernelWidth = 3;
+  volume.ifmDepth = 16;
+  volume.ofmBlockDepth = 16;
+  volume.traversal = converter::ethosu::Traversal::DepthFirst;
+  for (std::int64_t v : w) volume.values.push_back(static_cast<std::int16_t>(v));
+  auto weights = converter::ethosu::encodeWeightStream(converter::ethosu::orderWeights(volume, config));
+  ASSERT_LE(weights.size(), 0xce0u);
+  std::vector<std::uint32_t> scale32(16);
+  std::vector<std::uint8_t> shift8(16);
+  for (int c = 0; c < 16; ++c) {
+    scale32[static_cast<std::size_t>(c)] = static_cast<std::uint32_t>(mult[static_cast<std::size_t>(c)]);
+    shift8[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(shift[static_cast<std::size_t>(c)]);
+  }
+  auto scales = converter::ethosu::encodeScaleStream(bias, scale32, shift8);
+  std::vector<std::uint8_t> region0(0xd00 + 160, 0xFF);
+  std::copy(weights.begin(), weights.end(), region0.begin());
+  std::copy(scales.begin(), scales.end(), region0.begin() + 0xd00);
+  tosa::HostTensor input = randomInt8({1, 8, 8, 16}, rng);
+  std::vector<std::uint8_t> region1(0x800, 0);
+  std::copy(input.bytes.begin(), input.bytes.end(), region1.begin());
+
+  std::vector<std::uint8_t> streamBytes;
+  for (std::uint32_t word : kVelaConvStream) {
+    for (int i = 0; i < 4; ++i) streamBytes.push_back(static_cast<std::uint8_t>(word >> (8 * i)));
+  }
+  auto commands = runner::ethosu::decodeCommandStream(streamBytes, runner::ethosu::Product::U55);
+  ASSERT_TRUE(commands) << commands.error().message();
+  runner::ethosu::MemoryRegions regions{};
+  regions[0] = region0;
+  regions[1] = region1;
+  runner::ethosu::Simulator sim(runner::ethosu::AcceleratorInfo{});
+  Status st = sim.run(*commands, regions);
+  ASSERT_TRUE(st) << st.error().message();
+  auto expected = tosa::reference::run(g.graph(), std::vector<tosa::HostTensor>{input});
+  ASSERT_TRUE(expected) << expected.error().message();
+  const std::vector<std::uint8_t> got(region1.begin() + 0x400, region1.end());
+  EXPECT_EQ(got, expected->outputs[0].value.bytes);
+  std::set<std::uint8_t> distinct(got.begin(), got.end());
+  EXPECT_GT(distinct.size(), 10u);
+}
+
 }  // namespace
 }  // namespace openvgf::ethosu_test
