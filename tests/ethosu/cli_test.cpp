@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Ethos-U commands as a user runs them: `openvgf inspect` (golden disassembly of a small
+// model, reviewed by hand once) and `openvgf run --check` (verdict and exit codes), plus
+// clear errors for malformed payloads.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/convert_ethosu.h"
+#include "common/file_io.h"
+#include "runner/ethosu/disassembler.h"
+#include "tests/ethosu/graph_util.h"
+#include "tosa/npy.h"
+#include "tosa/writer.h"
+
+namespace openvgf::ethosu_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CommandResult {
+  int exitCode = -1;
+  std::string output;
+};
+
+CommandResult runCli(const std::string& args) {
+  CommandResult r;
+  const std::string command = std::string(OPENVGF_CLI) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  char buffer[4096];
+  while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) r.output.append(buffer, n);
+  const int status = pclose(pipe);
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+fs::path tempDir() {
+  fs::path dir = fs::temp_directory_path() / fmt::format("openvgf_ethosu_{}", ::testing::UnitTest::GetInstance()->random_seed() + getpid());
+  fs::create_directories(dir);
+  return dir;
+}
+
+/// CONV 3x3 (the fact sheet's §1.7 shape) with a fused ReLU, then a 2x2 max pool.
+tosa::Graph smallModel() {
+  std::mt19937 rng(1);
+  GraphBuilder g;
+  std::string x = g.input("x", {1, 8, 8, 16});
+  std::string y = g.clamp(g.conv(x, 16, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, -3, 5, rng), 5, 127);
+  tosa::MaxPool2dAttrs a{{2, 2}, {2, 2}, {0, 0, 0, 0}, tosa::NanMode::Propagate};
+  g.output(g.op(Op::MaxPool2d, a, {y}, {1, 4, 4, 16}, DType::Int8, "y"));
+  return g.graph();
+}
+
+TEST(EthosUCli, DisassemblyOfASmallModelMatchesTheGoldenText) {
+  auto model = converter::ethosu::compile(smallModel(), {}, "small.tosa");
+  ASSERT_TRUE(model) << model.error().message();
+  auto loaded = runner::ethosu::loadModel(model->velaBinStream, "small.ethosu");
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  const std::string text = runner::ethosu::disassemble(loaded->commands, loaded->accelerator.product);
+  const fs::path golden = fs::path(OPENVGF_TEST_DATA) / "ethosu" / "small_conv_pool.txt";
+  if (std::getenv("OPENVGF_UPDATE_GOLDEN")) {
+    ASSERT_TRUE(writeFileAtomic(golden, text));
+  }
+  auto expected = readFile(golden);
+  ASSERT_TRUE(expected) << expected.error().message();
+  EXPECT_EQ(text, std::string(expected->begin(), expected->end()));
+}
+
+TEST(EthosUCli, InspectAndRunWithCheck) {
+  const fs::path dir = tempDir();
+  const tosa::Graph graph = smallModel();
+  ASSERT_TRUE(tosa::writeGraph(graph, dir / "small.tosa"));
+  auto model = converter::ethosu::compile(graph, {}, "small.tosa");
+  ASSERT_TRUE(model);
+  ASSERT_TRUE(writeFileAtomic(dir / "small.ethosu", model->velaBinStream));
+  std::mt19937 rng(5);
+  ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", randomInt8({1, 8, 8, 16}, rng)));
+
+  CommandResult inspect = runCli("inspect " + (dir / "small.ethosu").string());
+  EXPECT_EQ(inspect.exitCode, 0) << inspect.output;
+  EXPECT_NE(inspect.output.find("accelerator: Ethos-U55 128 MACs/cycle, 24 KB SHRAM"), std::string::npos) << inspect.output;
+  EXPECT_NE(inspect.output.find("NPU_OP_CONV"), std::string::npos);
+  EXPECT_NE(inspect.output.find("NPU_OP_POOL mode=MAX"), std::string::npos);
+  CommandResult json = runCli("inspect --json " + (dir / "small.ethosu").string());
+  EXPECT_EQ(json.exitCode, 0) << json.output;
+  EXPECT_NE(json.output.find("\"format\": \"vela_bin_stream\""), std::string::npos) << json.output;
+
+  CommandResult run = runCli("run " + (dir / "small.ethosu").string() + " --input " + (dir / "x.npy").string() +
+                             " --output " + (dir / "y.npy").string() + " --check " + (dir / "small.tosa").string());
+  EXPECT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_NE(run.output.find("output 'y': bit-exact (256 elements)"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("check: PASS"), std::string::npos) << run.output;
+  auto y = tosa::npy::readTensor(dir / "y.npy", DType::Int8);
+  ASSERT_TRUE(y) << y.error().message();
+  EXPECT_EQ(y->shape, (tosa::Shape{1, 4, 4, 16}));
+
+  // A stream that disagrees with the graph: corrupt one weight value so the check fails.
+  std::vector<std::uint8_t> bad = model->velaBinStream;
+  auto loaded = runner::ethosu::loadModel(bad, "x");
+  ASSERT_TRUE(loaded);
+  // weight_data is the third block: find it and flip a bit in the middle of the weights.
+  const std::size_t cmdPadded = (loaded->stream.cmdData.size() + 15) / 16 * 16;
+  const std::size_t weightStart = 32 + 32 + cmdPadded + 32;
+  bad[weightStart + 200] ^= 0x02;
+  ASSERT_TRUE(writeFileAtomic(dir / "bad.ethosu", bad));
+  CommandResult mismatch = runCli("run " + (dir / "bad.ethosu").string() + " --input " + (dir / "x.npy").string() +
+                                  " --check " + (dir / "small.tosa").string());
+  EXPECT_EQ(mismatch.exitCode, 1) << mismatch.output;
+  EXPECT_NE(mismatch.output.find("check: FAIL"), std::string::npos) << mismatch.output;
+
+  // Malformed inputs: clear messages, exit code 2.
+  std::vector<std::uint8_t> truncated(model->velaBinStream.begin(), model->velaBinStream.begin() + 100);
+  ASSERT_TRUE(writeFileAtomic(dir / "truncated.ethosu", truncated));
+  CommandResult t = runCli("inspect " + (dir / "truncated.ethosu").string());
+  EXPECT_EQ(t.exitCode, 2) << t.output;
+  EXPECT_NE(t.output.find("block 'cmd_data' at offset 32"), std::string::npos) << t.output;
+
+  std::vector<std::uint8_t> badOpcode = model->cop1;
+  badOpcode[32] = 0x06;  // first command becomes 0x106, which does not exist
+  badOpcode[33] = 0x01;
+  ASSERT_TRUE(writeFileAtomic(dir / "opcode.bin", badOpcode));
+  CommandResult o = runCli("inspect " + (dir / "opcode.bin").string());
+  EXPECT_EQ(o.exitCode, 2) << o.output;
+  EXPECT_NE(o.output.find("command 0 (word 0): expected a known Ethos-U55 cmd0 opcode, got 0x106"), std::string::npos)
+      << o.output;
+  fs::remove_all(dir);
+}
+
+TEST(EthosUCli, ConvertEthosUWritesTheFileAndPrintsStats) {
+  const fs::path dir = tempDir();
+  ASSERT_TRUE(tosa::writeGraph(smallModel(), dir / "small.tosa"));
+  ::testing::internal::CaptureStdout();
+  auto rc = cli::convertEthosU((dir / "small.tosa").string(), (dir / "small.ethosu").string(), "ethos-u55-64", true);
+  std::fflush(stdout);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  ASSERT_TRUE(rc) << rc.error().message();
+  EXPECT_EQ(*rc, 0);
+  EXPECT_NE(out.find("target:            ethos-u55-64"), std::string::npos) << out;
+  EXPECT_NE(out.find("npu operations:    2"), std::string::npos) << out;
+  // 8x8x16 outputs x 3x3x16 taps.
+  EXPECT_NE(out.find("MACs:              147456"), std::string::npos) << out;
+  EXPECT_NE(out.find("scale bytes:       160"), std::string::npos) << out;
+  // 147456 MACs / 64 per cycle + a 2x2 max pool over 4x4x16 outputs (256 x 4 / 8-element micro-blocks).
+  EXPECT_NE(out.find("estimated cycles:  2432"), std::string::npos) << out;
+  std::mt19937 rng(6);
+  ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", randomInt8({1, 8, 8, 16}, rng)));
+  CommandResult run = runCli("run " + (dir / "small.ethosu").string() + " --input " + (dir / "x.npy").string() +
+                             " --check " + (dir / "small.tosa").string());
+  EXPECT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_NE(run.output.find("check: PASS"), std::string::npos) << run.output;
+  // Bad input: an unknown target, an unsupported operator; nothing is written.
+  auto bad = cli::convertEthosU((dir / "small.tosa").string(), (dir / "other.ethosu").string(), "ethos-u55-100", false);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().exitCode(), 2);
+  EXPECT_FALSE(fs::exists(dir / "other.ethosu"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace openvgf::ethosu_test

@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: Apache-2.0
+// End-to-end Ethos-U tests: TOSA int8 graph -> converter -> vela_bin_stream -> simulator,
+// compared byte for byte with the TOSA reference interpreter; plus refusals and the
+// weight/scale encodings read back through the runner's decoders.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "converter/ethosu/encoding.h"
+#include "runner/ethosu/disassembler.h"
+#include "runner/ethosu/weights.h"
+#include "tests/ethosu/graph_util.h"
+
+namespace openvgf::ethosu_test {
+namespace {
+
+TEST(EthosUConvert, ConvRescaleAcrossShapesStridesPaddingsAndZeroPoints) {
+  std::mt19937 rng(7);
+  struct Case {
+    tosa::Shape in;
+    int cout, kh, kw;
+    std::vector<std::int32_t> stride, pad, dilation;
+    int inZp, outZp, weightZp;
+  };
+  const std::vector<Case> cases = {
+      {{1, 8, 8, 16}, 16, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, -3, 5, 0},   // the §1.7 shape
+      {{1, 9, 7, 5}, 12, 3, 3, {2, 2}, {1, 1, 1, 1}, {1, 1}, 0, -7, 3},    // part-kernel-first (IFM depth <= 8)
+      {{1, 10, 11, 40}, 24, 1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}, 12, 0, 0}, // 1x1, IFM depth > 32
+      {{1, 12, 12, 8}, 8, 5, 3, {3, 2}, {1, 1, 1, 0}, {1, 1}, -128, 127, -5},
+      {{1, 11, 13, 6}, 10, 3, 3, {1, 1}, {2, 2, 2, 2}, {2, 2}, 4, -4, 0},  // dilation 2
+      {{1, 4, 20, 3}, 130, 2, 9, {1, 1}, {0, 1, 4, 4}, {1, 1}, 1, 2, 0},   // > 128 output channels, 9-wide kernel
+  };
+  for (const Case& c : cases) {
+    GraphBuilder g;
+    std::string x = g.input("x", c.in);
+    g.output(g.conv(x, c.cout, c.kh, c.kw, c.stride, c.pad, c.dilation, c.inZp, c.outZp, rng, false, c.weightZp));
+    expectBitExact(g.graph(), rng);
+  }
+}
+
+TEST(EthosUConvert, ConvWithFusedClampOnEveryConfiguration) {
+  for (std::string_view target : {"ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256", "ethos-u65-256"}) {
+    std::mt19937 rng(11);
+    GraphBuilder g;
+    std::string x = g.input("x", {1, 7, 9, 20});
+    std::string y = g.conv(x, 19, 3, 3, {1, 2}, {1, 1, 1, 1}, {1, 1}, 3, -20, rng);
+    g.output(g.clamp(y, -20, 100));
+    auto model = expectBitExact(g.graph(), rng, std::string(target));
+    EXPECT_EQ(model.stats.npuOperations, 1u) << target;
+  }
+}
+
+TEST(EthosUConvert, DepthwiseConv) {
+  std::mt19937 rng(3);
+  for (int stride : {1, 2}) {
+    GraphBuilder g;
+    std::string x = g.input("x", {1, 9, 10, 24});
+    const std::vector<std::int32_t> pad = stride == 1 ? std::vector<std::int32_t>{1, 1, 1, 1} : std::vector<std::int32_t>{1, 1, 1, 0};
+    std::string y = g.conv(x, 0, 3, 3, {stride, stride}, pad, {1, 1}, -2, 6, rng, true, 1);
+    g.output(g.clamp(y, 6, 127));
+    expectBitExact(g.graph(), rng);
+  }
+}
+
+TEST(EthosUConvert, FullyConnectedAsMatMul) {
+  std::mt19937 rng(5);
+  GraphBuilder g;
+  std::string x = g.input("x", {1, 3, 50});
+  std::vector<std::int64_t> b(50 * 20);
+  for (auto& v : b) v = std::uniform_int_distribution<int>(-128, 127)(rng);
+  std::string bt = g.constant(DType::Int8, {1, 50, 20}, b);
+  std::string acc = g.op(Op::MatMul, std::monostate{}, {x, bt, g.scalar(DType::Int8, 9), g.scalar(DType::Int8, -4)},
+                         {1, 3, 20}, DType::Int32);
+  g.output(g.rescale(acc, DType::Int8, {1518500250}, {42}, 0, -1, false));
+  expectBitExact(g.graph(), rng);
+}
+
+TEST(EthosUConvert, Pools) {
+  std::mt19937 rng(9);
+  {
+    GraphBuilder g;
+    std::string x = g.input("x", {1, 9, 9, 12});
+    tosa::MaxPool2dAttrs a{{3, 3}, {2, 2}, {1, 1, 1, 1}, tosa::NanMode::Propagate};
+    g.output(g.op(Op::MaxPool2d, a, {x}, {1, 5, 5, 12}, DType::Int8));
+    expectBitExact(g.graph(), rng);
+  }
+  {
+    GraphBuilder g;
+    std::string x = g.input("x", {1, 8, 6, 10});
+    tosa::AvgPool2dAttrs a{{2, 3}, {2, 3}, {0, 0, 0, 0}, DType::Int32};
+    g.output(g.op(Op::AvgPool2d, a, {x, g.scalar(DType::Int8, -5), g.scalar(DType::Int8, 7)}, {1, 4, 2, 10}, DType::Int8));
+    expectBitExact(g.graph(), rng);
+  }
+  {
+    GraphBuilder g;  // global average pool 7x7 (49: a non power of two reciprocal)
+    std::string x = g.input("x", {1, 7, 7, 33});
+    tosa::AvgPool2dAttrs a{{7, 7}, {1, 1}, {0, 0, 0, 0}, DType::Int32};
+    g.output(g.op(Op::AvgPool2d, a, {x, g.scalar(DType::Int8, 3), g.scalar(DType::Int8, -3)}, {1, 1, 1, 33}, DType::Int8));
+    expectBitExact(g.graph(), rng);
+  }
+}
+
+/// ADD/SUB in the TOSA int8 form: RESCALE both inputs to int32 (one by exactly 2^19).
+std::string quantAddSub(GraphBuilder& g, Op kind, const std::string& a, const std::string& b, bool firstPlain) {
+  std::string ra = firstPlain ? g.rescale(a, DType::Int32, {1 << 30}, {11}, 3, 0)
+                              : g.rescale(a, DType::Int32, {644245094}, {11}, 3, 0);
+  std::string rb = firstPlain ? g.rescale(b, DType::Int32, {1288490189}, {12}, -9, 0)
+                              : g.rescale(b, DType::Int32, {1 << 30}, {11}, -9, 0);
+  tosa::Shape shape = g.shapeOf(ra);
+  for (std::size_t i = 0; i < shape.size(); ++i) shape[i] = std::max(shape[i], g.shapeOf(rb)[i]);
+  std::string sum = g.op(kind, std::monostate{}, {ra, rb}, shape, DType::Int32);
+  return g.rescale(sum, DType::Int8, {1717986918}, {50}, 0, 4);
+}
+
+TEST(EthosUConvert, AddSubMulPatterns) {
+  std::mt19937 rng(21);
+  for (Op kind : {Op::Add, Op::Sub}) {
+    for (bool firstPlain : {true, false}) {
+      GraphBuilder g;
+      std::string a = g.input("a", {1, 5, 6, 7});
+      std::string b = g.input("b", {1, 5, 6, 7});
+      g.output(quantAddSub(g, kind, a, b, firstPlain));
+      expectBitExact(g.graph(), rng);
+    }
+  }
+  {
+    GraphBuilder g;  // broadcast of a per-channel vector in the second input
+    std::string a = g.input("a", {1, 4, 4, 8});
+    std::string b = g.input("b", {1, 1, 1, 8});
+    g.output(quantAddSub(g, Op::Sub, a, b, false));
+    expectBitExact(g.graph(), rng);
+  }
+  {
+    GraphBuilder g;  // broadcast in the first input: the operands are swapped on the NPU
+    std::string a = g.input("a", {1, 1, 4, 8});
+    std::string b = g.input("b", {1, 3, 4, 8});
+    g.output(quantAddSub(g, Op::Sub, a, b, true));
+    expectBitExact(g.graph(), rng);
+  }
+  {
+    GraphBuilder g;
+    std::string a = g.input("a", {1, 6, 5, 9});
+    std::string b = g.input("b", {1, 6, 5, 9});
+    std::string ra = g.rescale(a, DType::Int32, {1 << 30}, {30}, -7, 0);
+    std::string rb = g.rescale(b, DType::Int32, {1 << 30}, {30}, 11, 0);
+    std::string p = g.op(Op::Mul, std::monostate{}, {ra, rb, g.scalar(DType::Int8, 0)}, {1, 6, 5, 9}, DType::Int32);
+    g.output(g.clamp(g.rescale(p, DType::Int8, {1503238554}, {38}, 0, -2), -100, 100));
+    expectBitExact(g.graph(), rng);
+  }
+}
+
+TEST(EthosUConvert, ElementwiseWithConstantOperandsFromReadOnlyData) {
+  std::mt19937 rng(22);
+  {
+    GraphBuilder g;  // ADD of a per-channel constant (bias-like), broadcast over H and W
+    std::string a = g.input("a", {1, 5, 5, 6});
+    std::string k = g.constant(DType::Int8, {1, 1, 1, 6}, {-100, -3, 0, 5, 77, 127});
+    g.output(quantAddSub(g, Op::Add, a, k, false));
+    expectBitExact(g.graph(), rng);
+  }
+  {
+    GraphBuilder g;  // INT8 x INT8 -> INT32 MUL with a constant, no input rescales
+    std::string a = g.input("a", {1, 3, 4, 5});
+    std::string k = g.constant(DType::Int8, {1, 3, 4, 5}, std::vector<std::int64_t>(60, -7));
+    std::string p = g.op(Op::Mul, std::monostate{}, {a, k, g.scalar(DType::Int8, 0)}, {1, 3, 4, 5}, DType::Int32);
+    g.output(g.rescale(p, DType::Int8, {1 << 30}, {33}, 0, 1));
+    expectBitExact(g.graph(), rng);
+  }
+}
+
+TEST(EthosUConvert, StandaloneRescaleClampAndTable) {
+  std::mt19937 rng(4);
+  {
+    GraphBuilder g;
+    std::string x = g.input("x", {1, 3, 5, 6});
+    g.output(g.rescale(x, DType::Int8, {1395864371}, {31}, 10, -10, true));
+    expectBitExact(g.graph(), rng);
+  }
+  {
+    GraphBuilder g;  // per-channel
+    std::string x = g.input("x", {1, 3, 5, 4});
+    g.output(g.rescale(x, DType::Int8, {1395864371, 1 << 30, 2000000000, 1100000000}, {31, 30, 33, 29}, -1, 2, false));
+    expectBitExact(g.graph(), rng);
+  }
+  {
+    GraphBuilder g;
+    std::string x = g.input("x", {1, 4, 4, 3});
+    g.output(g.clamp(x, -50, 60));
+    expectBitExact(g.graph(), rng);
+  }
+  {
+    GraphBuilder g;
+    std::string x = g.input("x", {1, 4, 5, 6});
+    std::vector<std::int64_t> table(256);
+    for (int i = 0; i < 256; ++i) table[static_cast<std::size_t>(i)] = static_cast<std::int8_t>((i * 37) ^ 0x55);
+    std::string y = g.op(Op::Table, std::monostate{}, {x, g.constant(DType::Int8, {256}, table)}, {1, 4, 5, 6}, DType::Int8);
+    // Two tables in a row: the LUT is reloaded between them.
+    std::string z = g.op(Op::Table, std::monostate{}, {y, g.constant(DType::Int8, {256}, std::vector<std::int64_t>(table.rbegin(), table.rend()))},
+                         {1, 4, 5, 6}, DType::Int8);
+    g.output(z);
+    expectBitExact(g.graph(), rng);
+  }
+}
+
+TEST(EthosUConvert, TableFusedIntoTheProducingConvolution) {
+  std::mt19937 rng(14);
+  GraphBuilder g;
+  std::string x = g.input("x", {1, 6, 6, 12});
+  std::string y = g.conv(x, 12, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, -3, rng);
+  std::vector<std::int64_t> table(256);
+  for (int i = 0; i < 256; ++i) table[static_cast<std::size_t>(i)] = (i * 7 % 256) - 128;
+  g.output(g.op(Op::Table, std::monostate{}, {y, g.constant(DType::Int8, {256}, table)}, {1, 6, 6, 12}, DType::Int8));
+  auto model = expectBitExact(g.graph(), rng);
+  EXPECT_EQ(model.stats.npuOperations, 1u);
+}
+
+TEST(EthosUConvert, DataMovementAsViews) {
+  std::mt19937 rng(8);
+  GraphBuilder g;
+  std::string x = g.input("x", {1, 6, 6, 8});
+  // PAD folded into a convolution (pad value = input zero point).
+  std::string padded = g.op(Op::Pad, std::monostate{}, {x, g.shapeConst({0, 0, 1, 1, 2, 0, 0, 0}), g.scalar(DType::Int8, 5)},
+                            {1, 8, 8, 8}, DType::Int8);
+  std::string c1 = g.conv(padded, 6, 3, 3, {1, 1}, {0, 0, 0, 0}, {1, 1}, 5, 0, rng);      // 6x6x6
+  std::string c2 = g.conv(x, 10, 1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}, 0, 1, rng);          // 6x6x10
+  tosa::AxisAttrs cat;
+  cat.axis = 3;
+  std::string joined = g.op(Op::Concat, cat, {c1, c2, x}, {1, 6, 6, 24}, DType::Int8);  // x copied in
+  std::string sliced = g.op(Op::Slice, std::monostate{}, {joined, g.shapeConst({0, 1, 2, 3}), g.shapeConst({1, 4, 3, 16})},
+                            {1, 4, 3, 16}, DType::Int8);
+  std::string c3 = g.conv(sliced, 7, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, -1, 2, rng);
+  std::string flat = g.op(Op::Reshape, std::monostate{}, {c3, g.shapeConst({1, 12, 7})}, {1, 12, 7}, DType::Int8);
+  g.output(flat);
+  g.output(sliced);  // a strided view as an output gets its own dense copy
+  expectBitExact(g.graph(), rng);
+}
+
+/// MobileNetV2-style stack: stem conv, two inverted-residual blocks (one with a residual
+/// ADD), global average pool and a fully connected classifier.
+TEST(EthosUConvert, MobileNetV2StyleStack) {
+  std::mt19937 rng(2024);
+  GraphBuilder g;
+  std::string x = g.input("image", {1, 16, 16, 3});
+  std::string stem = g.clamp(g.conv(x, 16, 3, 3, {2, 2}, {0, 1, 0, 1}, {1, 1}, -1, -128, rng), -128, 127);
+  auto block = [&](const std::string& in, int expand, int out, int stride, bool residual) {
+    const int cin = static_cast<int>(g.shapeOf(in)[3]);
+    std::string e = g.clamp(g.conv(in, cin * expand, 1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}, -128, -128, rng), -128, 127);
+    std::vector<std::int32_t> pad = stride == 1 ? std::vector<std::int32_t>{1, 1, 1, 1} : std::vector<std::int32_t>{0, 1, 0, 1};
+    std::string d = g.clamp(g.conv(e, 0, 3, 3, {stride, stride}, pad, {1, 1}, -128, -128, rng, true), -128, 127);
+    std::string p = g.conv(d, out, 1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}, -128, 3, rng);
+    if (!residual) return p;
+    return quantAddSub(g, Op::Add, in, p, true);
+  };
+  std::string b1 = block(stem, 4, 16, 1, true);
+  std::string b2 = block(b1, 6, 24, 2, false);
+  tosa::AvgPool2dAttrs avg{{4, 4}, {1, 1}, {0, 0, 0, 0}, DType::Int32};
+  std::string pooled = g.op(Op::AvgPool2d, avg, {b2, g.scalar(DType::Int8, 3), g.scalar(DType::Int8, -3)}, {1, 1, 1, 24}, DType::Int8);
+  std::string flat = g.op(Op::Reshape, std::monostate{}, {pooled, g.shapeConst({1, 1, 24})}, {1, 1, 24}, DType::Int8);
+  std::vector<std::int64_t> w(24 * 10);
+  for (auto& v : w) v = std::uniform_int_distribution<int>(-128, 127)(rng);
+  std::string acc = g.op(Op::MatMul, std::monostate{}, {flat, g.constant(DType::Int8, {1, 24, 10}, w), g.scalar(DType::Int8, -3),
+                                                        g.scalar(DType::Int8, 0)},
+                         {1, 1, 10}, DType::Int32);
+  g.output(g.rescale(acc, DType::Int8, {1200000000}, {40}, 0, 0));
+  auto model = expectBitExact(g.graph(), rng);
+  EXPECT_EQ(model.stats.npuOperations, 10u);
+  ASSERT_EQ(lastOutputs().size(), 1u);
+  std::set<std::uint8_t> distinct(lastOutputs()[0].begin(), lastOutputs()[0].end());
+  EXPECT_GT(distinct.size(), 5u);
+  EXPECT_GT(model.stats.macs, 0u);
+  EXPECT_GT(model.stats.cycles, 0u);
+  EXPECT_GT(model.stats.weightBytes, 0u);
+  EXPECT_EQ(model.stats.scaleBytes % 16, 0u);
+}
+
+TEST(EthosUConvert, ArenaReusesDeadIntermediates) {
+  std::mt19937 rng(12);
+  GraphBuilder g;
+  std::string t = g.input("x", {1, 16, 16, 16});
+  for (int i = 0; i < 4; ++i) t = g.clamp(t, -100 + i, 100 - i);
+  g.output(t);
+  auto model = expectBitExact(g.graph(), rng);
+  // Input and output (4 KiB each) stay exclusive; of the three 4 KiB intermediates at most two
+  // are alive at once, so the arena is 4 x 4 KiB rather than 5.
+  EXPECT_EQ(model.stats.scratchSize, 4u * 4096u);
+  EXPECT_EQ(model.stats.npuOperations, 4u);
+}
+
+TEST(EthosUConvert, RefusesWhatTheNpuCannotRunExactly) {
+  std::mt19937 rng(1);
+  auto refuse = [](const tosa::Graph& graph, const std::string& needle) {
+    auto r = converter::ethosu::compile(graph, {}, "m.tosa");
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message().find(needle), std::string::npos) << r.error().message();
+    EXPECT_EQ(r.error().exitCode(), 2);
+  };
+  {
+    GraphBuilder g;
+    std::string x = g.input("x", {1, 4, 4, 4});
+    tosa::AvgPool2dAttrs a{{3, 3}, {1, 1}, {1, 1, 1, 1}, DType::Int32};
+    g.output(g.op(Op::AvgPool2d, a, {x, g.scalar(DType::Int8, 0), g.scalar(DType::Int8, 0)}, {1, 4, 4, 4}, DType::Int8, "pooled"));
+    refuse(g.graph(), "m.tosa: AVG_POOL2D 'pooled': AVG_POOL2D with padding");
+  }
+  {
+    GraphBuilder g;
+    std::string x = g.input("x", {1, 4, 4, 4});
+    g.output(g.op(Op::Abs, std::monostate{}, {x}, {1, 4, 4, 4}, DType::Int8, "absolute"));
+    refuse(g.graph(), "ABS 'absolute': operator ABS is not supported by the Ethos-U backend");
+  }
+  {
+    GraphBuilder g;  // conv without the RESCALE output stage
+    std::string x = g.input("x", {1, 4, 4, 4});
+    std::string y = g.conv(x, 4, 1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}, 0, 0, rng);
+    g.block().outputs.push_back(g.block().operators.back().inputs[0]);
+    g.output(y);
+    refuse(g.graph(), "must feed exactly one RESCALE to INT8");
+  }
+  {
+    GraphBuilder g;  // ADD whose input scales are both arbitrary
+    std::string a = g.input("a", {1, 2, 2, 4});
+    std::string b = g.input("b", {1, 2, 2, 4});
+    std::string ra = g.rescale(a, DType::Int32, {1 << 30}, {12}, 0, 0);
+    std::string rb = g.rescale(b, DType::Int32, {1 << 29}, {12}, 0, 0);
+    std::string s = g.op(Op::Add, std::monostate{}, {ra, rb}, {1, 2, 2, 4}, DType::Int32);
+    g.output(g.rescale(s, DType::Int8, {1 << 30}, {40}, 0, 0));
+    refuse(g.graph(), "exactly 2^19");
+  }
+  {
+    GraphBuilder g;
+    std::string x = g.input("x", {1, 4, 4, 4});
+    g.output(g.clamp(x, -1, 1));
+    auto r = converter::ethosu::compile(g.graph(), {"ethos-u99-1"}, "m.tosa");
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message().find("expected one of ethos-u55-32"), std::string::npos);
+    r = converter::ethosu::compile(g.graph(), {"ethos-u65-512"}, "m.tosa");
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().kind(), ErrorKind::Unsupported);
+  }
+}
+
+TEST(EthosUEncoding, WeightStreamsRoundTripThroughTheRunnerDecoder) {
+  std::mt19937 rng(31);
+  const auto config = *converter::ethosu::findAccelerator("ethos-u55-128");
+  for (auto traversal : {converter::ethosu::Traversal::DepthFirst, converter::ethosu::Traversal::PartKernelFirst,
+                         converter::ethosu::Traversal::Depthwise}) {
+    converter::ethosu::WeightVolume v;
+    const bool dw = traversal == converter::ethosu::Traversal::Depthwise;
+    v.ofmDepth = 37;
+    v.kernelHeight = 10;
+    v.kernelWidth = 9;
+    v.ifmDepth = dw ? 1 : 45;
+    v.traversal = traversal;
+    v.ofmBlockDepth = 16;
+    v.values.resize(static_cast<std::size_t>(v.ofmDepth * v.kernelHeight * v.kernelWidth * v.ifmDepth));
+    for (auto& w : v.values) w = static_cast<std::int16_t>(std::uniform_int_distribution<int>(-255, 255)(rng));
+    auto bytes = converter::ethosu::encodeWeightStream(converter::ethosu::orderWeights(v, config));
+    EXPECT_EQ(bytes.size() % 16, 0u);
+    auto decoded = runner::ethosu::decodeWeightStream(bytes);
+    ASSERT_TRUE(decoded) << decoded.error().message();
+    runner::ethosu::WeightLayout l;
+    l.ofmDepth = v.ofmDepth;
+    l.kernelHeight = v.kernelHeight;
+    l.kernelWidth = v.kernelWidth;
+    l.ifmDepth = v.ifmDepth;
+    l.ofmBlockDepth = v.ofmBlockDepth;
+    l.traversal = dw ? runner::ethosu::WeightTraversal::Depthwise
+                     : traversal == converter::ethosu::Traversal::PartKernelFirst ? runner::ethosu::WeightTraversal::PartKernelFirst
+                                                                                  : runner::ethosu::WeightTraversal::DepthFirst;
+    auto order = runner::ethosu::weightStreamOrder(l);
+    ASSERT_EQ(order.size(), decoded->size());
+    std::vector<std::int16_t> back(v.values.size(), 0);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (order[i] >= 0) back[static_cast<std::size_t>(order[i])] = (*decoded)[i];
+      else ASSERT_EQ((*decoded)[i], 0);
+    }
+    EXPECT_EQ(back, v.values);
+  }
+}
+
+TEST(EthosUEncoding, WeightBitstreamPicksTheSmallestCodingAndRoundTrips) {
+  std::mt19937 rng(77);
+  for (int range : {0, 1, 3, 20, 120, 255}) {
+    for (std::size_t n : {1u, 11u, 12u, 13u, 1000u, 40000u}) {
+      std::vector<std::int16_t> values(n);
+      for (auto& v : values) v = static_cast<std::int16_t>(std::uniform_int_distribution<int>(-range, range)(rng));
+      auto bytes = converter::ethosu::encodeWeightStream(values);
+      auto decoded = runner::ethosu::decodeWeightStream(bytes);
+      ASSERT_TRUE(decoded) << decoded.error().message() << " range " << range << " n " << n;
+      ASSERT_EQ(*decoded, values) << "range " << range << " n " << n;
+      // Never larger than the uncompressed form (9 bits per weight + headers + padding).
+      EXPECT_LE(bytes.size(), (n * 9 + 35 * (n / 32768 + 1) + 3 + 7) / 8 + 16) << range << " " << n;
+      if (range <= 3 && n >= 1000) {
+        EXPECT_LT(bytes.size(), n * 9 / 16) << range;
+      }
+    }
+  }
+}
+
+TEST(EthosUEncoding, ScaleStreamRoundTrips) {
+  std::vector<std::int64_t> bias = {-1234567, 0, (std::int64_t{1} << 39) - 1, -(std::int64_t{1} << 39)};
+  std::vector<std::uint32_t> scale = {1518500250, 0, 0xFFFFFFFF, 1};
+  std::vector<std::uint8_t> shift = {38, 0, 63, 1};
+  auto bytes = converter::ethosu::encodeScaleStream(bias, scale, shift);
+  EXPECT_EQ(bytes.size(), 48u);
+  const std::vector<std::uint8_t> first(bytes.begin(), bytes.begin() + 10);
+  EXPECT_EQ(first, (std::vector<std::uint8_t>{0x79, 0x29, 0xed, 0xff, 0xff, 0x9a, 0x79, 0x82, 0x5a, 0x26}));
+  auto records = runner::ethosu::decodeScaleStream(bytes, 4);
+  ASSERT_TRUE(records);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ((*records)[i].bias, bias[i]);
+    EXPECT_EQ((*records)[i].scale, scale[i]);
+    EXPECT_EQ((*records)[i].shift, shift[i]);
+  }
+}
+
+// specs/ethosu.md §1.7: Vela 3.10's command stream for CONV 3x3 pad 1, IFM 8x8x16 (zp -3) at
+// region 1 offset 0, OFM at 0x400 (zp 5), weights at region 0 offset 0 (0xce0 bytes), scales
+// at 0xd00, ReLU, U55-128. The payload words after the COP1 header.
+constexpr std::uint32_t kVelaConvStream[] = {
+    0x0001010f, 0x00004000, 0x00000000, 0x00004001, 0x00000000, 0x00004002, 0x00000000, 0x00004003,
+    0x00000000, 0x0007010b, 0xffff010c, 0x0007010a, 0x000f0104, 0x00004006, 0x00000001, 0x00004005,
+    0x00000080, 0x00004004, 0x00000010, 0xfffd0109, 0x00010105, 0x00000107, 0x00010100, 0x00010101,
+    0x00010103, 0x00010102, 0x0001011f, 0x00004010, 0x00000400, 0x00004011, 0x00000000, 0x00004012,
+    0x00000000, 0x00004013, 0x00000000, 0x0007011b, 0xffff011c, 0x0007011a, 0x00070112, 0x00070111,
+    0x000f0113, 0x00004016, 0x00000001, 0x00004015, 0x00000080, 0x00004014, 0x00000010, 0x00050118,
+    0x00010114, 0x00020121, 0x00020120, 0x00000122, 0x00000128, 0x00004020, 0x00000000, 0x00004021,
+    0x00000ce0, 0x00000129, 0x00004022, 0x00000d00, 0x00004023, 0x000000a0, 0x00000125, 0x00050126,
+    0x007f0127, 0x00070116, 0x00070115, 0x000f0117, 0x0006010d, 0x000e012d, 0x00000124, 0x0000012f,
+    0x00000002, 0xffff0000};
+
+/// Runs Vela's own register stream (with weights and scales of our choosing placed where the
+/// stream expects them) and compares the OFM with the TOSA reference of the same convolution:
+/// the simulator's reading of a second, independent producer's stream.
+TEST(EthosUVelaStream, GoldenConvStreamComputesTheTosaConvolution) {
+  std::mt19937 rng(99);
+  std::vector<std::int64_t> w(16 * 3 * 3 * 16), bias(16), mult(16), shift(16);
+  for (auto& v : w) v = std::uniform_int_distribution<int>(-3, 3)(rng);
+  for (int c = 0; c < 16; ++c) {
+    bias[static_cast<std::size_t>(c)] = std::uniform_int_distribution<int>(-300, 300)(rng);
+    mult[static_cast<std::size_t>(c)] = std::uniform_int_distribution<std::int64_t>(1 << 30, (std::int64_t{1} << 31) - 1)(rng);
+    shift[static_cast<std::size_t>(c)] = std::uniform_int_distribution<int>(33, 36)(rng);
+  }
+  GraphBuilder g;
+  std::string x = g.input("x", {1, 8, 8, 16});
+  tosa::ConvAttrs a;
+  a.pad = {1, 1, 1, 1};
+  a.stride = {1, 1};
+  a.dilation = {1, 1};
+  a.accType = DType::Int32;
+  std::string acc = g.op(Op::Conv2d, a,
+                         {x, g.constant(DType::Int8, {16, 3, 3, 16}, w), g.constant(DType::Int32, {16}, bias),
+                          g.scalar(DType::Int8, -3), g.scalar(DType::Int8, 0)},
+                         {1, 8, 8, 16}, DType::Int32);
+  g.output(g.clamp(g.rescale(acc, DType::Int8, mult, shift, 0, 5), 5, 127));
+
+  // Region 0 as the stream expects it: weights at 0 (at most 0xce0 bytes), scales at 0xd00.
+  const auto config = *converter::ethosu::findAccelerator("ethos-u55-128");
+  converter::ethosu::WeightVolume volume;
+  volume.ofmDepth = 16;
+  volume.kernelHeight = volume.kernelWidth = 3;
+  volume.ifmDepth = 16;
+  volume.ofmBlockDepth = 16;
+  volume.traversal = converter::ethosu::Traversal::DepthFirst;
+  for (std::int64_t v : w) volume.values.push_back(static_cast<std::int16_t>(v));
+  auto weights = converter::ethosu::encodeWeightStream(converter::ethosu::orderWeights(volume, config));
+  ASSERT_LE(weights.size(), 0xce0u);
+  std::vector<std::uint32_t> scale32(16);
+  std::vector<std::uint8_t> shift8(16);
+  for (int c = 0; c < 16; ++c) {
+    scale32[static_cast<std::size_t>(c)] = static_cast<std::uint32_t>(mult[static_cast<std::size_t>(c)]);
+    shift8[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(shift[static_cast<std::size_t>(c)]);
+  }
+  auto scales = converter::ethosu::encodeScaleStream(bias, scale32, shift8);
+  std::vector<std::uint8_t> region0(0xd00 + 160, 0xFF);
+  std::copy(weights.begin(), weights.end(), region0.begin());
+  std::copy(scales.begin(), scales.end(), region0.begin() + 0xd00);
+  tosa::HostTensor input = randomInt8({1, 8, 8, 16}, rng);
+  std::vector<std::uint8_t> region1(0x800, 0);
+  std::copy(input.bytes.begin(), input.bytes.end(), region1.begin());
+
+  std::vector<std::uint8_t> streamBytes;
+  for (std::uint32_t word : kVelaConvStream) {
+    for (int i = 0; i < 4; ++i) streamBytes.push_back(static_cast<std::uint8_t>(word >> (8 * i)));
+  }
+  auto commands = runner::ethosu::decodeCommandStream(streamBytes, runner::ethosu::Product::U55);
+  ASSERT_TRUE(commands) << commands.error().message();
+  runner::ethosu::MemoryRegions regions{};
+  regions[0] = region0;
+  regions[1] = region1;
+  runner::ethosu::Simulator sim(runner::ethosu::AcceleratorInfo{});
+  Status st = sim.run(*commands, regions);
+  ASSERT_TRUE(st) << st.error().message();
+  auto expected = tosa::reference::run(g.graph(), std::vector<tosa::HostTensor>{input});
+  ASSERT_TRUE(expected) << expected.error().message();
+  const std::vector<std::uint8_t> got(region1.begin() + 0x400, region1.end());
+  EXPECT_EQ(got, expected->outputs[0].value.bytes);
+  std::set<std::uint8_t> distinct(got.begin(), got.end());
+  EXPECT_GT(distinct.size(), 10u);
+}
+
+}  // namespace
+}  // namespace openvgf::ethosu_test
