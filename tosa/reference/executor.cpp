@@ -190,6 +190,7 @@ class Executor {
   Result<Value> readVariable(Context& ctx, const Scope& scope, const std::string& name);
   Result<void> writeVariable(Context& ctx, const Scope& scope, const std::string& name, const Value& v);
   bool isVariableName(const Scope& scope, std::string_view name) const {
+    if (declaredVariables_.contains(std::string(name))) return true;
     const Tensor* t = scope.findTensor(name);
     return t != nullptr && t->variable;
   }
@@ -198,11 +199,17 @@ class Executor {
   const RunOptions& options_;
   VariableState& state_;
   std::vector<Diagnostic>& diagnostics_;
+  std::set<std::string> declaredVariables_;  // names declared by VARIABLE operators
 };
 
 Result<void> Executor::initVariables(const Scope& scope) {
+  // VARIABLE operators declare their output name as a variable of the declared tensor's
+  // type and shape (initial value: the tensor's data, else zeros).
+  for (const Operator& op : scope.block->operators) {
+    if (op.op == Op::Variable && op.outputs.size() == 1) declaredVariables_.insert(op.outputs[0]);
+  }
   for (const Tensor& t : scope.block->tensors) {
-    if (!t.variable || state_.contains(t.name)) continue;
+    if (!(t.variable || declaredVariables_.contains(t.name)) || state_.contains(t.name)) continue;
     HostTensor init(t.dtype, t.shape);
     if (t.data) {
       if (t.data->size() < init.bytes.size()) {
