@@ -15,6 +15,7 @@
 #include "cli/command.h"
 #include "tosa/npy.h"
 #include "tosa/reader.h"
+#include "tosa/verifier.h"
 #include "tosa/reference/reference.h"
 
 namespace openvgf::cli {
@@ -27,6 +28,7 @@ struct ReferenceOptions {
   std::string outputDir;
   bool precise = false;
   bool strict = false;
+  bool dynamic = false;
 };
 
 // Binds NAME=FILE arguments by name and the rest in the graph's input order.
@@ -102,6 +104,10 @@ Result<int> runReference(const ReferenceOptions& options) {
     return invalidInput("--output and --output-dir are mutually exclusive");
   }
   OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, tosa::readGraph(std::filesystem::path(options.model)));
+  // The spec's ERROR_IF rules first: a graph that breaks them has no defined result.
+  if (Status valid = tosa::verify(graph, tosa::VerifyOptions{options.dynamic}); !valid) {
+    return Unexpected(std::move(valid).error().addContext(options.model));
+  }
   const tosa::Block* main = graph.mainBlock();
   if (main == nullptr) return invalidInput("{}: expected a main block, got an empty graph", options.model);
   OPENVGF_ASSIGN_OR_RETURN(std::vector<tosa::HostTensor> inputs, bindInputs(options, *main));
@@ -152,6 +158,8 @@ void setup(CLI::App& sub, Action& action) {
   sub.add_flag("--precise", options->precise,
                "Compute floating-point operators in fp64 and write float outputs as float64");
   sub.add_flag("--strict", options->strict, "Fail on the first REQUIRE violation instead of warning");
+  sub.add_flag("--dynamic", options->dynamic,
+               "EXT-DYNAMIC: accept computed values where the spec requires compile-time constants");
   action = [options]() { return runReference(*options); };
 }
 

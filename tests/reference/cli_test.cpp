@@ -6,6 +6,7 @@
 
 #include "graph_helpers.h"
 #include "tosa/npy.h"
+#include "tosa/writer.h"
 
 namespace openvgf::tosa {
 namespace {
@@ -85,6 +86,23 @@ TEST_F(ReferenceCli, BadInputsExitWithCode2) {
   EXPECT_NE(unknown.output.find("'nope'"), std::string::npos) << unknown.output;
   CommandResult notTosa = runCli("reference " + kAdd + "placeholder_0.npy");
   EXPECT_EQ(notTosa.exitCode, 2) << notTosa.output;
+}
+
+TEST_F(ReferenceCli, InvalidGraphIsRefusedWithCode2) {
+  // TRANSPOSE with perms that are not a permutation: an ERROR_IF the verifier reports.
+  GraphBuilder b;
+  auto x = b.input(ints(DType::Int8, {2, 3}, {}));
+  auto out = b.tensor(DType::Int8, {3, 2});
+  b.op(Op::Transpose, {x}, {out}, TransposeAttrs{{0, 0}});
+  b.output(out);
+  std::filesystem::create_directories(dir_);
+  ASSERT_TRUE(writeGraph(b.graph(), dir_ / "bad.tosa"));
+  ASSERT_TRUE(npy::writeTensor(dir_ / "x.npy", ints(DType::Int8, {2, 3}, {1, 2, 3, 4, 5, 6})));
+  CommandResult r = runCli("reference " + (dir_ / "bad.tosa").string() + " --input " + (dir_ / "x.npy").string() +
+                           " --output " + (dir_ / "y.npy").string());
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("TRANSPOSE"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "y.npy"));
 }
 
 }  // namespace

@@ -101,6 +101,26 @@ TEST(ControlFlow, VariablesPersistAcrossRuns) {
   EXPECT_THAT(intValues(fresh->outputs[0].value), ElementsAre(13));
 }
 
+TEST(ControlFlow, VariableOperators) {
+  GraphBuilder g;
+  auto x = g.input(floats(DType::Fp32, {2}, {1.5, -2}));
+  g.block().tensors.push_back(makeTensor("acc", DType::Fp32, {2}));
+  g.op(Op::Variable, {}, {"acc"});
+  auto before = g.tensor(DType::Fp32, {2});
+  auto sum = g.tensor(DType::Fp32, {2});
+  g.op(Op::VariableRead, {"acc"}, {before});
+  g.op(Op::Add, {before, x}, {sum});
+  g.op(Op::VariableWrite, {sum}, {"acc"});
+  g.output(sum);
+  reference::VariableState state;
+  ASSERT_TRUE(g.run({}, &state));
+  auto r = g.run({}, &state);
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_THAT(floatValues(r->outputs[0].value), ElementsAre(3.0, -4.0));
+  ASSERT_NE(state.find("acc"), nullptr);
+  EXPECT_THAT(floatValues(*state.find("acc")), ElementsAre(3.0, -4.0));
+}
+
 TEST(ControlFlow, GraphErrorsNameTheProblem) {
   GraphBuilder g;
   auto x = g.input(ints(DType::Int32, {1}, {1}));

@@ -185,7 +185,6 @@ Result<void> RuleTracker::onOperator(Context& ctx, Inputs in, const Outputs& out
     for (std::size_t k = 0; k < outs.size(); ++k) propagated[k].assign(outs[k].floats.size(), 0.0);
     for (std::size_t j = 0; j < in.size(); ++j) {
       if (inTol[j] <= 0.0) continue;
-      std::vector<double> deviation(0);
       for (double sign : {1.0, -1.0}) {
         Value shifted = *in[j];
         for (double& v : shifted.floats) v += sign * inTol[j];
