@@ -4,16 +4,20 @@
 // either in fp32 or per-channel quantised int8.
 //
 // Weights are drawn from the net's RNG in the same order for both precisions, so
-// mobilenet_v2_int8 is the quantised mobilenet_v2. Each conv's float weights are He-uniform,
-// scaled like a folded batch norm: the analytic mean square of the input activation is
-// tracked and the bound chosen so that every pre-activation has unit RMS. That keeps fp32
-// activations far from the ReLU6 cap and gives the int8 network realistic, non-saturating
-// scales (symmetric int8, zero point 0; per-output-channel weight scales; int32 bias;
-// RESCALE scale32/SINGLE_ROUND with per-channel multipliers and shifts).
+// mobilenet_v2_int8 is the quantised mobilenet_v2. Random weights without batch norm let
+// activations drift by orders of magnitude over 50 layers, so Cnn carries a float
+// calibration image (U(-1, 1), at the model's resolution) through the network while it is
+// built: each conv's He-uniform weights are followed by a batch norm whose statistics come
+// from that batch, folded into weights and bias (pre-activations ~ N(beta, 1) per channel),
+// exactly how a trained network's BN is folded before export. The int8 scales come from the
+// same batch (post-training calibration: max |activation| with a 25% margin): symmetric
+// int8, zero point 0; per-output-channel weight scales; int32 bias; RESCALE
+// scale32/SINGLE_ROUND with per-channel multipliers and shifts.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "benchmarks/models/net.h"
 
@@ -22,11 +26,17 @@ namespace openvgf::benchmarks {
 enum class Precision { Fp32, Int8 };
 enum class Activation { None, Relu, Relu6 };
 
-/// An activation tensor with the statistics the quantiser needs.
+/// Float NHWC activations of the calibration batch.
+struct Sample {
+  tosa::Shape shape;
+  std::vector<float> data;
+};
+
+/// An activation tensor with its calibration values.
 struct Act {
   Value value;
-  double meanSquare = 1.0;  // analytic E[x^2] of the float activation
-  double scale = 0.0;       // int8 quantisation scale (int8 networks only)
+  Sample sample;
+  double scale = 0.0;  // int8 quantisation scale (int8 networks only)
 };
 
 /// scale ~= multiplier * 2^-shift with multiplier in [2^30, 2^31) and shift in [2, 62].
@@ -38,7 +48,9 @@ QuantMultiplier quantizeScale(double scale);
 
 class Cnn {
  public:
-  Cnn(Net& net, Precision precision) : net_(net), precision_(precision) {}
+  /// `calibrationResolution`: height/width of the calibration images (<= the model's).
+  Cnn(Net& net, Precision precision, std::int64_t calibrationResolution)
+      : net_(net), precision_(precision), calibrationResolution_(calibrationResolution) {}
 
   Precision precision() const { return precision_; }
   bool quantized() const { return precision_ == Precision::Int8; }
@@ -59,13 +71,16 @@ class Cnn {
   Value classifier(const Act& x, std::int64_t classes);
 
  private:
-  Act finish(const Value& acc, const Act& x, std::span<const double> weightScales, double preMeanSquare,
-             Activation act);
+  /// Shared by conv and depthwise: folds the calibration batch norm into w (per output
+  /// channel rows of `rowLength`), emits the op and its epilogue.
+  Act convCommon(const Act& x, bool depthwise, std::int64_t outChannels, std::int64_t kernel, std::int64_t stride,
+                 Activation act, const std::string& hint);
   Value applyActivation(const Value& v, Activation act, double scale);
   Act cropForStride(const Act& x, std::int64_t cropY, std::int64_t cropX);
 
   Net& net_;
   Precision precision_;
+  std::int64_t calibrationResolution_;
 };
 
 }  // namespace openvgf::benchmarks

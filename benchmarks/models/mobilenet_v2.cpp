@@ -26,7 +26,7 @@ constexpr Stage kStages[] = {{1, 16, 1, 1},  {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 
 
 Net buildMobileNetV2(const std::string& name, bool int8, const ZooOptions& options) {
   Net net(name, 0x4D6F62696C654E32ull);  // same seed for fp32 and int8: same float weights
-  Cnn cnn(net, int8 ? Precision::Int8 : Precision::Fp32);
+  Cnn cnn(net, int8 ? Precision::Int8 : Precision::Fp32, options.resolution);
   Act x = cnn.input(options.batch, options.resolution, options.resolution, 3);
   x = cnn.conv(x, 32, 3, 2, Activation::Relu6, "stem");
   std::int64_t channels = 32;

@@ -182,16 +182,15 @@ std::vector<std::uint8_t> encodeNpy(const HostTensor& tensor) {
   std::size_t padded = (total + 63) / 64 * 64;
   header.append(padded - total, ' ');
   header.push_back('\n');
-  std::vector<std::uint8_t> out;
-  out.reserve(10 + header.size() + tensor.bytes.size());
-  const char magic[] = "\x93NUMPY";
-  out.insert(out.end(), magic, magic + 6);
-  out.push_back(1);
-  out.push_back(0);
-  out.push_back(static_cast<std::uint8_t>(header.size() & 0xFF));
-  out.push_back(static_cast<std::uint8_t>(header.size() >> 8));
-  out.insert(out.end(), header.begin(), header.end());
-  out.insert(out.end(), tensor.bytes.begin(), tensor.bytes.end());
+  // One allocation, filled with memcpy (GCC 12 misreports vector::insert chains here).
+  std::vector<std::uint8_t> out(10 + header.size() + tensor.bytes.size());
+  std::memcpy(out.data(), "\x93NUMPY", 6);
+  out[6] = 1;
+  out[7] = 0;
+  out[8] = static_cast<std::uint8_t>(header.size() & 0xFF);
+  out[9] = static_cast<std::uint8_t>(header.size() >> 8);
+  std::memcpy(out.data() + 10, header.data(), header.size());
+  if (!tensor.bytes.empty()) std::memcpy(out.data() + 10 + header.size(), tensor.bytes.data(), tensor.bytes.size());
   return out;
 }
 

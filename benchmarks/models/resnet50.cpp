@@ -13,7 +13,7 @@ namespace openvgf::benchmarks {
 
 Net buildResNet50(const std::string& name, bool int8, const ZooOptions& options) {
   Net net(name, 0x5265734E65743530ull);
-  Cnn cnn(net, int8 ? Precision::Int8 : Precision::Fp32);
+  Cnn cnn(net, int8 ? Precision::Int8 : Precision::Fp32, options.resolution);
   Act x = cnn.input(options.batch, options.resolution, options.resolution, 3);
   x = cnn.conv(x, 64, 7, 2, Activation::Relu, "stem");
   x = cnn.maxPool(x, 3, 2);
