@@ -15,7 +15,11 @@ using tosa::HostTensor;
 
 namespace {
 
-constexpr std::int64_t kCalibrationBatch = 1;
+// Calibration images: one at full resolution, more for reduced-size variants so that the
+// last layers (1x1 or 2x2 maps there) still see enough positions for their statistics.
+std::int64_t calibrationBatch(std::int64_t height, std::int64_t width) {
+  return std::clamp<std::int64_t>((224 * 224) / std::max<std::int64_t>(height * width, 1), 1, 8);
+}
 // Full-resolution inputs reach values the calibration batch did not; 25% headroom over the
 // calibration maximum keeps clipping rare without wasting much int8 resolution.
 constexpr double kRangeMargin = 1.25;
@@ -175,7 +179,7 @@ Act Cnn::input(std::int64_t batch, std::int64_t height, std::int64_t width, std:
   a.scale = quantized() ? 1.0 / 127.0 : 0.0;
   std::int64_t ch = std::min(height, calibrationResolution_);
   std::int64_t cw = std::min(width, calibrationResolution_);
-  a.sample.shape = {kCalibrationBatch, ch, cw, channels};
+  a.sample.shape = {calibrationBatch(ch, cw), ch, cw, channels};
   Rng rng(0xCA11B4A7E0000000ull);
   a.sample.data.resize(static_cast<std::size_t>(tosa::elementCount(a.sample.shape)));
   for (float& v : a.sample.data) v = rng.symmetric();

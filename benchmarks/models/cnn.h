@@ -6,8 +6,8 @@
 // Weights are drawn from the net's RNG in the same order for both precisions, so
 // mobilenet_v2_int8 is the quantised mobilenet_v2. Random weights without batch norm let
 // activations drift by orders of magnitude over 50 layers, so Cnn carries a float
-// calibration image (U(-1, 1), at the model's resolution) through the network while it is
-// built: each conv's He-uniform weights are followed by a batch norm whose statistics come
+// calibration batch (U(-1, 1) images at the model's resolution; one image at 224x224, up to
+// 8 for reduced-size variants) through the network while it is built: each conv's He-uniform weights are followed by a batch norm whose statistics come
 // from that batch, folded into weights and bias (pre-activations ~ N(beta, 1) per channel),
 // exactly how a trained network's BN is folded before export. The int8 scales come from the
 // same batch (post-training calibration: max |activation| with a 25% margin): symmetric

@@ -114,24 +114,10 @@ SamePadding samePadding(std::int64_t ih, std::int64_t iw, std::int64_t kh, std::
 }
 
 //===------------------------------------------------------------------===//
-// npy encoding.
+// JSON helpers.
 //===------------------------------------------------------------------===//
 
 namespace {
-
-std::string npyDescr(DType type) {
-  switch (type) {
-    case DType::Fp32: return "<f4";
-    case DType::Fp16: return "<f2";
-    case DType::Int8: return "|i1";
-    case DType::Int16: return "<i2";
-    case DType::Int32: return "<i4";
-    case DType::Int48:
-    case DType::Shape: return "<i8";
-    case DType::Bool: return "|b1";
-    default: return "";
-  }
-}
 
 std::string dtypeName(DType type) { return std::string(tosa::toString(type)); }
 
@@ -167,32 +153,6 @@ std::vector<std::uint8_t> scalarBytes(DType type, double value) {
 }
 
 }  // namespace
-
-std::vector<std::uint8_t> encodeNpy(const HostTensor& tensor) {
-  std::string shape;
-  if (tensor.shape.size() == 1) {
-    shape = fmt::format("({},)", tensor.shape[0]);
-  } else {
-    shape = fmt::format("({})", fmt::join(tensor.shape, ", "));
-  }
-  std::string header =
-      fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}", npyDescr(tensor.dtype), shape);
-  // magic(6) + version(2) + length(2) + header + '\n', padded with spaces to a multiple of 64.
-  std::size_t total = 10 + header.size() + 1;
-  std::size_t padded = (total + 63) / 64 * 64;
-  header.append(padded - total, ' ');
-  header.push_back('\n');
-  // One allocation, filled with memcpy (GCC 12 misreports vector::insert chains here).
-  std::vector<std::uint8_t> out(10 + header.size() + tensor.bytes.size());
-  std::memcpy(out.data(), "\x93NUMPY", 6);
-  out[6] = 1;
-  out[7] = 0;
-  out[8] = static_cast<std::uint8_t>(header.size() & 0xFF);
-  out[9] = static_cast<std::uint8_t>(header.size() >> 8);
-  std::memcpy(out.data() + 10, header.data(), header.size());
-  if (!tensor.bytes.empty()) std::memcpy(out.data() + 10 + header.size(), tensor.bytes.data(), tensor.bytes.size());
-  return out;
-}
 
 //===------------------------------------------------------------------===//
 // Net.

@@ -152,7 +152,4 @@ class Net {
   Status status_;
 };
 
-/// Writes a .npy (format 1.0) of a host tensor: '<f4', '<f2', '|i1', '<i2', '<i4', '<i8', '|b1'.
-std::vector<std::uint8_t> encodeNpy(const tosa::HostTensor& tensor);
-
 }  // namespace openvgf::benchmarks

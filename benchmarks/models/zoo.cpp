@@ -2,9 +2,12 @@
 // The zoo's model table.
 #include "benchmarks/models/zoo.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "common/file_io.h"
+#include "tosa/npy.h"
 #include "tosa/writer.h"
 
 namespace openvgf::benchmarks {
@@ -106,7 +109,10 @@ tosa::HostTensor deterministicInput(const tosa::Shape& shape, tosa::DType dtype,
       for (std::uint16_t& v : t.as<std::uint16_t>()) v = floatToHalf(rng.symmetric());
       break;
     case tosa::DType::Int8:
-      for (std::int64_t i = 0; i < n; ++i) t.as<std::int8_t>()[i] = static_cast<std::int8_t>(rng.next() % 255) - 127;
+      // The float input quantised with scale 1/127: the int8 twin of a model sees its input.
+      for (std::int64_t i = 0; i < n; ++i) {
+        t.as<std::int8_t>()[i] = static_cast<std::int8_t>(std::lround(rng.symmetric() * 127.0f));
+      }
       break;
     default:
       break;
@@ -130,7 +136,8 @@ Result<WrittenModel> writeModel(const ModelInfo& model, const ZooOptions& option
   if (!ec) std::filesystem::create_directories(result.folder / "inputs", ec);
   if (ec) return environmentError("{}: cannot create folder: {}", result.folder.string(), ec.message());
 
-  tosa::Graph graph = net.graph();
+  result.graph = net.graph();
+  const tosa::Graph& graph = result.graph;
   OPENVGF_TRY(withContext(tosa::writeGraph(graph, result.tosaPath), result.tosaPath.string()));
 
   nlohmann::json description = net.description();
@@ -145,7 +152,7 @@ Result<WrittenModel> writeModel(const ModelInfo& model, const ZooOptions& option
   if (write.weights) {
     for (const auto& [name, tensor] : net.weights()) {
       std::filesystem::path path = result.folder / "weights" / (name + ".npy");
-      OPENVGF_TRY(writeFileAtomic(path, encodeNpy(tensor)));
+      OPENVGF_TRY(tosa::npy::writeTensor(path, tensor));
     }
   }
   nlohmann::json inputFiles = nlohmann::json::array();
@@ -155,8 +162,11 @@ Result<WrittenModel> writeModel(const ModelInfo& model, const ZooOptions& option
     std::string file = fmt::format("inputs/{}.npy", t->name);
     inputFiles.push_back(file);
     if (write.inputs) {
-      tosa::HostTensor value = deterministicInput(t->shape, t->dtype, fnv1a(result.stem) + i);
-      OPENVGF_TRY(writeFileAtomic(result.folder / file, encodeNpy(value)));
+      // Seeded by the stem without "_int8", so a model and its int8 twin get the same input.
+      std::string seedName = result.stem;
+      if (std::size_t at = seedName.find("_int8"); at != std::string::npos) seedName.erase(at, 5);
+      tosa::HostTensor value = deterministicInput(t->shape, t->dtype, fnv1a(seedName) + i);
+      OPENVGF_TRY(tosa::npy::writeTensor(result.folder / file, value));
     }
   }
   description["input_files"] = std::move(inputFiles);

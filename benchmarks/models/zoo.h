@@ -60,6 +60,7 @@ struct WrittenModel {
   std::filesystem::path folder;
   std::int64_t parameters = 0;
   std::int64_t macs = 0;
+  tosa::Graph graph;  // what was written
 };
 
 /// Builds `model` and writes <outDir>/<stem>.tosa plus the folder <outDir>/<stem>/ with
@@ -67,8 +68,9 @@ struct WrittenModel {
 Result<WrittenModel> writeModel(const ModelInfo& model, const ZooOptions& options,
                                 const std::filesystem::path& outDir, const WriteOptions& write);
 
-/// The deterministic input the zoo writes for a graph input: U(-1, 1) for float types,
-/// uniform over [-127, 127] for int8. `seed` is derived from the model stem and input index.
+/// The deterministic input the zoo writes for a graph input: U(-1, 1) for float types, the
+/// same values times 127, rounded, for int8. `seed` is derived from the model stem (without
+/// "_int8") and the input index.
 tosa::HostTensor deterministicInput(const tosa::Shape& shape, tosa::DType dtype, std::uint64_t seed);
 
 }  // namespace openvgf::benchmarks
