@@ -67,6 +67,7 @@ Result<Device> Device::create(const Instance& instance, std::size_t index, const
   f13.subgroupSizeControl = f.has(Feature::SubgroupSizeControl);
   f13.synchronization2 = f.has(Feature::Synchronization2);
   f13.shaderIntegerDotProduct = f.has(Feature::ShaderIntegerDotProduct);
+  f13.maintenance4 = f.has(Feature::Maintenance4);
 
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queueInfo = vkStruct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);

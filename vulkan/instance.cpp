@@ -268,6 +268,7 @@ DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
     set(Feature::SubgroupSizeControl, f13.subgroupSizeControl);
     set(Feature::Synchronization2, f13.synchronization2);
     set(Feature::ShaderIntegerDotProduct, f13.shaderIntegerDotProduct);
+    set(Feature::Maintenance4, f13.maintenance4);
   }
   return s;
 }

@@ -15,6 +15,8 @@ namespace {
 constexpr std::uint32_t kSpirvMagic = 0x07230203u;
 constexpr std::uint32_t kOpCapability = 17;
 constexpr std::uint32_t kOpFunction = 54;
+constexpr std::uint32_t kOpExecutionModeId = 331;
+constexpr std::uint32_t kLocalSizeId = 38, kLocalSizeHintId = 39;
 
 // VkSubgroupFeatureFlagBits values.
 constexpr std::uint32_t kSubgroupBasic = 0x1, kSubgroupVote = 0x2, kSubgroupArithmetic = 0x4,
@@ -103,6 +105,10 @@ Result<CapabilityScan> scanCapabilities(std::span<const std::uint32_t> spirv) {
                           spirv.size() - pos, count);
     }
     if (opcode == kOpFunction) break;
+    if (opcode == kOpExecutionModeId && count >= 3 &&
+        (spirv[pos + 2] == kLocalSizeId || spirv[pos + 2] == kLocalSizeHintId)) {
+      scan.features |= bit(Feature::Maintenance4);  // Vulkan spec VUID-RuntimeSpirv-LocalSizeId-06434
+    }
     if (opcode == kOpCapability) {
       if (count != 2) return invalidInput("SPIR-V module: word {}: expected OpCapability of 2 words, got {}", pos, count);
       std::uint32_t capability = spirv[pos + 1];
@@ -139,11 +145,13 @@ std::string_view featureName(Feature f) {
     case Feature::VulkanMemoryModel: return "vulkanMemoryModel";
     case Feature::ShaderIntegerDotProduct: return "shaderIntegerDotProduct";
     case Feature::ShaderBufferInt64Atomics: return "shaderBufferInt64Atomics";
+    case Feature::Maintenance4: return "maintenance4";
   }
   return "unknown";
 }
 
 std::string_view capabilityForFeature(Feature f) {
+  if (f == Feature::Maintenance4) return "ExecutionMode LocalSizeId";
   for (const CapabilityRule& rule : kRules) {
     if (rule.features == bit(f)) return rule.name;
   }

@@ -34,8 +34,9 @@ enum class Feature : std::uint32_t {
   VulkanMemoryModel = 1u << 12,                 // Vulkan12 vulkanMemoryModel
   ShaderIntegerDotProduct = 1u << 13,           // Vulkan13 shaderIntegerDotProduct
   ShaderBufferInt64Atomics = 1u << 14,          // Vulkan12 shaderBufferInt64Atomics
+  Maintenance4 = 1u << 15,                      // Vulkan13 maintenance4 (ExecutionMode LocalSizeId)
 };
-inline constexpr std::uint32_t kFeatureCount = 15;
+inline constexpr std::uint32_t kFeatureCount = 16;
 
 /// A set of Features (bit mask).
 struct FeatureSet {
@@ -107,7 +108,8 @@ std::string apiVersionString(std::uint32_t version);
 /// Eligible = Vulkan 1.3 with a compute queue. Returns the index into `devices`.
 Result<std::size_t> chooseDevice(std::span<const DeviceSnapshot> devices, std::string_view selector);
 
-/// The optional features a SPIR-V module needs, from its OpCapability instructions.
+/// The optional features a SPIR-V module needs, from its OpCapability instructions (and
+/// maintenance4 for OpExecutionModeId LocalSizeId, which glslang emits for SPIR-V 1.6).
 /// InvalidInput for a malformed module; Unsupported naming the capability for one openvgf
 /// cannot enable on any device (e.g. Kernel, Addresses, ...).
 Result<FeatureSet> requiredFeatures(std::span<const std::uint32_t> spirv);

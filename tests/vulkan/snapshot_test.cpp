@@ -99,6 +99,14 @@ TEST(RequiredFeatures, MapsCapabilitiesToFeatures) {
   EXPECT_EQ(*requiredSubgroupOperations(moduleWith({1, 61, 63})), 0x5u);
 }
 
+TEST(RequiredFeatures, LocalSizeIdNeedsMaintenance4) {
+  std::vector<std::uint32_t> words = {0x07230203u, 0x00010600u, 0, 10, 0, (2u << 16) | 17u, 1,
+                                      (6u << 16) | 331u, 4, 38, 5, 6, 7};
+  FeatureSet f = *requiredFeatures(words);
+  EXPECT_TRUE(f.has(Feature::Maintenance4));
+  EXPECT_EQ(capabilityForFeature(Feature::Maintenance4), "ExecutionMode LocalSizeId");
+}
+
 TEST(RequiredFeatures, RefusesCapabilitiesNoComputeDeviceEnables) {
   Result<FeatureSet> kernel = requiredFeatures(moduleWith({1, 6}));
   ASSERT_FALSE(kernel);
