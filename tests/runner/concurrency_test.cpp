@@ -16,7 +16,7 @@ namespace openvgf::runner {
 namespace {
 
 TEST(Concurrency, TwoThreadsRunSessionsOfOneModel) {
-  openvgf::testing::FileBuilder builder;
+  vgf::Builder builder;
   openvgf::testing::buildChain(builder, k_chain_add, k_chain_scale2, k_chain_minus1);
   Result<Model> model = Model::create(builder.file(), "chain.vgf");
   ASSERT_TRUE(model) << model.error().message();

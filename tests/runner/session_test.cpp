@@ -33,7 +33,6 @@
 namespace openvgf::runner {
 namespace {
 
-using openvgf::testing::FileBuilder;
 using ::testing::HasSubstr;
 using tosa::DType;
 using tosa::HostTensor;
@@ -47,17 +46,28 @@ ContextOptions testOptions() {
 }
 
 struct Loaded {
-  FileBuilder builder;
+  std::vector<std::uint8_t> bytes;  // the encoded .vgf
+  vgf::File file;                   // decoded from bytes
   std::optional<Model> model;
   std::unique_ptr<Context> context;
 };
 
-// Builds a model with `build`, validates it and creates a Context for it.
+// Builds a model with `build`, encodes and decodes it (as a file would be), validates it and
+// creates a Context for it.
 template <typename Build>
 std::unique_ptr<Loaded> load(Build build, ContextOptions options = testOptions()) {
   auto loaded = std::make_unique<Loaded>();
-  build(loaded->builder);
-  Result<Model> model = Model::create(loaded->builder.file(), "test.vgf");
+  vgf::Builder builder;
+  build(builder);
+  Result<std::vector<std::uint8_t>> bytes = builder.finish();
+  EXPECT_TRUE(bytes) << bytes.error().message();
+  if (!bytes) return nullptr;
+  loaded->bytes = std::move(*bytes);
+  Result<vgf::File> file = vgf::decode(loaded->bytes);
+  EXPECT_TRUE(file) << file.error().message();
+  if (!file) return nullptr;
+  loaded->file = std::move(*file);
+  Result<Model> model = Model::create(loaded->file, "test.vgf");
   EXPECT_TRUE(model) << model.error().message();
   if (!model) return nullptr;
   loaded->model.emplace(std::move(*model));
@@ -95,7 +105,7 @@ template <typename T, typename Op>
 void checkBinary(vgf::VkFormatValue format, DType dtype, std::span<const std::uint32_t> spirv,
                  std::vector<T> a, std::vector<T> b, Op op) {
   SCOPED_TRACE(std::string(tosa::toString(dtype)));
-  auto loaded = load([&](FileBuilder& fb) { openvgf::testing::buildBinary(fb, format, spirv); });
+  auto loaded = load([&](vgf::Builder& fb) { openvgf::testing::buildBinary(fb, format, spirv); });
   ASSERT_TRUE(loaded);
   EXPECT_EQ(loaded->model->inputs()[0].dtype, dtype);
   Result<Session> session = Session::create(*loaded->context, *loaded->model);
@@ -171,7 +181,7 @@ void expectChainResult(const std::vector<float>& x, const HostTensor& y) {
   }
 }
 
-void buildChainModel(FileBuilder& b) { openvgf::testing::buildChain(b, k_chain_add, k_chain_scale2, k_chain_minus1); }
+void buildChainModel(vgf::Builder& b) { openvgf::testing::buildChain(b, k_chain_add, k_chain_scale2, k_chain_minus1); }
 
 TEST(Session, ChainThroughAliasedIntermediatesWithConstantInBothIoModes) {
   auto loaded = load(buildChainModel);
@@ -199,7 +209,7 @@ TEST(Session, ChainThroughAliasedIntermediatesWithConstantInBothIoModes) {
 }
 
 TEST(Session, SeveralInputsAndOutputsWithAnOutputThatIsAlsoAnIntermediate) {
-  auto loaded = load([](FileBuilder& b) { openvgf::testing::buildMultiIo(b, k_binary_f32, k_affine_s3b1); });
+  auto loaded = load([](vgf::Builder& b) { openvgf::testing::buildMultiIo(b, k_binary_f32, k_affine_s3b1); });
   ASSERT_TRUE(loaded);
   EXPECT_EQ(loaded->model->outputs()[0].name, "sum");
   EXPECT_EQ(loaded->model->outputs()[1].name, "scaled");
@@ -224,7 +234,7 @@ TEST(Session, SeveralInputsAndOutputsWithAnOutputThatIsAlsoAnIntermediate) {
 }
 
 TEST(Session, BindInputsReportsUnknownDuplicateAndCount) {
-  auto loaded = load([](FileBuilder& b) { openvgf::testing::buildMultiIo(b, k_binary_f32, k_affine_s3b1); });
+  auto loaded = load([](vgf::Builder& b) { openvgf::testing::buildMultiIo(b, k_binary_f32, k_affine_s3b1); });
   ASSERT_TRUE(loaded);
   HostTensor t(DType::Fp32, {37});
   NamedInput unknown[] = {{"c", &t}, {"", &t}};
