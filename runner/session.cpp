@@ -133,7 +133,8 @@ Result<Session> Session::create(const Context& context, const Model& model, cons
   if (deviceLayout.size > 0) {
     OPENVGF_ASSIGN_OR_RETURN(session.deviceArena_,
                              vulkan::Arena::create(device, deviceLayout.size,
-                                                   unified ? vulkan::MemoryUse::Unified : vulkan::MemoryUse::DeviceLocal,
+                                                   session.direct_ ? vulkan::MemoryUse::Unified
+                                                                   : vulkan::MemoryUse::DeviceLocal,
                                                    "constants and intermediates"));
   }
   if (stagingLayout.size > 0) {
