@@ -14,6 +14,8 @@ import sys
 
 
 def slugify(name):
+    """"NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3"; "llvmpipe (LLVM 15.0.6, 256 bits)" -> "llvmpipe"."""
+    name = re.sub(r"\(.*?\)", "", name)
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "unknown-device"
 
 
@@ -21,6 +23,8 @@ def fmt(value, digits=3):
     if value is None:
         return "-"
     if isinstance(value, float):
+        if value != 0 and abs(value) < 10 ** -digits:
+            return "%.2g" % value  # small rates (CPU TFLOP/s) keep two significant digits
         return ("%." + str(digits) + "f") % value
     return str(value)
 
@@ -154,14 +158,17 @@ def main():
     parser.add_argument("--slug", default="")
     parser.add_argument("--command", default="benchmarks/run.sh")
     parser.add_argument("--torch", default="")
+    parser.add_argument("--device-name", default="", help="used when no bench result names the device")
+    parser.add_argument("--openvgf-version", default="")
     parser.add_argument("--write-json-only", action="store_true")
     args = parser.parse_args()
 
     with open(args.records) as f:
         records = [json.loads(line) for line in f if line.strip()]
-    device = next((r["bench"].get("device") for r in records if r.get("bench") and r["bench"].get("device")), None)
+    device = next((r["bench"].get("device") for r in records if r.get("bench") and r["bench"].get("device")),
+                  args.device_name or None)
     version = next((r["bench"].get("openvgf_version") for r in records
-                    if r.get("bench") and r["bench"].get("openvgf_version")), None)
+                    if r.get("bench") and r["bench"].get("openvgf_version")), args.openvgf_version or None)
     slug = args.slug or slugify(device or "unknown-device")
     report = {"device": device, "slug": slug, "openvgf_version": version,
               "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),

@@ -31,6 +31,7 @@ CHECK_MAX_GMAC=20
 TORCH_PY=""
 NO_TORCH=0
 QUICK=0
+ORIGINAL_ARGS="$*"
 
 usage() {
   sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -144,6 +145,7 @@ while read -r stem _; do STEMS+=("$stem"); done < <(grep -- '->' "$WORK/logs/zoo
 # 2..4. Per model: convert (cold, cached), bench, run + check.
 RECORDS="$WORK/records.jsonl"
 : > "$RECORDS"
+rm -f "$WORK/torch.json"
 for stem in "${STEMS[@]}"; do
   tosa="$WORK/zoo/$stem.tosa"
   vgf="$WORK/vgf/$stem.vgf"
@@ -183,7 +185,7 @@ for i, f in zip(d["inputs"], d["input_files"]): print(i["name"], f)' "$WORK/zoo/
       "${check_args[@]}" >>"$log" 2>&1 || check_rc=$?
     [ ${#check_args[@]} -eq 0 ] && [ "$check_rc" = 0 ] && check_rc='"skipped"'
   fi
-  echo "   convert ${cold}s cold, ${cached}s cached; bench rc ${bench_rc}; run/check rc ${check_rc}"
+  echo "   convert ${cold} s cold, ${cached/null/-} s cached; bench rc ${bench_rc/null/-}; run/check rc ${check_rc/null/-}"
   "$REPORT_PY" - "$stem" "$cold" "$cached" "$convert_rc" "$bench_rc" "$check_rc" "$WORK" >>"$RECORDS" <<'PY'
 import json, os, sys
 stem, cold, cached, convert_rc, bench_rc, check_rc, work = sys.argv[1:]
@@ -204,9 +206,22 @@ PY
 done
 
 # 5. The report (and the PyTorch comparison, which reads the report for its ratio column).
+# The device name comes from the bench results, else from `openvgf devices --json`.
+DEVICE_NAME="$("$OPENVGF" devices --json 2>/dev/null | "$REPORT_PY" -c '
+import json, sys
+want = sys.argv[1]
+try:
+    devices = json.load(sys.stdin)["devices"]
+except (ValueError, KeyError):
+    sys.exit(0)
+for d in devices:
+    if (want == "" and d.get("default")) or (want.isdigit() and str(d.get("index")) == want) or \
+       (want and not want.isdigit() and want.lower() in d.get("name", "").lower()):
+        print(d.get("name", "")); break
+' "$DEVICE" || true)"
 mkdir -p "$RESULTS"
 "$REPORT_PY" "$ROOT/benchmarks/report.py" --records "$RECORDS" --results "$RESULTS" --slug "$SLUG" \
-  --command "benchmarks/run.sh $*" --write-json-only
+  --device-name "$DEVICE_NAME" --openvgf-version "$("$OPENVGF" --version 2>/dev/null || true)" --command "benchmarks/run.sh $ORIGINAL_ARGS" --write-json-only
 SLUG_FILE="$RESULTS/.last-slug"
 SLUG="$(cat "$SLUG_FILE")"
 if [ -n "$TORCH_PY" ]; then
@@ -219,6 +234,6 @@ if [ -n "$TORCH_PY" ]; then
     echo "run.sh: torch_compare.py reported failures (see above)"
 fi
 "$REPORT_PY" "$ROOT/benchmarks/report.py" --records "$RECORDS" --results "$RESULTS" --slug "$SLUG" \
-  --command "benchmarks/run.sh $*" --torch "$WORK/torch.json"
+  --device-name "$DEVICE_NAME" --openvgf-version "$("$OPENVGF" --version 2>/dev/null || true)" --command "benchmarks/run.sh $ORIGINAL_ARGS" --torch "$WORK/torch.json"
 rm -f "$SLUG_FILE"
 echo "== wrote $RESULTS/$SLUG.json and $RESULTS/$SLUG.md"
