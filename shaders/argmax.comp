@@ -27,7 +27,8 @@
 #define NAN_IGNORE 0
 #endif
 
-layout(local_size_x = RX, local_size_y = RY, local_size_z = 1) in;
+// One-dimensional workgroup (lx fastest): subgroups then hold consecutive ly when RX == 1.
+layout(local_size_x = RX * RY, local_size_y = 1, local_size_z = 1) in;
 layout(set = 0, binding = 0) readonly buffer In { IN_STYPE in0[]; };
 layout(set = 0, binding = 1) writeonly buffer Out { int out0[]; };
 
@@ -56,8 +57,8 @@ bool better(A_CT v, int i, A_CT b, int bi) {
 }
 
 void main() {
-  uint lx = gl_LocalInvocationID.x;
-  uint ly = gl_LocalInvocationID.y;
+  uint lx = gl_LocalInvocationIndex % uint(RX);
+  uint ly = gl_LocalInvocationIndex / uint(RX);
   uint inner = gl_WorkGroupID.x * uint(RX) + lx;
   uint outer = gl_WorkGroupID.y;
   bool inRange = inner < uint(INNER);

@@ -40,15 +40,16 @@
 #define ACC_RND(x) (x)
 #endif
 
-layout(local_size_x = RX, local_size_y = RY, local_size_z = 1) in;
+// One-dimensional workgroup (lx fastest): subgroups then hold consecutive ly when RX == 1.
+layout(local_size_x = RX * RY, local_size_y = 1, local_size_z = 1) in;
 layout(set = 0, binding = 0) readonly buffer In { IN_STYPE in0[]; };
 layout(set = 0, binding = 1) writeonly buffer Out { OUT_STYPE out0[]; };
 
 shared A_CT partial[RY][RX];
 
 void main() {
-  uint lx = gl_LocalInvocationID.x;
-  uint ly = gl_LocalInvocationID.y;
+  uint lx = gl_LocalInvocationIndex % uint(RX);
+  uint ly = gl_LocalInvocationIndex / uint(RX);
   uint inner = gl_WorkGroupID.x * uint(RX) + lx;
   uint outer = gl_WorkGroupID.y;
   bool inRange = inner < uint(INNER);
@@ -64,7 +65,7 @@ void main() {
   // Invocations of one subgroup hold consecutive ly; reduce them first, then one value
   // per subgroup goes through shared memory.
   acc = SG_OP(acc);
-  uint sgCount = (uint(RY) + gl_SubgroupSize - 1u) / gl_SubgroupSize;
+  uint sgCount = gl_NumSubgroups;
   if (subgroupElect()) partial[gl_SubgroupID][0] = acc;
   barrier();
   if (ly == 0u) {

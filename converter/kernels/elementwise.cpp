@@ -140,7 +140,9 @@ Status lower(LoweringContext& ctx, const Node& node) {
     if (contiguous) {
       defines.set(fmt::format("IN{}_CONTIG", i), 1);
     } else {
-      for (std::size_t d = 0; d < dims.size(); ++d) defines.set(fmt::format("IN{}_S{}", i, d), merged[i][d]);
+      for (std::size_t d = 0; d < kMaxRank; ++d) {
+        defines.set(fmt::format("IN{}_S{}", i, d), d < dims.size() ? merged[i][d] : 0);
+      }
     }
     kernel.bindings.push_back(ctx.tensorId(inputNames[i]));
     kernel.writes.push_back(false);
