@@ -43,6 +43,36 @@ const Block* Graph::findGraph(std::string_view name) const {
   return nullptr;
 }
 
+const Block* Graph::parentBlock(const Block& block) const {
+  for (const Region& r : regions) {
+    for (const Block& candidate : r.blocks) {
+      for (const Operator& op : candidate.operators) {
+        const Block* a = nullptr;
+        const Block* b = nullptr;
+        if (const auto* c = std::get_if<CondIfAttrs>(&op.attrs)) {
+          a = findGraph(c->thenGraph);
+          b = findGraph(c->elseGraph);
+        } else if (const auto* w = std::get_if<WhileLoopAttrs>(&op.attrs)) {
+          a = findGraph(w->condGraph);
+          b = findGraph(w->bodyGraph);
+        }
+        if ((a == &block || b == &block) && &candidate != &block) return &candidate;
+      }
+    }
+  }
+  return nullptr;
+}
+
+const Tensor* Graph::findTensor(const Block& block, std::string_view tensorName) const {
+  const Block* current = &block;
+  // Bounded walk: a malformed graph may make blocks each other's parents.
+  for (std::size_t depth = 0; current != nullptr && depth <= 256; ++depth) {
+    if (const Tensor* t = current->findTensor(tensorName)) return t;
+    current = parentBlock(*current);
+  }
+  return nullptr;
+}
+
 HostTensor constantValue(const Tensor& tensor) {
   HostTensor value(tensor.dtype, tensor.shape);
   if (tensor.data) {

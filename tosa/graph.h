@@ -216,6 +216,14 @@ struct Graph {
   /// the region that holds `from` (old style).
   const Block* findGraph(std::string_view name) const;
 
+  /// The block holding the COND_IF / WHILE_LOOP operator that names `block` as one of its
+  /// graphs; nullptr for the main block and for blocks nothing refers to.
+  const Block* parentBlock(const Block& block) const;
+
+  /// Resolves a tensor name as seen from `block`: the block's own tensors first, then those
+  /// of its parent block, outward (nested blocks may use the parent's tensors by name).
+  const Tensor* findTensor(const Block& block, std::string_view tensorName) const;
+
   bool operator==(const Graph&) const = default;
 };
 

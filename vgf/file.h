@@ -13,6 +13,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace openvgf::vgf {
@@ -45,10 +46,17 @@ enum class VkFormatValue : std::uint32_t {
 std::string formatName(std::uint32_t vkFormat);
 /// Bytes per element of a known tensor format, 0 if unknown.
 std::uint32_t formatElementBytes(std::uint32_t vkFormat);
+/// "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER" etc.; "none" for kNoDescriptorType;
+/// "VK_DESCRIPTOR_TYPE_<number>" for values openvgf does not know.
+std::string descriptorTypeName(std::uint32_t descriptorType);
 
 enum class ModuleType : std::uint8_t { Compute = 0, Graph = 1 };
 enum class CodeKind : std::uint8_t { None = 0, Spirv = 1, Glsl = 2, Hlsl = 3 };
 enum class ResourceCategory : std::uint8_t { Input = 0, Output = 1, Intermediate = 2, Constant = 3 };
+/// Schema spellings: "COMPUTE", "GRAPH"; "SPIR-V", "GLSL", "HLSL", "None"; "INPUT", ...
+std::string_view toString(ModuleType type);
+std::string_view toString(CodeKind kind);
+std::string_view toString(ResourceCategory category);
 
 struct Version {
   std::uint8_t major = 0;
