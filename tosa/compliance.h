@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+// TOSA 1.0 compliance checks (specs/tosa.md §3.3, §3.4): compares an implementation's result
+// with the reference interpreter's under the rule of the operator that produced it.
+//
+// Rules (CheckMode):
+// - Exact: integers, booleans, RESCALE SINGLE/DOUBLE_ROUND and the exact fp ops (ABS,
+//   NEGATE, MAX/MIN, CLAMP, data layout, ...). Bit-exact, except that for fp types NaN matches
+//   any NaN, a subnormal expected value may come back as a zero of the same sign, and zero
+//   signs are free.
+// - Ulp: |test - ref| within `ulp` units in the last place of the fp64 reference (check_fp).
+// - CastFp: fp->fp CAST: |ref| - 1 ulp <= |test| <= |ref| + 0.5 ulp, same sign.
+// - AbsError: |test - ref| <= absBound[i] (EXP, LOG, SIN, COS, SIGMOID, TANH, POW,
+//   REDUCE_PRODUCT, fp RESIZE); the bounds are computed by the reference from its inputs.
+// - DotProduct: the per-element and statistical error test of §3.4 over the fp64 reference
+//   and the "bounds" run on absolute values (CONV*, DEPTHWISE, TRANSPOSE_CONV, MATMUL,
+//   AVG_POOL2D, REDUCE_SUM, FFT2D, RFFT2D).
+// - IntRange: INEXACT_ROUND RESCALE: each result within [minInt[i], maxInt[i]].
+//
+// Multi-operator graphs (`openvgf run --check`): the reference runs the whole graph in
+// precise mode (fp64 end to end), each graph output is judged with the rule of the operator
+// that produced it, and tolerances are scaled by `chainFactor` = 1 + the number of inexact
+// floating-point operators on the longest path that feeds the producer. This is a heuristic,
+// not a proven bound: TOSA itself only specifies per-operator accuracy. Where the producer is
+// an exact operator (RESHAPE, MAX_POOL2D, ...) fed by inexact fp operators, the output is
+// judged with AbsError using the largest absolute tolerance of the inexact operators that
+// feed it (again times chainFactor), i.e. one uniform tolerance over the tensor.
+// Floating-point outputs of COND_IF / WHILE_LOOP are judged with a 16-ulp rule: the
+// operators inside the bodies are not tracked (a known limitation).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "tosa/host_tensor.h"
+#include "tosa/types.h"
+
+namespace openvgf::tosa::compliance {
+
+enum class CheckMode { Exact, Ulp, CastFp, AbsError, DotProduct, IntRange };
+std::string_view toString(CheckMode mode);
+
+/// How to judge one output tensor. Produced by the reference interpreter (precise mode) for
+/// each graph output, or filled by hand for single-rule checks.
+struct Rule {
+  CheckMode mode = CheckMode::Exact;
+  Op op = Op::Unknown;           // producing operator (for messages)
+  DType outType = DType::Unknown;
+  double ulp = 0.0;              // Ulp: allowed error in ulps
+  std::vector<double> absBound;  // AbsError: per-element absolute bound (size 1 = uniform)
+  // DotProduct (§3.4).
+  std::int64_t kernelSize = 0;   // KS
+  DType accType = DType::Unknown;
+  bool biasNonZero = false;      // max |bias| > 0
+  // IntRange: allowed integer interval per element.
+  std::vector<std::int64_t> minInt;
+  std::vector<std::int64_t> maxInt;
+  int unsignedBits = 0;          // IntRange: >0 = results are unsigned values of this many bits
+  /// Multiplies the tolerance (Ulp, CastFp upper bound, AbsError, DotProduct ABS_BOUND and
+  /// variance bound); 1 for a single operator.
+  double chainFactor = 1.0;
+};
+
+struct Verdict {
+  bool pass = true;
+  CheckMode mode = CheckMode::Exact;
+  std::int64_t elements = 0;
+  std::int64_t failures = 0;          // elements that broke the per-element rule
+  std::int64_t firstFailIndex = -1;   // flat index of the first failing element
+  double maxAbsError = 0.0;           // max |test - ref| over finite pairs
+  double maxUlpError = 0.0;           // max |test - ref| / ulp(ref) (fp outputs)
+  // DotProduct statistics.
+  double maxDotError = 0.0;           // max |err| (limit: absBoundLimit)
+  double absBoundLimit = 0.0;
+  double sumSquaredError = 0.0;       // limit: varianceLimit
+  double varianceLimit = 0.0;
+  double sumError = 0.0;
+  std::string message;                // one line, names the first failure
+};
+
+/// One unit in the last place of `ref` in `type` (§3.3 ulp(); 0 for zero/inf/NaN).
+double ulpOf(double ref, DType type);
+/// calcAbsErrorBound of §3.3.
+double calcAbsErrorBound(double magnitude, double boundsValue, double lowerBound, double normalDivisor,
+                         DType type);
+
+/// Element access of an implementation's tensor: integer tensors as int64, float tensors
+/// (FP32/FP16/BF16/FP8, bit patterns decoded) as double. Fails for an unknown dtype.
+Result<std::vector<double>> toDoubles(const HostTensor& tensor);
+
+/// Judges `actual` against the reference: `expected` is the reference rounded to the output
+/// type (used by Exact), `precise` the fp64 reference (Ulp, CastFp, AbsError, DotProduct;
+/// falls back to `expected` when empty), `bounds` the bounds run (DotProduct).
+/// Errors only for unusable arguments (dtype/shape mismatch, missing data).
+Result<Verdict> check(const Rule& rule, const HostTensor& actual, const HostTensor& expected,
+                      std::span<const double> precise = {}, std::span<const double> bounds = {});
+
+// The element rules, usable on their own.
+Verdict checkExact(const HostTensor& actual, const HostTensor& expected);
+Verdict checkUlp(std::span<const double> test, std::span<const double> ref, double ulps, DType type);
+Verdict checkCastFp(std::span<const double> test, std::span<const double> ref, DType type, double factor = 1.0);
+Verdict checkAbsError(std::span<const double> test, std::span<const double> ref,
+                      std::span<const double> bound, DType type);
+Verdict checkDotProduct(std::span<const double> test, std::span<const double> ref,
+                        std::span<const double> bounds, std::int64_t kernelSize, DType accType, DType outType,
+                        bool biasNonZero, double factor = 1.0);
+Verdict checkIntRange(std::span<const double> test, std::span<const std::int64_t> minInt,
+                      std::span<const std::int64_t> maxInt, int unsignedBits = 0);
+
+/// REDUCE_PRODUCT bound: max(|ref|, normal_min) * ((1 + 2^(-frac-1))^n - 1).
+double reduceProductBound(double ref, std::int64_t n, DType type);
+
+/// One-line summary, e.g. "pass (ULP, max 0.5 ulp)".
+std::string summary(const Verdict& verdict);
+
+}  // namespace openvgf::tosa::compliance
