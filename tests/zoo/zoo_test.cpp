@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tests of the benchmark model zoo (benchmarks/models): every model is written and read back
-// equal; small CNN variants run through the reference interpreter, the int8 network tracks
+// Tests of the benchmark model zoo (benchmarks/models): every model is written, passes the
+// TOSA verifier and reads back equal; small CNN variants run through the reference interpreter, the int8 network tracks
 // the fp32 one, and PyTorch rebuilt from model.json + weights/*.npy (torch_compare.py)
 // agrees with the reference interpreter's outputs.
 #include <gtest/gtest.h>
@@ -20,6 +20,7 @@
 #include "tosa/npy.h"
 #include "tosa/reader.h"
 #include "tosa/reference/reference.h"
+#include "tosa/verifier.h"
 
 namespace openvgf::benchmarks {
 namespace {
@@ -150,6 +151,8 @@ TEST(Zoo, EveryModelWritesAndReadsBackEqual) {
     auto read = tosa::readGraph(written->tosaPath);
     ASSERT_TRUE(read) << read.error().message();
     expectGraphsEqual(written->graph, *read);
+    std::vector<Error> problems = tosa::verifyAll(*read);
+    for (const Error& e : problems) ADD_FAILURE() << "verifier: " << e.message();
 
     std::ifstream jsonFile(written->folder / "model.json");
     nlohmann::json desc = nlohmann::json::parse(jsonFile);
