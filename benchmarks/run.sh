@@ -41,6 +41,7 @@ Options:
   --build DIR          build folder with cli/openvgf and benchmarks/models/openvgf-zoo ($BUILD)
   --openvgf PATH       openvgf binary (default DIR/cli/openvgf)
   --zoo-bin PATH       openvgf-zoo binary (default DIR/benchmarks/models/openvgf-zoo)
+  --bundle DIR         use DIR/openvgf and DIR/openvgf-zoo (a folder made by benchmarks/bundle.sh)
   --device D           Vulkan device index or name substring (passed to openvgf)
   --models a,b         zoo models at batch 1 (default: all; see openvgf-zoo --list)
   --batch-models a,b   CNNs also measured at --batch (default $BATCH_MODELS; "" for none)
@@ -62,6 +63,7 @@ while [ $# -gt 0 ]; do
     --build) BUILD="$2"; shift 2 ;;
     --openvgf) OPENVGF="$2"; shift 2 ;;
     --zoo-bin) ZOO_BIN="$2"; shift 2 ;;
+    --bundle) OPENVGF="$2/openvgf"; ZOO_BIN="$2/openvgf-zoo"; shift 2 ;;
     --device) DEVICE="$2"; shift 2 ;;
     --models) MODELS="$2"; shift 2 ;;
     --batch-models) BATCH_MODELS="$2"; shift 2 ;;
@@ -118,10 +120,12 @@ if [ -z "$WORK" ]; then
 fi
 mkdir -p "$WORK"/{zoo,vgf,bench,outputs,logs}
 trap '[ "$CLEANUP_WORK" = 1 ] && rm -rf "$WORK"' EXIT
-# Shader (converter) and pipeline (runner) caches live under XDG_CACHE_HOME: a private one
-# per run, emptied for the cold measurements.
+# Shader (converter) and pipeline (runner) caches live under XDG_CACHE_HOME, Mesa's shader
+# cache too, NVIDIA's under __GL_SHADER_DISK_CACHE_PATH: a private folder per run, emptied
+# before each model's cold measurements.
 CACHE="$WORK/cache"
 export XDG_CACHE_HOME="$CACHE"
+export __GL_SHADER_DISK_CACHE_PATH="$CACHE/nvidia"
 DEVICE_ARGS=()
 [ -n "$DEVICE" ] && DEVICE_ARGS=(--device "$DEVICE")
 
@@ -151,7 +155,7 @@ for stem in "${STEMS[@]}"; do
   vgf="$WORK/vgf/$stem.vgf"
   log="$WORK/logs/$stem.txt"
   echo "-- $stem"
-  rm -rf "$CACHE"
+  rm -rf "$CACHE" && mkdir -p "$CACHE/nvidia"
   t0=$(now)
   convert_rc=0
   "$OPENVGF" convert "$tosa" -o "$vgf" >"$log" 2>&1 || convert_rc=$?
