@@ -160,6 +160,8 @@ def main():
     parser.add_argument("--torch", default="")
     parser.add_argument("--device-name", default="", help="used when no bench result names the device")
     parser.add_argument("--openvgf-version", default="")
+    parser.add_argument("--previous", default="",
+                        help="an earlier <slug>.json of the same device: its models not measured now are kept")
     parser.add_argument("--write-json-only", action="store_true")
     args = parser.parse_args()
 
@@ -177,6 +179,21 @@ def main():
     if args.torch and os.path.exists(args.torch):
         with open(args.torch) as f:
             report["torch"] = json.load(f)
+    if args.previous:
+        # A suite split over several runs (e.g. a 10-minute limit per command on a borrowed
+        # GPU): keep what the earlier run measured and this one did not.
+        with open(args.previous) as f:
+            previous = json.load(f)
+        now = {r["stem"] for r in records}
+        kept = [r for r in previous.get("models", []) if r["stem"] not in now]
+        report["models"] = kept + records
+        report["command"] = previous.get("command", "") + " ; " + report["command"]
+        old_torch = (previous.get("torch") or {}).get("models") or {}
+        if old_torch:
+            torch_report = report.setdefault("torch", {k: v for k, v in previous["torch"].items() if k != "models"})
+            models = torch_report.setdefault("models", {})
+            for stem, entry in old_torch.items():
+                models.setdefault(stem, entry)
     os.makedirs(args.results, exist_ok=True)
     write_atomic(os.path.join(args.results, slug + ".json"), json.dumps(report, indent=1) + "\n")
     if args.write_json_only:

@@ -30,6 +30,7 @@ MIN_TIME=2
 CHECK_MAX_GMAC=20
 TORCH_PY=""
 NO_TORCH=0
+PREVIOUS=""
 QUICK=0
 ORIGINAL_ARGS="$*"
 
@@ -54,6 +55,8 @@ Options:
   --torch-python PY    python with torch for torch_compare.py (default: the first of python3,
                        /usr/bin/python3 that imports torch)
   --no-torch           skip the PyTorch comparison
+  --previous FILE      results JSON of an earlier run on this device: models not measured
+                       now are kept (to split the suite over several commands)
   --quick              warmup 2, iterations 5, min-time 0, small models only (a smoke run)
 EOF
 }
@@ -77,6 +80,7 @@ while [ $# -gt 0 ]; do
     --check-max-gmac) CHECK_MAX_GMAC="$2"; shift 2 ;;
     --torch-python) TORCH_PY="$2"; shift 2 ;;
     --no-torch) NO_TORCH=1; shift ;;
+    --previous) PREVIOUS="$2"; shift 2 ;;
     --quick) QUICK=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -238,6 +242,7 @@ if [ -n "$TORCH_PY" ]; then
     echo "run.sh: torch_compare.py reported failures (see above)"
 fi
 "$REPORT_PY" "$ROOT/benchmarks/report.py" --records "$RECORDS" --results "$RESULTS" --slug "$SLUG" \
-  --device-name "$DEVICE_NAME" --openvgf-version "$("$OPENVGF" --version 2>/dev/null || true)" --command "benchmarks/run.sh $ORIGINAL_ARGS" --torch "$WORK/torch.json"
+  --device-name "$DEVICE_NAME" --openvgf-version "$("$OPENVGF" --version 2>/dev/null || true)" --command "benchmarks/run.sh $ORIGINAL_ARGS" --torch "$WORK/torch.json" \
+  ${PREVIOUS:+--previous "$PREVIOUS"}
 rm -f "$SLUG_FILE"
 echo "== wrote $RESULTS/$SLUG.json and $RESULTS/$SLUG.md"
