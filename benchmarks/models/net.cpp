@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "tosa/shape_inference.h"
+
 namespace openvgf::benchmarks {
 
 using tosa::DType;
@@ -158,7 +160,7 @@ std::vector<std::uint8_t> scalarBytes(DType type, double value) {
 // Net.
 //===------------------------------------------------------------------===//
 
-Net::Net(std::string name, std::uint64_t seed) : name_(std::move(name)), rng_(seed) { block_.name = "main"; }
+Net::Net(std::string name, std::uint64_t seed) : name_(std::move(name)), rng_(seed) {}
 
 void Net::fail(std::string message) {
   if (status_) status_ = internalError("model {}: {}", name_, message);
@@ -171,30 +173,33 @@ std::string Net::freshName(const std::string& hint) {
   return result;
 }
 
+namespace {
+
+tosa::Value toBuilder(const Value& v) { return {v.name, v.dtype, v.shape}; }
+
+}  // namespace
+
 Value Net::input(const std::string& name, Shape shape, DType dtype) {
   std::string unique = freshName(name);
-  tosa::Tensor t;
-  t.name = unique;
-  t.shape = shape;
-  t.dtype = dtype;
-  block_.tensors.push_back(std::move(t));
-  block_.inputs.push_back(unique);
-  return {unique, std::move(shape), dtype};
+  builder_.input(unique, dtype, shape);
+  Value v{unique, std::move(shape), dtype};
+  inputs_.push_back(v);
+  return v;
 }
 
-void Net::output(const Value& value) { block_.outputs.push_back(value.name); }
+void Net::output(const Value& value) {
+  builder_.output(toBuilder(value));
+  outputs_.push_back(value);
+}
 
-Value Net::addConst(const std::string& name, HostTensor tensor) {
-  tosa::Tensor t;
-  t.name = name;
-  t.shape = tensor.shape;
-  t.dtype = tensor.dtype;
-  t.data = tensor.bytes;
-  block_.tensors.push_back(std::move(t));
-  tosa::Operator op;
-  op.op = tensor.dtype == DType::Shape ? Op::ConstShape : Op::Const;
-  op.outputs = {name};
-  block_.operators.push_back(std::move(op));
+Value Net::addConst(const std::string& name, const HostTensor& tensor) {
+  if (tensor.dtype == DType::Shape) {
+    std::vector<std::int64_t> values(tensor.as<std::int64_t>().begin(), tensor.as<std::int64_t>().end());
+    shapeValues_[name] = values;
+    builder_.constShape(std::move(values), name);
+  } else {
+    builder_.constant(tensor, name);
+  }
   return {name, tensor.shape, tensor.dtype};
 }
 
@@ -266,17 +271,25 @@ Value Net::emit(Op op, tosa::Attributes attrs, std::vector<Value> inputs, Shape 
     if (d < 1) fail(fmt::format("{} {}: inferred shape {} has a dimension < 1", tosa::toString(op), name,
                                 tosa::shapeToString(outShape)));
   }
-  tosa::Tensor t;
-  t.name = name;
-  t.shape = outShape;
-  t.dtype = outType;
-  block_.tensors.push_back(std::move(t));
-  tosa::Operator o;
-  o.op = op;
-  o.attrs = std::move(attrs);
-  for (const Value& v : inputs) o.inputs.push_back(v.name);
-  o.outputs = {name};
-  block_.operators.push_back(std::move(o));
+  // Cross-check with the project's shape inference where it can decide the output alone.
+  std::vector<tosa::ValueInfo> infos;
+  std::vector<tosa::Value> builderInputs;
+  for (const Value& v : inputs) {
+    tosa::ValueInfo info{v.dtype, v.shape, std::nullopt};
+    if (auto it = shapeValues_.find(v.name); it != shapeValues_.end()) info.shapeValue = it->second;
+    infos.push_back(std::move(info));
+    builderInputs.push_back(toBuilder(v));
+  }
+  Result<std::vector<tosa::OutputInfo>> inferred = tosa::inferOutputs(op, attrs, infos);
+  if (!inferred) {
+    fail(fmt::format("{} {}: {}", tosa::toString(op), name, inferred.error().message()));
+  } else if (inferred->size() == 1 && inferred->front().dtype != DType::Unknown &&
+             (inferred->front().shape != outShape || inferred->front().dtype != outType)) {
+    fail(fmt::format("{} {}: zoo computed {} {}, shape inference {} {}", tosa::toString(op), name,
+                     tosa::shapeToString(outShape), tosa::toString(outType),
+                     tosa::shapeToString(inferred->front().shape), tosa::toString(inferred->front().dtype)));
+  }
+  builder_.addOperator(op, builderInputs, attrs, {tosa::TensorSpec{outType, outShape, name}});
 
   nlohmann::json layer;
   layer["op"] = std::string(tosa::toString(op));
@@ -492,13 +505,9 @@ Value Net::rescale(const Value& x, DType to, std::span<const std::int32_t> multi
   return emit(Op::Rescale, attrs, {x, mv, sv, zi, zo}, x.shape, to, std::move(j));
 }
 
-tosa::Graph Net::graph() const {
-  tosa::Graph g;
-  tosa::Region region;
-  region.name = "main";
-  region.blocks.push_back(block_);
-  g.regions.push_back(std::move(region));
-  return g;
+Result<tosa::Graph> Net::graph() const {
+  OPENVGF_TRY(status_);
+  return withContext(builder_.build(), fmt::format("model {}", name_));
 }
 
 std::int64_t Net::parameterCount() const {
@@ -512,14 +521,10 @@ nlohmann::json Net::description() const {
   j["name"] = name_;
   j["format"] = "openvgf-zoo-1";
   nlohmann::json ins = nlohmann::json::array();
-  for (const std::string& n : block_.inputs) {
-    const tosa::Tensor* t = block_.findTensor(n);
-    ins.push_back({{"name", n}, {"shape", shapeJson(t->shape)}, {"dtype", dtypeName(t->dtype)}});
-  }
+  for (const Value& v : inputs_) ins.push_back({{"name", v.name}, {"shape", shapeJson(v.shape)}, {"dtype", dtypeName(v.dtype)}});
   nlohmann::json outs = nlohmann::json::array();
-  for (const std::string& n : block_.outputs) {
-    const tosa::Tensor* t = block_.findTensor(n);
-    outs.push_back({{"name", n}, {"shape", shapeJson(t->shape)}, {"dtype", dtypeName(t->dtype)}});
+  for (const Value& v : outputs_) {
+    outs.push_back({{"name", v.name}, {"shape", shapeJson(v.shape)}, {"dtype", dtypeName(v.dtype)}});
   }
   j["inputs"] = std::move(ins);
   j["outputs"] = std::move(outs);

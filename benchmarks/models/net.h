@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// Net: the model zoo's way of writing a network. It appends TOSA 1.0 operators to a
-// tosa::Graph (every operand TOSA 1.0 wants: zero points, MUL shift, RESHAPE shape values),
-// infers the shapes the zoo's ops produce, draws deterministic seeded weights, and records
-// at the same time a framework-neutral description (layer list with op, shapes, attributes
-// and weight file names) so that benchmarks/torch_compare.py can rebuild the identical
-// network from .npy files.
+// Net: the model zoo's way of writing a network. It assembles the graph with tosa::Builder
+// (every operand TOSA 1.0 wants: zero points, MUL shift, RESHAPE shape values, spelled out
+// explicitly), draws deterministic seeded weights, and records at the same time a
+// framework-neutral description (layer list with op, shapes, attributes and weight file
+// names) so that benchmarks/torch_compare.py can rebuild the identical network from .npy
+// files.
 //
-// Shape rules are the TOSA ones (CONV2D output size must divide exactly, broadcasting needs
-// equal ranks); a violation is a bug in a model definition, so Net reports it through
-// `status()` and the zoo refuses to write that model.
+// Net computes each output shape itself (it needs them while building, e.g. for SAME padding)
+// and cross-checks it with tosa::inferOutputs; a disagreement or a TOSA shape rule violation
+// (CONV2D output size must divide exactly, broadcasting needs equal ranks) is a bug in a model
+// definition, reported through `status()`/`graph()` so the zoo refuses to write that model.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "tosa/builder.h"
 #include "tosa/graph.h"
 #include "tosa/host_tensor.h"
 
@@ -119,7 +121,8 @@ class Net {
   /// The first shape/type error met while building, if any.
   const Status& status() const { return status_; }
 
-  tosa::Graph graph() const;
+  /// The graph (or the first error of the net or of tosa::Builder).
+  Result<tosa::Graph> graph() const;
   /// {"name", "seed", "inputs", "outputs", "tensors", "layers", "weights"}; weight entries
   /// name files relative to the model folder (weights/<name>.npy).
   nlohmann::json description() const;
@@ -131,7 +134,7 @@ class Net {
 
  private:
   std::string freshName(const std::string& hint);
-  Value addConst(const std::string& name, tosa::HostTensor tensor);
+  Value addConst(const std::string& name, const tosa::HostTensor& tensor);
   Value constShape(const tosa::Shape& values);
   Value emit(tosa::Op op, tosa::Attributes attrs, std::vector<Value> inputs, tosa::Shape outShape,
              tosa::DType outType, nlohmann::json attrJson);
@@ -143,7 +146,10 @@ class Net {
 
   std::string name_;
   Rng rng_;
-  tosa::Block block_;
+  tosa::Builder builder_;
+  std::vector<Value> inputs_;
+  std::vector<Value> outputs_;
+  std::map<std::string, std::vector<std::int64_t>> shapeValues_;  // CONST_SHAPE contents by name
   std::map<std::string, int> nameCounts_;
   std::map<std::string, tosa::HostTensor> weights_;
   nlohmann::json layers_ = nlohmann::json::array();

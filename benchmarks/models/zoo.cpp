@@ -125,7 +125,6 @@ Result<WrittenModel> writeModel(const ModelInfo& model, const ZooOptions& option
   WrittenModel result;
   result.stem = modelStem(model, options);
   Net net = model.build(options);
-  OPENVGF_TRY(net.status());
   result.tosaPath = outDir / (result.stem + ".tosa");
   result.folder = outDir / result.stem;
   result.parameters = net.parameterCount();
@@ -136,7 +135,7 @@ Result<WrittenModel> writeModel(const ModelInfo& model, const ZooOptions& option
   if (!ec) std::filesystem::create_directories(result.folder / "inputs", ec);
   if (ec) return environmentError("{}: cannot create folder: {}", result.folder.string(), ec.message());
 
-  result.graph = net.graph();
+  OPENVGF_ASSIGN_OR_RETURN(result.graph, net.graph());
   const tosa::Graph& graph = result.graph;
   OPENVGF_TRY(withContext(tosa::writeGraph(graph, result.tosaPath), result.tosaPath.string()));
 
