@@ -109,14 +109,16 @@ class Model:
             layout[out] = "plain"
         exact = self.exact_int
 
-        def const_or_value(env, name, channel_dim_nchw=False):
-            if name in env:
-                return env[name]
+        def operand(name, channel_dim_nchw=False):
+            """A getter for an operand: constants are converted and moved to the device once,
+            here, so timed runs (and CUDA graph capture) never copy from the host."""
+            if name not in self.consts:
+                return lambda env: env[name]
             c = self.consts[name]
             c = c.to(torch.float64) if exact else c.to(device=self.device, dtype=self.float_type)
             if channel_dim_nchw and c.dim() == 4:
-                c = c.permute(NHWC_TO_NCHW)
-            return c
+                c = c.permute(NHWC_TO_NCHW).contiguous()
+            return lambda env: c
 
         if op in ("CONV2D", "DEPTHWISE_CONV2D"):
             x_name, w_name, b_name = ins[0], ins[1], ins[2]
@@ -154,8 +156,8 @@ class Model:
                 return y
             return out, conv
         if op == "MATMUL":
-            a, b = ins[0], ins[1]
-            return out, lambda env: torch.matmul(const_or_value(env, a), const_or_value(env, b))
+            a, b = operand(ins[0]), operand(ins[1])
+            return out, lambda env: torch.matmul(a(env), b(env))
         if op in ("AVG_POOL2D", "MAX_POOL2D"):
             x_name = ins[0]
             k, s, p = attrs["kernel"], attrs["stride"], attrs["pad"]
@@ -181,8 +183,8 @@ class Model:
             return out, lambda env: torch.clamp(env[x_name], lo, hi)
         if op in ("ADD", "SUB", "MUL", "MAXIMUM"):
             fn = {"ADD": torch.add, "SUB": torch.sub, "MUL": torch.mul, "MAXIMUM": torch.maximum}[op]
-            a, b = ins[0], ins[1]
-            return out, lambda env: fn(const_or_value(env, a, True), const_or_value(env, b, True))
+            a, b = operand(ins[0], True), operand(ins[1], True)
+            return out, lambda env: fn(a(env), b(env))
         if op in ("EXP", "RECIPROCAL", "RSQRT", "TANH", "ERF", "SIGMOID"):
             fn = {"EXP": torch.exp, "RECIPROCAL": torch.reciprocal, "RSQRT": torch.rsqrt, "TANH": torch.tanh,
                   "ERF": torch.erf, "SIGMOID": torch.sigmoid}[op]
