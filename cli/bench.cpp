@@ -20,7 +20,7 @@ struct BenchOptions {
   int warmup = 5;
   int iterations = 50;
   double minTime = 0.0;
-  int gpuIterations = 20;
+  int gpuIterations = 0;
   std::string cacheDir;
   bool validate = false;
   bool json = false;
@@ -39,9 +39,9 @@ void setup(CLI::App& sub, Action& action) {
   sub.add_option("--min-time", options->minTime, "Keep timing until S seconds have passed as well")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  sub.add_option("--gpu-iterations", options->gpuIterations, "Runs with GPU timestamps (separate session)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  sub.add_option("--gpu-iterations", options->gpuIterations,
+                 "Runs with GPU timestamps, in a separate session (default: min(20, iterations))")
+      ->check(CLI::PositiveNumber);
   sub.add_option("--cache-dir", options->cacheDir,
                  "Empty folder for the pipeline cache of the cold/warm measurement (default: a temporary one)");
   sub.add_flag("--validate", options->validate, "Enable the Vulkan validation layer (slows everything down)");

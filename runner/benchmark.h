@@ -7,8 +7,8 @@
 //      `minTimeS` seconds are reached: wall latency per inference (inputs in to outputs out,
 //      as Session::run's caller sees it) -> min / median / p90 / mean, inferences/s.
 //   3. The cache is saved, context and session are destroyed, and a second context loads the
-//      cache from disk: Session::create again (warm), this one with GPU timestamps, whose
-//      runs give the GPU time of the recorded command buffer. Timestamps stay out of the wall
+//      cache from disk: Session::create again (warm). A third session, with GPU timestamps,
+//      gives the GPU time of the recorded command buffer; timestamps stay out of the wall
 //      measurements of step 2.
 // Inputs are deterministic pseudo-random tensors of the model's input types and shapes.
 // Driver-side shader caches (Mesa's, NVIDIA's) are outside openvgf's control: benchmarks/run.sh
@@ -32,7 +32,7 @@ struct BenchmarkOptions {
   int warmup = 5;
   int iterations = 50;
   double minTimeS = 0.0;
-  int gpuIterations = 20;  // profiled runs for the GPU time
+  int gpuIterations = 0;  // profiled runs for the GPU time; 0: min(20, iterations)
   /// Pipeline-cache folder used for cold then warm creation; must be empty or absent
   /// (empty path: a fresh temporary folder, removed afterwards).
   std::filesystem::path cacheDir;
