@@ -42,6 +42,8 @@ def check_text(rec):
         return "-"
     if c == "skipped":
         return "run ok (check skipped: large)"
+    if isinstance(c, str):
+        return "run ok (%s)" % c
     return "pass" if c == 0 else ("FAIL" if c == 1 else "error (rc %s)" % c)
 
 

@@ -188,10 +188,16 @@ for i, f in zip(d["inputs"], d["input_files"]): print(i["name"], f)' "$WORK/zoo/
       check_args=(--check "$tosa")
     fi
     mkdir -p "$WORK/outputs/$stem"
+    echo "-- run" >>"$log"
     check_rc=0
     "$OPENVGF" run "$vgf" "${inputs[@]}" "${DEVICE_ARGS[@]}" --output-dir "$WORK/outputs/$stem" \
       "${check_args[@]}" >>"$log" 2>&1 || check_rc=$?
     [ ${#check_args[@]} -eq 0 ] && [ "$check_rc" = 0 ] && check_rc='"skipped"'
+    # Exit status 0 counts as a pass only when openvgf printed a verdict for the check.
+    if [ ${#check_args[@]} -gt 0 ] && [ "$check_rc" = 0 ] &&
+       ! grep -qiE 'check|complian|verdict' <(sed -n '/^-- run$/,$p' "$log"); then
+      check_rc='"no verdict printed"'
+    fi
   fi
   echo "   convert ${cold} s cold, ${cached/null/-} s cached; bench rc ${bench_rc/null/-}; run/check rc ${check_rc/null/-}"
   "$REPORT_PY" - "$stem" "$cold" "$cached" "$convert_rc" "$bench_rc" "$check_rc" "$WORK" >>"$RECORDS" <<'PY'
@@ -207,7 +213,7 @@ try:
 except (OSError, ValueError):
     rec["bench"] = None
 log = open(os.path.join(work, "logs", stem + ".txt"), errors="replace").read().strip().splitlines()
-if rec["convert_rc"] or rec["bench_rc"] or rec["check"] not in (0, "skipped"):
+if rec["convert_rc"] or rec["bench_rc"] or not (rec["check"] == 0 or isinstance(rec["check"], str)):
     rec["log_tail"] = log[-5:]
 print(json.dumps(rec))
 PY
