@@ -79,6 +79,10 @@ fi
 say "verdict"
 latency="$(grep -E 'runs on .*median' "$WORK/run.log" | tail -1 || true)"
 [ -n "$latency" ] && echo "latency: ${latency#*: }"
+if [ "$rc" = 0 ] && ! grep -qiE 'check|complian|verdict' "$WORK/run.log"; then
+  echo "RAN: the model ran, but this openvgf printed no --check verdict, so nothing was compared"
+  exit 1
+fi
 case "$rc" in
   0) echo "PASS: every output matches the TOSA reference within TOSA's compliance rules" ;;
   1) echo "FAIL: outputs differ from the TOSA reference, or the run failed (see above)"; exit 1 ;;
