@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Vulkan backend's public entry point: TOSA graph -> passes -> kernels -> compiled
+// SPIR-V -> memory and constant plans -> a VGF model (vgf::File) ready for the encoder.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "tosa/graph.h"
+#include "vgf/file.h"
+
+namespace openvgf::converter {
+
+struct ConvertOptions {
+  std::string target = "portable";  // "portable" | "native"
+  bool useCache = true;             // on-disk SPIR-V cache (--no-cache turns it off)
+  std::filesystem::path cacheDir;   // empty: $XDG_CACHE_HOME/openvgf/spirv
+  unsigned threads = 0;             // shader compilation threads; 0 = all cores
+  /// Progress of shader compilation: (modules done, modules total).
+  std::function<void(std::size_t, std::size_t)> progress;
+};
+
+struct ConvertStats {
+  std::uint64_t peakLiveBytes = 0;    // max bytes of intermediates live at one kernel
+  std::uint64_t unaliasedBytes = 0;   // sum of intermediate sizes without aliasing
+  std::uint64_t plannedBytes = 0;     // intermediate memory after aliasing (sum of groups)
+  std::uint64_t constantBytes = 0;    // CONST00 payload bytes (after dedup and packing)
+  std::size_t kernels = 0;            // compute segments / dispatches
+  std::size_t uniqueModules = 0;      // distinct SPIR-V modules
+  std::size_t aliasGroups = 0;
+  std::size_t cacheHits = 0;          // modules taken from the SPIR-V cache
+  std::vector<std::string> capabilities;  // union of SPIR-V OpCapability names the VGF needs
+};
+
+/// A converted model. `file` views SPIR-V and constant bytes owned by this object (move
+/// keeps them valid; copying is disabled).
+struct ConvertedModel {
+  std::vector<std::vector<std::uint32_t>> spirv;
+  std::vector<std::vector<std::uint8_t>> constants;
+  vgf::File file;
+  ConvertStats stats;
+
+  ConvertedModel() = default;
+  ConvertedModel(ConvertedModel&&) = default;
+  ConvertedModel& operator=(ConvertedModel&&) = default;
+  ConvertedModel(const ConvertedModel&) = delete;
+  ConvertedModel& operator=(const ConvertedModel&) = delete;
+};
+
+/// Converts the main block of `graph`. Errors: Unsupported for an op/type without a
+/// kernel (message names operators[i], the op and its types), InvalidInput for an
+/// inconsistent graph, Internal for a shader that fails to compile (with its source).
+Result<ConvertedModel> convert(const tosa::Graph& graph, const ConvertOptions& options = {});
+
+/// Names of the SPIR-V capabilities a module declares (e.g. "Int64", "StorageBuffer8BitAccess").
+std::vector<std::string> spirvCapabilities(std::span<const std::uint32_t> module);
+
+}  // namespace openvgf::converter

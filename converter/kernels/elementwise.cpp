@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: Apache-2.0
+// Elementwise family (shaders/elementwise.comp): unary, binary, ternary, comparison,
+// CAST, CLAMP, RESCALE, TABLE and IDENTITY, with broadcasting, plus any chain of them the
+// fusion pass attached as an epilogue: one kernel, one pass over memory.
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "converter/kernels/common.h"
+#include "converter/kernels/registry.h"
+
+namespace openvgf::converter {
+namespace {
+
+constexpr std::size_t kMaxInputs = 4;
+constexpr std::size_t kMaxRank = 6;
+
+std::string scalarLiteral(const tosa::Tensor& t) {
+  tosa::HostTensor v = tosa::constantValue(t);
+  if (t.dtype == tosa::DType::Bool) return constInt(v, 0) != 0 ? "true" : "false";
+  if (tosa::isFloat(t.dtype)) return glslFloat(static_cast<float>(constFloat(v, 0)));
+  if (t.dtype == tosa::DType::Int48) return fmt::format("int64_t({})", glslInt(constInt(v, 0)));
+  return glslInt(constInt(v, 0));
+}
+
+std::vector<const tosa::Operator*> chainOf(const Node& node) {
+  std::vector<const tosa::Operator*> ops{&node.op};
+  for (const FusedOp& f : node.epilogue) ops.push_back(&f.op);
+  return ops;
+}
+
+Status check(const LoweringContext& ctx, const Node& node) {
+  OPENVGF_TRY(checkElementwiseTypes(ctx, node.op, node.index));
+  for (const FusedOp& f : node.epilogue) OPENVGF_TRY(checkElementwiseTypes(ctx, f.op, f.index));
+  return {};
+}
+
+Status lower(LoweringContext& ctx, const Node& node) {
+  const Program& p = ctx.program();
+  const tosa::Tensor& outT = ctx.tensor(node.output());
+  tosa::Shape outShape = outT.shape.empty() ? tosa::Shape{1} : outT.shape;
+  const std::size_t rank = outShape.size();
+  if (rank > kMaxRank) {
+    return unsupported("{}: output rank: expected <= {}, got {}", nodeLabel(node), kMaxRank, rank);
+  }
+
+  ShaderDefines defines;
+  PlanKernel kernel;
+  kernel.name = fmt::format("{}_{}", tosa::toString(node.op.op), node.index);
+  std::vector<std::string> inputNames;  // kernel inputs, binding order
+  std::string decls, body;
+  std::string prev;
+  int uid = 0;
+  const auto ops = chainOf(node);
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    const tosa::Operator& op = *ops[k];
+    const std::size_t opIndex = k == 0 ? node.index : node.epilogue[k - 1].index;
+    const std::size_t chainInput = k == 0 ? SIZE_MAX : node.epilogue[k - 1].chainInput;
+    std::vector<std::string> args;
+    for (std::size_t i : dataInputs(op)) {
+      if (i == chainInput) {
+        args.push_back(prev);
+        continue;
+      }
+      const std::string& name = op.inputs.at(i);
+      const tosa::Tensor& t = ctx.tensor(name);
+      if (p.isConstant(name) && tosa::elementCount(t.shape) == 1) {
+        args.push_back(scalarLiteral(t));
+        continue;
+      }
+      auto it = std::find(inputNames.begin(), inputNames.end(), name);
+      std::size_t slot = static_cast<std::size_t>(it - inputNames.begin());
+      if (it == inputNames.end()) {
+        if (inputNames.size() == kMaxInputs) {
+          return unsupported("{}: expected at most {} tensor inputs in one elementwise kernel", nodeLabel(node), kMaxInputs);
+        }
+        inputNames.push_back(name);
+      }
+      args.push_back(fmt::format("a{}", slot));
+    }
+    OPENVGF_ASSIGN_OR_RETURN(std::string expr, elementwiseExpression(ctx, op, opIndex, args, decls, uid++));
+    auto info = typeInfo(ctx.tensor(op.outputs.at(0)).dtype);
+    std::string var = fmt::format("t{}", k);
+    body += fmt::format("{} {} = {}; ", info->compute, var, expr);
+    prev = var;
+  }
+  body += fmt::format("r = {};", prev);
+
+  // Strides per input, then merge dims that are contiguous for every operand.
+  std::vector<std::vector<std::int64_t>> strides;
+  for (const auto& name : inputNames) {
+    const tosa::Tensor& t = ctx.tensor(name);
+    tosa::Shape s = t.shape.empty() ? tosa::Shape(rank, 1) : t.shape;
+    if (s.size() != rank) {
+      return invalidInput("{}: input '{}': expected rank {}, got shape {}", nodeLabel(node), name, rank,
+                          tosa::shapeToString(t.shape));
+    }
+    std::vector<std::int64_t> st(rank, 0);
+    std::int64_t acc = 1;
+    for (std::size_t d = rank; d-- > 0;) {
+      if (s[d] != outShape[d] && s[d] != 1) {
+        return invalidInput("{}: input '{}': expected a shape that broadcasts to {}, got {}", nodeLabel(node), name,
+                            tosa::shapeToString(outShape), tosa::shapeToString(t.shape));
+      }
+      st[d] = s[d] == 1 && outShape[d] != 1 ? 0 : acc;
+      acc *= s[d];
+    }
+    strides.push_back(std::move(st));
+  }
+  std::vector<std::int64_t> dims{outShape[0]};
+  std::vector<std::vector<std::int64_t>> merged;
+  for (auto& st : strides) merged.push_back({st[0]});
+  for (std::size_t d = 1; d < rank; ++d) {
+    bool mergeable = true;
+    for (std::size_t i = 0; i < strides.size(); ++i) {
+      if (merged[i].back() != strides[i][d] * outShape[d]) mergeable = false;
+    }
+    if (mergeable) {
+      dims.back() *= outShape[d];
+      for (std::size_t i = 0; i < strides.size(); ++i) merged[i].back() = strides[i][d];
+    } else {
+      dims.push_back(outShape[d]);
+      for (std::size_t i = 0; i < strides.size(); ++i) merged[i].push_back(strides[i][d]);
+    }
+  }
+  const std::int64_t total = tosa::elementCount(outShape);
+  defines.set("NUM_IN", static_cast<std::int64_t>(inputNames.size()))
+      .set("RANK", static_cast<std::int64_t>(dims.size()))
+      .set("TOTAL", total)
+      .set("LAST_DIM", outShape.back())
+      .set("WG_X", ctx.target().elementwiseWg)
+      .set("EPT", ctx.target().elementsPerInvocation)
+      .setCode("EW_BODY", body);
+  if (!decls.empty()) defines.setCode("EW_DECLS", decls);
+  for (std::size_t d = 0; d < dims.size(); ++d) defines.set(fmt::format("OUT_D{}", d), dims[d]);
+  for (std::size_t i = 0; i < inputNames.size(); ++i) {
+    setBufferType(defines, fmt::format("IN{}", i), ctx.tensor(inputNames[i]).dtype);
+    bool contiguous = tosa::elementCount(ctx.tensor(inputNames[i]).shape) == total;
+    if (contiguous) {
+      defines.set(fmt::format("IN{}_CONTIG", i), 1);
+    } else {
+      for (std::size_t d = 0; d < kMaxRank; ++d) {
+        defines.set(fmt::format("IN{}_S{}", i, d), d < dims.size() ? merged[i][d] : 0);
+      }
+    }
+    kernel.bindings.push_back(ctx.tensorId(inputNames[i]));
+    kernel.writes.push_back(false);
+  }
+  setBufferType(defines, "OUT", outT.dtype);
+  kernel.bindings.push_back(ctx.tensorId(node.output()));
+  kernel.writes.push_back(true);
+  const std::uint64_t perGroup =
+      static_cast<std::uint64_t>(ctx.target().elementwiseWg) * static_cast<std::uint64_t>(ctx.target().elementsPerInvocation);
+  kernel.grid = linearGrid((static_cast<std::uint64_t>(total) + perGroup - 1) / perGroup, defines);
+  kernel.shader = ShaderInstance{"elementwise.comp", std::move(defines)};
+  ctx.addKernel(std::move(kernel));
+  return {};
+}
+
+bool accepts(const Program& program, const Node& node, const FusedOp& next) {
+  if (!isElementwiseOp(next.op.op)) return false;
+  // The chain shares one index space: every op's output must have the final shape, and
+  // the number of distinct tensor inputs stays within the kernel's bindings.
+  const tosa::Tensor* prevOut = program.find(node.output());
+  const tosa::Tensor* nextOut = program.find(next.op.outputs.at(0));
+  if (prevOut == nullptr || nextOut == nullptr || prevOut->shape != nextOut->shape) return false;
+  std::vector<std::string> names;
+  auto collect = [&](const tosa::Operator& op, std::size_t chainInput) {
+    for (std::size_t i : dataInputs(op)) {
+      if (i == chainInput) continue;
+      const std::string& n = op.inputs[i];
+      const tosa::Tensor* t = program.find(n);
+      if (program.isConstant(n) && t != nullptr && tosa::elementCount(t->shape) == 1) continue;
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+    }
+  };
+  collect(node.op, SIZE_MAX);
+  for (const FusedOp& f : node.epilogue) collect(f.op, f.chainInput);
+  collect(next.op, next.chainInput);
+  return names.size() <= kMaxInputs;
+}
+
+}  // namespace
+
+KernelSpec elementwiseKernel() {
+  using tosa::Op;
+  return KernelSpec{"elementwise",
+                    {Op::Clamp, Op::Erf, Op::Sigmoid, Op::Tanh, Op::Add, Op::ArithmeticRightShift, Op::BitwiseAnd,
+                     Op::BitwiseOr, Op::BitwiseXor, Op::IntDiv, Op::LogicalAnd, Op::LogicalLeftShift,
+                     Op::LogicalRightShift, Op::LogicalOr, Op::LogicalXor, Op::Maximum, Op::Minimum, Op::Mul, Op::Pow,
+                     Op::Sub, Op::Table, Op::Abs, Op::BitwiseNot, Op::Ceil, Op::Clz, Op::Cos, Op::Exp, Op::Floor,
+                     Op::Log, Op::LogicalNot, Op::Negate, Op::Reciprocal, Op::Rsqrt, Op::Sin, Op::Select, Op::Equal,
+                     Op::Greater, Op::GreaterEqual, Op::Cast, Op::Rescale, Op::Identity},
+                    check,
+                    lower,
+                    accepts};
+}
+
+}  // namespace openvgf::converter

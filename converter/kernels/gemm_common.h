@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// Pieces shared by the GEMM-shaped families (CONV2D, MATMUL, ...): type rules for
+// (input, weight, output) triples and the tile choice per problem size.
+#pragma once
+
+#include <string>
+
+#include "converter/kernels/common.h"
+
+namespace openvgf::converter {
+
+struct GemmTypes {
+  std::string operand;      // A_CT: float or int
+  std::string accumulator;  // ACC_CT: float, int or int64_t
+};
+
+/// Type rules of CONV2D / CONV3D / DEPTHWISE_CONV2D / TRANSPOSE_CONV2D / MATMUL
+/// (specs/tosa.md §2.2); nullopt if the triple is not in any profile or extension.
+std::optional<GemmTypes> gemmTypes(tosa::DType in, tosa::DType weight, tosa::DType out);
+
+/// Tile for an M x N problem on the target (small problems get the small tile).
+GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n);
+void setTile(ShaderDefines& defines, const GemmTile& tile);
+
+/// A zero-point CTC input as an integer (0 when absent or floating point).
+Result<std::int64_t> zeroPoint(const LoweringContext& ctx, const Node& node, std::size_t input);
+
+}  // namespace openvgf::converter

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// MATMUL family (shaders/matmul.comp): batched tiled GEMM with fused epilogue.
+#include <fmt/format.h>
+
+#include "converter/kernels/common.h"
+#include "converter/kernels/gemm_common.h"
+#include "converter/kernels/registry.h"
+
+namespace openvgf::converter {
+namespace {
+
+Status check(const LoweringContext& ctx, const Node& node) {
+  const Program& p = ctx.program();
+  if (node.op.inputs.size() < 2) return invalidInput("{}: expected inputs A and B", describeOp(p, node.op, node.index));
+  auto a = ctx.tensor(node.op.inputs[0]).dtype, b = ctx.tensor(node.op.inputs[1]).dtype,
+       out = ctx.tensor(node.op.outputs[0]).dtype;
+  if (a != b || !gemmTypes(a, b, out)) {
+    return unsupported("{}: expected a supported type combination", describeOp(p, node.op, node.index));
+  }
+  return {};
+}
+
+Status lower(LoweringContext& ctx, const Node& node) {
+  const tosa::Tensor& a = ctx.tensor(node.op.inputs[0]);
+  const tosa::Tensor& b = ctx.tensor(node.op.inputs[1]);
+  const tosa::Tensor& out = ctx.tensor(node.op.outputs[0]);
+  if (a.shape.size() != 3 || b.shape.size() != 3 || a.shape[0] != b.shape[0] || a.shape[2] != b.shape[1]) {
+    return invalidInput("{}: expected A [N,H,C] and B [N,C,W], got {} and {}", nodeLabel(node), tosa::shapeToString(a.shape),
+                        tosa::shapeToString(b.shape));
+  }
+  const std::int64_t batch = a.shape[0], h = a.shape[1], c = a.shape[2], w = b.shape[2];
+  auto types = *gemmTypes(a.dtype, b.dtype, out.dtype);
+  OPENVGF_ASSIGN_OR_RETURN(std::int64_t aZp, zeroPoint(ctx, node, 2));
+  OPENVGF_ASSIGN_OR_RETURN(std::int64_t bZp, zeroPoint(ctx, node, 3));
+  ShaderDefines d;
+  d.set("BATCH", batch).set("H", h).set("C", c).set("W", w).set("A_ZP", aZp).set("B_ZP", bZp);
+  setBufferType(d, "A", a.dtype);
+  setBufferType(d, "B", b.dtype);
+  d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
+  const GemmTile tile = chooseTile(ctx.target(), h, w);
+  setTile(d, tile);
+  PlanKernel kernel;
+  kernel.name = fmt::format("MATMUL_{}", node.index);
+  kernel.bindings = {ctx.tensorId(node.op.inputs[0]), ctx.tensorId(node.op.inputs[1])};
+  kernel.writes = {false, false};
+  OPENVGF_TRY(buildEpilogue(ctx, node, types.accumulator, d, kernel));
+  kernel.grid = {ceilDiv(static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(tile.bn)),
+                 ceilDiv(static_cast<std::uint64_t>(h), static_cast<std::uint64_t>(tile.bm)),
+                 static_cast<std::uint32_t>(batch)};
+  kernel.shader = ShaderInstance{"matmul.comp", std::move(d)};
+  ctx.addKernel(std::move(kernel));
+  return {};
+}
+
+}  // namespace
+
+KernelSpec matmulKernel() { return KernelSpec{"matmul", {tosa::Op::MatMul}, check, lower, epilogueFusable}; }
+
+}  // namespace openvgf::converter

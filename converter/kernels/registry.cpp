@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// The explicit kernel table (one line per family) and the lowering driver.
+#include "converter/kernels/registry.h"
+
+#include <fmt/format.h>
+
+#include "converter/kernels/common.h"
+
+namespace openvgf::converter {
+
+std::span<const KernelSpec> kernelSpecs() {
+  static const std::vector<KernelSpec> specs = {
+      elementwiseKernel(),
+      conv2dKernel(),
+      depthwiseConv2dKernel(),
+      matmulKernel(),
+      pool2dKernel(),
+      reduceKernel(),
+      dataLayoutKernel(),
+      gatherKernel(),
+      argmaxKernel(),
+  };
+  return specs;
+}
+
+const KernelSpec* findKernel(tosa::Op op) {
+  for (const KernelSpec& spec : kernelSpecs()) {
+    for (tosa::Op o : spec.ops) {
+      if (o == op) return &spec;
+    }
+  }
+  return nullptr;
+}
+
+Result<Plan> lowerProgram(const Program& program, const Target& target) {
+  Plan plan;
+  LoweringContext ctx(program, target, plan);
+  for (const auto& name : program.inputs) {
+    if (program.find(name) == nullptr) return invalidInput("graph: input '{}': expected a tensor of the block", name);
+    std::size_t id = ctx.tensorId(name);
+    plan.tensors[id].category = vgf::ResourceCategory::Input;
+    plan.inputs.push_back(id);
+  }
+  for (const Node& node : program.nodes) {
+    for (const auto& name : node.op.outputs) {
+      const tosa::Tensor* t = program.find(name);
+      if (t == nullptr || !typeInfo(t->dtype)) {
+        return unsupported("{}: output '{}': expected a tensor type with GPU storage, got {}", describeOp(program, node.op, node.index),
+                           name, t ? tosa::toString(t->dtype) : "none");
+      }
+    }
+    const KernelSpec* spec = findKernel(node.op.op);
+    if (spec == nullptr) {
+      return unsupported("{}: expected an operator with a Vulkan kernel, got none for this op",
+                         describeOp(program, node.op, node.index));
+    }
+    OPENVGF_TRY(spec->check(ctx, node));
+    OPENVGF_TRY(spec->lower(ctx, node));
+  }
+  for (const auto& name : program.outputs) {
+    if (program.find(name) == nullptr) return invalidInput("graph: output '{}': expected a tensor of the block", name);
+    std::size_t id = ctx.tensorId(name);
+    if (plan.tensors[id].category == vgf::ResourceCategory::Input || plan.tensors[id].category == vgf::ResourceCategory::Constant) {
+      return unsupported("graph: output '{}': expected a tensor computed by the graph, got a model {} passed through",
+                         name, plan.tensors[id].category == vgf::ResourceCategory::Input ? "input" : "constant");
+    }
+    plan.tensors[id].category = vgf::ResourceCategory::Output;
+    plan.outputs.push_back(id);
+  }
+  return plan;
+}
+
+}  // namespace openvgf::converter

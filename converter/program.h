@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+// The converter's working form of a TOSA graph: the main block's tensors by name, its
+// operators as Nodes in execution order, and the model interface. Passes rewrite it in
+// place; a Node can carry an epilogue of fused elementwise operators that the kernel of
+// its anchor operator applies before storing (chain: each epilogue op consumes the
+// previous op's output as `chainInput`).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "tosa/graph.h"
+
+namespace openvgf::converter {
+
+struct FusedOp {
+  tosa::Operator op;
+  std::size_t index = 0;       // operator index in the source block (for messages)
+  std::size_t chainInput = 0;  // which input of `op` is the previous result
+};
+
+struct Node {
+  std::size_t index = 0;         // operator index in the source block (for messages)
+  tosa::Operator op;
+  std::vector<FusedOp> epilogue;  // applied in order to the anchor's result
+
+  /// Name of the tensor the node finally writes (last epilogue op's output, else op's).
+  const std::string& output() const {
+    return epilogue.empty() ? op.outputs.at(0) : epilogue.back().op.outputs.at(0);
+  }
+};
+
+struct Program {
+  std::map<std::string, tosa::Tensor> tensors;  // every tensor of the block by name
+  std::vector<Node> nodes;                      // execution order
+  std::vector<std::string> inputs;              // model inputs (block inputs)
+  std::vector<std::string> outputs;             // model outputs (block outputs)
+  /// Elided RESHAPE/IDENTITY outputs -> the tensor whose buffer they share.
+  std::map<std::string, std::string> aliases;
+
+  /// The tensor whose buffer holds `name` (itself unless aliased).
+  const std::string& bufferOf(const std::string& name) const;
+  /// True if a node reads `name` or a tensor aliased to it, or it is a model output.
+  bool isUsed(const std::string& name) const;
+
+  const tosa::Tensor* find(const std::string& name) const;
+  tosa::Tensor* find(const std::string& name);
+  /// True if the tensor holds a compile-time constant payload.
+  bool isConstant(const std::string& name) const;
+  /// Number of node inputs (anchor and epilogue ops) that read `name`.
+  std::size_t useCount(const std::string& name) const;
+  bool isOutput(const std::string& name) const;
+};
+
+/// Builds the Program of a graph's main block (in operator order, which a valid TOSA
+/// graph already gives topologically). CONST / CONST_SHAPE operators become constant
+/// tensors, not nodes.
+Result<Program> makeProgram(const tosa::Graph& graph);
+
+/// "<index> <OP>(<in>...) -> <out>" per node, for pass tests and --dump-after.
+std::string dumpProgram(const Program& program);
+
+}  // namespace openvgf::converter

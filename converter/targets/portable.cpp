@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+// The portable target: Vulkan 1.3 core plus the storage/integer features every desktop
+// GPU and lavapipe share (8/16-bit storage, Int64, subgroup arithmetic). Tiles sized for
+// 256-invocation workgroups and 16 KiB of shared memory.
+#include <fmt/format.h>
+
+#include "converter/targets/target.h"
+
+namespace openvgf::converter {
+
+Target portableTarget() {
+  Target t;
+  t.name = "portable";
+  t.gemm = GemmTile{64, 64, 16, 4, 4};
+  t.gemmSmall = GemmTile{16, 16, 16, 2, 2};
+  return t;
+}
+
+Result<Target> targetByName(const std::string& name) {
+  Target t;
+  if (name == "portable") {
+    t = portableTarget();
+  } else if (name == "native") {
+    OPENVGF_ASSIGN_OR_RETURN(t, nativeTarget());
+  } else {
+    return invalidInput("--target: expected portable or native, got '{}'", name);
+  }
+  OPENVGF_TRY(verifyTarget(t));
+  return t;
+}
+
+Status verifyTarget(const Target& target) {
+  for (const GemmTile* tile : {&target.gemm, &target.gemmSmall}) {
+    if (tile->bm % tile->tm != 0 || tile->bn % tile->tn != 0) {
+      return internalError("target {}: GEMM tile {}x{}: expected multiples of the register block {}x{}", target.name,
+                           tile->bm, tile->bn, tile->tm, tile->tn);
+    }
+    int invocations = (tile->bm / tile->tm) * (tile->bn / tile->tn);
+    if (invocations > target.maxInvocations) {
+      return internalError("target {}: GEMM tile needs {} invocations, limit {}", target.name, invocations,
+                           target.maxInvocations);
+    }
+    // Two staged tiles of fp32/int32 with one padding column each.
+    int shared = tile->bk * (tile->bm + 1 + tile->bn + 1) * 4;
+    if (shared > target.maxSharedBytes) {
+      return internalError("target {}: GEMM tile needs {} bytes of shared memory, limit {}", target.name, shared,
+                           target.maxSharedBytes);
+    }
+  }
+  if (target.elementwiseWg > target.maxInvocations || target.reduceThreads > target.maxInvocations) {
+    return internalError("target {}: workgroup size exceeds {} invocations", target.name, target.maxInvocations);
+  }
+  return {};
+}
+
+}  // namespace openvgf::converter

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+// runner::runBenchmark: what `openvgf bench` measures for one VGF on one device.
+//
+//   1. Context creation (instance, device, pipeline cache load) with a private, empty
+//      pipeline-cache folder, so the first Session::create builds every pipeline (cold).
+//   2. First inference, then `warmup` runs, then timed runs until both `iterations` runs and
+//      `minTimeS` seconds are reached: wall latency per inference (inputs in to outputs out,
+//      as Session::run's caller sees it) -> min / median / p90 / mean, inferences/s.
+//   3. The cache is saved, context and session are destroyed, and a second context loads the
+//      cache from disk: Session::create again (warm). A third session, with GPU timestamps,
+//      gives the GPU time of the recorded command buffer; timestamps stay out of the wall
+//      measurements of step 2.
+// Inputs are deterministic pseudo-random tensors of the model's input types and shapes.
+// Driver-side shader caches (Mesa's, NVIDIA's) are outside openvgf's control: benchmarks/run.sh
+// points them at an emptied folder for cold numbers.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+
+#include "common/error.h"
+#include "runner/model.h"
+#include "tosa/host_tensor.h"
+
+namespace openvgf::runner {
+
+struct BenchmarkOptions {
+  std::string device;  // as ContextOptions::device
+  bool validate = false;
+  int warmup = 5;
+  int iterations = 50;
+  double minTimeS = 0.0;
+  int gpuIterations = 0;  // profiled runs for the GPU time; 0: min(20, iterations)
+  /// Pipeline-cache folder used for cold then warm creation; must be empty or absent
+  /// (empty path: a fresh temporary folder, removed afterwards).
+  std::filesystem::path cacheDir;
+  std::uint64_t seed = 0x0BE7C4;
+};
+
+struct LatencyStats {
+  int count = 0;
+  double minMs = 0;
+  double medianMs = 0;
+  double p90Ms = 0;
+  double meanMs = 0;
+};
+
+/// min / median / p90 (nearest rank) / mean of `samples` (ms). Empty input: all zero.
+LatencyStats summarize(std::span<const double> samples);
+
+struct BenchmarkResult {
+  std::string model;
+  std::string device;
+  std::string deviceType;
+  std::string driver;
+  std::size_t segments = 0;
+  std::size_t modules = 0;
+  double contextCreateMs = 0;
+  double sessionCreateColdMs = 0;
+  double sessionCreateWarmMs = 0;
+  double firstInferenceMs = 0;
+  LatencyStats wall;
+  LatencyStats gpu;  // count 0 when the device has no timestamps
+  double inferencesPerS = 0;
+  std::int64_t batch = 1;      // leading dimension of the first rank-4 input, else 1
+  double imagesPerS = 0;       // batch * inferences/s
+  std::uint64_t deviceBytes = 0;
+  std::uint64_t stagingBytes = 0;
+};
+
+/// A deterministic pseudo-random input for `info`: U(-1, 1) for float types, the full range
+/// for int8/int16/bool, [-1000, 1000] for int32.
+tosa::HostTensor benchmarkInput(const TensorInfo& info, std::uint64_t seed);
+
+/// Runs the measurement on a decoded, validated model.
+Result<BenchmarkResult> runBenchmark(const Model& model, const BenchmarkOptions& options);
+
+/// Human-readable multi-line report.
+std::string formatText(const BenchmarkResult& result);
+/// One JSON object (keys used by benchmarks/report.py); `extra` key/values are added as strings.
+std::string formatJson(const BenchmarkResult& result, std::span<const std::pair<std::string, std::string>> extra = {});
+
+}  // namespace openvgf::runner

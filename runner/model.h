@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// runner::Model: a validated, device-independent view of a VGF for execution. Everything a
+// Session needs is checked here once (segments, modules, bindings, resources, constants, the
+// model interface), so Session::create only deals with the device.
+//
+// Lifetime: SPIR-V words and constant payloads are spans into the bytes the vgf::File was
+// decoded from; those bytes must outlive the Model and every Session::create call on it.
+// A created Session no longer reads them (constants are on the device by then).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "tosa/host_tensor.h"
+#include "vgf/file.h"
+#include "vulkan/snapshot.h"
+
+namespace openvgf::runner {
+
+/// A model input or output.
+struct TensorInfo {
+  std::string name;             // from the VGF name table, else "input_<i>" / "output_<i>"
+  std::uint32_t mrtIndex = 0;   // model resource table index
+  std::uint32_t vkFormat = 0;   // raw VkFormat
+  tosa::DType dtype = tosa::DType::Unknown;
+  tosa::Shape shape;
+  std::uint64_t bytes = 0;      // elementCount * storage bytes per element
+};
+
+/// One resource of the model resource table as the runner sees it.
+struct ResourceInfo {
+  vgf::ResourceCategory category = vgf::ResourceCategory::Intermediate;
+  std::uint32_t vkFormat = 0;
+  tosa::Shape shape;
+  std::uint64_t bytes = 0;                     // exact tensor bytes
+  std::uint32_t aliasGroup = vgf::kUnset;      // intermediates only
+  std::optional<std::uint32_t> constantIndex;  // into File::constants, for CONSTANT resources
+  bool used = false;                           // bound by some segment or part of the interface
+};
+
+enum class Access : std::uint8_t { Read = 1, Write = 2, ReadWrite = 3 };
+
+struct BindingInfo {
+  std::uint32_t set = 0;
+  std::uint32_t binding = 0;
+  std::uint32_t mrtIndex = 0;
+  Access access = Access::Read;
+};
+
+struct ModuleInfo {
+  std::string name;
+  std::string entryPoint;
+  std::span<const std::uint32_t> spirv;
+  vulkan::FeatureSet features;         // from the OpCapability list
+  std::uint32_t subgroupOperations = 0;
+  std::string firstSegment;            // name of a segment that uses it (for messages)
+};
+
+struct SegmentInfo {
+  std::string name;
+  std::uint32_t moduleIndex = 0;
+  std::array<std::uint32_t, 3> dispatch{1, 1, 1};  // workgroup counts
+  std::vector<BindingInfo> bindings;               // sorted by (set, binding)
+};
+
+class Model {
+ public:
+  /// Validates `file` for execution. `source` names the file in messages. GRAPH segments,
+  /// modules without SPIR-V, non-buffer resources, dynamic shapes and capabilities no Vulkan
+  /// compute device can enable are refused (Unsupported); inconsistencies are InvalidInput.
+  static Result<Model> create(const vgf::File& file, std::string source);
+
+  const std::string& source() const { return source_; }
+  const std::vector<TensorInfo>& inputs() const { return inputs_; }
+  const std::vector<TensorInfo>& outputs() const { return outputs_; }
+  std::optional<std::size_t> findInput(std::string_view name) const;
+  std::optional<std::size_t> findOutput(std::string_view name) const;
+
+  const std::vector<ResourceInfo>& resources() const { return resources_; }
+  const std::vector<SegmentInfo>& segments() const { return segments_; }
+  /// Modules, indexed like File::modules (entries of unused modules are empty).
+  const std::vector<ModuleInfo>& modules() const { return modules_; }
+  /// Constant payloads, indexed like File::constants.
+  const std::vector<std::span<const std::uint8_t>>& constantData() const { return constants_; }
+
+  /// Union of the optional features every used module needs.
+  vulkan::FeatureSet requiredFeatures() const;
+  /// Checks the model against a device before anything is built: each module's capabilities
+  /// (naming the capability and the segment), subgroup operations, descriptor-set count,
+  /// dispatch sizes, and every tensor against maxStorageBufferRange (naming the tensor).
+  Status checkDevice(const vulkan::DeviceSnapshot& device) const;
+
+  /// "input 'x'" / "output 'y'" / "tensor 5" for messages about MRT entry `mrtIndex`.
+  std::string describeTensor(std::uint32_t mrtIndex) const;
+
+ private:
+  std::string source_;
+  std::vector<TensorInfo> inputs_;
+  std::vector<TensorInfo> outputs_;
+  std::vector<ResourceInfo> resources_;
+  std::vector<SegmentInfo> segments_;
+  std::vector<ModuleInfo> modules_;
+  std::vector<std::span<const std::uint8_t>> constants_;
+};
+
+}  // namespace openvgf::runner

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+// DEPTHWISE_CONV2D with a tile of outputs per invocation: each invocation owns one output
+// channel (c*M + m, the fastest dim, so loads and stores are coalesced across the
+// workgroup) and OXT consecutive output columns; every weight tap is loaded once and
+// reused for the OXT outputs. Bias and the fused epilogue follow.
+//
+// Defines: BATCH IH IW C CM (channel multiplier) OH OW KH KW STRIDE_Y STRIDE_X DIL_Y DIL_X
+//   PAD_T PAD_L IN_ZP W_ZP BIAS_BCAST, IN_STYPE IN_LD W_STYPE W_LD BIAS_STYPE BIAS_LD,
+//   A_CT ACC_CT, OXT, WG_X, epilogue defines.
+// Bindings (set 0): 0 input, 1 weight [KH,KW,C,CM], 2 bias, 3.. epilogue, OUT_BINDING output.
+// Grid: (ceil(C*CM/WG_X), ceil(OW/OXT), BATCH*OH).
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#include "include/common.glsl"
+#include "include/types.glsl"
+#include "include/intmath.glsl"
+#include "include/ew_ops.glsl"
+
+#ifndef BATCH
+#define BATCH 1
+#define IH 8
+#define IW 8
+#define C 16
+#define CM 1
+#define OH 8
+#define OW 8
+#define KH 3
+#define KW 3
+#define STRIDE_Y 1
+#define STRIDE_X 1
+#define DIL_Y 1
+#define DIL_X 1
+#define PAD_T 1
+#define PAD_L 1
+#define IN_STYPE float
+#define IN_LD ld_f32
+#define W_STYPE float
+#define W_LD ld_f32
+#define BIAS_STYPE float
+#define BIAS_LD ld_f32
+#define A_CT float
+#define ACC_CT float
+#define OUT_STYPE float
+#define OUT_ST st_f32
+#define OUT_CT float
+#define OUT_BINDING 3
+#endif
+#ifndef IN_ZP
+#define IN_ZP 0
+#endif
+#ifndef W_ZP
+#define W_ZP 0
+#endif
+#ifndef BIAS_BCAST
+#define BIAS_BCAST 0
+#endif
+#ifndef OXT
+#define OXT 4
+#endif
+
+#define OCH (C * CM)
+
+layout(local_size_x = WG_X, local_size_y = 1, local_size_z = 1) in;
+
+layout(set = 0, binding = 0) readonly buffer In { IN_STYPE in0[]; };
+layout(set = 0, binding = 1) readonly buffer Weight { W_STYPE w0[]; };
+layout(set = 0, binding = 2) readonly buffer Bias { BIAS_STYPE bias0[]; };
+
+#include "include/epilogue.glsl"
+
+void main() {
+  uint oc = gl_GlobalInvocationID.x;
+  if (oc >= uint(OCH)) return;
+  uint c = oc / uint(CM);
+  uint ox0 = gl_WorkGroupID.y * uint(OXT);
+  uint oy = gl_WorkGroupID.z % uint(OH);
+  uint b = gl_WorkGroupID.z / uint(OH);
+
+  ACC_CT acc[OXT];
+  for (int t = 0; t < OXT; ++t) acc[t] = ACC_CT(0);
+  for (int ky = 0; ky < KH; ++ky) {
+    int y = int(oy) * STRIDE_Y - PAD_T + ky * DIL_Y;
+    if (y < 0 || y >= IH) continue;
+    for (int kx = 0; kx < KW; ++kx) {
+      A_CT wv = A_CT(W_LD(w0[uint(ky * KW + kx) * uint(OCH) + oc])) - A_CT(W_ZP);
+      for (int t = 0; t < OXT; ++t) {
+        int x = int(ox0 + uint(t)) * STRIDE_X - PAD_L + kx * DIL_X;
+        if (x < 0 || x >= IW) continue;
+        A_CT iv = A_CT(IN_LD(in0[((b * uint(IH) + uint(y)) * uint(IW) + uint(x)) * uint(C) + c])) - A_CT(IN_ZP);
+        acc[t] += ACC_CT(iv) * ACC_CT(wv);
+      }
+    }
+  }
+  ACC_CT bias = ACC_CT(BIAS_LD(bias0[BIAS_BCAST != 0 ? 0u : oc]));
+  for (int t = 0; t < OXT; ++t) {
+    uint ox = ox0 + uint(t);
+    if (ox >= uint(OW)) break;
+    epilogue_store(((b * uint(OH) + oy) * uint(OW) + ox) * uint(OCH) + oc, oc, acc[t] + bias);
+  }
+}

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+// Shared prologue of every openvgf compute template: extensions, workgroup-size and grid
+// defaults, and the flat-index helper for 2D dispatch grids.
+//
+// Defines (all optional):
+//   WG_X, WG_Y, WG_Z   workgroup size (default 64,1,1)
+//   GRID_X             workgroup count along x of the dispatch (for flattening x/y grids)
+#ifndef OVGF_COMMON_GLSL
+#define OVGF_COMMON_GLSL
+
+#extension GL_EXT_shader_8bit_storage : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : enable
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : enable
+#extension GL_EXT_shader_explicit_arithmetic_types_int16 : enable
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : enable
+
+#ifndef WG_X
+#define WG_X 64
+#endif
+#ifndef WG_Y
+#define WG_Y 1
+#endif
+#ifndef WG_Z
+#define WG_Z 1
+#endif
+#ifndef GRID_X
+#define GRID_X 1
+#endif
+
+// Large 1D problems are dispatched as a 2D grid of workgroups (x limited to 65535);
+// this folds the grid back into one linear workgroup index.
+uint ovgf_linear_group() { return gl_WorkGroupID.y * uint(GRID_X) + gl_WorkGroupID.x; }
+
+#define OVGF_CAT_(a, b) a##b
+#define OVGF_CAT(a, b) OVGF_CAT_(a, b)
+
+#endif  // OVGF_COMMON_GLSL

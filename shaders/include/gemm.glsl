@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tiled GEMM core shared by MATMUL, CONV2D, CONV3D and TRANSPOSE_CONV2D (implicit GEMM):
+// a workgroup computes a BM x BN output tile, stepping over K in BK slices staged in
+// shared memory; each invocation keeps a TM x TN register block of accumulators.
+//
+// The including template defines, before including this file:
+//   A_CT, ACC_CT            operand compute type (float or int) and accumulator type
+//   M, N, K                 GEMM sizes (per batch)
+//   BM, BN, BK, TM, TN      tile config (WG size = (BN/TN) * (BM/TM))
+//   A_CT gemm_load_a(uint batch, uint m, uint k)   in-range, zero-point-corrected operand
+//   A_CT gemm_load_b(uint batch, uint k, uint n)
+//   void gemm_store(uint batch, uint m, uint n, ACC_CT acc)   epilogue for one output
+// Loads of A walk k fastest and loads of B walk n fastest, so both are coalesced for the
+// row-major layouts the converter chooses (A = [M][K], B = [K][N]).
+#ifndef OVGF_GEMM_GLSL
+#define OVGF_GEMM_GLSL
+
+#define GEMM_THREADS ((BN / TN) * (BM / TM))
+
+// +1 column of padding keeps a column walk off a single shared-memory bank.
+shared A_CT sA[BK][BM + 1];
+shared A_CT sB[BK][BN + 1];
+
+void gemm_main() {
+  uint tid = gl_LocalInvocationIndex;
+  uint tx = tid % uint(BN / TN);
+  uint ty = tid / uint(BN / TN);
+  uint m0 = gl_WorkGroupID.y * uint(BM);
+  uint n0 = gl_WorkGroupID.x * uint(BN);
+  uint batch = gl_WorkGroupID.z;
+
+  ACC_CT acc[TM][TN];
+  for (int i = 0; i < TM; ++i)
+    for (int j = 0; j < TN; ++j) acc[i][j] = ACC_CT(0);
+
+  for (uint k0 = 0u; k0 < uint(K); k0 += uint(BK)) {
+    for (uint e = tid; e < uint(BM * BK); e += uint(GEMM_THREADS)) {
+      uint mm = e / uint(BK);
+      uint kk = e % uint(BK);
+      uint m = m0 + mm;
+      uint k = k0 + kk;
+      sA[kk][mm] = (m < uint(M) && k < uint(K)) ? gemm_load_a(batch, m, k) : A_CT(0);
+    }
+    for (uint e = tid; e < uint(BN * BK); e += uint(GEMM_THREADS)) {
+      uint kk = e / uint(BN);
+      uint nn = e % uint(BN);
+      uint n = n0 + nn;
+      uint k = k0 + kk;
+      sB[kk][nn] = (n < uint(N) && k < uint(K)) ? gemm_load_b(batch, k, n) : A_CT(0);
+    }
+    barrier();
+    for (uint kk = 0u; kk < uint(BK); ++kk) {
+      A_CT a[TM];
+      A_CT b[TN];
+      for (int i = 0; i < TM; ++i) a[i] = sA[kk][ty * uint(TM) + uint(i)];
+      for (int j = 0; j < TN; ++j) b[j] = sB[kk][tx * uint(TN) + uint(j)];
+      for (int i = 0; i < TM; ++i)
+        for (int j = 0; j < TN; ++j) acc[i][j] += ACC_CT(a[i]) * ACC_CT(b[j]);
+    }
+    barrier();
+  }
+
+  for (int i = 0; i < TM; ++i) {
+    uint m = m0 + ty * uint(TM) + uint(i);
+    if (m >= uint(M)) continue;
+    for (int j = 0; j < TN; ++j) {
+      uint n = n0 + tx * uint(TN) + uint(j);
+      if (n < uint(N)) gemm_store(batch, m, n, acc[i][j]);
+    }
+  }
+}
+
+#endif  // OVGF_GEMM_GLSL

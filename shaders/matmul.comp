@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// MATMUL: out[b, h, w] = sum_c (A[b, h, c] - A_ZP) * (B[b, c, w] - B_ZP), as the tiled GEMM
+// of include/gemm.glsl with the batch in the grid's z, then the fused epilogue.
+//
+// Defines: BATCH H C W (A is [BATCH,H,C], B is [BATCH,C,W]), A_ZP B_ZP,
+//   A_STYPE A_LD B_STYPE B_LD, A_CT ACC_CT, BM BN BK TM TN, epilogue defines.
+// Bindings (set 0): 0 A, 1 B, 2.. epilogue inputs, OUT_BINDING output.
+// Grid: (ceil(W/BN), ceil(H/BM), BATCH); workgroup (BN/TN)*(BM/TM) invocations.
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#include "include/common.glsl"
+#include "include/types.glsl"
+#include "include/intmath.glsl"
+#include "include/ew_ops.glsl"
+
+#ifndef BATCH
+#define BATCH 1
+#define H 64
+#define C 64
+#define W 64
+#define A_STYPE float
+#define A_LD ld_f32
+#define B_STYPE float
+#define B_LD ld_f32
+#define A_CT float
+#define ACC_CT float
+#define OUT_STYPE float
+#define OUT_ST st_f32
+#define OUT_CT float
+#define OUT_BINDING 2
+#endif
+#ifndef A_ZP
+#define A_ZP 0
+#endif
+#ifndef B_ZP
+#define B_ZP 0
+#endif
+#ifndef BM
+#define BM 64
+#define BN 64
+#define BK 16
+#define TM 4
+#define TN 4
+#endif
+
+#define M H
+#define N W
+#define K C
+
+layout(local_size_x = (BN / TN) * (BM / TM), local_size_y = 1, local_size_z = 1) in;
+
+layout(set = 0, binding = 0) readonly buffer MatA { A_STYPE a0[]; };
+layout(set = 0, binding = 1) readonly buffer MatB { B_STYPE b0[]; };
+
+#include "include/epilogue.glsl"
+
+A_CT gemm_load_a(uint batch, uint m, uint k) {
+  return A_CT(A_LD(a0[(batch * uint(H) + m) * uint(C) + k])) - A_CT(A_ZP);
+}
+
+A_CT gemm_load_b(uint batch, uint k, uint n) {
+  return A_CT(B_LD(b0[(batch * uint(C) + k) * uint(W) + n])) - A_CT(B_ZP);
+}
+
+void gemm_store(uint batch, uint m, uint n, ACC_CT acc) {
+  epilogue_store((batch * uint(H) + m) * uint(W) + n, n, acc);
+}
+
+#include "include/gemm.glsl"
+
+void main() { gemm_main(); }

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: Apache-2.0
+// End-to-end runner tests on lavapipe with the validation layer on (any validation message
+// fails the test): elementwise ops on every storage type, a chain through aliased
+// intermediates with a constant, several inputs/outputs, errors, repeatability, memory,
+// profiling output. Expected values are computed independently in the test.
+#include <cmath>
+#include <cstdlib>
+#include <cstdint>
+#include <fstream>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "runner/context.h"
+#include "runner/formats.h"
+#include "runner/model.h"
+#include "runner/profile.h"
+#include "runner/session.h"
+#include "shaders/affine_s3b1.h"
+#include "shaders/binary_bool.h"
+#include "shaders/binary_f16.h"
+#include "shaders/binary_f32.h"
+#include "shaders/binary_i16.h"
+#include "shaders/binary_i32.h"
+#include "shaders/binary_i64.h"
+#include "shaders/binary_i8.h"
+#include "shaders/chain_add.h"
+#include "shaders/chain_minus1.h"
+#include "shaders/chain_scale2.h"
+#include "test_models.h"
+
+namespace openvgf::runner {
+namespace {
+
+using ::testing::HasSubstr;
+using tosa::DType;
+using tosa::HostTensor;
+
+// lavapipe unless OPENVGF_TEST_DEVICE names another device (to run the suite on a GPU).
+ContextOptions testOptions() {
+  ContextOptions options;
+  options.validate = true;
+  const char* device = std::getenv("OPENVGF_TEST_DEVICE");
+  options.device = device != nullptr ? device : "llvmpipe";
+  options.pipelineCache = false;
+  return options;
+}
+
+struct Loaded {
+  std::vector<std::uint8_t> bytes;  // the encoded .vgf
+  vgf::File file;                   // decoded from bytes
+  std::optional<Model> model;
+  std::unique_ptr<Context> context;
+};
+
+// Builds a model with `build`, encodes and decodes it (as a file would be), validates it and
+// creates a Context for it.
+template <typename Build>
+std::unique_ptr<Loaded> load(Build build, ContextOptions options = testOptions()) {
+  auto loaded = std::make_unique<Loaded>();
+  vgf::Builder builder;
+  build(builder);
+  Result<std::vector<std::uint8_t>> bytes = builder.finish();
+  EXPECT_TRUE(bytes) << bytes.error().message();
+  if (!bytes) return nullptr;
+  loaded->bytes = std::move(*bytes);
+  Result<vgf::File> file = vgf::decode(loaded->bytes);
+  EXPECT_TRUE(file) << file.error().message();
+  if (!file) return nullptr;
+  loaded->file = std::move(*file);
+  Result<Model> model = Model::create(loaded->file, "test.vgf");
+  EXPECT_TRUE(model) << model.error().message();
+  if (!model) return nullptr;
+  loaded->model.emplace(std::move(*model));
+  Result<std::unique_ptr<Context>> context = Context::create(options, *loaded->model);
+  EXPECT_TRUE(context) << context.error().message();
+  if (!context) return nullptr;
+  loaded->context = std::move(*context);
+  return loaded;
+}
+
+void expectNoValidationMessages(const Context& context) {
+  EXPECT_EQ(context.instance().validationErrors(), 0u);
+  EXPECT_EQ(context.instance().validationWarnings(), 0u);
+}
+
+template <typename T>
+HostTensor tensorOf(DType dtype, tosa::Shape shape, const std::vector<T>& values) {
+  HostTensor t(dtype, std::move(shape));
+  EXPECT_EQ(t.bytes.size(), values.size() * sizeof(T));
+  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+  return t;
+}
+
+// IEEE binary16 bits of a float that fp16 represents exactly (normal numbers and zero).
+std::uint16_t halfBits(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  std::uint32_t sign = (bits >> 16) & 0x8000u;
+  if ((bits & 0x7FFFFFFFu) == 0) return static_cast<std::uint16_t>(sign);
+  std::int32_t exponent = static_cast<std::int32_t>((bits >> 23) & 0xFF) - 127 + 15;
+  return static_cast<std::uint16_t>(sign | (static_cast<std::uint32_t>(exponent) << 10) | ((bits >> 13) & 0x3FFu));
+}
+
+template <typename T, typename Op>
+void checkBinary(vgf::VkFormatValue format, DType dtype, std::span<const std::uint32_t> spirv,
+                 std::vector<T> a, std::vector<T> b, Op op) {
+  SCOPED_TRACE(std::string(tosa::toString(dtype)));
+  auto loaded = load([&](vgf::Builder& fb) { openvgf::testing::buildBinary(fb, format, spirv); });
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(loaded->model->inputs()[0].dtype, dtype);
+  Result<Session> session = Session::create(*loaded->context, *loaded->model);
+  ASSERT_TRUE(session) << session.error().message();
+  HostTensor inputs[] = {tensorOf(dtype, {37}, a), tensorOf(dtype, {37}, b)};
+  Result<std::vector<HostTensor>> outputs = session->run(inputs);
+  ASSERT_TRUE(outputs) << outputs.error().message();
+  ASSERT_EQ(outputs->size(), 1u);
+  const HostTensor& c = (*outputs)[0];
+  EXPECT_EQ(c.dtype, dtype);
+  EXPECT_EQ(c.shape, tosa::Shape{37});
+  std::span<const T> got = c.as<T>();
+  ASSERT_EQ(got.size(), 37u);
+  for (std::size_t i = 0; i < 37; ++i) EXPECT_EQ(got[i], op(a[i], b[i])) << "element " << i;
+  expectNoValidationMessages(*loaded->context);
+}
+
+template <typename T>
+std::vector<T> ramp(int start, int step) {
+  std::vector<T> v(37);
+  for (int i = 0; i < 37; ++i) v[i] = static_cast<T>(start + step * i);
+  return v;
+}
+
+TEST(Session, ElementwiseOnEveryStorageType) {
+  using V = vgf::VkFormatValue;
+  // Integer adds wrap in the element type (two's complement), as TOSA ADD does for INT32.
+  checkBinary<std::int8_t>(V::R8Sint, DType::Int8, k_binary_i8, ramp<std::int8_t>(-100, 7), ramp<std::int8_t>(90, 3),
+                           [](std::int8_t x, std::int8_t y) { return static_cast<std::int8_t>(x + y); });
+  checkBinary<std::int16_t>(V::R16Sint, DType::Int16, k_binary_i16, ramp<std::int16_t>(-32000, 1700),
+                            ramp<std::int16_t>(500, 3),
+                            [](std::int16_t x, std::int16_t y) { return static_cast<std::int16_t>(x + y); });
+  checkBinary<std::int32_t>(V::R32Sint, DType::Int32, k_binary_i32, ramp<std::int32_t>(-2000000000, 110000000),
+                            ramp<std::int32_t>(7, -13), [](std::int32_t x, std::int32_t y) {
+                              return static_cast<std::int32_t>(static_cast<std::uint32_t>(x) + static_cast<std::uint32_t>(y));
+                            });
+  std::vector<std::int64_t> big = ramp<std::int64_t>(-5, 3);
+  for (std::int64_t& v : big) v *= 1000000000000LL;  // beyond 32 bits, within INT48
+  checkBinary<std::int64_t>(V::R64Sint, DType::Int48, k_binary_i64, big, ramp<std::int64_t>(1, 1),
+                            [](std::int64_t x, std::int64_t y) { return x + y; });
+  std::vector<std::uint16_t> ha(37), hb(37);
+  for (int i = 0; i < 37; ++i) {
+    ha[i] = halfBits(static_cast<float>(i - 18));
+    hb[i] = halfBits(static_cast<float>(2 * i) + 0.5f);
+  }
+  std::vector<std::uint16_t> hsum(37);
+  for (int i = 0; i < 37; ++i) hsum[i] = halfBits(static_cast<float>(i - 18) + static_cast<float>(2 * i) + 0.5f);
+  std::size_t index = 0;
+  checkBinary<std::uint16_t>(V::R16Sfloat, DType::Fp16, k_binary_f16, ha, hb,
+                             [&](std::uint16_t, std::uint16_t) { return hsum[index++ % 37]; });
+  checkBinary<float>(V::R32Sfloat, DType::Fp32, k_binary_f32, ramp<float>(-18, 1), ramp<float>(3, 5),
+                     [](float x, float y) { return x + y; });
+  std::vector<std::uint8_t> ba(37), bb(37);
+  for (int i = 0; i < 37; ++i) {
+    ba[i] = i % 2;
+    bb[i] = (i / 2) % 2;
+  }
+  checkBinary<std::uint8_t>(V::R8BoolArm, DType::Bool, k_binary_bool, ba, bb,
+                            [](std::uint8_t x, std::uint8_t y) { return static_cast<std::uint8_t>(x != y); });
+}
+
+std::vector<float> chainInput(float offset) {
+  std::vector<float> x(openvgf::testing::kChainN);
+  for (int i = 0; i < openvgf::testing::kChainN; ++i) x[i] = static_cast<float>((i * 7) % 23) - 11.0f + offset;
+  return x;
+}
+
+void expectChainResult(const std::vector<float>& x, const HostTensor& y) {
+  std::span<const float> got = y.as<float>();
+  ASSERT_EQ(got.size(), x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    ASSERT_EQ(got[i], 3.0f * x[i] + 2.0f * static_cast<float>(i) - 1.0f) << "element " << i;
+  }
+}
+
+void buildChainModel(vgf::Builder& b) { openvgf::testing::buildChain(b, k_chain_add, k_chain_scale2, k_chain_minus1); }
+
+TEST(Session, ChainThroughAliasedIntermediatesWithConstantInBothIoModes) {
+  auto loaded = load(buildChainModel);
+  ASSERT_TRUE(loaded);
+  bool unified = vulkan::hasUnifiedMemory(loaded->context->device());
+  for (IoMode mode : {IoMode::Direct, IoMode::Copy, IoMode::Auto}) {
+    SCOPED_TRACE(static_cast<int>(mode));
+    if (mode == IoMode::Direct && !unified) continue;  // discrete GPUs
+    Result<Session> session = Session::create(*loaded->context, *loaded->model, {.io = mode});
+    ASSERT_TRUE(session) << session.error().message();
+    EXPECT_EQ(session->directIo(), mode == IoMode::Direct || (mode == IoMode::Auto && unified));
+    // Barriers: seg1 RAW on t1, seg2 RAW on t2 + WAR on t1/t3's memory (one barrier), seg3 RAW
+    // on t3, the host read. Copy mode adds one after the input copy (before seg0) and one before
+    // the output copy. None between independent commands.
+    EXPECT_EQ(session->barrierCount(), session->directIo() ? 4u : 6u);
+    // Constants + two alias-group ranges (t1/t3 and t2) in device memory, I/O in staging.
+    std::uint64_t tensor = 4 * openvgf::testing::kChainN;
+    EXPECT_GE(session->deviceBytes(), 3 * tensor);
+    EXPECT_LT(session->deviceBytes(), (session->directIo() ? 4 : 6) * tensor);
+    std::vector<float> x = chainInput(0.25f);
+    HostTensor input = tensorOf(DType::Fp32, {1, openvgf::testing::kChainN}, x);
+    Result<std::vector<HostTensor>> out = session->run(std::span(&input, 1));
+    ASSERT_TRUE(out) << out.error().message();
+    expectChainResult(x, (*out)[0]);
+  }
+  expectNoValidationMessages(*loaded->context);
+}
+
+TEST(Session, SeveralInputsAndOutputsWithAnOutputThatIsAlsoAnIntermediate) {
+  auto loaded = load([](vgf::Builder& b) { openvgf::testing::buildMultiIo(b, k_binary_f32, k_affine_s3b1); });
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(loaded->model->outputs()[0].name, "sum");
+  EXPECT_EQ(loaded->model->outputs()[1].name, "scaled");
+  for (IoMode mode : {IoMode::Direct, IoMode::Copy}) {
+    if (mode == IoMode::Direct && !vulkan::hasUnifiedMemory(loaded->context->device())) continue;
+    Result<Session> session = Session::create(*loaded->context, *loaded->model, {.io = mode});
+    ASSERT_TRUE(session) << session.error().message();
+    std::vector<float> a = ramp<float>(-10, 2), b = ramp<float>(4, -1);
+    HostTensor ta = tensorOf(DType::Fp32, {37}, a), tb = tensorOf(DType::Fp32, {37}, b);
+    // Bound by name, in the opposite order.
+    NamedInput named[] = {{"b", &tb}, {"a", &ta}};
+    Result<std::vector<const HostTensor*>> ordered = bindInputs(*loaded->model, named);
+    ASSERT_TRUE(ordered) << ordered.error().message();
+    std::vector<HostTensor> outputs;
+    ASSERT_TRUE(session->run(*ordered, outputs));
+    ASSERT_EQ(outputs.size(), 2u);
+    for (std::size_t i = 0; i < 37; ++i) {
+      EXPECT_EQ(outputs[0].as<float>()[i], a[i] + b[i]);
+      EXPECT_EQ(outputs[1].as<float>()[i], 3.0f * (a[i] + b[i]) + 1.0f);
+    }
+  }
+  expectNoValidationMessages(*loaded->context);
+}
+
+TEST(Session, BindInputsReportsUnknownDuplicateAndCount) {
+  auto loaded = load([](vgf::Builder& b) { openvgf::testing::buildMultiIo(b, k_binary_f32, k_affine_s3b1); });
+  ASSERT_TRUE(loaded);
+  HostTensor t(DType::Fp32, {37});
+  NamedInput unknown[] = {{"c", &t}, {"", &t}};
+  Result<std::vector<const HostTensor*>> r = bindInputs(*loaded->model, unknown);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message(),
+            "test.vgf: input 'c': expected one of the model's inputs ('a' FP32 [37], 'b' FP32 [37]), got an unknown "
+            "name");
+  NamedInput twice[] = {{"a", &t}, {"a", &t}};
+  EXPECT_THAT(bindInputs(*loaded->model, twice).error().message(), HasSubstr("input 'a': expected one value"));
+  NamedInput one[] = {{"", &t}};
+  r = bindInputs(*loaded->model, one);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().exitCode(), 2);
+  EXPECT_THAT(r.error().message(), HasSubstr("expected 2 input(s)"));
+  NamedInput mixed[] = {{"", &t}, {"a", &t}};
+  r = bindInputs(*loaded->model, mixed);
+  ASSERT_TRUE(r);
+  EXPECT_EQ((*r)[0], &t);
+}
+
+TEST(Session, RejectsWrongInputCountShapeAndDtype) {
+  auto loaded = load(buildChainModel);
+  ASSERT_TRUE(loaded);
+  Result<Session> session = Session::create(*loaded->context, *loaded->model);
+  ASSERT_TRUE(session);
+  std::vector<HostTensor> none;
+  Result<std::vector<HostTensor>> r = session->run(none);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind(), ErrorKind::InvalidInput);
+  EXPECT_EQ(r.error().message(), "expected 1 input(s) ('x' FP32 [1,1000]), got 0");
+  HostTensor wrongShape(DType::Fp32, {1000});
+  r = session->run(std::span(&wrongShape, 1));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message(), "input 'x': expected shape [1,1000], got [1000]");
+  HostTensor wrongType(DType::Int32, {1, 1000});
+  r = session->run(std::span(&wrongType, 1));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message(), "input 'x': expected dtype FP32, got INT32");
+  // The session is still usable after rejected calls.
+  std::vector<float> x = chainInput(1.0f);
+  HostTensor good = tensorOf(DType::Fp32, {1, openvgf::testing::kChainN}, x);
+  r = session->run(std::span(&good, 1));
+  ASSERT_TRUE(r);
+  expectChainResult(x, (*r)[0]);
+  expectNoValidationMessages(*loaded->context);
+}
+
+TEST(Session, RepeatedRunsAreBitIdentical) {
+  auto loaded = load(buildChainModel);
+  ASSERT_TRUE(loaded);
+  Result<Session> session = Session::create(*loaded->context, *loaded->model);
+  ASSERT_TRUE(session);
+  std::vector<float> x = chainInput(0.1f);
+  HostTensor input = tensorOf(DType::Fp32, {1, openvgf::testing::kChainN}, x);
+  const HostTensor* inputs[] = {&input};
+  std::vector<HostTensor> first, again;
+  ASSERT_TRUE(session->run(inputs, first));
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(session->run(inputs, again));
+    ASSERT_EQ(again[0].bytes, first[0].bytes) << "run " << i;
+  }
+  // Zero-copy path gives the same bytes.
+  std::memcpy(session->inputMemory(0).data(), input.bytes.data(), input.bytes.size());
+  ASSERT_TRUE(session->runInPlace());
+  std::span<const std::uint8_t> direct = session->outputMemory(0);
+  EXPECT_TRUE(std::equal(direct.begin(), direct.end(), first[0].bytes.begin()));
+  expectNoValidationMessages(*loaded->context);
+}
+
+long residentKiB() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+TEST(Session, ThousandRunsDoNotGrowResidentMemory) {
+  auto loaded = load(buildChainModel);
+  ASSERT_TRUE(loaded);
+  Result<Session> session = Session::create(*loaded->context, *loaded->model);
+  ASSERT_TRUE(session);
+  std::vector<float> x = chainInput(0.5f);
+  HostTensor input = tensorOf(DType::Fp32, {1, openvgf::testing::kChainN}, x);
+  const HostTensor* inputs[] = {&input};
+  std::vector<HostTensor> outputs;
+  for (int i = 0; i < 50; ++i) ASSERT_TRUE(session->run(inputs, outputs));  // warm up
+  long before = residentKiB();
+  ASSERT_GT(before, 0);
+  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(session->run(inputs, outputs));
+  long after = residentKiB();
+  // A leak of even 1 KiB per run would show as 1000 KiB.
+  EXPECT_LT(after - before, 512) << "VmRSS " << before << " KiB -> " << after << " KiB";
+  expectChainResult(x, outputs[0]);
+  expectNoValidationMessages(*loaded->context);
+}
+
+TEST(Session, ProfilingWritesOneSlicePerSegmentAndASummary) {
+  auto loaded = load(buildChainModel);
+  ASSERT_TRUE(loaded);
+  Result<Session> session = Session::create(*loaded->context, *loaded->model, {.profile = true});
+  ASSERT_TRUE(session) << session.error().message();
+  ProfileRecorder recorder(session->segmentNames());
+  std::vector<float> x = chainInput(0.0f);
+  HostTensor input = tensorOf(DType::Fp32, {1, openvgf::testing::kChainN}, x);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(session->run(std::span(&input, 1)));
+    const RunTiming& timing = session->lastTiming();
+    ASSERT_EQ(timing.timestampsNs.size(), 5u);
+    for (std::size_t t = 1; t < timing.timestampsNs.size(); ++t) {
+      EXPECT_GE(timing.timestampsNs[t], timing.timestampsNs[t - 1]);
+    }
+    EXPECT_GE(timing.hostMs, timing.gpuMs());
+    recorder.add(timing);
+  }
+  nlohmann::json trace = nlohmann::json::parse(recorder.chromeTrace());
+  std::vector<std::string> slices;
+  for (const nlohmann::json& event : trace["traceEvents"]) {
+    if (event["ph"] == "X") slices.push_back(event["name"]);
+  }
+  ASSERT_EQ(slices.size(), 12u);
+  EXPECT_EQ(std::vector<std::string>(slices.begin(), slices.begin() + 4),
+            (std::vector<std::string>{"add_const", "scale", "add_input", "minus_one"}));
+  std::string summary = recorder.summary(2);
+  EXPECT_THAT(summary, HasSubstr("GPU profile (3 runs, medians)"));
+  EXPECT_THAT(summary, HasSubstr("total GPU time"));
+  EXPECT_THAT(summary, HasSubstr("host overhead"));
+  EXPECT_THAT(summary, HasSubstr("... 2 more segment(s)"));
+  expectNoValidationMessages(*loaded->context);
+}
+
+TEST(Session, PipelineCacheIsWrittenAndReused) {
+  ContextOptions options = testOptions();
+  options.pipelineCache = true;
+  options.cacheDir = std::filesystem::path(::testing::TempDir()) / "openvgf-runner-cache";
+  std::filesystem::remove_all(options.cacheDir);
+  for (int pass = 0; pass < 2; ++pass) {
+    auto loaded = load(buildChainModel, options);
+    ASSERT_TRUE(loaded);
+    EXPECT_EQ(loaded->context->pipelineCache().loadedFromDisk(), pass == 1);
+    ASSERT_TRUE(Session::create(*loaded->context, *loaded->model));
+    ASSERT_TRUE(loaded->context->savePipelineCache());
+    expectNoValidationMessages(*loaded->context);
+  }
+  std::filesystem::remove_all(options.cacheDir);
+}
+
+TEST(Formats, MapVkFormatsToTosaTypes) {
+  using V = vgf::VkFormatValue;
+  EXPECT_EQ(dtypeForFormat(static_cast<std::uint32_t>(V::R8BoolArm)), DType::Bool);
+  EXPECT_EQ(dtypeForFormat(static_cast<std::uint32_t>(V::R64Sint)), DType::Int48);
+  EXPECT_EQ(dtypeForFormat(static_cast<std::uint32_t>(V::R32Uint)), std::nullopt);
+  EXPECT_EQ(formatForDType(DType::Int4), static_cast<std::uint32_t>(V::R8Sint));
+  EXPECT_EQ(formatForDType(DType::Int48), static_cast<std::uint32_t>(V::R64Sint));
+  EXPECT_EQ(formatForDType(DType::Shape), std::nullopt);
+  for (DType t : {DType::Bool, DType::Int8, DType::Int16, DType::Int32, DType::Int48, DType::Fp16, DType::Fp32,
+                  DType::Bf16, DType::Fp8E4M3, DType::Fp8E5M2}) {
+    std::uint32_t format = *formatForDType(t);
+    EXPECT_EQ(dtypeForFormat(format), t);
+    EXPECT_EQ(storageElementBytes(format), tosa::hostElementBytes(t)) << tosa::toString(t);
+  }
+  EXPECT_EQ(formatShortName(1000460000), "R8_BOOL_ARM");
+  EXPECT_EQ(formatShortName(5), "VkFormat(5)");
+}
+
+}  // namespace
+}  // namespace openvgf::runner

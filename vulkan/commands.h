@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+// Command recording objects: a command pool with one primary command buffer, fences,
+// timestamp query pools and descriptor pools.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <vulkan/vulkan.h>
+
+#include "common/error.h"
+#include "vulkan/device.h"
+
+namespace openvgf::vulkan {
+
+/// A command pool owning one primary command buffer, recorded once and submitted many times.
+class CommandBuffer {
+ public:
+  static Result<CommandBuffer> create(const Device& device);
+  VkCommandBuffer handle() const { return buffer_; }
+  Status begin(VkCommandBufferUsageFlags flags = 0) const;
+  Status end() const;
+
+ private:
+  CommandBuffer() = default;
+  DeviceHandle<VkCommandPool, vkDestroyCommandPool> pool_;
+  VkCommandBuffer buffer_ = VK_NULL_HANDLE;  // freed with the pool
+};
+
+class Fence {
+ public:
+  static Result<Fence> create(const Device& device);
+  VkFence handle() const { return fence_.get(); }
+  Status reset(const Device& device) const;
+
+ private:
+  Fence() = default;
+  DeviceHandle<VkFence, vkDestroyFence> fence_;
+};
+
+/// A pool of `count` timestamp queries.
+class TimestampQueries {
+ public:
+  static Result<TimestampQueries> create(const Device& device, std::uint32_t count);
+  VkQueryPool handle() const { return pool_.get(); }
+  std::uint32_t count() const { return count_; }
+  /// Reads every query (64-bit, waiting for availability) into `out` (resized to count()).
+  Status read(const Device& device, std::vector<std::uint64_t>& out) const;
+
+ private:
+  TimestampQueries() = default;
+  DeviceHandle<VkQueryPool, vkDestroyQueryPool> pool_;
+  std::uint32_t count_ = 0;
+};
+
+/// A descriptor pool for `maxSets` sets holding `storageBuffers` storage-buffer descriptors.
+class DescriptorPool {
+ public:
+  static Result<DescriptorPool> create(const Device& device, std::uint32_t maxSets, std::uint32_t storageBuffers);
+  Result<VkDescriptorSet> allocate(const Device& device, VkDescriptorSetLayout layout) const;
+
+ private:
+  DescriptorPool() = default;
+  DeviceHandle<VkDescriptorPool, vkDestroyDescriptorPool> pool_;
+};
+
+}  // namespace openvgf::vulkan

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+// Logical device creation with exactly the requested optional features.
+#include "vulkan/device.h"
+
+#include <string>
+
+#include "vulkan/check.h"
+
+namespace openvgf::vulkan {
+
+Result<Device> Device::create(const Instance& instance, std::size_t index, const DeviceOptions& options) {
+  if (index >= instance.devices().size()) {
+    return internalError("device index {} out of range ({} devices)", index, instance.devices().size());
+  }
+  const DeviceSnapshot& snapshot = instance.devices()[index];
+  FeatureSet missing = options.features.minus(snapshot.features);
+  if (!missing.empty()) {
+    std::string names;
+    for (Feature f : features(missing)) names += fmt::format("{}{}", names.empty() ? "" : ", ", featureName(f));
+    return unsupported("device {} ({}): expected support for {}, which the driver does not report", index,
+                       snapshot.name, names);
+  }
+
+  Device device;
+  device.physical_ = instance.physicalDevice(index);
+  device.snapshot_ = snapshot;
+  device.enabled_ = options.features;
+  vkGetPhysicalDeviceMemoryProperties(device.physical_, &device.memory_);
+
+  // Prefer a compute-only family (async compute on discrete GPUs), else any with compute.
+  std::uint32_t familyCount = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(device.physical_, &familyCount, nullptr);
+  std::vector<VkQueueFamilyProperties> families(familyCount);
+  vkGetPhysicalDeviceQueueFamilyProperties(device.physical_, &familyCount, families.data());
+  std::optional<std::uint32_t> chosen;
+  for (std::uint32_t i = 0; i < familyCount; ++i) {
+    if (!(families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
+    bool computeOnly = !(families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT);
+    if (!chosen || (computeOnly && families[i].timestampValidBits > 0 &&
+                    (families[*chosen].queueFlags & VK_QUEUE_GRAPHICS_BIT))) {
+      chosen = i;
+    }
+  }
+  if (!chosen) return environmentError("device {} ({}): expected a queue family with compute", index, snapshot.name);
+  device.queueFamily_ = *chosen;
+
+  FeatureSet f = options.features;
+  VkPhysicalDeviceVulkan13Features f13 = vkStruct<VkPhysicalDeviceVulkan13Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
+  VkPhysicalDeviceVulkan12Features f12 = vkStruct<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+  VkPhysicalDeviceVulkan11Features f11 = vkStruct<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
+  VkPhysicalDeviceFeatures2 f2 = vkStruct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+  f2.pNext = &f11;
+  f11.pNext = &f12;
+  f12.pNext = &f13;
+  f2.features.shaderInt16 = f.has(Feature::ShaderInt16);
+  f2.features.shaderInt64 = f.has(Feature::ShaderInt64);
+  f2.features.shaderFloat64 = f.has(Feature::ShaderFloat64);
+  f11.storageBuffer16BitAccess = f.has(Feature::StorageBuffer16BitAccess);
+  f11.uniformAndStorageBuffer16BitAccess = f.has(Feature::UniformAndStorageBuffer16BitAccess);
+  f12.storageBuffer8BitAccess = f.has(Feature::StorageBuffer8BitAccess);
+  f12.uniformAndStorageBuffer8BitAccess = f.has(Feature::UniformAndStorageBuffer8BitAccess);
+  f12.shaderInt8 = f.has(Feature::ShaderInt8);
+  f12.shaderFloat16 = f.has(Feature::ShaderFloat16);
+  f12.timelineSemaphore = f.has(Feature::TimelineSemaphore);
+  f12.vulkanMemoryModel = f.has(Feature::VulkanMemoryModel);
+  f12.shaderBufferInt64Atomics = f.has(Feature::ShaderBufferInt64Atomics);
+  f13.subgroupSizeControl = f.has(Feature::SubgroupSizeControl);
+  f13.synchronization2 = f.has(Feature::Synchronization2);
+  f13.shaderIntegerDotProduct = f.has(Feature::ShaderIntegerDotProduct);
+  f13.maintenance4 = f.has(Feature::Maintenance4);
+
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo queueInfo = vkStruct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
+  queueInfo.queueFamilyIndex = device.queueFamily_;
+  queueInfo.queueCount = 1;
+  queueInfo.pQueuePriorities = &priority;
+  VkDeviceCreateInfo info = vkStruct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
+  info.pNext = &f2;
+  info.queueCreateInfoCount = 1;
+  info.pQueueCreateInfos = &queueInfo;
+  OPENVGF_VK_TRY(vkCreateDevice(device.physical_, &info, nullptr, &device.device_));
+  vkGetDeviceQueue(device.device_, device.queueFamily_, 0, &device.queue_);
+  return device;
+}
+
+Device::Device(Device&& other) noexcept
+    : device_(std::exchange(other.device_, VK_NULL_HANDLE)),
+      physical_(other.physical_),
+      queue_(other.queue_),
+      queueFamily_(other.queueFamily_),
+      snapshot_(std::move(other.snapshot_)),
+      enabled_(other.enabled_),
+      memory_(other.memory_),
+      queueMutex_(std::exchange(other.queueMutex_, std::make_unique<std::mutex>())) {}
+
+Device& Device::operator=(Device&& other) noexcept {
+  if (this != &other) {
+    destroy();
+    device_ = std::exchange(other.device_, VK_NULL_HANDLE);
+    physical_ = other.physical_;
+    queue_ = other.queue_;
+    queueFamily_ = other.queueFamily_;
+    snapshot_ = std::move(other.snapshot_);
+    enabled_ = other.enabled_;
+    memory_ = other.memory_;
+    queueMutex_ = std::exchange(other.queueMutex_, std::make_unique<std::mutex>());
+  }
+  return *this;
+}
+
+Device::~Device() { destroy(); }
+
+void Device::destroy() {
+  if (device_ != VK_NULL_HANDLE) {
+    vkDeviceWaitIdle(device_);
+    vkDestroyDevice(device_, nullptr);
+    device_ = VK_NULL_HANDLE;
+  }
+}
+
+Status Device::submit(const VkSubmitInfo2& info, VkFence fence) const {
+  std::lock_guard<std::mutex> lock(*queueMutex_);
+  OPENVGF_VK_TRY(vkQueueSubmit2(queue_, 1, &info, fence));
+  return {};
+}
+
+Status Device::wait(VkFence fence) const {
+  // A generous bound: a hung dispatch becomes an error instead of a frozen process.
+  constexpr std::uint64_t kTimeoutNs = 600ull * 1000 * 1000 * 1000;
+  VkResult result = vkWaitForFences(device_, 1, &fence, VK_TRUE, kTimeoutNs);
+  if (result == VK_TIMEOUT) return runtimeError("vkWaitForFences: the device did not finish within 600 s");
+  OPENVGF_VK_TRY(result);
+  return {};
+}
+
+}  // namespace openvgf::vulkan

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// The logical device: one compute queue, exactly the optional features asked for, and the
+// memory-type facts the allocator needs. Also DeviceHandle, the move-only owner used for
+// every child object (fences, pools, pipelines, ...).
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include <vulkan/vulkan.h>
+
+#include "common/error.h"
+#include "vulkan/instance.h"
+#include "vulkan/snapshot.h"
+
+namespace openvgf::vulkan {
+
+/// Owns one handle created from a VkDevice; destroyed with `Destroy` when it goes away.
+template <typename H, void (*Destroy)(VkDevice, H, const VkAllocationCallbacks*)>
+class DeviceHandle {
+ public:
+  DeviceHandle() = default;
+  DeviceHandle(VkDevice device, H handle) : device_(device), handle_(handle) {}
+  DeviceHandle(DeviceHandle&& other) noexcept
+      : device_(other.device_), handle_(std::exchange(other.handle_, static_cast<H>(VK_NULL_HANDLE))) {}
+  DeviceHandle& operator=(DeviceHandle&& other) noexcept {
+    if (this != &other) {
+      reset();
+      device_ = other.device_;
+      handle_ = std::exchange(other.handle_, static_cast<H>(VK_NULL_HANDLE));
+    }
+    return *this;
+  }
+  DeviceHandle(const DeviceHandle&) = delete;
+  DeviceHandle& operator=(const DeviceHandle&) = delete;
+  ~DeviceHandle() { reset(); }
+
+  H get() const { return handle_; }
+  explicit operator bool() const { return handle_ != static_cast<H>(VK_NULL_HANDLE); }
+  void reset() {
+    if (handle_ != static_cast<H>(VK_NULL_HANDLE)) Destroy(device_, handle_, nullptr);
+    handle_ = static_cast<H>(VK_NULL_HANDLE);
+  }
+
+ private:
+  VkDevice device_ = VK_NULL_HANDLE;
+  H handle_ = static_cast<H>(VK_NULL_HANDLE);
+};
+
+struct DeviceOptions {
+  FeatureSet features;  // optional features to enable; must be a subset of the snapshot's
+};
+
+class Device {
+ public:
+  /// Creates the logical device on `instance.physicalDevice(index)`. Fails naming the feature
+  /// when one asked for is not supported.
+  static Result<Device> create(const Instance& instance, std::size_t index, const DeviceOptions& options);
+
+  Device(Device&& other) noexcept;
+  Device& operator=(Device&& other) noexcept;
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+  ~Device();
+
+  VkDevice handle() const { return device_; }
+  VkPhysicalDevice physical() const { return physical_; }
+  const DeviceSnapshot& snapshot() const { return snapshot_; }
+  FeatureSet enabledFeatures() const { return enabled_; }
+  std::uint32_t queueFamily() const { return queueFamily_; }
+  const VkPhysicalDeviceMemoryProperties& memoryProperties() const { return memory_; }
+
+  /// Submits to the one queue. VkQueue access must be externally synchronized (Vulkan spec
+  /// §3.6 "Threading Behavior"), so concurrent sessions serialize here, for the submit only.
+  Status submit(const VkSubmitInfo2& info, VkFence fence) const;
+  /// Waits for a fence, turning a timeout or a lost device into an error.
+  Status wait(VkFence fence) const;
+
+ private:
+  Device() = default;
+  void destroy();
+
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  std::uint32_t queueFamily_ = 0;
+  DeviceSnapshot snapshot_;
+  FeatureSet enabled_;
+  VkPhysicalDeviceMemoryProperties memory_{};
+  std::unique_ptr<std::mutex> queueMutex_ = std::make_unique<std::mutex>();
+};
+
+}  // namespace openvgf::vulkan

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+// Plain-data description of a Vulkan physical device and the pure decisions made from it:
+// which device to use, which optional features a SPIR-V module needs (from its OpCapability
+// list), and whether an on-disk pipeline cache belongs to this device and driver. None of
+// these touch Vulkan, so unit tests drive them with fake snapshots (STYLE.md item 14).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.h"
+
+namespace openvgf::vulkan {
+
+/// The optional device features openvgf may enable. Only those a model needs are enabled.
+enum class Feature : std::uint32_t {
+  StorageBuffer8BitAccess = 1u << 0,            // Vulkan12 storageBuffer8BitAccess
+  UniformAndStorageBuffer8BitAccess = 1u << 1,  // Vulkan12
+  StorageBuffer16BitAccess = 1u << 2,           // Vulkan11 storageBuffer16BitAccess
+  UniformAndStorageBuffer16BitAccess = 1u << 3, // Vulkan11
+  ShaderInt8 = 1u << 4,                         // Vulkan12 shaderInt8
+  ShaderInt16 = 1u << 5,                        // core shaderInt16
+  ShaderInt64 = 1u << 6,                        // core shaderInt64
+  ShaderFloat16 = 1u << 7,                      // Vulkan12 shaderFloat16
+  ShaderFloat64 = 1u << 8,                      // core shaderFloat64
+  SubgroupSizeControl = 1u << 9,                // Vulkan13 subgroupSizeControl
+  Synchronization2 = 1u << 10,                  // Vulkan13 synchronization2
+  TimelineSemaphore = 1u << 11,                 // Vulkan12 timelineSemaphore
+  VulkanMemoryModel = 1u << 12,                 // Vulkan12 vulkanMemoryModel
+  ShaderIntegerDotProduct = 1u << 13,           // Vulkan13 shaderIntegerDotProduct
+  ShaderBufferInt64Atomics = 1u << 14,          // Vulkan12 shaderBufferInt64Atomics
+  Maintenance4 = 1u << 15,                      // Vulkan13 maintenance4 (ExecutionMode LocalSizeId)
+};
+inline constexpr std::uint32_t kFeatureCount = 16;
+
+/// A set of Features (bit mask).
+struct FeatureSet {
+  std::uint32_t bits = 0;
+  bool has(Feature f) const { return (bits & static_cast<std::uint32_t>(f)) != 0; }
+  void add(Feature f) { bits |= static_cast<std::uint32_t>(f); }
+  FeatureSet operator|(FeatureSet o) const { return {bits | o.bits}; }
+  FeatureSet& operator|=(FeatureSet o) { bits |= o.bits; return *this; }
+  /// Features of this set that `available` lacks.
+  FeatureSet minus(FeatureSet available) const { return {bits & ~available.bits}; }
+  bool empty() const { return bits == 0; }
+  bool operator==(const FeatureSet&) const = default;
+};
+/// Vulkan spelling of the feature, e.g. "shaderInt8".
+std::string_view featureName(Feature f);
+/// Every feature of the set, in bit order.
+std::vector<Feature> features(FeatureSet set);
+
+enum class DeviceType { Other, IntegratedGpu, DiscreteGpu, VirtualGpu, Cpu };
+std::string_view toString(DeviceType type);
+
+/// Device limits openvgf checks or reports.
+struct DeviceLimits {
+  std::uint32_t maxStorageBufferRange = 0;            // bytes per descriptor
+  std::uint64_t minStorageBufferOffsetAlignment = 1;  // bytes
+  std::uint64_t maxMemoryAllocationSize = 0;          // bytes (Vulkan11)
+  std::uint64_t maxBufferSize = 0;                    // bytes (Vulkan13 maintenance4)
+  std::array<std::uint32_t, 3> maxComputeWorkGroupCount{};
+  std::array<std::uint32_t, 3> maxComputeWorkGroupSize{};
+  std::uint32_t maxComputeWorkGroupInvocations = 0;
+  std::uint32_t maxComputeSharedMemorySize = 0;       // bytes
+  std::uint32_t maxBoundDescriptorSets = 0;
+  std::uint32_t maxPerStageDescriptorStorageBuffers = 0;
+  std::uint32_t maxPushConstantsSize = 0;             // bytes
+  float timestampPeriod = 0;                          // ns per tick
+};
+
+/// Everything openvgf decides from, captured once per physical device.
+struct DeviceSnapshot {
+  std::uint32_t index = 0;  // position in vkEnumeratePhysicalDevices
+  std::string name;
+  DeviceType type = DeviceType::Other;
+  std::uint32_t apiVersion = 0;     // VK_MAKE_API_VERSION encoding
+  std::uint32_t driverVersion = 0;  // vendor encoding
+  std::uint32_t vendorId = 0;
+  std::uint32_t deviceId = 0;
+  std::string driverName;  // VkPhysicalDeviceVulkan12Properties::driverName
+  std::string driverInfo;
+  std::array<std::uint8_t, 16> pipelineCacheUuid{};
+  std::array<std::uint8_t, 16> deviceUuid{};
+  std::array<std::uint8_t, 16> driverUuid{};
+  std::uint32_t subgroupSize = 0;
+  std::uint32_t minSubgroupSize = 0;
+  std::uint32_t maxSubgroupSize = 0;
+  std::uint32_t subgroupOperations = 0;  // VkSubgroupFeatureFlags supported in compute
+  bool hasComputeQueue = false;
+  std::uint32_t timestampValidBits = 0;  // of the compute queue family; 0 = no timestamps
+  std::uint64_t deviceLocalBytes = 0;    // sum of DEVICE_LOCAL heaps
+  DeviceLimits limits;
+  FeatureSet features;  // supported optional features
+};
+
+/// "1.3.239"
+std::string apiVersionString(std::uint32_t version);
+
+/// Picks the device to run on. `selector` empty: the best eligible device, ranked discrete >
+/// integrated > virtual > CPU > other (first in enumeration order on ties). A selector of
+/// digits is a device index; anything else is a case-insensitive substring of the name.
+/// Eligible = Vulkan 1.3 with a compute queue. Returns the index into `devices`.
+Result<std::size_t> chooseDevice(std::span<const DeviceSnapshot> devices, std::string_view selector);
+
+/// The optional features a SPIR-V module needs, from its OpCapability instructions (and
+/// maintenance4 for OpExecutionModeId LocalSizeId, which glslang emits for SPIR-V 1.6).
+/// InvalidInput for a malformed module; Unsupported naming the capability for one openvgf
+/// cannot enable on any device (e.g. Kernel, Addresses, ...).
+Result<FeatureSet> requiredFeatures(std::span<const std::uint32_t> spirv);
+
+/// Subgroup operation bits (VkSubgroupFeatureFlags) a module needs from its GroupNonUniform*
+/// capabilities. Part of the same OpCapability scan; kept apart because they are properties,
+/// not enableable features.
+Result<std::uint32_t> requiredSubgroupOperations(std::span<const std::uint32_t> spirv);
+
+/// The SPIR-V capability spelling for a Feature, used in "module needs capability X" messages.
+std::string_view capabilityForFeature(Feature f);
+
+/// Header prefixed by openvgf to a VkPipelineCache blob on disk. The blob is only reused when
+/// vendor, device, driver version and the device / driver / pipeline-cache UUIDs all match.
+inline constexpr std::size_t kPipelineCacheHeaderBytes = 72;
+std::vector<std::uint8_t> pipelineCacheHeader(const DeviceSnapshot& device);
+/// The Vulkan cache blob inside `file` if the file was written for exactly this device and
+/// driver (our header and the blob's own VkPipelineCacheHeaderVersionOne both checked);
+/// nullopt otherwise (stale, foreign or corrupt caches are ignored, not errors).
+std::optional<std::span<const std::uint8_t>> compatiblePipelineCache(std::span<const std::uint8_t> file,
+                                                                     const DeviceSnapshot& device);
+/// File name of the cache for this device under the cache directory.
+std::string pipelineCacheFileName(const DeviceSnapshot& device);
+
+}  // namespace openvgf::vulkan
