@@ -82,6 +82,12 @@ Result<Instance> Instance::create(const InstanceOptions& options) {
   messengerInfo.pfnUserCallback = onMessage;
   messengerInfo.pUserData = instance.counters_.get();
 
+  VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+  VkValidationFeaturesEXT validationFeatures =
+      vkStruct<VkValidationFeaturesEXT>(VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT);
+  validationFeatures.enabledValidationFeatureCount = 1;
+  validationFeatures.pEnabledValidationFeatures = enables;
+
   VkInstanceCreateInfo info = vkStruct<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
   info.pApplicationInfo = &app;
   if (validate) {
@@ -89,6 +95,11 @@ Result<Instance> Instance::create(const InstanceOptions& options) {
     extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
     // Chained so that messages from vkCreateInstance/vkDestroyInstance are caught too.
     info.pNext = &messengerInfo;
+    if (options.synchronizationValidation) {
+      extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);  // provided by the layer
+      validationFeatures.pNext = &messengerInfo;
+      info.pNext = &validationFeatures;
+    }
   }
   info.enabledLayerCount = static_cast<std::uint32_t>(layers.size());
   info.ppEnabledLayerNames = layers.data();
