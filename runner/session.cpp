@@ -214,8 +214,11 @@ Result<Session> Session::create(const Context& context, const Model& model, cons
   // ---- Descriptor sets: one per (segment, set), written once; the pool is sized exactly.
   std::uint32_t setCount = 0, descriptorCount = 0;
   for (const SegmentInfo& seg : segments) {
-    setCount += static_cast<std::uint32_t>(session.pipelines_[pipelineOf[seg.moduleIndex]].setCount());
-    descriptorCount += static_cast<std::uint32_t>(seg.bindings.size());
+    // Allocation consumes every binding of the layout (the union over the module's segments),
+    // whether or not this segment writes it.
+    const vulkan::ComputePipelineDesc& desc = descs[pipelineOf[seg.moduleIndex]];
+    setCount += static_cast<std::uint32_t>(desc.sets.size());
+    for (const std::vector<std::uint32_t>& set : desc.sets) descriptorCount += static_cast<std::uint32_t>(set.size());
   }
   OPENVGF_ASSIGN_OR_RETURN(session.descriptorPool_, vulkan::DescriptorPool::create(device, setCount, descriptorCount));
   std::vector<std::vector<VkDescriptorSet>> segmentSets(segments.size());
