@@ -54,6 +54,7 @@ bool layerAvailable(const char* name) {
 }  // namespace
 
 Result<Instance> Instance::create(const InstanceOptions& options) {
+  OPENVGF_TRY(loadVulkanLibrary());
   bool validate = options.validate || envFlag("OPENVGF_VALIDATE");
   std::uint32_t loaderVersion = 0;
   if (vkEnumerateInstanceVersion(&loaderVersion) != VK_SUCCESS || loaderVersion < VK_API_VERSION_1_3) {

@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include <vulkan/vulkan.h>
+#include "vulkan/api.h"
 
 #include "common/error.h"
 #include "vulkan/snapshot.h"

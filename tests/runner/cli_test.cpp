@@ -209,6 +209,13 @@ TEST_F(RunCli, MissingDriverExitsWithCode1) {
   EXPECT_FALSE(fs::exists(dir_ / "y.npy"));
   Outcome devices = runCli("devices", "VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json");
   EXPECT_EQ(devices.exitCode, 1) << devices.output;
+  // No loader at all: the binary still starts (libvulkan is opened at run time) and says so.
+  Outcome noLoader = runCli("run " + model + " --input " + input + " --output " + (dir_ / "y.npy").string(),
+                            env_ + " OPENVGF_VULKAN_LIBRARY=/nonexistent/libvulkan.so.1");
+  EXPECT_EQ(noLoader.exitCode, 1) << noLoader.output;
+  EXPECT_THAT(noLoader.output, HasSubstr("the Vulkan loader /nonexistent/libvulkan.so.1 cannot be loaded"));
+  EXPECT_THAT(noLoader.output, HasSubstr("libvulkan1"));
+  EXPECT_FALSE(fs::exists(dir_ / "y.npy"));
 }
 
 TEST(DevicesCli, ListsLavapipeAsTextAndJson) {
