@@ -819,17 +819,32 @@ void Builder::variableWrite(const Value& variable, const Value& value) {
 
 //===--- result -------------------------------------------------------------------===//
 
-Result<Graph> Builder::build() const {
-  if (error_) return Unexpected(*error_);
-  Graph g = graph_;
-  // The reader lists TosaBasicBlock.shapes after the tensors; keep that order so that
-  // build -> write -> read gives an equal graph.
+namespace {
+
+/// The reader lists TosaBasicBlock.shapes after the tensors; keep that order so that
+/// build -> write -> read gives an equal graph.
+void shapesLast(Graph& g) {
   for (Region& r : g.regions) {
     for (Block& b : r.blocks) {
       std::stable_partition(b.tensors.begin(), b.tensors.end(),
                             [](const Tensor& t) { return !t.inShapeTable; });
     }
   }
+}
+
+}  // namespace
+
+Result<Graph> Builder::build() const& {
+  if (error_) return Unexpected(*error_);
+  Graph g = graph_;
+  shapesLast(g);
+  return g;
+}
+
+Result<Graph> Builder::build() && {
+  if (error_) return Unexpected(*error_);
+  Graph g = std::move(graph_);
+  shapesLast(g);
   return g;
 }
 

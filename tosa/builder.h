@@ -286,7 +286,10 @@ class Builder {
 
   /// The first error recorded, if any.
   const std::optional<Error>& error() const { return error_; }
-  Result<Graph> build() const;
+  /// The graph built so far (a copy), or the first error.
+  Result<Graph> build() const&;
+  /// Moves the graph out (no copy of large constants): `std::move(builder).build()`.
+  Result<Graph> build() &&;
   /// build() + writeGraph().
   Result<std::vector<std::uint8_t>> serialize() const;
   Status write(const std::filesystem::path& path) const;

@@ -291,6 +291,9 @@ TEST(TosaBuilder, EveryOpRoundTrips) {
     auto back = readGraph(*bytes, "built.tosa");
     ASSERT_TRUE(back) << back.error().message();
     EXPECT_EQ(*back, *g);
+    auto moved = std::move(b).build();
+    ASSERT_TRUE(moved);
+    EXPECT_EQ(*moved, *g);
     Status ok = verify(*g);
     EXPECT_TRUE(ok) << ok.error().message();
     for (const Region& r : g->regions) {
