@@ -185,6 +185,18 @@ TEST_F(RunCli, GraphSegmentIsRefused) {
   EXPECT_FALSE(fs::exists(dir_ / "y.npy"));
 }
 
+TEST_F(RunCli, ArmDataGraphFixtureIsRefusedBeforeReadingInputs) {
+  // A VGF written by Arm's model converter (tests/data/vgf, see third_party_notes.md).
+  std::string model = std::string(OPENVGF_TEST_DATA) + "/vgf/single_maxpool_graph_v0_4_3.vgf";
+  Outcome r = runCli("run " + model + " --input " + (dir_ / "absent.npy").string() + " --output " +
+                         (dir_ / "y.npy").string(),
+                     env_);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("single_maxpool_graph_v0_4_3.vgf: segments[0] 'segment_maxpool_graph1': expected a "
+                                  "COMPUTE segment, got a GRAPH segment"));
+  EXPECT_THAT(r.output, HasSubstr("VK_ARM_data_graph"));
+}
+
 TEST_F(RunCli, MissingDriverExitsWithCode1) {
   vgf::Builder b;
   testing::buildChain(b, k_chain_add, k_chain_scale2, k_chain_minus1);
@@ -197,6 +209,13 @@ TEST_F(RunCli, MissingDriverExitsWithCode1) {
   EXPECT_FALSE(fs::exists(dir_ / "y.npy"));
   Outcome devices = runCli("devices", "VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json");
   EXPECT_EQ(devices.exitCode, 1) << devices.output;
+  // No loader at all: the binary still starts (libvulkan is opened at run time) and says so.
+  Outcome noLoader = runCli("run " + model + " --input " + input + " --output " + (dir_ / "y.npy").string(),
+                            env_ + " OPENVGF_VULKAN_LIBRARY=/nonexistent/libvulkan.so.1");
+  EXPECT_EQ(noLoader.exitCode, 1) << noLoader.output;
+  EXPECT_THAT(noLoader.output, HasSubstr("the Vulkan loader /nonexistent/libvulkan.so.1 cannot be loaded"));
+  EXPECT_THAT(noLoader.output, HasSubstr("libvulkan1"));
+  EXPECT_FALSE(fs::exists(dir_ / "y.npy"));
 }
 
 TEST(DevicesCli, ListsLavapipeAsTextAndJson) {

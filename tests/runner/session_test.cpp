@@ -129,7 +129,7 @@ void checkBinary(vgf::VkFormatValue format, DType dtype, std::span<const std::ui
 template <typename T>
 std::vector<T> ramp(int start, int step) {
   std::vector<T> v(37);
-  for (int i = 0; i < 37; ++i) v[i] = static_cast<T>(start + step * i);
+  for (int i = 0; i < 37; ++i) v[i] = static_cast<T>(static_cast<std::int64_t>(start) + std::int64_t{step} * i);
   return v;
 }
 
@@ -321,6 +321,11 @@ long residentKiB() {
 }
 
 TEST(Session, ThousandRunsDoNotGrowResidentMemory) {
+#if defined(__SANITIZE_ADDRESS__)
+  // ASan keeps freed memory in quarantine (and the validation layer frees per submit), so the
+  // resident set grows without any leak; the check is meaningful in the plain builds only.
+  GTEST_SKIP() << "resident memory is not meaningful under AddressSanitizer";
+#endif
   auto loaded = load(buildChainModel);
   ASSERT_TRUE(loaded);
   Result<Session> session = Session::create(*loaded->context, *loaded->model);
