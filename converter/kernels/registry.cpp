@@ -19,6 +19,7 @@ std::span<const KernelSpec> kernelSpecs() {
       dataLayoutKernel(),
       gatherKernel(),
       argmaxKernel(),
+      resizeKernel(),
   };
   return specs;
 }

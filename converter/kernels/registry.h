@@ -42,5 +42,6 @@ KernelSpec reduceKernel();
 KernelSpec dataLayoutKernel();
 KernelSpec gatherKernel();
 KernelSpec argmaxKernel();
+KernelSpec resizeKernel();
 
 }  // namespace openvgf::converter
