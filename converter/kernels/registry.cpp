@@ -20,6 +20,8 @@ std::span<const KernelSpec> kernelSpecs() {
       gatherKernel(),
       argmaxKernel(),
       resizeKernel(),
+      transposeConv2dKernel(),
+      conv3dKernel(),
   };
   return specs;
 }

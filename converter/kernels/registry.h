@@ -43,5 +43,7 @@ KernelSpec dataLayoutKernel();
 KernelSpec gatherKernel();
 KernelSpec argmaxKernel();
 KernelSpec resizeKernel();
+KernelSpec transposeConv2dKernel();
+KernelSpec conv3dKernel();
 
 }  // namespace openvgf::converter
