@@ -45,5 +45,6 @@ KernelSpec argmaxKernel();
 KernelSpec resizeKernel();
 KernelSpec transposeConv2dKernel();
 KernelSpec conv3dKernel();
+KernelSpec fft2dKernel();
 
 }  // namespace openvgf::converter
