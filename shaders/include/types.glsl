@@ -84,6 +84,7 @@ uint ovgf_f32_to_fp8e5m2(float v) {
 // Integers.
 #define ld_bool(v) (uint(v) != 0u)
 #define st_bool(v) uint8_t((v) ? 1u : 0u)
+#define st_bool_from_int(v) uint8_t((v) != 0 ? 1u : 0u)
 #define ld_i8(v) int(v)
 #define st_i8(v) int8_t(v)
 #define ld_i16(v) int(v)
