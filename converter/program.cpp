@@ -92,6 +92,7 @@ std::string dumpProgram(const Program& program) {
   auto opText = [](const tosa::Operator& op) {
     return fmt::format("{}({}) -> {}", tosa::toString(op.op), fmt::join(op.inputs, ", "), fmt::join(op.outputs, ", "));
   };
+  for (const auto& [view, base] : program.aliases) out += fmt::format("alias {} -> {}\n", view, base);
   for (const Node& node : program.nodes) {
     out += fmt::format("{} {}", node.index, opText(node.op));
     for (const FusedOp& f : node.epilogue) out += fmt::format(" |> {}", opText(f.op));
