@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 // TRANSPOSE_CONV2D as a gather-style tiled implicit GEMM (include/gemm.glsl): each output
 // pixel gathers the input pixels that scatter onto it, so no atomics and no second pass.
-// M = N*OH*OW output pixels, N = OC, K = KH*KW*IC. Tap (ky, kx) contributes to (oy, ox)
-// when y = oy - OUT_PAD_T - ky is a multiple of STRIDE_Y inside [0, IH*STRIDE_Y) (and
-// likewise for x); other taps load zero. A workgroup computes a BM x BN tile of outputs
-// with the weight slice of each K step staged in shared memory (sB). B(k, n) reads weights
-// the converter pre-transposed to [K][OC] (W_KN=1) or the OHWI tensor as given (W_KN=0).
-// Bias and the fused epilogue follow.
+// Outputs are split into STRIDE_Y*STRIDE_X phases by (oy - OUT_PAD_T) mod STRIDE_Y and
+// (ox - OUT_PAD_L) mod STRIDE_X; within a phase only the taps ky = ry + STRIDE_Y*t
+// (kx likewise) land on the output, so each phase is a dense GEMM (gl_WorkGroupID.z = phase)
+// with M = N*MH*MW outputs, N = OC and K = TY*TX*IC taps (TY = ceil(KH/STRIDE_Y)), instead
+// of masking KH*KW taps of which only 1/(STRIDE_Y*STRIDE_X) contribute. Rows of the phase
+// grid past OH/OW and taps past KH/KW are masked. A workgroup computes a BM x BN tile of
+// outputs with the weight slice of each K step staged in shared memory (sB). B(k, n) reads
+// weights the converter pre-transposed to [KH*KW*IC][OC] (W_KN=1) or the OHWI tensor as
+// given (W_KN=0). Bias and the fused epilogue follow.
 //
 // Defines: BATCH IH IW IC OH OW OC KH KW STRIDE_Y STRIDE_X OUT_PAD_T OUT_PAD_L
 //   IN_ZP W_ZP W_KN BIAS_BCAST, IN_STYPE IN_LD W_STYPE W_LD BIAS_STYPE BIAS_LD, A_CT ACC_CT,
 //   BM BN BK TM TN, plus the epilogue defines of include/epilogue.glsl.
 // Bindings (set 0): 0 input, 1 weight, 2 bias, 3.. epilogue inputs, OUT_BINDING output.
-// Grid: (ceil(OC/BN), ceil(BATCH*OH*OW/BM), 1); workgroup (BN/TN)*(BM/TM) invocations.
+// Grid: (ceil(OC/BN), ceil(BATCH*MH*MW/BM), STRIDE_Y*STRIDE_X) with MH = ceil(OH/STRIDE_Y),
+//   MW = ceil(OW/STRIDE_X); workgroup (BN/TN)*(BM/TM) invocations.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "include/common.glsl"
@@ -65,9 +69,13 @@
 #define TN 4
 #endif
 
-#define M (BATCH * OH * OW)
+#define MH ((OH + STRIDE_Y - 1) / STRIDE_Y)
+#define MW ((OW + STRIDE_X - 1) / STRIDE_X)
+#define TY ((KH + STRIDE_Y - 1) / STRIDE_Y)
+#define TX ((KW + STRIDE_X - 1) / STRIDE_X)
+#define M (BATCH * MH * MW)
 #define N OC
-#define K (KH * KW * IC)
+#define K (TY * TX * IC)
 
 layout(local_size_x = (BN / TN) * (BM / TM), local_size_y = 1, local_size_z = 1) in;
 
@@ -77,35 +85,61 @@ layout(set = 0, binding = 2) readonly buffer Bias { BIAS_STYPE bias0[]; };
 
 #include "include/epilogue.glsl"
 
-A_CT gemm_load_a(uint batch, uint m, uint k) {
-  uint ox = m % uint(OW);
-  uint t = m / uint(OW);
-  uint oy = t % uint(OH);
-  uint b = t / uint(OH);
+// Non-negative remainder.
+int pmod(int a, int b) { return ((a % b) + b) % b; }
+
+// Phase (ry, rx) of a workgroup and the first output row/column of that phase.
+int phase_ry(uint phase) { return int(phase) / STRIDE_X; }
+int phase_rx(uint phase) { return int(phase) % STRIDE_X; }
+int phase_oy0(int ry) { return pmod(ry + OUT_PAD_T, STRIDE_Y); }
+int phase_ox0(int rx) { return pmod(rx + OUT_PAD_L, STRIDE_X); }
+
+A_CT gemm_load_a(uint phase, uint m, uint k) {
+  int ry = phase_ry(phase), rx = phase_rx(phase);
+  int i = int(m % uint(MW));
+  uint t = m / uint(MW);
+  int j = int(t % uint(MH));
+  uint b = t / uint(MH);
   uint ic = k % uint(IC);
   uint tap = k / uint(IC);
-  uint kx = tap % uint(KW);
-  uint ky = tap / uint(KW);
-  int y = int(oy) - OUT_PAD_T - int(ky);
-  int x = int(ox) - OUT_PAD_L - int(kx);
-  if (y < 0 || x < 0 || y >= IH * STRIDE_Y || x >= IW * STRIDE_X) return A_CT(0);
-  if (y % STRIDE_Y != 0 || x % STRIDE_X != 0) return A_CT(0);
-  uint iy = uint(y / STRIDE_Y);
-  uint ix = uint(x / STRIDE_X);
-  return A_CT(IN_LD(in0[((b * uint(IH) + iy) * uint(IW) + ix) * uint(IC) + ic])) - A_CT(IN_ZP);
+  int tx = int(tap % uint(TX));
+  int ty = int(tap / uint(TX));
+  int oy0 = phase_oy0(ry), ox0 = phase_ox0(rx);
+  int oy = oy0 + STRIDE_Y * j, ox = ox0 + STRIDE_X * i;
+  int ky = ry + STRIDE_Y * ty, kx = rx + STRIDE_X * tx;
+  if (oy >= OH || ox >= OW || ky >= KH || kx >= KW) return A_CT(0);
+  // oy - OUT_PAD_T - ky is a multiple of the stride by construction of the phase.
+  int iy = (oy - OUT_PAD_T - ky) / STRIDE_Y;
+  int ix = (ox - OUT_PAD_L - kx) / STRIDE_X;
+  if (oy - OUT_PAD_T - ky < 0 || ox - OUT_PAD_L - kx < 0 || iy >= IH || ix >= IW) return A_CT(0);
+  return A_CT(IN_LD(in0[((b * uint(IH) + uint(iy)) * uint(IW) + uint(ix)) * uint(IC) + ic])) - A_CT(IN_ZP);
 }
 
-A_CT gemm_load_b(uint batch, uint k, uint n) {
+A_CT gemm_load_b(uint phase, uint k, uint n) {
+  uint ic = k % uint(IC);
+  uint tap = k / uint(IC);
+  int kx = phase_rx(phase) + STRIDE_X * int(tap % uint(TX));
+  int ky = phase_ry(phase) + STRIDE_Y * int(tap / uint(TX));
+  if (ky >= KH || kx >= KW) return A_CT(0);
+  uint kk = (uint(ky) * uint(KW) + uint(kx)) * uint(IC) + ic;
 #if W_KN
-  return A_CT(W_LD(w0[k * uint(OC) + n])) - A_CT(W_ZP);
+  return A_CT(W_LD(w0[kk * uint(OC) + n])) - A_CT(W_ZP);
 #else
-  return A_CT(W_LD(w0[n * uint(K) + k])) - A_CT(W_ZP);
+  return A_CT(W_LD(w0[n * uint(KH * KW * IC) + kk])) - A_CT(W_ZP);
 #endif
 }
 
-void gemm_store(uint batch, uint m, uint n, ACC_CT acc) {
+void gemm_store(uint phase, uint m, uint n, ACC_CT acc) {
+  int i = int(m % uint(MW));
+  uint t = m / uint(MW);
+  int j = int(t % uint(MH));
+  uint b = t / uint(MH);
+  int oy = phase_oy0(phase_ry(phase)) + STRIDE_Y * j;
+  int ox = phase_ox0(phase_rx(phase)) + STRIDE_X * i;
+  if (oy >= OH || ox >= OW) return;
   ACC_CT bias = ACC_CT(BIAS_LD(bias0[BIAS_BCAST != 0 ? 0u : n]));
-  epilogue_store(m * uint(OC) + n, n, acc + bias);
+  uint idx = ((b * uint(OH) + uint(oy)) * uint(OW) + uint(ox)) * uint(OC) + n;
+  epilogue_store(idx, n, acc + bias);
 }
 
 #include "include/gemm.glsl"

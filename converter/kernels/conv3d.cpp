@@ -2,9 +2,9 @@
 // CONV3D family (shaders/conv3d.comp): tiled implicit GEMM (the 3-D form of CONV2D) with
 // the weights pre-transposed to [KD*KH*KW*IC][OC] at conversion time when they are
 // constant, bias and fused epilogue.
-#include <cstring>
-
 #include <fmt/format.h>
+
+#include <cstring>
 
 #include "converter/kernels/common.h"
 #include "converter/kernels/gemm_common.h"
@@ -18,11 +18,13 @@ using tosa::DType;
 Status check(const LoweringContext& ctx, const Node& node) {
   const Program& p = ctx.program();
   if (node.op.inputs.size() < 3 || !std::holds_alternative<tosa::ConvAttrs>(node.op.attrs)) {
-    return invalidInput("{}: expected input, weight, bias and a ConvAttribute", describeOp(p, node.op, node.index));
+    return invalidInput("{}: expected input, weight, bias and a ConvAttribute",
+                        describeOp(p, node.op, node.index));
   }
   DType in = ctx.tensor(node.op.inputs[0]).dtype, w = ctx.tensor(node.op.inputs[1]).dtype,
         out = ctx.tensor(node.op.outputs[0]).dtype;
-  if (!gemmTypes(in, w, out)) return unsupported("{}: expected a supported type combination", describeOp(p, node.op, node.index));
+  if (!gemmTypes(in, w, out))
+    return unsupported("{}: expected a supported type combination", describeOp(p, node.op, node.index));
   const auto& attrs = std::get<tosa::ConvAttrs>(node.op.attrs);
   if (attrs.pad.size() != 6 || attrs.stride.size() != 3 || attrs.dilation.size() != 3) {
     return invalidInput("{}: expected pad[6], stride[3], dilation[3]", describeOp(p, node.op, node.index));
@@ -76,7 +78,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
     std::vector<std::uint8_t> dst(static_cast<std::size_t>(k * oc) * eb);
     for (std::int64_t o = 0; o < oc; ++o) {
       for (std::int64_t j = 0; j < k; ++j) {
-        std::memcpy(&dst[static_cast<std::size_t>(j * oc + o) * eb], &src[static_cast<std::size_t>(o * k + j) * eb], eb);
+        std::memcpy(&dst[static_cast<std::size_t>(j * oc + o) * eb],
+                    &src[static_cast<std::size_t>(o * k + j) * eb], eb);
       }
     }
     kernel.bindings.push_back(ctx.addConstant(weight.dtype, {k, oc}, std::move(dst)));
@@ -88,8 +91,9 @@ Status lower(LoweringContext& ctx, const Node& node) {
   kernel.bindings.push_back(ctx.tensorId(node.op.inputs[2]));
   kernel.writes = {false, false, false};
   OPENVGF_TRY(buildEpilogue(ctx, node, types.accumulator, d, kernel));
-  kernel.grid = {ceilDiv(static_cast<std::uint64_t>(oc), static_cast<std::uint64_t>(tile.bn)),
-                 ceilDiv(static_cast<std::uint64_t>(batch * od * oh * ow), static_cast<std::uint64_t>(tile.bm)), 1};
+  kernel.grid = {
+      ceilDiv(static_cast<std::uint64_t>(oc), static_cast<std::uint64_t>(tile.bn)),
+      ceilDiv(static_cast<std::uint64_t>(batch * od * oh * ow), static_cast<std::uint64_t>(tile.bm)), 1};
   kernel.shader = ShaderInstance{"conv3d.comp", std::move(d)};
   ctx.addKernel(std::move(kernel));
   return {};
@@ -97,6 +101,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
 
 }  // namespace
 
-KernelSpec conv3dKernel() { return KernelSpec{"conv3d", {tosa::Op::Conv3d}, check, lower, epilogueFusable}; }
+KernelSpec conv3dKernel() {
+  return KernelSpec{"conv3d", {tosa::Op::Conv3d}, check, lower, epilogueFusable};
+}
 
 }  // namespace openvgf::converter

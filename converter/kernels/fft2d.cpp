@@ -2,12 +2,12 @@
 // FFT2D / RFFT2D family (shaders/fft2d.comp): a row pass (input -> outputs, along W) and
 // an in-place column pass (along H), each a radix-2 FFT of one line per workgroup in
 // shared memory. The twiddle tables are constants computed here in double precision.
+#include <fmt/format.h>
+
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <numbers>
-
-#include <fmt/format.h>
 
 #include "converter/kernels/common.h"
 #include "converter/kernels/registry.h"
@@ -22,7 +22,8 @@ Status check(const LoweringContext& ctx, const Node& node) {
   const Program& p = ctx.program();
   const bool real = node.op.op == Op::Rfft2d;
   if (node.op.inputs.size() != (real ? 1u : 2u) || node.op.outputs.size() != 2) {
-    return invalidInput("{}: expected {} inputs and 2 outputs", describeOp(p, node.op, node.index), real ? 1 : 2);
+    return invalidInput("{}: expected {} inputs and 2 outputs", describeOp(p, node.op, node.index),
+                        real ? 1 : 2);
   }
   for (const auto& name : node.op.inputs) {
     if (ctx.tensor(name).dtype != DType::Fp32) {
@@ -62,16 +63,19 @@ Status lower(LoweringContext& ctx, const Node& node) {
   const std::int64_t n = input.shape[0], h = input.shape[1], w = input.shape[2];
   const std::int64_t outW = real ? w / 2 + 1 : w;
   if (!real && ctx.tensor(node.op.inputs[1]).shape != input.shape) {
-    return invalidInput("{}: imaginary input: expected shape {}", nodeLabel(node), tosa::shapeToString(input.shape));
+    return invalidInput("{}: imaginary input: expected shape {}", nodeLabel(node),
+                        tosa::shapeToString(input.shape));
   }
   for (const auto& name : node.op.outputs) {
     if (ctx.tensor(name).shape != tosa::Shape{n, h, outW}) {
-      return invalidInput("{}: output '{}': expected shape [{},{},{}], got {}", nodeLabel(node), name, n, h, outW,
-                          tosa::shapeToString(ctx.tensor(name).shape));
+      return invalidInput("{}: output '{}': expected shape [{},{},{}], got {}", nodeLabel(node), name, n, h,
+                          outW, tosa::shapeToString(ctx.tensor(name).shape));
     }
   }
-  if (!std::has_single_bit(static_cast<std::uint64_t>(h)) || !std::has_single_bit(static_cast<std::uint64_t>(w))) {
-    return invalidInput("{}: input {}: expected H and W to be powers of two", nodeLabel(node), tosa::shapeToString(input.shape));
+  if (!std::has_single_bit(static_cast<std::uint64_t>(h)) ||
+      !std::has_single_bit(static_cast<std::uint64_t>(w))) {
+    return invalidInput("{}: input {}: expected H and W to be powers of two", nodeLabel(node),
+                        tosa::shapeToString(input.shape));
   }
   // A line and its imaginary part live in shared memory.
   const std::int64_t maxLine = ctx.target().maxSharedBytes / 8;
@@ -88,7 +92,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
     ShaderDefines d;
     d.set("PASS", pass).set("REAL", pass == 0 && real).set("INVERSE", inverse);
     d.set("BATCH", n).set("H", h).set("W", w).set("OUT_W", outW);
-    d.set("L", length).set("LOG2L", static_cast<std::int64_t>(std::countr_zero(static_cast<std::uint64_t>(length))));
+    d.set("L", length)
+        .set("LOG2L", static_cast<std::int64_t>(std::countr_zero(static_cast<std::uint64_t>(length))));
     d.set("WG_X", std::min<std::int64_t>(std::max<std::int64_t>(length / 2, 1), ctx.target().maxInvocations));
     PlanKernel kernel;
     kernel.name = fmt::format("{}_{}", name, pass == 0 ? "rows" : "columns");
@@ -96,7 +101,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
       kernel.bindings.push_back(ctx.tensorId(node.op.inputs[0]));
       if (!real) kernel.bindings.push_back(ctx.tensorId(node.op.inputs[1]));
     }
-    kernel.bindings.push_back(ctx.addConstant(DType::Fp32, {std::max<std::int64_t>(length / 2, 1), 2}, twiddles(length)));
+    kernel.bindings.push_back(
+        ctx.addConstant(DType::Fp32, {std::max<std::int64_t>(length / 2, 1), 2}, twiddles(length)));
     kernel.bindings.push_back(outRe);
     kernel.bindings.push_back(outIm);
     kernel.writes.assign(kernel.bindings.size(), false);
@@ -111,6 +117,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
 
 }  // namespace
 
-KernelSpec fft2dKernel() { return KernelSpec{"fft2d", {Op::Fft2d, Op::Rfft2d}, check, lower, nullptr}; }
+KernelSpec fft2dKernel() {
+  return KernelSpec{"fft2d", {Op::Fft2d, Op::Rfft2d}, check, lower, nullptr};
+}
 
 }  // namespace openvgf::converter

@@ -24,11 +24,13 @@ bool supportedTypes(DType in, DType out, tosa::ResizeMode mode) {
 Status check(const LoweringContext& ctx, const Node& node) {
   const Program& p = ctx.program();
   if (node.op.inputs.size() != 4 || !std::holds_alternative<tosa::ResizeAttrs>(node.op.attrs)) {
-    return invalidInput("{}: expected input, scale, offset, border and a ResizeAttribute", describeOp(p, node.op, node.index));
+    return invalidInput("{}: expected input, scale, offset, border and a ResizeAttribute",
+                        describeOp(p, node.op, node.index));
   }
   const auto mode = std::get<tosa::ResizeAttrs>(node.op.attrs).mode;
   if (mode != tosa::ResizeMode::Nearest && mode != tosa::ResizeMode::Bilinear) {
-    return unsupported("{}: expected mode NEAREST or BILINEAR, got {}", describeOp(p, node.op, node.index), tosa::toString(mode));
+    return unsupported("{}: expected mode NEAREST or BILINEAR, got {}", describeOp(p, node.op, node.index),
+                       tosa::toString(mode));
   }
   if (!supportedTypes(ctx.tensor(node.op.inputs[0]).dtype, ctx.tensor(node.op.outputs[0]).dtype, mode)) {
     return unsupported("{}: expected a supported type combination", describeOp(p, node.op, node.index));
@@ -53,8 +55,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
   const tosa::Tensor& output = ctx.tensor(node.op.outputs[0]);
   if (input.shape.size() != 4 || output.shape.size() != 4 || input.shape[0] != output.shape[0] ||
       input.shape[3] != output.shape[3]) {
-    return invalidInput("{}: expected rank-4 NHWC input and output with equal N and C, got {} and {}", nodeLabel(node),
-                        tosa::shapeToString(input.shape), tosa::shapeToString(output.shape));
+    return invalidInput("{}: expected rank-4 NHWC input and output with equal N and C, got {} and {}",
+                        nodeLabel(node), tosa::shapeToString(input.shape), tosa::shapeToString(output.shape));
   }
   OPENVGF_ASSIGN_OR_RETURN(auto scale, shapeValues(ctx, node, 1, "scale", 4));
   OPENVGF_ASSIGN_OR_RETURN(auto offset, shapeValues(ctx, node, 2, "offset", 2));
@@ -74,7 +76,12 @@ Status lower(LoweringContext& ctx, const Node& node) {
   }
 
   ShaderDefines d;
-  d.set("BATCH", input.shape[0]).set("IH", ih).set("IW", iw).set("C", input.shape[3]).set("OH", oh).set("OW", ow);
+  d.set("BATCH", input.shape[0])
+      .set("IH", ih)
+      .set("IW", iw)
+      .set("C", input.shape[3])
+      .set("OH", oh)
+      .set("OW", ow);
   d.set("YN", scale[0]).set("YD", scale[1]).set("XN", scale[2]).set("XD", scale[3]);
   d.set("OFF_Y", offset[0]).set("OFF_X", offset[1]).set("BILINEAR", bilinear);
   const bool fp = tosa::isFloat(input.dtype);
@@ -95,9 +102,10 @@ Status lower(LoweringContext& ctx, const Node& node) {
   kernel.name = fmt::format("RESIZE_{}", node.index);
   kernel.bindings = {ctx.tensorId(node.op.inputs[0]), ctx.tensorId(node.op.outputs[0])};
   kernel.writes = {false, true};
-  const std::uint64_t perGroup =
-      static_cast<std::uint64_t>(ctx.target().elementwiseWg) * static_cast<std::uint64_t>(ctx.target().elementsPerInvocation);
-  kernel.grid = linearGrid((static_cast<std::uint64_t>(tosa::elementCount(output.shape)) + perGroup - 1) / perGroup, d);
+  const std::uint64_t perGroup = static_cast<std::uint64_t>(ctx.target().elementwiseWg) *
+                                 static_cast<std::uint64_t>(ctx.target().elementsPerInvocation);
+  kernel.grid =
+      linearGrid((static_cast<std::uint64_t>(tosa::elementCount(output.shape)) + perGroup - 1) / perGroup, d);
   kernel.shader = ShaderInstance{"resize.comp", std::move(d)};
   ctx.addKernel(std::move(kernel));
   return {};
@@ -105,6 +113,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
 
 }  // namespace
 
-KernelSpec resizeKernel() { return KernelSpec{"resize", {tosa::Op::Resize}, check, lower, nullptr}; }
+KernelSpec resizeKernel() {
+  return KernelSpec{"resize", {tosa::Op::Resize}, check, lower, nullptr};
+}
 
 }  // namespace openvgf::converter

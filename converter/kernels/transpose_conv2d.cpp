@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // TRANSPOSE_CONV2D family (shaders/transpose_conv2d.comp): gather-style tiled implicit
-// GEMM over every (ky, kx, ic) tap with the taps that do not land on an output masked, the
+// GEMM, one per stride phase of the output (only the taps that land on that phase), the
 // weights pre-transposed to [KH*KW*IC][OC] at conversion time when they are constant, bias
 // and fused epilogue.
-#include <cstring>
-
 #include <fmt/format.h>
+
+#include <cstring>
 
 #include "converter/kernels/common.h"
 #include "converter/kernels/gemm_common.h"
@@ -19,11 +19,13 @@ using tosa::DType;
 Status check(const LoweringContext& ctx, const Node& node) {
   const Program& p = ctx.program();
   if (node.op.inputs.size() < 3 || !std::holds_alternative<tosa::TransposeConv2dAttrs>(node.op.attrs)) {
-    return invalidInput("{}: expected input, weight, bias and a TransposeConv2dAttribute", describeOp(p, node.op, node.index));
+    return invalidInput("{}: expected input, weight, bias and a TransposeConv2dAttribute",
+                        describeOp(p, node.op, node.index));
   }
   DType in = ctx.tensor(node.op.inputs[0]).dtype, w = ctx.tensor(node.op.inputs[1]).dtype,
         out = ctx.tensor(node.op.outputs[0]).dtype;
-  if (!gemmTypes(in, w, out)) return unsupported("{}: expected a supported type combination", describeOp(p, node.op, node.index));
+  if (!gemmTypes(in, w, out))
+    return unsupported("{}: expected a supported type combination", describeOp(p, node.op, node.index));
   const auto& attrs = std::get<tosa::TransposeConv2dAttrs>(node.op.attrs);
   if (attrs.outPad.size() != 4 || attrs.stride.size() != 2 || attrs.stride[0] < 1 || attrs.stride[1] < 1) {
     return invalidInput("{}: expected out_pad[4] and stride[2] >= 1", describeOp(p, node.op, node.index));
@@ -47,8 +49,9 @@ Status lower(LoweringContext& ctx, const Node& node) {
   if (weight.shape[3] != ic || output.shape[3] != oc || output.shape[0] != batch ||
       oh != (ih - 1) * sy + attrs.outPad[0] + attrs.outPad[1] + kh ||
       ow != (iw - 1) * sx + attrs.outPad[2] + attrs.outPad[3] + kw) {
-    return invalidInput("{}: weight {} and output {}: expected [OC,KH,KW,{}] and the size given by stride and out_pad",
-                        nodeLabel(node), tosa::shapeToString(weight.shape), tosa::shapeToString(output.shape), ic);
+    return invalidInput(
+        "{}: weight {} and output {}: expected [OC,KH,KW,{}] and the size given by stride and out_pad",
+        nodeLabel(node), tosa::shapeToString(weight.shape), tosa::shapeToString(output.shape), ic);
   }
   auto types = *gemmTypes(input.dtype, weight.dtype, output.dtype);
   OPENVGF_ASSIGN_OR_RETURN(std::int64_t inZp, zeroPoint(ctx, node, 3));
@@ -63,7 +66,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   setBufferType(d, "W", weight.dtype);
   setBufferType(d, "BIAS", bias.dtype);
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
-  const GemmTile tile = chooseTile(ctx.target(), batch * oh * ow, oc);
+  const GemmTile tile = chooseTile(ctx.target(), batch * ((oh + sy - 1) / sy) * ((ow + sx - 1) / sx), oc);
   setTile(d, tile);
 
   PlanKernel kernel;
@@ -77,7 +80,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
     std::vector<std::uint8_t> dst(static_cast<std::size_t>(k * oc) * eb);
     for (std::int64_t o = 0; o < oc; ++o) {
       for (std::int64_t j = 0; j < k; ++j) {
-        std::memcpy(&dst[static_cast<std::size_t>(j * oc + o) * eb], &src[static_cast<std::size_t>(o * k + j) * eb], eb);
+        std::memcpy(&dst[static_cast<std::size_t>(j * oc + o) * eb],
+                    &src[static_cast<std::size_t>(o * k + j) * eb], eb);
       }
     }
     kernel.bindings.push_back(ctx.addConstant(weight.dtype, {k, oc}, std::move(dst)));
@@ -89,8 +93,11 @@ Status lower(LoweringContext& ctx, const Node& node) {
   kernel.bindings.push_back(ctx.tensorId(node.op.inputs[2]));
   kernel.writes = {false, false, false};
   OPENVGF_TRY(buildEpilogue(ctx, node, types.accumulator, d, kernel));
+  // One GEMM per stride phase (gl_WorkGroupID.z), each over ceil(OH/sy) x ceil(OW/sx) outputs.
+  const std::int64_t phaseOutputs = batch * ((oh + sy - 1) / sy) * ((ow + sx - 1) / sx);
   kernel.grid = {ceilDiv(static_cast<std::uint64_t>(oc), static_cast<std::uint64_t>(tile.bn)),
-                 ceilDiv(static_cast<std::uint64_t>(batch * oh * ow), static_cast<std::uint64_t>(tile.bm)), 1};
+                 ceilDiv(static_cast<std::uint64_t>(phaseOutputs), static_cast<std::uint64_t>(tile.bm)),
+                 static_cast<std::uint32_t>(sy * sx)};
   kernel.shader = ShaderInstance{"transpose_conv2d.comp", std::move(d)};
   ctx.addKernel(std::move(kernel));
   return {};

@@ -25,9 +25,8 @@ class Conv3dTest : public ::testing::Test {
   };
 
   void run(const GemmRow& r, const Geometry& geo, bool constWeights, std::int64_t inZp = 0) {
-    auto outSize = [](std::int64_t in, std::int64_t k, std::int32_t p0, std::int32_t p1, std::int32_t s, std::int32_t d) {
-      return (in - 1 + p0 + p1 - (k - 1) * d) / s + 1;
-    };
+    auto outSize = [](std::int64_t in, std::int64_t k, std::int32_t p0, std::int32_t p1, std::int32_t s,
+                      std::int32_t d) { return (in - 1 + p0 + p1 - (k - 1) * d) / s + 1; };
     const std::int64_t od = outSize(geo.id, geo.kd, geo.pad[0], geo.pad[1], geo.stride[0], geo.dilation[0]);
     const std::int64_t oh = outSize(geo.ih, geo.kh, geo.pad[2], geo.pad[3], geo.stride[1], geo.dilation[1]);
     const std::int64_t ow = outSize(geo.iw, geo.kw, geo.pad[4], geo.pad[5], geo.stride[2], geo.dilation[2]);

@@ -78,7 +78,8 @@ TEST_F(Fft2dTest, ImpulseGivesAPlaneWave) {
   auto re = valuesOf<float>(out[0]), im = valuesOf<float>(out[1]);
   for (std::int64_t ky = 0; ky < h; ++ky) {
     for (std::int64_t kx = 0; kx <= w / 2; ++kx) {
-      const double angle = 2.0 * 3.14159265358979323846 * (static_cast<double>(ky) / 4.0 + 2.0 * static_cast<double>(kx) / 8.0);
+      const double angle = 2.0 * 3.14159265358979323846 *
+                           (static_cast<double>(ky) / 4.0 + 2.0 * static_cast<double>(kx) / 8.0);
       const auto i = static_cast<std::size_t>(ky * (w / 2 + 1) + kx);
       EXPECT_NEAR(re[i], std::cos(angle), 1e-6) << ky << "," << kx;
       EXPECT_NEAR(im[i], -std::sin(angle), 1e-6) << ky << "," << kx;

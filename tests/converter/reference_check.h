@@ -5,12 +5,12 @@
 // Also makes seeded random host tensors of any TOSA type for the family tests.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "tests/converter/graph_util.h"
 #include "tosa/float_types.h"
@@ -19,7 +19,8 @@
 namespace openvgf::testing {
 
 /// Random values of `type` in [lo, hi] (integers) or [lo, hi) (floats, rounded to the type).
-inline tosa::HostTensor randomTensor(std::mt19937& rng, tosa::DType type, tosa::Shape shape, double lo, double hi) {
+inline tosa::HostTensor randomTensor(std::mt19937& rng, tosa::DType type, tosa::Shape shape, double lo,
+                                     double hi) {
   tosa::HostTensor t(type, std::move(shape));
   const auto n = static_cast<std::size_t>(t.size());
   if (tosa::isFloat(type)) {
@@ -35,7 +36,8 @@ inline tosa::HostTensor randomTensor(std::mt19937& rng, tosa::DType type, tosa::
     }
     return t;
   }
-  std::uniform_int_distribution<std::int64_t> dist(static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi));
+  std::uniform_int_distribution<std::int64_t> dist(static_cast<std::int64_t>(lo),
+                                                   static_cast<std::int64_t>(hi));
   for (std::size_t i = 0; i < n; ++i) {
     const std::int64_t v = dist(rng);
     switch (tosa::hostElementBytes(type)) {
@@ -138,7 +140,8 @@ inline void expectBitExact(const tosa::Graph& graph, const std::vector<tosa::Hos
   auto ref = tosa::reference::run(graph, inputs);
   ASSERT_TRUE(ref) << ref.error().message();
   ASSERT_EQ(out.size(), ref->outputs.size());
-  for (std::size_t i = 0; i < out.size(); ++i) EXPECT_EQ(out[i], ref->outputs[i].value.bytes) << "output " << i;
+  for (std::size_t i = 0; i < out.size(); ++i)
+    EXPECT_EQ(out[i], ref->outputs[i].value.bytes) << "output " << i;
 }
 
 }  // namespace openvgf::testing

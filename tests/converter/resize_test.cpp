@@ -46,23 +46,27 @@ class ResizeTest : public ::testing::Test {
   }
 };
 
-
 TEST_F(ResizeTest, AllTypeRowsUpDownAndOffsets) {
   const std::vector<Case> cases = {
       {5, 6, {4, 2, 6, 2}, {0, 0}, {0, 0}},    // x2, x3 upscale
       {8, 9, {1, 2, 1, 2}, {-1, 0}, {0, 0}},   // /2 downscale
-      {4, 5, {11, 5, 7, 3}, {-3, 2}, {4, 1}},    // fractional scales, offsets and borders
+      {4, 5, {11, 5, 7, 3}, {-3, 2}, {4, 1}},  // fractional scales, offsets and borders
   };
   struct Row {
     DType in, out;
     tosa::ResizeMode mode;
   };
   const std::vector<Row> rows = {
-      {DType::Int8, DType::Int8, tosa::ResizeMode::Nearest},   {DType::Int8, DType::Int32, tosa::ResizeMode::Bilinear},
-      {DType::Int16, DType::Int16, tosa::ResizeMode::Nearest}, {DType::Int16, DType::Int48, tosa::ResizeMode::Bilinear},
-      {DType::Fp32, DType::Fp32, tosa::ResizeMode::Nearest},   {DType::Fp32, DType::Fp32, tosa::ResizeMode::Bilinear},
-      {DType::Fp16, DType::Fp16, tosa::ResizeMode::Nearest},   {DType::Fp16, DType::Fp16, tosa::ResizeMode::Bilinear},
-      {DType::Bf16, DType::Bf16, tosa::ResizeMode::Nearest},   {DType::Bf16, DType::Bf16, tosa::ResizeMode::Bilinear},
+      {DType::Int8, DType::Int8, tosa::ResizeMode::Nearest},
+      {DType::Int8, DType::Int32, tosa::ResizeMode::Bilinear},
+      {DType::Int16, DType::Int16, tosa::ResizeMode::Nearest},
+      {DType::Int16, DType::Int48, tosa::ResizeMode::Bilinear},
+      {DType::Fp32, DType::Fp32, tosa::ResizeMode::Nearest},
+      {DType::Fp32, DType::Fp32, tosa::ResizeMode::Bilinear},
+      {DType::Fp16, DType::Fp16, tosa::ResizeMode::Nearest},
+      {DType::Fp16, DType::Fp16, tosa::ResizeMode::Bilinear},
+      {DType::Bf16, DType::Bf16, tosa::ResizeMode::Nearest},
+      {DType::Bf16, DType::Bf16, tosa::ResizeMode::Bilinear},
   };
   for (const Row& r : rows) {
     for (const Case& c : cases) {

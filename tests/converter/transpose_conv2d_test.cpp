@@ -66,6 +66,7 @@ TEST_F(TransposeConv2dTest, StridesOutPadAndLargeTile) {
   const GemmRow fp32 = kGemmRows[5];
   run(fp32, {1, 5, 4, 9, 70, 3, 2, 3, 1, {-1, 2, 1, -1}}, true);
   run(fp32, {1, 3, 3, 4, 5, 4, 4, 2, 3, {1, 0, -2, -3}}, true);
+  run(fp32, {2, 3, 3, 4, 5, 1, 2, 2, 3, {0, 1, 0, 0}}, true);  // kernel smaller than the stride: bias-only phases
   run(kGemmRows[0], {1, 6, 5, 17, 40, 2, 3, 1, 2, {0, 1, 0, 1}}, true, -9);
 }
 
