@@ -97,8 +97,14 @@ Result<ConvertedModel> emit(const Plan& plan, const MemoryPlan& memory, CompileR
   std::vector<vgf::Slot> inputs, outputs;
   for (std::size_t i = 0; i < plan.inputs.size(); ++i) inputs.push_back({static_cast<std::uint32_t>(i), resources[plan.inputs[i]]});
   for (std::size_t i = 0; i < plan.outputs.size(); ++i) outputs.push_back({static_cast<std::uint32_t>(i), resources[plan.outputs[i]]});
-  builder.setInputs(std::move(inputs), program.inputs);
-  builder.setOutputs(std::move(outputs), program.outputs);
+  auto interfaceNames = [&](std::vector<std::string> names) {
+    for (auto& name : names) {
+      if (auto it = program.interfaceNames.find(name); it != program.interfaceNames.end()) name = it->second;
+    }
+    return names;
+  };
+  builder.setInputs(std::move(inputs), interfaceNames(program.inputs));
+  builder.setOutputs(std::move(outputs), interfaceNames(program.outputs));
   OPENVGF_ASSIGN_OR_RETURN(model.vgf, builder.finish());
 
   model.stats.kernels = plan.kernels.size();

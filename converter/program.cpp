@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "converter/variables.h"
+
 namespace openvgf::converter {
 
 const tosa::Tensor* Program::find(const std::string& name) const {
@@ -84,6 +86,7 @@ Result<Program> makeProgram(const tosa::Graph& graph) {
     }
     program.nodes.push_back(Node{i, op, {}});
   }
+  OPENVGF_TRY(lowerVariables(program));
   return program;
 }
 

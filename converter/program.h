@@ -41,6 +41,9 @@ struct Program {
   std::vector<std::string> outputs;             // model outputs (block outputs)
   /// Elided RESHAPE/IDENTITY outputs -> the tensor whose buffer they share.
   std::map<std::string, std::string> aliases;
+  /// Model interface names that differ from the tensor name (EXT-VARIABLE state, see
+  /// converter/variables.h); absent: the tensor name.
+  std::map<std::string, std::string> interfaceNames;
 
   /// The tensor whose buffer holds `name` (itself unless aliased).
   const std::string& bufferOf(const std::string& name) const;
