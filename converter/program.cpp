@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "converter/control_flow.h"
 #include "converter/variables.h"
 
 namespace openvgf::converter {
@@ -86,6 +87,7 @@ Result<Program> makeProgram(const tosa::Graph& graph) {
     }
     program.nodes.push_back(Node{i, op, {}});
   }
+  OPENVGF_TRY(inlineControlFlow(program, graph));
   OPENVGF_TRY(lowerVariables(program));
   return program;
 }

@@ -2,14 +2,16 @@
 // EXT-VARIABLE lowering to a state input/output pair per variable (see variables.h).
 #include "converter/variables.h"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <set>
 
-#include <fmt/format.h>
-
 namespace openvgf::converter {
 
-std::string stateName(const std::string& variable) { return "state:" + variable; }
+std::string stateName(const std::string& variable) {
+  return "state:" + variable;
+}
 
 Status lowerVariables(Program& program) {
   std::map<std::string, std::string> current;  // variable -> tensor holding its value now
@@ -26,7 +28,8 @@ Status lowerVariables(Program& program) {
   for (const std::string& v : declared) {
     const std::string in = stateName(v);
     if (program.find(in) != nullptr) {
-      return invalidInput("variable '{}': expected no tensor named '{}' (reserved for its state), got one", v, in);
+      return invalidInput("variable '{}': expected no tensor named '{}' (reserved for its state), got one", v,
+                          in);
     }
     tosa::Tensor t = program.tensors.at(v);
     t.name = in;
@@ -53,20 +56,22 @@ Status lowerVariables(Program& program) {
     if (!read && !write) {
       for (const auto& name : op.inputs) {
         if (isVariable(name)) {
-          return unsupported("operators[{}] {}: input '{}': expected a variable to be read through VARIABLE_READ",
-                             node.index, tosa::toString(op.op), name);
+          return unsupported(
+              "operators[{}] {}: input '{}': expected a variable to be read through VARIABLE_READ",
+              node.index, tosa::toString(op.op), name);
         }
       }
       nodes.push_back(std::move(node));
       continue;
     }
     if (op.inputs.size() != 1 || op.outputs.size() != 1) {
-      return invalidInput("operators[{}] {}: expected one input and one output", node.index, tosa::toString(op.op));
+      return invalidInput("operators[{}] {}: expected one input and one output", node.index,
+                          tosa::toString(op.op));
     }
     const std::string& variable = read ? op.inputs[0] : op.outputs[0];
     if (!current.contains(variable)) {
-      return invalidInput("operators[{}] {}: '{}': expected a declared variable", node.index, tosa::toString(op.op),
-                          variable);
+      return invalidInput("operators[{}] {}: '{}': expected a declared variable", node.index,
+                          tosa::toString(op.op), variable);
     }
     if (read) {
       Node copy = std::move(node);
@@ -79,7 +84,8 @@ Status lowerVariables(Program& program) {
       const tosa::Tensor& var = program.tensors.at(variable);
       if (value == nullptr || value->dtype != var.dtype || value->shape != var.shape) {
         return invalidInput("operators[{}] {}: '{}': expected a value of type {} {}", node.index,
-                            tosa::toString(op.op), variable, tosa::toString(var.dtype), tosa::shapeToString(var.shape));
+                            tosa::toString(op.op), variable, tosa::toString(var.dtype),
+                            tosa::shapeToString(var.shape));
       }
       current[variable] = op.inputs[0];
       written.insert(variable);
