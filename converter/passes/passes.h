@@ -21,7 +21,7 @@ Result<bool> foldConstants(Program& program);
 Result<bool> elideReshapes(Program& program);
 /// Nodes whose outputs nobody reads and that are not model outputs.
 Result<bool> eliminateDeadCode(Program& program);
-/// CONV2D / DEPTHWISE_CONV2D / MATMUL / AVG_POOL2D / MAX_POOL2D followed by RESCALE,
+/// CONV2D / CONV3D / TRANSPOSE_CONV2D / DEPTHWISE_CONV2D / MATMUL / pools followed by RESCALE,
 /// CLAMP, ADD (bias or residual) ... : the consumer joins the anchor's epilogue.
 Result<bool> fuseEpilogues(Program& program);
 /// Chains of elementwise operators become one node (one kernel).

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+// TRANSPOSE_CONV2D family (shaders/transpose_conv2d.comp): tiled implicit GEMM gathering the
+// input pixels each output receives, weights pre-transposed to [K][OC], fused epilogue.
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "converter/kernels/common.h"
+#include "converter/kernels/gemm_common.h"
+#include "converter/kernels/registry.h"
+
+namespace openvgf::converter {
+namespace {
+
+using tosa::DType;
+
+Status check(const LoweringContext& ctx, const Node& node) {
+  const Program& p = ctx.program();
+  if (node.op.inputs.size() < 3 || !std::holds_alternative<tosa::TransposeConv2dAttrs>(node.op.attrs)) {
+    return invalidInput("{}: expected input, weight, bias and a TransposeConv2dAttribute", describeOp(p, node.op, node.index));
+  }
+  DType in = ctx.tensor(node.op.inputs[0]).dtype, w = ctx.tensor(node.op.inputs[1]).dtype,
+        out = ctx.tensor(node.op.outputs[0]).dtype;
+  if (!gemmTypes(in, w, out)) return unsupported("{}: expected a supported type combination", describeOp(p, node.op, node.index));
+  const auto& attrs = std::get<tosa::TransposeConv2dAttrs>(node.op.attrs);
+  if (attrs.outPad.size() != 4 || attrs.stride.size() != 2) {
+    return invalidInput("{}: expected out_pad[4], stride[2]", describeOp(p, node.op, node.index));
+  }
+  return {};
+}
+
+Status lower(LoweringContext& ctx, const Node& node) {
+  const auto& attrs = std::get<tosa::TransposeConv2dAttrs>(node.op.attrs);
+  const tosa::Tensor& input = ctx.tensor(node.op.inputs[0]);
+  const tosa::Tensor& weight = ctx.tensor(node.op.inputs[1]);
+  const tosa::Tensor& bias = ctx.tensor(node.op.inputs[2]);
+  const tosa::Tensor& output = ctx.tensor(node.op.outputs[0]);
+  if (input.shape.size() != 4 || weight.shape.size() != 4 || output.shape.size() != 4) {
+    return invalidInput("{}: expected rank-4 input, weight and output", nodeLabel(node));
+  }
+  const std::int64_t batch = input.shape[0], ih = input.shape[1], iw = input.shape[2], ic = input.shape[3];
+  const std::int64_t oc = weight.shape[0], kh = weight.shape[1], kw = weight.shape[2];
+  const std::int64_t oh = output.shape[1], ow = output.shape[2];
+  if (weight.shape[3] != ic || output.shape[3] != oc || output.shape[0] != batch) {
+    return invalidInput("{}: weight {}: expected [OC,KH,KW,{}] matching output {}", nodeLabel(node),
+                        tosa::shapeToString(weight.shape), ic, tosa::shapeToString(output.shape));
+  }
+  auto types = *gemmTypes(input.dtype, weight.dtype, output.dtype);
+  OPENVGF_ASSIGN_OR_RETURN(std::int64_t inZp, zeroPoint(ctx, node, 3));
+  OPENVGF_ASSIGN_OR_RETURN(std::int64_t wZp, zeroPoint(ctx, node, 4));
+
+  ShaderDefines d;
+  d.set("BATCH", batch).set("IH", ih).set("IW", iw).set("IC", ic).set("OH", oh).set("OW", ow).set("OC", oc);
+  d.set("KH", kh).set("KW", kw).set("STRIDE_Y", attrs.stride[0]).set("STRIDE_X", attrs.stride[1]);
+  d.set("OUT_PAD_T", attrs.outPad[0]).set("OUT_PAD_L", attrs.outPad[2]);
+  d.set("IN_ZP", inZp).set("W_ZP", wZp).set("BIAS_BCAST", tosa::elementCount(bias.shape) == 1 ? 1 : 0);
+  setBufferType(d, "IN", input.dtype);
+  setBufferType(d, "W", weight.dtype);
+  setBufferType(d, "BIAS", bias.dtype);
+  d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
+  const GemmTile tile = chooseTile(ctx.target(), batch * oh * ow, oc);
+  setTile(d, tile);
+
+  PlanKernel kernel;
+  kernel.name = fmt::format("TRANSPOSE_CONV2D_{}", node.index);
+  kernel.bindings.push_back(ctx.tensorId(node.op.inputs[0]));
+  kernel.writes.push_back(false);
+  bindWeightsKN(ctx, node, 1, d, kernel);
+  kernel.bindings.push_back(ctx.tensorId(node.op.inputs[2]));
+  kernel.writes.push_back(false);
+  OPENVGF_TRY(buildEpilogue(ctx, node, types.accumulator, d, kernel));
+  kernel.grid = {ceilDiv(static_cast<std::uint64_t>(oc), static_cast<std::uint64_t>(tile.bn)),
+                 ceilDiv(static_cast<std::uint64_t>(batch * oh * ow), static_cast<std::uint64_t>(tile.bm)), 1};
+  kernel.shader = ShaderInstance{"transpose_conv2d.comp", std::move(d)};
+  ctx.addKernel(std::move(kernel));
+  return {};
+}
+
+}  // namespace
+
+KernelSpec transposeConv2dKernel() {
+  return KernelSpec{"transpose_conv2d", {tosa::Op::TransposeConv2d}, check, lower, epilogueFusable};
+}
+
+}  // namespace openvgf::converter

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// TRANSPOSE_CONV2D as a tiled implicit GEMM (include/gemm.glsl): M = N*OH*OW output
+// pixels, N = OC, K = KH*KW*IC. A(m, k) is the input pixel that tap (ky, kx) scatters onto
+// output (oy, ox): y = oy - OUT_PAD_T - ky must be a non-negative multiple of STRIDE_Y
+// below IH*STRIDE_Y (same for x), else 0. Weights [OC,KH,KW,IC] as in conv2d.comp.
+//
+// Defines: BATCH IH IW IC OH OW OC KH KW STRIDE_Y STRIDE_X OUT_PAD_T OUT_PAD_L
+//   IN_ZP W_ZP (integer zero points), W_KN, BIAS_BCAST (bias has one element),
+//   IN_STYPE IN_LD W_STYPE W_LD BIAS_STYPE BIAS_LD (types), A_CT ACC_CT,
+//   BM BN BK TM TN (tile), plus the epilogue defines of include/epilogue.glsl.
+// Bindings (set 0): 0 input, 1 weight, 2 bias, 3.. epilogue inputs, OUT_BINDING output.
+// Grid: (ceil(OC/BN), ceil(BATCH*OH*OW/BM), 1); workgroup (BN/TN)*(BM/TM) invocations.
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#include "include/common.glsl"
+#include "include/types.glsl"
+#include "include/intmath.glsl"
+#include "include/ew_ops.glsl"
+
+#ifndef BATCH
+#define BATCH 1
+#define IH 8
+#define IW 8
+#define IC 8
+#define OH 8
+#define OW 8
+#define OC 16
+#define KH 3
+#define KW 3
+#define STRIDE_Y 1
+#define STRIDE_X 1
+#define OUT_PAD_T (-1)
+#define OUT_PAD_L (-1)
+#define IN_STYPE float
+#define IN_LD ld_f32
+#define W_STYPE float
+#define W_LD ld_f32
+#define BIAS_STYPE float
+#define BIAS_LD ld_f32
+#define A_CT float
+#define ACC_CT float
+#define OUT_STYPE float
+#define OUT_ST st_f32
+#define OUT_CT float
+#define OUT_BINDING 3
+#define W_KN 1
+#endif
+#ifndef IN_ZP
+#define IN_ZP 0
+#endif
+#ifndef W_ZP
+#define W_ZP 0
+#endif
+#ifndef BIAS_BCAST
+#define BIAS_BCAST 0
+#endif
+#ifndef BM
+#define BM 64
+#define BN 64
+#define BK 16
+#define TM 4
+#define TN 4
+#endif
+
+#define M (BATCH * OH * OW)
+#define N OC
+#define K (KH * KW * IC)
+
+layout(local_size_x = (BN / TN) * (BM / TM), local_size_y = 1, local_size_z = 1) in;
+
+layout(set = 0, binding = 0) readonly buffer In { IN_STYPE in0[]; };
+layout(set = 0, binding = 1) readonly buffer Weight { W_STYPE w0[]; };
+layout(set = 0, binding = 2) readonly buffer Bias { BIAS_STYPE bias0[]; };
+
+#include "include/epilogue.glsl"
+
+A_CT gemm_load_a(uint batch, uint m, uint k) {
+  uint ox = m % uint(OW);
+  uint t = m / uint(OW);
+  uint oy = t % uint(OH);
+  uint b = t / uint(OH);
+  uint ic = k % uint(IC);
+  uint tap = k / uint(IC);
+  uint kx = tap % uint(KW);
+  uint ky = tap / uint(KW);
+  int y = int(oy) - OUT_PAD_T - int(ky);
+  int x = int(ox) - OUT_PAD_L - int(kx);
+  if (y < 0 || x < 0 || y % STRIDE_Y != 0 || x % STRIDE_X != 0) return A_CT(0);
+  y /= STRIDE_Y;
+  x /= STRIDE_X;
+  if (y >= IH || x >= IW) return A_CT(0);
+  return A_CT(IN_LD(in0[((b * uint(IH) + uint(y)) * uint(IW) + uint(x)) * uint(IC) + ic])) - A_CT(IN_ZP);
+}
+
+A_CT gemm_load_b(uint batch, uint k, uint n) {
+#if W_KN
+  return A_CT(W_LD(w0[k * uint(OC) + n])) - A_CT(W_ZP);
+#else
+  return A_CT(W_LD(w0[n * uint(K) + k])) - A_CT(W_ZP);
+#endif
+}
+
+void gemm_store(uint batch, uint m, uint n, ACC_CT acc) {
+  ACC_CT bias = ACC_CT(BIAS_LD(bias0[BIAS_BCAST != 0 ? 0u : n]));
+  epilogue_store(m * uint(OC) + n, n, acc + bias);
+}
+
+#include "include/gemm.glsl"
+
+void main() { gemm_main(); }
