@@ -13,8 +13,8 @@
 
 namespace openvgf::converter::passes {
 
-/// CONST_SHAPE / RESHAPE / IDENTITY / TRANSPOSE / CAST nodes whose inputs are all constants
-/// become constant tensors (e.g. transposed weights).
+/// Nodes whose inputs are all constants become constant tensors (e.g. transposed or cast
+/// weights, shape arithmetic), evaluated exactly as the reference interpreter does.
 Result<bool> foldConstants(Program& program);
 /// RESHAPE and IDENTITY whose output is not a model output: consumers read the input
 /// buffer directly (same bytes, new shape), the node disappears.

@@ -192,6 +192,85 @@ TEST_F(Models, Int8QuantisedBlockWithPoolAndTable) {
   expectAllPass(convertRunCheck(*graph, {randomInt8({1, 8, 8, 4}, rng)}));
 }
 
+TEST_F(Models, VariableBecomesStateInputOutputPair) {
+  // acc += x; y = acc * 2, run for two steps feeding the state back.
+  tosa::Builder b;
+  Value x = b.input("x", DType::Fp32, {4});
+  HostTensor init(DType::Fp32, {4});
+  Value acc = b.variable("acc", init);
+  Value next = b.add(b.variableRead(acc), x);
+  b.variableWrite(acc, next);
+  b.output(b.mul(next, b.constant(DType::Fp32, {1}, std::vector<float>{2.0f})));
+  auto graph = b.build();
+  ASSERT_TRUE(graph) << graph.error().message();
+  auto converted = converter::convert(*graph);
+  ASSERT_TRUE(converted) << converted.error().message();
+  auto file = vgf::decode(converted->vgf);
+  ASSERT_TRUE(file) << file.error().message();
+  EXPECT_EQ(file->inputNames, (std::vector<std::string>{"x", "state:acc"}));
+  ASSERT_EQ(file->outputNames.size(), 2u);
+  EXPECT_EQ(file->outputNames[1], "state:acc");
+  auto model = runner::Model::create(*file, "state.vgf");
+  ASSERT_TRUE(model) << model.error().message();
+  runner::ContextOptions options;
+  options.validate = true;
+  options.pipelineCache = false;
+  auto context = runner::Context::create(options, *model);
+  ASSERT_TRUE(context) << context.error().message();
+  auto session = runner::Session::create(**context, *model);
+  ASSERT_TRUE(session) << session.error().message();
+  HostTensor in(DType::Fp32, {4});
+  for (std::size_t i = 0; i < 4; ++i) in.as<float>()[i] = static_cast<float>(i) + 0.5f;
+  HostTensor state = init;
+  for (int step = 1; step <= 2; ++step) {
+    auto out = session->run(std::vector<HostTensor>{in, state});
+    ASSERT_TRUE(out) << out.error().message();
+    ASSERT_EQ(out->size(), 2u);
+    state = (*out)[1];
+    for (std::size_t i = 0; i < 4; ++i) {
+      const float expected = static_cast<float>(step) * (static_cast<float>(i) + 0.5f);
+      EXPECT_EQ(state.as<float>()[i], expected);
+      EXPECT_EQ((*out)[0].as<float>()[i], 2 * expected);
+    }
+  }
+}
+
+TEST_F(Models, CondIfWithConstantConditionIsInlined) {
+  tosa::Builder b;
+  Value x = b.input("x", DType::Fp32, {5});
+  Value cond = b.constant(DType::Bool, {1}, std::vector<int>{0});
+  auto outs = b.condIf(
+      cond, {x}, [](tosa::Builder& t, const std::vector<Value>& in) { return std::vector<Value>{t.exp(in[0])}; },
+      [](tosa::Builder& e, const std::vector<Value>& in) { return std::vector<Value>{e.abs(in[0])}; });
+  b.output(outs[0]);
+  auto graph = b.build();
+  ASSERT_TRUE(graph) << graph.error().message();
+  auto outcome = convertRunCheck(*graph, {randomFp32({5}, rng)});
+  expectAllPass(outcome);
+  ASSERT_EQ(outcome.outputs.size(), 1u);
+  EXPECT_EQ(outcome.stats.kernels, 1u);  // ABS of the else branch, written straight to the output
+}
+
+TEST_F(Models, DataDependentLoopIsAClearError) {
+  tosa::Builder b;
+  Value x = b.input("x", DType::Int32, {1});
+  auto outs = b.whileLoop(
+      {x}, [](tosa::Builder& c, const std::vector<Value>& in) {
+        return c.greater(c.constant(DType::Int32, {1}, std::vector<int>{10}), in[0]);
+      },
+      [](tosa::Builder& body, const std::vector<Value>& in) {
+        return std::vector<Value>{body.add(in[0], body.constant(DType::Int32, {1}, std::vector<int>{1}))};
+      });
+  b.output(outs[0]);
+  auto graph = b.build();
+  ASSERT_TRUE(graph) << graph.error().message();
+  auto converted = converter::convert(*graph);
+  ASSERT_FALSE(converted);
+  EXPECT_EQ(converted.error().kind(), ErrorKind::Unsupported);
+  EXPECT_NE(converted.error().message().find("WHILE_LOOP: expected a condition that is constant"), std::string::npos)
+      << converted.error().message();
+}
+
 TEST_F(Models, ConvertIsDeterministic) {
   auto graph = tosa::readGraph(kData / "tosa" / "test_conv2d_1x1_1x32x32x8_f32_st11_padSAME_dilat11" / "model.tosa");
   ASSERT_TRUE(graph) << graph.error().message();
