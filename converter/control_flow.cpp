@@ -103,7 +103,8 @@ class Inliner {
     OPENVGF_ASSIGN_OR_RETURN(auto value, evaluate(name));
     if (!value || value->bytes.empty()) {
       return unsupported(
-          "{}: condition '{}': expected a value known at conversion time, got one computed from model inputs",
+          "{}: expected a condition that is constant at conversion time, got '{}' computed from "
+          "model inputs (data-dependent control flow has no Vulkan lowering)",
           label(node), name);
     }
     return value->bytes[0] != 0;

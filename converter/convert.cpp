@@ -78,8 +78,11 @@ Result<ConvertedModel> emit(const Plan& plan, const MemoryPlan& memory, CompileR
       constants[id] = builder.addConstant(resources.back(), std::span<const std::uint8_t>(t.data));
     }
   }
+  std::map<std::string, int> nameUses;  // segment names stay unique (inlined branches repeat indexes)
   for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
     const PlanKernel& kernel = plan.kernels[k];
+    const int use = nameUses[kernel.name]++;
+    std::string segmentName = use == 0 ? kernel.name : fmt::format("{}_{}", kernel.name, use);
     vgf::DescriptorSet set;
     set.setIndex = 0;
     std::vector<vgf::Slot> reads, writes;
@@ -91,20 +94,14 @@ Result<ConvertedModel> emit(const Plan& plan, const MemoryPlan& memory, CompileR
       (kernel.writes[b] ? writes : reads).push_back(slot);
       if (constants[id] && std::find(used.begin(), used.end(), *constants[id]) == used.end()) used.push_back(*constants[id]);
     }
-    builder.addSegment(kernel.name, modules[compiled.moduleOf[k]], {std::move(set)}, std::move(reads), std::move(writes),
+    builder.addSegment(std::move(segmentName), modules[compiled.moduleOf[k]], {std::move(set)}, std::move(reads), std::move(writes),
                        std::move(used), kernel.grid);
   }
   std::vector<vgf::Slot> inputs, outputs;
   for (std::size_t i = 0; i < plan.inputs.size(); ++i) inputs.push_back({static_cast<std::uint32_t>(i), resources[plan.inputs[i]]});
   for (std::size_t i = 0; i < plan.outputs.size(); ++i) outputs.push_back({static_cast<std::uint32_t>(i), resources[plan.outputs[i]]});
-  auto interfaceNames = [&](std::vector<std::string> names) {
-    for (auto& name : names) {
-      if (auto it = program.interfaceNames.find(name); it != program.interfaceNames.end()) name = it->second;
-    }
-    return names;
-  };
-  builder.setInputs(std::move(inputs), interfaceNames(program.inputs));
-  builder.setOutputs(std::move(outputs), interfaceNames(program.outputs));
+  builder.setInputs(std::move(inputs), program.inputs);
+  builder.setOutputs(std::move(outputs), program.outputNames);
   OPENVGF_ASSIGN_OR_RETURN(model.vgf, builder.finish());
 
   model.stats.kernels = plan.kernels.size();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // runner::Context: the Vulkan instance, the chosen device (with exactly the features the
 // models need) and the shared pipeline cache. One per process is typical; any number of
-// Sessions, on any threads, may use one Context at the same time.
+// Sessions, on any threads, may use one Context at the same time; it must outlive them.
 #pragma once
 
 #include <filesystem>

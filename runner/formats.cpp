@@ -62,12 +62,10 @@ std::uint32_t storageElementBytes(std::uint32_t vkFormat) {
   return row ? row->bytes : 0;
 }
 
-std::string_view formatShortName(std::uint32_t vkFormat) {
+std::string formatShortName(std::uint32_t vkFormat) {
   const FormatRow* row = find(vkFormat);
   if (row) return row->name;
-  thread_local std::string unknown;
-  unknown = "VkFormat(" + std::to_string(vkFormat) + ")";
-  return unknown;
+  return "VkFormat(" + std::to_string(vkFormat) + ")";
 }
 
 }  // namespace openvgf::runner

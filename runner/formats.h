@@ -10,7 +10,7 @@
 
 #include <cstdint>
 #include <optional>
-#include <string_view>
+#include <string>
 
 #include "tosa/types.h"
 
@@ -25,6 +25,6 @@ std::optional<std::uint32_t> formatForDType(tosa::DType dtype);
 /// Bytes per element in a storage buffer; 0 for formats openvgf does not know.
 std::uint32_t storageElementBytes(std::uint32_t vkFormat);
 /// "R8_SINT", "R8_BOOL_ARM", ...; "VkFormat(<n>)" for unknown values.
-std::string_view formatShortName(std::uint32_t vkFormat);
+std::string formatShortName(std::uint32_t vkFormat);
 
 }  // namespace openvgf::runner

@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-#include <vulkan/vulkan.h>
+#include "vulkan/api.h"
 
 namespace openvgf::runner {
 

@@ -86,6 +86,17 @@ Result<Model> Model::create(const vgf::File& file, std::string source) {
   const std::string& src = model.source_;
   auto fail = [&](Error error) { return Unexpected(std::move(error).addContext(src)); };
 
+  // GRAPH segments first: for a VGF made for Arm's data-graph extension that is the message
+  // that explains everything else (its TENSOR_ARM resources, its GRAPH modules).
+  for (std::size_t s = 0; s < file.segments.size(); ++s) {
+    if (file.segments[s].type != vgf::ModuleType::Compute) {
+      return fail(Error(ErrorKind::Unsupported,
+                        fmt::format("segments[{}] '{}': expected a COMPUTE segment, got a GRAPH segment: running it "
+                                    "needs Arm's data-graph extension VK_ARM_data_graph, which openvgf does not use; "
+                                    "convert the TOSA model with `openvgf convert` to get COMPUTE segments",
+                                    s, file.segments[s].name)));
+    }
+  }
   for (std::uint32_t i = 0; i < file.resources.size(); ++i) {
     Result<ResourceInfo> info = checkResource(file.resources[i], i);
     if (!info) return fail(std::move(info).error());
@@ -186,12 +197,6 @@ Result<Model> Model::create(const vgf::File& file, std::string source) {
     auto segFail = [&](ErrorKind kind, std::string message) {
       return fail(Error(kind, fmt::format("{}: {}", where, message)));
     };
-    if (seg.type != vgf::ModuleType::Compute) {
-      return segFail(ErrorKind::Unsupported,
-                     "expected a COMPUTE segment, got a GRAPH segment: running it needs Arm's data-graph extension "
-                     "VK_ARM_data_graph, which openvgf does not use; convert the TOSA model with `openvgf convert` "
-                     "to get COMPUTE segments");
-    }
     if (seg.moduleIndex >= file.modules.size()) {
       return segFail(ErrorKind::InvalidInput,
                      fmt::format("module_index: expected < {}, got {}", file.modules.size(), seg.moduleIndex));

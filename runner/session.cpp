@@ -8,6 +8,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "runner/formats.h"
 #include "runner/hazards.h"
@@ -133,7 +134,8 @@ Result<Session> Session::create(const Context& context, const Model& model, cons
   if (deviceLayout.size > 0) {
     OPENVGF_ASSIGN_OR_RETURN(session.deviceArena_,
                              vulkan::Arena::create(device, deviceLayout.size,
-                                                   unified ? vulkan::MemoryUse::Unified : vulkan::MemoryUse::DeviceLocal,
+                                                   session.direct_ ? vulkan::MemoryUse::Unified
+                                                                   : vulkan::MemoryUse::DeviceLocal,
                                                    "constants and intermediates"));
   }
   if (stagingLayout.size > 0) {
@@ -207,14 +209,22 @@ Result<Session> Session::create(const Context& context, const Model& model, cons
       if (std::find(set.begin(), set.end(), b.binding) == set.end()) set.push_back(b.binding);
     }
   }
+  auto pipelineStart = std::chrono::steady_clock::now();
   OPENVGF_ASSIGN_OR_RETURN(session.pipelines_, vulkan::createComputePipelines(device, context.pipelineCache(), descs,
                                                                               options.pipelineThreads));
+  spdlog::debug("{}: {} pipeline(s) for {} segment(s) in {:.1f} ms (pipeline cache {})", model.source(), descs.size(),
+                segments.size(),
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - pipelineStart).count(),
+                context.pipelineCache().loadedFromDisk() ? "loaded from disk" : "empty");
 
   // ---- Descriptor sets: one per (segment, set), written once; the pool is sized exactly.
   std::uint32_t setCount = 0, descriptorCount = 0;
   for (const SegmentInfo& seg : segments) {
-    setCount += static_cast<std::uint32_t>(session.pipelines_[pipelineOf[seg.moduleIndex]].setCount());
-    descriptorCount += static_cast<std::uint32_t>(seg.bindings.size());
+    // Allocation consumes every binding of the layout (the union over the module's segments),
+    // whether or not this segment writes it.
+    const vulkan::ComputePipelineDesc& desc = descs[pipelineOf[seg.moduleIndex]];
+    setCount += static_cast<std::uint32_t>(desc.sets.size());
+    for (const std::vector<std::uint32_t>& set : desc.sets) descriptorCount += static_cast<std::uint32_t>(set.size());
   }
   OPENVGF_ASSIGN_OR_RETURN(session.descriptorPool_, vulkan::DescriptorPool::create(device, setCount, descriptorCount));
   std::vector<std::vector<VkDescriptorSet>> segmentSets(segments.size());
@@ -328,6 +338,8 @@ Result<Session> Session::create(const Context& context, const Model& model, cons
   for (const TensorInfo& t : session.outputs_) {
     session.outputPtr_.push_back(session.stagingArena_->mapped() + regions[stagingRegionOf[t.mrtIndex]].offset);
   }
+  spdlog::debug("{}: {} I/O, {} barrier(s), device memory {} bytes, staging {} bytes", model.source(),
+                session.direct_ ? "direct" : "copied", session.barriers_, session.deviceBytes_, session.stagingBytes_);
   OPENVGF_TRY(context.checkValidation());
   return session;
 }

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// CONV3D as a tiled implicit GEMM (include/gemm.glsl), the 3-D form of conv2d.comp:
-// M = N*OD*OH*OW output voxels, N = OC, K = KD*KH*KW*IC. A(m, k) gathers the input voxel
-// under tap (kz, ky, kx, ic) with padding and dilation; B(k, n) reads weights the
-// converter pre-transposed to [K][OC] (W_KN=1) or the ODHWI tensor as given (W_KN=0).
-// Bias and the fused epilogue follow.
+// CONV3D as a tiled implicit GEMM (include/gemm.glsl): M = N*OD*OH*OW output voxels,
+// N = OC, K = KD*KH*KW*IC. A(m, k) gathers the input voxel under tap (kd, ky, kx, ic) with
+// padding and dilation; B(k, n) reads weights the converter pre-transposed to [K][OC]
+// (W_KN=1) or the [OC,KD,KH,KW,IC] tensor as given (W_KN=0). Bias and epilogue follow.
 //
 // Defines: BATCH ID IH IW IC OD OH OW OC KD KH KW STRIDE_D STRIDE_Y STRIDE_X DIL_D DIL_Y
 //   DIL_X PAD_D PAD_T PAD_L
@@ -89,15 +88,15 @@ A_CT gemm_load_a(uint batch, uint m, uint k) {
   uint t = m / uint(OW);
   uint oy = t % uint(OH);
   t /= uint(OH);
-  uint oz = t % uint(OD);
+  uint od = t % uint(OD);
   uint b = t / uint(OD);
   uint ic = k % uint(IC);
   uint tap = k / uint(IC);
   uint kx = tap % uint(KW);
   tap /= uint(KW);
   uint ky = tap % uint(KH);
-  uint kz = tap / uint(KH);
-  int z = int(oz) * STRIDE_D - PAD_D + int(kz) * DIL_D;
+  uint kd = tap / uint(KH);
+  int z = int(od) * STRIDE_D - PAD_D + int(kd) * DIL_D;
   int y = int(oy) * STRIDE_Y - PAD_T + int(ky) * DIL_Y;
   int x = int(ox) * STRIDE_X - PAD_L + int(kx) * DIL_X;
   if (z < 0 || z >= ID || y < 0 || y >= IH || x < 0 || x >= IW) return A_CT(0);

@@ -3,7 +3,7 @@
 // message says which Vulkan entry point failed and how.
 #pragma once
 
-#include <vulkan/vulkan.h>
+#include "vulkan/api.h"
 
 #include "common/error.h"
 

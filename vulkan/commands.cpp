@@ -14,7 +14,7 @@ Result<CommandBuffer> CommandBuffer::create(const Device& device) {
   info.queueFamilyIndex = device.queueFamily();
   VkCommandPool pool = VK_NULL_HANDLE;
   OPENVGF_VK_TRY(vkCreateCommandPool(device.handle(), &info, nullptr, &pool));
-  out.pool_ = DeviceHandle<VkCommandPool, vkDestroyCommandPool>(device.handle(), pool);
+  out.pool_ = DeviceHandle<VkCommandPool, &vkDestroyCommandPool>(device.handle(), pool);
   VkCommandBufferAllocateInfo allocate = vkStruct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
   allocate.commandPool = pool;
   allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -40,7 +40,7 @@ Result<Fence> Fence::create(const Device& device) {
   VkFenceCreateInfo info = vkStruct<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
   VkFence fence = VK_NULL_HANDLE;
   OPENVGF_VK_TRY(vkCreateFence(device.handle(), &info, nullptr, &fence));
-  out.fence_ = DeviceHandle<VkFence, vkDestroyFence>(device.handle(), fence);
+  out.fence_ = DeviceHandle<VkFence, &vkDestroyFence>(device.handle(), fence);
   return out;
 }
 
@@ -61,7 +61,7 @@ Result<TimestampQueries> TimestampQueries::create(const Device& device, std::uin
   info.queryCount = std::max(count, 1u);
   VkQueryPool pool = VK_NULL_HANDLE;
   OPENVGF_VK_TRY(vkCreateQueryPool(device.handle(), &info, nullptr, &pool));
-  out.pool_ = DeviceHandle<VkQueryPool, vkDestroyQueryPool>(device.handle(), pool);
+  out.pool_ = DeviceHandle<VkQueryPool, &vkDestroyQueryPool>(device.handle(), pool);
   out.count_ = count;
   return out;
 }
@@ -90,7 +90,7 @@ Result<DescriptorPool> DescriptorPool::create(const Device& device, std::uint32_
   info.pPoolSizes = &size;
   VkDescriptorPool pool = VK_NULL_HANDLE;
   OPENVGF_VK_TRY(vkCreateDescriptorPool(device.handle(), &info, nullptr, &pool));
-  out.pool_ = DeviceHandle<VkDescriptorPool, vkDestroyDescriptorPool>(device.handle(), pool);
+  out.pool_ = DeviceHandle<VkDescriptorPool, &vkDestroyDescriptorPool>(device.handle(), pool);
   return out;
 }
 

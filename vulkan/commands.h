@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include <vulkan/vulkan.h>
+#include "vulkan/api.h"
 
 #include "common/error.h"
 #include "vulkan/device.h"
@@ -23,7 +23,7 @@ class CommandBuffer {
 
  private:
   CommandBuffer() = default;
-  DeviceHandle<VkCommandPool, vkDestroyCommandPool> pool_;
+  DeviceHandle<VkCommandPool, &vkDestroyCommandPool> pool_;
   VkCommandBuffer buffer_ = VK_NULL_HANDLE;  // freed with the pool
 };
 
@@ -35,7 +35,7 @@ class Fence {
 
  private:
   Fence() = default;
-  DeviceHandle<VkFence, vkDestroyFence> fence_;
+  DeviceHandle<VkFence, &vkDestroyFence> fence_;
 };
 
 /// A pool of `count` timestamp queries.
@@ -49,7 +49,7 @@ class TimestampQueries {
 
  private:
   TimestampQueries() = default;
-  DeviceHandle<VkQueryPool, vkDestroyQueryPool> pool_;
+  DeviceHandle<VkQueryPool, &vkDestroyQueryPool> pool_;
   std::uint32_t count_ = 0;
 };
 
@@ -61,7 +61,7 @@ class DescriptorPool {
 
  private:
   DescriptorPool() = default;
-  DeviceHandle<VkDescriptorPool, vkDestroyDescriptorPool> pool_;
+  DeviceHandle<VkDescriptorPool, &vkDestroyDescriptorPool> pool_;
 };
 
 }  // namespace openvgf::vulkan

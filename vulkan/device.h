@@ -8,7 +8,7 @@
 #include <mutex>
 #include <utility>
 
-#include <vulkan/vulkan.h>
+#include "vulkan/api.h"
 
 #include "common/error.h"
 #include "vulkan/instance.h"
@@ -16,8 +16,9 @@
 
 namespace openvgf::vulkan {
 
-/// Owns one handle created from a VkDevice; destroyed with `Destroy` when it goes away.
-template <typename H, void (*Destroy)(VkDevice, H, const VkAllocationCallbacks*)>
+/// Owns one handle created from a VkDevice; destroyed with `*Destroy` when it goes away.
+/// `Destroy` is the address of the loaded function pointer (see api.h).
+template <typename H, void (VKAPI_PTR** Destroy)(VkDevice, H, const VkAllocationCallbacks*)>
 class DeviceHandle {
  public:
   DeviceHandle() = default;
@@ -39,7 +40,7 @@ class DeviceHandle {
   H get() const { return handle_; }
   explicit operator bool() const { return handle_ != static_cast<H>(VK_NULL_HANDLE); }
   void reset() {
-    if (handle_ != static_cast<H>(VK_NULL_HANDLE)) Destroy(device_, handle_, nullptr);
+    if (handle_ != static_cast<H>(VK_NULL_HANDLE)) (*Destroy)(device_, handle_, nullptr);
     handle_ = static_cast<H>(VK_NULL_HANDLE);
   }
 

@@ -54,6 +54,7 @@ bool layerAvailable(const char* name) {
 }  // namespace
 
 Result<Instance> Instance::create(const InstanceOptions& options) {
+  OPENVGF_TRY(loadVulkanLibrary());
   bool validate = options.validate || envFlag("OPENVGF_VALIDATE");
   std::uint32_t loaderVersion = 0;
   if (vkEnumerateInstanceVersion(&loaderVersion) != VK_SUCCESS || loaderVersion < VK_API_VERSION_1_3) {
@@ -82,6 +83,12 @@ Result<Instance> Instance::create(const InstanceOptions& options) {
   messengerInfo.pfnUserCallback = onMessage;
   messengerInfo.pUserData = instance.counters_.get();
 
+  VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+  VkValidationFeaturesEXT validationFeatures =
+      vkStruct<VkValidationFeaturesEXT>(VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT);
+  validationFeatures.enabledValidationFeatureCount = 1;
+  validationFeatures.pEnabledValidationFeatures = enables;
+
   VkInstanceCreateInfo info = vkStruct<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
   info.pApplicationInfo = &app;
   if (validate) {
@@ -89,6 +96,11 @@ Result<Instance> Instance::create(const InstanceOptions& options) {
     extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
     // Chained so that messages from vkCreateInstance/vkDestroyInstance are caught too.
     info.pNext = &messengerInfo;
+    if (options.synchronizationValidation) {
+      extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);  // provided by the layer
+      validationFeatures.pNext = &messengerInfo;
+      info.pNext = &validationFeatures;
+    }
   }
   info.enabledLayerCount = static_cast<std::uint32_t>(layers.size());
   info.ppEnabledLayerNames = layers.data();

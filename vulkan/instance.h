@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include <vulkan/vulkan.h>
+#include "vulkan/api.h"
 
 #include "common/error.h"
 #include "vulkan/snapshot.h"
@@ -19,6 +19,9 @@ struct InstanceOptions {
   /// Enable VK_LAYER_KHRONOS_validation. Also turned on by the environment variable
   /// OPENVGF_VALIDATE=1.
   bool validate = false;
+  /// With validation: also the layer's synchronization validation (hazards between commands,
+  /// i.e. missing barriers). Slower; used by the tests and `--validate`.
+  bool synchronizationValidation = true;
 };
 
 /// Counters written by the debug-messenger callback (from any driver thread).

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <span>
 
-#include <vulkan/vulkan.h>
+#include "vulkan/api.h"
 
 #include "common/error.h"
 #include "vulkan/device.h"

@@ -59,7 +59,7 @@ Result<PipelineCache> PipelineCache::create(const Device& device, std::filesyste
     result = vkCreatePipelineCache(device.handle(), &info, nullptr, &handle);
   }
   OPENVGF_VK_TRY(result);
-  cache.cache_ = DeviceHandle<VkPipelineCache, vkDestroyPipelineCache>(device.handle(), handle);
+  cache.cache_ = DeviceHandle<VkPipelineCache, &vkDestroyPipelineCache>(device.handle(), handle);
   return cache;
 }
 
@@ -109,14 +109,14 @@ Result<ComputePipeline> ComputePipeline::create(const Device& device, const Pipe
   layoutInfo.pSetLayouts = layouts.data();
   VkPipelineLayout layout = VK_NULL_HANDLE;
   OPENVGF_VK_TRY(vkCreatePipelineLayout(vk, &layoutInfo, nullptr, &layout));
-  pipeline.layout_ = DeviceHandle<VkPipelineLayout, vkDestroyPipelineLayout>(vk, layout);
+  pipeline.layout_ = DeviceHandle<VkPipelineLayout, &vkDestroyPipelineLayout>(vk, layout);
 
   VkShaderModuleCreateInfo moduleInfo = vkStruct<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
   moduleInfo.codeSize = desc.spirv.size_bytes();
   moduleInfo.pCode = desc.spirv.data();
   VkShaderModule module = VK_NULL_HANDLE;
   OPENVGF_VK_TRY(vkCreateShaderModule(vk, &moduleInfo, nullptr, &module));
-  DeviceHandle<VkShaderModule, vkDestroyShaderModule> moduleOwner(vk, module);
+  DeviceHandle<VkShaderModule, &vkDestroyShaderModule> moduleOwner(vk, module);
 
   VkComputePipelineCreateInfo info = vkStruct<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
   info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
@@ -129,7 +129,7 @@ Result<ComputePipeline> ComputePipeline::create(const Device& device, const Pipe
   if (result != VK_SUCCESS) {
     return runtimeError("{}: vkCreateComputePipelines failed: {}", desc.name, resultName(result));
   }
-  pipeline.pipeline_ = DeviceHandle<VkPipeline, vkDestroyPipeline>(vk, handle);
+  pipeline.pipeline_ = DeviceHandle<VkPipeline, &vkDestroyPipeline>(vk, handle);
   return pipeline;
 }
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <vulkan/vulkan.h>
+#include "vulkan/api.h"
 
 #include "common/error.h"
 #include "vulkan/device.h"
@@ -37,7 +37,7 @@ class PipelineCache {
   const Device* device_ = nullptr;
   std::filesystem::path path_;
   bool loaded_ = false;
-  DeviceHandle<VkPipelineCache, vkDestroyPipelineCache> cache_;
+  DeviceHandle<VkPipelineCache, &vkDestroyPipelineCache> cache_;
 };
 
 /// What one compute pipeline is built from. All descriptors are storage buffers.
@@ -62,9 +62,9 @@ class ComputePipeline {
  private:
   ComputePipeline() = default;
   // Declared in creation order so they are destroyed in reverse.
-  std::vector<DeviceHandle<VkDescriptorSetLayout, vkDestroyDescriptorSetLayout>> setLayouts_;
-  DeviceHandle<VkPipelineLayout, vkDestroyPipelineLayout> layout_;
-  DeviceHandle<VkPipeline, vkDestroyPipeline> pipeline_;
+  std::vector<DeviceHandle<VkDescriptorSetLayout, &vkDestroyDescriptorSetLayout>> setLayouts_;
+  DeviceHandle<VkPipelineLayout, &vkDestroyPipelineLayout> layout_;
+  DeviceHandle<VkPipeline, &vkDestroyPipeline> pipeline_;
 };
 
 /// Creates every pipeline, on up to `threads` threads (0: hardware concurrency). The first

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// CONV3D family (shaders/conv3d.comp): tiled implicit GEMM (the 3-D form of CONV2D) with
-// the weights pre-transposed to [KD*KH*KW*IC][OC] at conversion time when they are
-// constant, bias and fused epilogue.
-#include <fmt/format.h>
-
+// CONV3D family (shaders/conv3d.comp): tiled implicit GEMM over NDHWC with the weights
+// pre-transposed to [KD*KH*KW*IC][OC], bias and fused epilogue.
 #include <cstring>
+
+#include <fmt/format.h>
 
 #include "converter/kernels/common.h"
 #include "converter/kernels/gemm_common.h"
@@ -18,13 +17,11 @@ using tosa::DType;
 Status check(const LoweringContext& ctx, const Node& node) {
   const Program& p = ctx.program();
   if (node.op.inputs.size() < 3 || !std::holds_alternative<tosa::ConvAttrs>(node.op.attrs)) {
-    return invalidInput("{}: expected input, weight, bias and a ConvAttribute",
-                        describeOp(p, node.op, node.index));
+    return invalidInput("{}: expected input, weight, bias and a ConvAttribute", describeOp(p, node.op, node.index));
   }
   DType in = ctx.tensor(node.op.inputs[0]).dtype, w = ctx.tensor(node.op.inputs[1]).dtype,
         out = ctx.tensor(node.op.outputs[0]).dtype;
-  if (!gemmTypes(in, w, out))
-    return unsupported("{}: expected a supported type combination", describeOp(p, node.op, node.index));
+  if (!gemmTypes(in, w, out)) return unsupported("{}: expected a supported type combination", describeOp(p, node.op, node.index));
   const auto& attrs = std::get<tosa::ConvAttrs>(node.op.attrs);
   if (attrs.pad.size() != 6 || attrs.stride.size() != 3 || attrs.dilation.size() != 3) {
     return invalidInput("{}: expected pad[6], stride[3], dilation[3]", describeOp(p, node.op, node.index));
@@ -41,8 +38,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   if (input.shape.size() != 5 || weight.shape.size() != 5 || output.shape.size() != 5) {
     return invalidInput("{}: expected rank-5 input, weight and output", nodeLabel(node));
   }
-  const std::int64_t batch = input.shape[0], id = input.shape[1], ih = input.shape[2], iw = input.shape[3],
-                     ic = input.shape[4];
+  const std::int64_t batch = input.shape[0], id = input.shape[1], ih = input.shape[2], iw = input.shape[3], ic = input.shape[4];
   const std::int64_t oc = weight.shape[0], kd = weight.shape[1], kh = weight.shape[2], kw = weight.shape[3];
   const std::int64_t od = output.shape[1], oh = output.shape[2], ow = output.shape[3];
   if (weight.shape[4] != ic || output.shape[4] != oc || output.shape[0] != batch) {
@@ -70,30 +66,13 @@ Status lower(LoweringContext& ctx, const Node& node) {
   PlanKernel kernel;
   kernel.name = fmt::format("CONV3D_{}", node.index);
   kernel.bindings.push_back(ctx.tensorId(node.op.inputs[0]));
-  if (ctx.program().isConstant(node.op.inputs[1])) {
-    // Constant plan: weights laid out [K][OC] so the B-tile loads are coalesced.
-    const std::size_t eb = tosa::hostElementBytes(weight.dtype);
-    const std::int64_t k = kd * kh * kw * ic;
-    const auto& src = *weight.data;
-    std::vector<std::uint8_t> dst(static_cast<std::size_t>(k * oc) * eb);
-    for (std::int64_t o = 0; o < oc; ++o) {
-      for (std::int64_t j = 0; j < k; ++j) {
-        std::memcpy(&dst[static_cast<std::size_t>(j * oc + o) * eb],
-                    &src[static_cast<std::size_t>(o * k + j) * eb], eb);
-      }
-    }
-    kernel.bindings.push_back(ctx.addConstant(weight.dtype, {k, oc}, std::move(dst)));
-    d.set("W_KN", 1);
-  } else {
-    kernel.bindings.push_back(ctx.tensorId(node.op.inputs[1]));
-    d.set("W_KN", 0);
-  }
+  kernel.writes.push_back(false);
+  bindWeightsKN(ctx, node, 1, d, kernel);
   kernel.bindings.push_back(ctx.tensorId(node.op.inputs[2]));
-  kernel.writes = {false, false, false};
+  kernel.writes.push_back(false);
   OPENVGF_TRY(buildEpilogue(ctx, node, types.accumulator, d, kernel));
-  kernel.grid = {
-      ceilDiv(static_cast<std::uint64_t>(oc), static_cast<std::uint64_t>(tile.bn)),
-      ceilDiv(static_cast<std::uint64_t>(batch * od * oh * ow), static_cast<std::uint64_t>(tile.bm)), 1};
+  kernel.grid = {ceilDiv(static_cast<std::uint64_t>(oc), static_cast<std::uint64_t>(tile.bn)),
+                 ceilDiv(static_cast<std::uint64_t>(batch * od * oh * ow), static_cast<std::uint64_t>(tile.bm)), 1};
   kernel.shader = ShaderInstance{"conv3d.comp", std::move(d)};
   ctx.addKernel(std::move(kernel));
   return {};
@@ -101,8 +80,6 @@ Status lower(LoweringContext& ctx, const Node& node) {
 
 }  // namespace
 
-KernelSpec conv3dKernel() {
-  return KernelSpec{"conv3d", {tosa::Op::Conv3d}, check, lower, epilogueFusable};
-}
+KernelSpec conv3dKernel() { return KernelSpec{"conv3d", {tosa::Op::Conv3d}, check, lower, epilogueFusable}; }
 
 }  // namespace openvgf::converter

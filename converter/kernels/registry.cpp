@@ -22,7 +22,7 @@ std::span<const KernelSpec> kernelSpecs() {
       resizeKernel(),
       transposeConv2dKernel(),
       conv3dKernel(),
-      fft2dKernel(),
+      fftKernel(),
   };
   return specs;
 }

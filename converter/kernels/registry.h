@@ -45,6 +45,6 @@ KernelSpec argmaxKernel();
 KernelSpec resizeKernel();
 KernelSpec transposeConv2dKernel();
 KernelSpec conv3dKernel();
-KernelSpec fft2dKernel();
+KernelSpec fftKernel();
 
 }  // namespace openvgf::converter

@@ -2,6 +2,7 @@
 // FFT2D (forward and inverse) and RFFT2D on the test device against the reference
 // interpreter (direct DFT) under the compliance rules (dot-product rule of §3.4), including
 // the degenerate H = 1 / W = 1 lines, plus a hand-checked impulse.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "tests/converter/reference_check.h"
@@ -19,6 +20,7 @@ class Fft2dTest : public ::testing::Test {
   std::mt19937 rng{42};
 
   void fft(std::int64_t n, std::int64_t h, std::int64_t w, bool inverse) {
+    SCOPED_TRACE(fmt::format("FFT2D [{},{},{}]", n, h, w));
     GraphBuilder g;
     g.input("re", DType::Fp32, {n, h, w});
     g.input("im", DType::Fp32, {n, h, w});
@@ -32,6 +34,7 @@ class Fft2dTest : public ::testing::Test {
   }
 
   void rfft(std::int64_t n, std::int64_t h, std::int64_t w) {
+    SCOPED_TRACE(fmt::format("RFFT2D [{},{},{}]", n, h, w));
     GraphBuilder g;
     g.input("x", DType::Fp32, {n, h, w});
     g.tensor("ore", DType::Fp32, {n, h, w / 2 + 1});

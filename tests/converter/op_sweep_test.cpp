@@ -297,6 +297,48 @@ std::vector<Case> allCases() {
                        }});
     }
   }
+  for (const auto& g : gemms) {
+    cases.push_back({fmt::format("TRANSPOSE_CONV2D_{}", g.name), [g](tosa::Builder& b, auto& in, auto& rng) {
+                       Value x = input(b, in, rng, g.in, {1, 4, 5, 3}, -typeMax(g.in), typeMax(g.in));
+                       Value w = b.constant(randomTensor(g.w, {6, 3, 2, 3}, rng, -typeMax(g.w), typeMax(g.w)));
+                       tosa::TransposeConvParams p;
+                       p.outPad = {0, 1, -1, 0};
+                       p.stride = {2, 3};
+                       b.output(b.transposeConv2d(x, w, std::nullopt, p));
+                     }});
+    cases.push_back({fmt::format("CONV3D_{}", g.name), [g](tosa::Builder& b, auto& in, auto& rng) {
+                       Value x = input(b, in, rng, g.in, {1, 4, 5, 4, 3}, -typeMax(g.in), typeMax(g.in));
+                       Value w = b.constant(randomTensor(g.w, {5, 2, 3, 2, 3}, rng, -typeMax(g.w), typeMax(g.w)));
+                       tosa::ConvParams p;
+                       p.pad = {0, 1, 1, 1, 0, 1};
+                       p.stride = {1, 2, 1};
+                       p.dilation = {1, 1, 2};
+                       b.output(b.conv3d(x, w, std::nullopt, p));
+                     }});
+  }
+  // RESIZE: every mode and type row.
+  for (DType t : {DType::Int8, DType::Int16, DType::Fp16, DType::Fp32, DType::Bf16}) {
+    for (auto mode : {tosa::ResizeMode::Nearest, tosa::ResizeMode::Bilinear}) {
+      cases.push_back({fmt::format("RESIZE_{}_{}", mode == tosa::ResizeMode::Nearest ? "NEAREST" : "BILINEAR", typeName(t)),
+                       [t, mode](tosa::Builder& b, auto& in, auto& rng) {
+                         Value x = input(b, in, rng, t, {1, 4, 5, 3}, -typeMax(t), typeMax(t));
+                         // OH = ((4-1)*6 - (-1) + 2)/3 + 1 = 8, OW = ((5-1)*4 - 0 + 0)/2 + 1 = 9
+                         b.output(b.resize(x, {6, 3, 4, 2}, {-1, 0}, {2, 0}, mode));
+                       }});
+    }
+  }
+  for (bool inverse : {false, true}) {
+    cases.push_back({fmt::format("FFT2D{}", inverse ? "_inverse" : ""), [inverse](tosa::Builder& b, auto& in, auto& rng) {
+                       Value re = input(b, in, rng, DType::Fp32, {2, 8, 16}, -1, 1);
+                       Value im = input(b, in, rng, DType::Fp32, {2, 8, 16}, -1, 1);
+                       auto [outRe, outIm] = b.fft2d(re, im, inverse);
+                       b.output(outRe);
+                       b.output(outIm);
+                     }});
+  }
+  // RFFT2D is left out: its exact zeros (imaginary part of columns 0 and W/2) come out as
+  // 6e-16 in the reference interpreter's fp64 run, and the per-element check against that
+  // tiny reference fails an exact 0. Reported to the reference owner; FFT2D covers the kernel.
   // Pools.
   for (DType t : {DType::Int8, DType::Int16, DType::Fp16, DType::Fp32, DType::Bf16}) {
     cases.push_back({fmt::format("AVG_POOL2D_{}", typeName(t)), [t](tosa::Builder& b, auto& in, auto& rng) {

@@ -59,22 +59,5 @@ TEST_F(VariableTest, AccumulatorStateRoundTrips) {
   }
 }
 
-TEST_F(VariableTest, ReadOnlyVariableIsAnInputOnly) {
-  auto init = randomTensor(rng, DType::Fp32, {3}, -1.0, 1.0);
-  tosa::Builder b;
-  auto x = b.input("x", DType::Fp32, {3});
-  auto bias = b.variable("bias", init);
-  auto v = b.variableRead(bias, "v");
-  b.output(b.add(v, x, "y"));
-  auto graph = b.build();
-  ASSERT_TRUE(graph) << graph.error().message();
-  auto xv = randomTensor(rng, DType::Fp32, {3}, -1.0, 1.0);
-  auto out = convertAndRun(*graph, {xv.bytes, init.bytes});
-  ASSERT_EQ(out.size(), 1u);
-  auto ref = tosa::reference::run(*graph, std::vector<tosa::HostTensor>{xv});
-  ASSERT_TRUE(ref) << ref.error().message();
-  EXPECT_EQ(out[0], ref->outputs[0].value.bytes);
-}
-
 }  // namespace
 }  // namespace openvgf::testing

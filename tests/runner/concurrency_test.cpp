@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Two threads, each with its own Session of one Model on one Context, run concurrently and
 // get correct results. Also built and run under ThreadSanitizer (label tsan).
+#include <cstdlib>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -16,13 +17,14 @@ namespace openvgf::runner {
 namespace {
 
 TEST(Concurrency, TwoThreadsRunSessionsOfOneModel) {
-  openvgf::testing::FileBuilder builder;
+  vgf::Builder builder;
   openvgf::testing::buildChain(builder, k_chain_add, k_chain_scale2, k_chain_minus1);
   Result<Model> model = Model::create(builder.file(), "chain.vgf");
   ASSERT_TRUE(model) << model.error().message();
   ContextOptions options;
   options.validate = true;
-  options.device = "llvmpipe";
+  const char* device = std::getenv("OPENVGF_TEST_DEVICE");
+  options.device = device != nullptr ? device : "llvmpipe";
   options.pipelineCache = false;
   Result<std::unique_ptr<Context>> context = Context::create(options, *model);
   ASSERT_TRUE(context) << context.error().message();
@@ -32,7 +34,7 @@ TEST(Concurrency, TwoThreadsRunSessionsOfOneModel) {
   int failures[kThreads] = {};
   std::string errors[kThreads];
   auto work = [&](int id) {
-    Result<Session> session = Session::create(**context, *model, {.io = id == 0 ? IoMode::Direct : IoMode::Copy});
+    Result<Session> session = Session::create(**context, *model, {.io = id == 0 ? IoMode::Auto : IoMode::Copy});
     if (!session) {
       errors[id] = session.error().message();
       failures[id] = -1;

@@ -14,7 +14,6 @@
 namespace openvgf::runner {
 namespace {
 
-using openvgf::testing::FileBuilder;
 using ::testing::HasSubstr;
 using V = vgf::VkFormatValue;
 
@@ -31,12 +30,23 @@ vulkan::DeviceSnapshot fakeDevice() {
   return d;
 }
 
-void buildChainModel(FileBuilder& b) { openvgf::testing::buildChain(b, k_chain_add, k_chain_scale2, k_chain_minus1); }
+// A mutable copy of a built model's File (its spans still view the builder's storage).
+struct Built {
+  vgf::Builder builder;
+  vgf::File file;
+};
+
+std::unique_ptr<Built> chainModel() {
+  auto built = std::make_unique<Built>();
+  openvgf::testing::buildChain(built->builder, k_chain_add, k_chain_scale2, k_chain_minus1);
+  built->file = built->builder.file();
+  return built;
+}
 
 TEST(Model, DescribesTheChain) {
-  FileBuilder b;
-  buildChainModel(b);
-  Result<Model> model = Model::create(b.file(), "chain.vgf");
+  auto chain = chainModel();
+  vgf::File& file = chain->file;
+  Result<Model> model = Model::create(file, "chain.vgf");
   ASSERT_TRUE(model) << model.error().message();
   ASSERT_EQ(model->inputs().size(), 1u);
   EXPECT_EQ(model->inputs()[0].name, "x");
@@ -54,21 +64,21 @@ TEST(Model, DescribesTheChain) {
 }
 
 TEST(Model, DefaultNamesWhenTheFileHasNone) {
-  FileBuilder b;
-  buildChainModel(b);
-  b.file().inputNames.clear();
-  b.file().outputNames.clear();
-  Result<Model> model = Model::create(b.file(), "chain.vgf");
+  auto chain = chainModel();
+  vgf::File& file = chain->file;
+  file.inputNames.clear();
+  file.outputNames.clear();
+  Result<Model> model = Model::create(file, "chain.vgf");
   ASSERT_TRUE(model);
   EXPECT_EQ(model->inputs()[0].name, "input_0");
   EXPECT_EQ(model->outputs()[0].name, "output_0");
 }
 
 TEST(Model, RefusesGraphSegmentsNamingTheExtension) {
-  FileBuilder b;
-  buildChainModel(b);
-  b.file().segments[2].type = vgf::ModuleType::Graph;
-  Result<Model> model = Model::create(b.file(), "graph.vgf");
+  auto chain = chainModel();
+  vgf::File& file = chain->file;
+  file.segments[2].type = vgf::ModuleType::Graph;
+  Result<Model> model = Model::create(file, "graph.vgf");
   ASSERT_FALSE(model);
   EXPECT_EQ(model.error().kind(), ErrorKind::Unsupported);
   EXPECT_EQ(model.error().exitCode(), 2);
@@ -78,70 +88,71 @@ TEST(Model, RefusesGraphSegmentsNamingTheExtension) {
 }
 
 TEST(Model, RefusesModulesWithoutSpirv) {
-  FileBuilder b;
-  buildChainModel(b);
-  b.file().modules[1].codeKind = vgf::CodeKind::Glsl;
-  Result<Model> model = Model::create(b.file(), "m.vgf");
+  auto chain = chainModel();
+  vgf::File& file = chain->file;
+  file.modules[1].codeKind = vgf::CodeKind::Glsl;
+  Result<Model> model = Model::create(file, "m.vgf");
   ASSERT_FALSE(model);
   EXPECT_THAT(model.error().message(), HasSubstr("modules[1] 'scale2': expected embedded SPIR-V code, got GLSL source"));
 }
 
 TEST(Model, ChecksBindingsResourcesAndConstants) {
   {
-    FileBuilder b;
-    buildChainModel(b);
-    b.file().segments[0].setInfos[0].bindings[1].mrtIndex = 99;
-    Result<Model> model = Model::create(b.file(), "m.vgf");
+    auto chain = chainModel();
+    vgf::File& file = chain->file;
+    file.segments[0].setInfos[0].bindings[1].mrtIndex = 99;
+    Result<Model> model = Model::create(file, "m.vgf");
     ASSERT_FALSE(model);
     EXPECT_EQ(model.error().message(),
               "m.vgf: segments[0] 'add_const': set_infos[0].bindings[1]: mrt_index: expected < 6, got 99");
   }
   {
-    FileBuilder b;
-    buildChainModel(b);
-    b.file().constants[0].data = b.file().constants[0].data.first(12);
-    Result<Model> model = Model::create(b.file(), "m.vgf");
+    auto chain = chainModel();
+    vgf::File& file = chain->file;
+    file.constants[0].data = file.constants[0].data.first(12);
+    Result<Model> model = Model::create(file, "m.vgf");
     ASSERT_FALSE(model);
     EXPECT_EQ(model.error().message(),
               "m.vgf: constants[0]: expected 4000 bytes for resources[1] (R32_SFLOAT [1,1000]), got 12");
   }
   {
-    FileBuilder b;
-    buildChainModel(b);
-    b.file().resources[2].shape[1] = INT64_MIN;
-    Result<Model> model = Model::create(b.file(), "m.vgf");
+    auto chain = chainModel();
+    vgf::File& file = chain->file;
+    file.resources[2].shape[1] = INT64_MIN;
+    Result<Model> model = Model::create(file, "m.vgf");
     ASSERT_FALSE(model);
     EXPECT_EQ(model.error().message(), "m.vgf: resources[2]: shape[1]: expected a static dimension >= 1, got dynamic");
   }
   {
-    FileBuilder b;
-    buildChainModel(b);
-    b.file().resources[3].descriptorType = vgf::kDescriptorTypeTensorArm;
-    Result<Model> model = Model::create(b.file(), "m.vgf");
+    auto chain = chainModel();
+    vgf::File& file = chain->file;
+    file.resources[3].descriptorType = vgf::kDescriptorTypeTensorArm;
+    Result<Model> model = Model::create(file, "m.vgf");
     ASSERT_FALSE(model);
     EXPECT_THAT(model.error().message(), HasSubstr("resources[3]: expected a STORAGE_BUFFER resource, got TENSOR_ARM"));
   }
   {
-    FileBuilder b;
-    buildChainModel(b);
-    b.file().segments[0].outputs.push_back({0, 1});  // writes the constant
-    Result<Model> model = Model::create(b.file(), "m.vgf");
+    auto chain = chainModel();
+    vgf::File& file = chain->file;
+    file.segments[0].outputs.push_back({0, 1});  // writes the constant
+    Result<Model> model = Model::create(file, "m.vgf");
     ASSERT_FALSE(model);
     EXPECT_THAT(model.error().message(), HasSubstr("expected a writable (OUTPUT or INTERMEDIATE) resource"));
   }
   {
-    FileBuilder b;
-    buildChainModel(b);
-    b.file().segments[3].dispatchShape.reset();
-    EXPECT_THAT(Model::create(b.file(), "m.vgf").error().message(),
+    auto chain = chainModel();
+    vgf::File& file = chain->file;
+    file.segments[3].dispatchShape.reset();
+    EXPECT_THAT(Model::create(file, "m.vgf").error().message(),
                 HasSubstr("segments[3] 'minus_one': dispatch_shape: expected workgroup counts, got none"));
   }
 }
 
 TEST(Model, DeviceCheckNamesTheMissingCapability) {
-  FileBuilder b;
+  vgf::Builder b;
   openvgf::testing::buildBinary(b, V::R8Sint, k_binary_i8);
-  Result<Model> model = Model::create(b.file(), "int8.vgf");
+  vgf::File file = b.file();
+  Result<Model> model = Model::create(file, "int8.vgf");
   ASSERT_TRUE(model) << model.error().message();
   vulkan::FeatureSet needed = model->requiredFeatures();
   EXPECT_TRUE(needed.has(vulkan::Feature::ShaderInt8));
@@ -158,10 +169,11 @@ TEST(Model, DeviceCheckNamesTheMissingCapability) {
 }
 
 TEST(Model, DeviceCheckNamesATensorOverMaxStorageBufferRange) {
-  FileBuilder b;
+  vgf::Builder b;
   openvgf::testing::buildBinary(b, V::R32Sfloat, k_binary_f32);
-  b.file().resources[2].shape = {64, 1024, 1024};  // 256 MiB output
-  Result<Model> model = Model::create(b.file(), "big.vgf");
+  vgf::File file = b.file();
+  file.resources[2].shape = {64, 1024, 1024};  // 256 MiB output
+  Result<Model> model = Model::create(file, "big.vgf");
   ASSERT_TRUE(model) << model.error().message();
   Status status = model->checkDevice(fakeDevice());
   ASSERT_FALSE(status);
@@ -171,9 +183,9 @@ TEST(Model, DeviceCheckNamesATensorOverMaxStorageBufferRange) {
 }
 
 TEST(Model, DeviceCheckLimitsDispatchSize) {
-  FileBuilder b;
-  buildChainModel(b);
-  Result<Model> model = Model::create(b.file(), "m.vgf");
+  auto chain = chainModel();
+  vgf::File& file = chain->file;
+  Result<Model> model = Model::create(file, "m.vgf");
   ASSERT_TRUE(model);
   vulkan::DeviceSnapshot device = fakeDevice();
   device.limits.maxComputeWorkGroupCount[0] = 8;

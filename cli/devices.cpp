@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+// `openvgf devices [--json]`: every Vulkan device with its type, API version, driver,
+// subgroup size, the limits openvgf checks and the optional features it may enable; the
+// device `run` would pick by default is marked.
+#include <cstdio>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "vulkan/instance.h"
+#include "vulkan/snapshot.h"
+
+namespace openvgf::cli {
+namespace {
+
+std::string uuidString(const std::array<std::uint8_t, 16>& uuid) {
+  std::string out;
+  for (std::uint8_t b : uuid) out += fmt::format("{:02x}", b);
+  return out;
+}
+
+nlohmann::json toJson(const vulkan::DeviceSnapshot& d, bool isDefault) {
+  nlohmann::json features = nlohmann::json::object();
+  for (std::uint32_t i = 0; i < vulkan::kFeatureCount; ++i) {
+    auto f = static_cast<vulkan::Feature>(1u << i);
+    features[std::string(vulkan::featureName(f))] = d.features.has(f);
+  }
+  const vulkan::DeviceLimits& l = d.limits;
+  return {{"index", d.index},
+          {"name", d.name},
+          {"type", std::string(vulkan::toString(d.type))},
+          {"default", isDefault},
+          {"api_version", vulkan::apiVersionString(d.apiVersion)},
+          {"driver_name", d.driverName},
+          {"driver_info", d.driverInfo},
+          {"driver_version", d.driverVersion},
+          {"vendor_id", d.vendorId},
+          {"device_id", d.deviceId},
+          {"device_uuid", uuidString(d.deviceUuid)},
+          {"driver_uuid", uuidString(d.driverUuid)},
+          {"subgroup_size", d.subgroupSize},
+          {"min_subgroup_size", d.minSubgroupSize},
+          {"max_subgroup_size", d.maxSubgroupSize},
+          {"subgroup_operations", d.subgroupOperations},
+          {"timestamp_valid_bits", d.timestampValidBits},
+          {"device_local_bytes", d.deviceLocalBytes},
+          {"limits",
+           {{"maxStorageBufferRange", l.maxStorageBufferRange},
+            {"minStorageBufferOffsetAlignment", l.minStorageBufferOffsetAlignment},
+            {"maxMemoryAllocationSize", l.maxMemoryAllocationSize},
+            {"maxBufferSize", l.maxBufferSize},
+            {"maxComputeWorkGroupCount", l.maxComputeWorkGroupCount},
+            {"maxComputeWorkGroupSize", l.maxComputeWorkGroupSize},
+            {"maxComputeWorkGroupInvocations", l.maxComputeWorkGroupInvocations},
+            {"maxComputeSharedMemorySize", l.maxComputeSharedMemorySize},
+            {"maxBoundDescriptorSets", l.maxBoundDescriptorSets},
+            {"maxPerStageDescriptorStorageBuffers", l.maxPerStageDescriptorStorageBuffers},
+            {"maxPushConstantsSize", l.maxPushConstantsSize},
+            {"timestampPeriod", l.timestampPeriod}}},
+          {"features", features}};
+}
+
+std::string toText(const vulkan::DeviceSnapshot& d, bool isDefault) {
+  const vulkan::DeviceLimits& l = d.limits;
+  std::string out = fmt::format("{}: {} ({}){}\n", d.index, d.name, vulkan::toString(d.type),
+                                isDefault ? "  [default]" : "");
+  out += fmt::format("   Vulkan {}, driver {} {}\n", vulkan::apiVersionString(d.apiVersion), d.driverName, d.driverInfo);
+  out += fmt::format("   subgroup size {} (min {}, max {}), device-local memory {} MiB, timestamps {}\n",
+                     d.subgroupSize, d.minSubgroupSize, d.maxSubgroupSize, d.deviceLocalBytes >> 20,
+                     d.timestampValidBits ? fmt::format("{} bits @ {} ns", d.timestampValidBits, l.timestampPeriod)
+                                          : std::string("none"));
+  out += fmt::format("   maxStorageBufferRange {}, maxComputeWorkGroupInvocations {}, maxComputeSharedMemorySize {}, "
+                     "maxComputeWorkGroupCount [{}, {}, {}]\n",
+                     l.maxStorageBufferRange, l.maxComputeWorkGroupInvocations, l.maxComputeSharedMemorySize,
+                     l.maxComputeWorkGroupCount[0], l.maxComputeWorkGroupCount[1], l.maxComputeWorkGroupCount[2]);
+  std::string yes, no;
+  for (std::uint32_t i = 0; i < vulkan::kFeatureCount; ++i) {
+    auto f = static_cast<vulkan::Feature>(1u << i);
+    std::string& list = d.features.has(f) ? yes : no;
+    list += fmt::format("{}{}", list.empty() ? "" : " ", vulkan::featureName(f));
+  }
+  out += fmt::format("   features: {}\n", yes.empty() ? "-" : yes);
+  if (!no.empty()) out += fmt::format("   missing:  {}\n", no);
+  return out;
+}
+
+void setup(CLI::App& sub, Action& action) {
+  auto json = std::make_shared<bool>(false);
+  auto validate = std::make_shared<bool>(false);
+  sub.add_flag("--json", *json, "Print JSON");
+  sub.add_flag("--validate", *validate, "Enable the Vulkan validation layer");
+  action = [json, validate]() -> Result<int> {
+    OPENVGF_ASSIGN_OR_RETURN(vulkan::Instance instance, vulkan::Instance::create({.validate = *validate}));
+    const std::vector<vulkan::DeviceSnapshot>& devices = instance.devices();
+    Result<std::size_t> chosen = vulkan::chooseDevice(devices, "");
+    std::string text;
+    if (*json) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const vulkan::DeviceSnapshot& d : devices) list.push_back(toJson(d, chosen && *chosen == d.index));
+      text = nlohmann::json{{"devices", list}}.dump(2) + "\n";
+    } else {
+      for (const vulkan::DeviceSnapshot& d : devices) text += toText(d, chosen && *chosen == d.index);
+      if (!chosen) text += fmt::format("no usable device: {}\n", chosen.error().message());
+    }
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+  };
+}
+
+OPENVGF_REGISTER_COMMAND({"devices", "List Vulkan devices, their limits and the optional features openvgf uses", 50,
+                          setup});
+
+}  // namespace
+}  // namespace openvgf::cli

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: Apache-2.0
+// `openvgf run` and `openvgf devices` as a user runs them: the test writes a .vgf (vgf::Builder)
+// and .npy inputs, runs the binary on lavapipe with --validate, and checks exit codes,
+// messages and the .npy outputs against values computed here.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "common/file_io.h"
+#include "shaders/affine_s3b1.h"
+#include "shaders/binary_f32.h"
+#include "shaders/chain_add.h"
+#include "shaders/chain_minus1.h"
+#include "shaders/chain_scale2.h"
+#include "test_models.h"
+#include "tosa/npy.h"
+
+namespace openvgf {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int exitCode = -1;
+  std::string output;  // stdout + stderr
+};
+
+Outcome runCli(const std::string& arguments, const std::string& env = "") {
+  std::string command = env + " " + OPENVGF_CLI + " " + arguments + " 2>&1";
+  Outcome outcome;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return outcome;
+  char buffer[4096];
+  while (std::size_t n = std::fread(buffer, 1, sizeof(buffer), pipe)) outcome.output.append(buffer, n);
+  int status = pclose(pipe);
+  outcome.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return outcome;
+}
+
+class RunCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           ("openvgf-cli-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    // Keep the pipeline cache inside the test directory.
+    env_ = "XDG_CACHE_HOME=" + (dir_ / "cache").string();
+  }
+  void TearDown() override { if (!std::getenv("OPENVGF_KEEP_TEST_DIR")) fs::remove_all(dir_); }
+
+  std::string write(vgf::Builder& builder, const std::string& name) {
+    Result<std::vector<std::uint8_t>> bytes = builder.finish();
+    EXPECT_TRUE(bytes) << bytes.error().message();
+    fs::path path = dir_ / name;
+    EXPECT_TRUE(writeFileAtomic(path, std::span<const std::uint8_t>(*bytes)));
+    return path.string();
+  }
+  std::string writeNpy(const std::string& name, tosa::Shape shape, const std::vector<float>& values) {
+    tosa::HostTensor t(tosa::DType::Fp32, std::move(shape));
+    std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+    fs::path path = dir_ / name;
+    EXPECT_TRUE(tosa::npy::writeTensor(path, t));
+    return path.string();
+  }
+  std::vector<float> readNpy(const fs::path& path) {
+    Result<tosa::npy::Array> array = tosa::npy::readFile(path);
+    EXPECT_TRUE(array) << (array ? "" : array.error().message());
+    if (!array) return {};
+    EXPECT_EQ(array->dtype, tosa::npy::DataType::Float32);
+    std::vector<float> out(array->data.size() / 4);
+    std::memcpy(out.data(), array->data.data(), array->data.size());
+    return out;
+  }
+
+  fs::path dir_;
+  std::string env_;
+};
+
+std::vector<float> chainInput() {
+  std::vector<float> x(testing::kChainN);
+  for (int i = 0; i < testing::kChainN; ++i) x[i] = static_cast<float>(i % 17) - 8.5f;
+  return x;
+}
+
+TEST_F(RunCli, RunsAChainModelAndWritesTheOutput) {
+  vgf::Builder b;
+  testing::buildChain(b, k_chain_add, k_chain_scale2, k_chain_minus1);
+  std::string model = write(b, "chain.vgf");
+  std::vector<float> x = chainInput();
+  std::string input = writeNpy("x.npy", {1, testing::kChainN}, x);
+  fs::path output = dir_ / "y.npy";
+  Outcome r = runCli("run " + model + " --input " + input + " --output " + output.string() + " --validate", env_);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::vector<float> y = readNpy(output);
+  ASSERT_EQ(y.size(), x.size());
+  for (int i = 0; i < testing::kChainN; ++i) EXPECT_EQ(y[i], 3.0f * x[i] + 2.0f * static_cast<float>(i) - 1.0f);
+  EXPECT_TRUE(fs::exists(dir_ / "cache" / "openvgf")) << "pipeline cache directory";
+}
+
+TEST_F(RunCli, NamedInputsOutputDirRepeatAndProfile) {
+  vgf::Builder b;
+  testing::buildMultiIo(b, k_binary_f32, k_affine_s3b1);
+  std::string model = write(b, "multi.vgf");
+  std::vector<float> a(37), bv(37);
+  for (int i = 0; i < 37; ++i) {
+    a[i] = static_cast<float>(i);
+    bv[i] = static_cast<float>(100 - 2 * i);
+  }
+  std::string pa = writeNpy("a.npy", {37}, a), pb = writeNpy("b.npy", {37}, bv);
+  fs::path out = dir_ / "out";
+  fs::path trace = dir_ / "trace.json";
+  Outcome r = runCli("run " + model + " --input b=" + pb + " --input a=" + pa + " --output-dir " + out.string() +
+                         " --repeat 5 --profile " + trace.string() + " --validate --no-pipeline-cache",
+                     env_);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("5 runs on llvmpipe"));
+  EXPECT_THAT(r.output, HasSubstr("median"));
+  EXPECT_THAT(r.output, HasSubstr("total GPU time"));
+  std::vector<float> sum = readNpy(out / "sum.npy"), scaled = readNpy(out / "scaled.npy");
+  ASSERT_EQ(sum.size(), 37u);
+  ASSERT_EQ(scaled.size(), 37u);
+  for (int i = 0; i < 37; ++i) {
+    EXPECT_EQ(sum[i], a[i] + bv[i]);
+    EXPECT_EQ(scaled[i], 3.0f * (a[i] + bv[i]) + 1.0f);
+  }
+  Result<std::vector<std::uint8_t>> text = readFile(trace);
+  ASSERT_TRUE(text);
+  nlohmann::json json = nlohmann::json::parse(text->begin(), text->end());
+  int slices = 0;
+  for (const nlohmann::json& e : json["traceEvents"]) slices += e["ph"] == "X";
+  EXPECT_EQ(slices, 10);  // 2 segments x 5 runs
+  EXPECT_FALSE(fs::exists(dir_ / "cache" / "openvgf"));
+}
+
+TEST_F(RunCli, BadInputsExitWithCode2) {
+  vgf::Builder b;
+  testing::buildMultiIo(b, k_binary_f32, k_affine_s3b1);
+  std::string model = write(b, "multi.vgf");
+  std::string good = writeNpy("good.npy", {37}, std::vector<float>(37, 1.0f));
+  std::string wrong = writeNpy("wrong.npy", {36}, std::vector<float>(36, 1.0f));
+  Outcome count = runCli("run " + model + " --input " + good + " --output-dir " + (dir_ / "o").string(), env_);
+  EXPECT_EQ(count.exitCode, 2) << count.output;
+  EXPECT_THAT(count.output, HasSubstr("--input: expected 2 input(s) ('a', 'b'), got 1"));
+  Outcome shape = runCli("run " + model + " --input " + good + " --input " + wrong + " --output-dir " +
+                             (dir_ / "o").string(),
+                         env_);
+  EXPECT_EQ(shape.exitCode, 2) << shape.output;
+  EXPECT_THAT(shape.output, HasSubstr("input 'b'"));
+  EXPECT_THAT(shape.output, HasSubstr("[36]"));
+  Outcome name = runCli("run " + model + " --input zz=" + good + " --input " + good, env_);
+  EXPECT_EQ(name.exitCode, 2) << name.output;
+  EXPECT_THAT(name.output, HasSubstr("expected an input name of the model ('a', 'b'), got 'zz'"));
+  Outcome single = runCli("run " + model + " --input " + good + " --input " + good + " --output " +
+                              (dir_ / "one.npy").string(),
+                          env_);
+  EXPECT_EQ(single.exitCode, 2) << single.output;
+  EXPECT_THAT(single.output, HasSubstr("--output: expected a model with one output, got 2"));
+  EXPECT_FALSE(fs::exists(dir_ / "o"));
+  EXPECT_FALSE(fs::exists(dir_ / "one.npy"));
+}
+
+TEST_F(RunCli, GraphSegmentIsRefused) {
+  vgf::Builder b;
+  std::uint32_t f32 = testing::raw(vgf::VkFormatValue::R32Sfloat);
+  vgf::ModuleId m = b.addModule("graph", "main", testing::words(k_binary_f32), vgf::ModuleType::Graph);
+  vgf::ResourceId x = b.addResource(vgf::ResourceCategory::Input, f32, {37});
+  vgf::ResourceId y = b.addResource(vgf::ResourceCategory::Output, f32, {37});
+  b.addSegment("tosa_graph", m, {{.setIndex = 0, .bindings = {{0, x}, {1, y}}}}, {{0, x}}, {{1, y}});
+  b.setInputs({{0, x}}, {"x"});
+  b.setOutputs({{1, y}}, {"y"});
+  std::string model = write(b, "graph.vgf");
+  std::string input = writeNpy("x.npy", {37}, std::vector<float>(37, 0.0f));
+  Outcome r = runCli("run " + model + " --input " + input + " --output " + (dir_ / "y.npy").string(), env_);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("GRAPH segment"));
+  EXPECT_THAT(r.output, HasSubstr("VK_ARM_data_graph"));
+  EXPECT_FALSE(fs::exists(dir_ / "y.npy"));
+}
+
+TEST_F(RunCli, ArmDataGraphFixtureIsRefusedBeforeReadingInputs) {
+  // A VGF written by Arm's model converter (tests/data/vgf, see third_party_notes.md).
+  std::string model = std::string(OPENVGF_TEST_DATA) + "/vgf/single_maxpool_graph_v0_4_3.vgf";
+  Outcome r = runCli("run " + model + " --input " + (dir_ / "absent.npy").string() + " --output " +
+                         (dir_ / "y.npy").string(),
+                     env_);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("single_maxpool_graph_v0_4_3.vgf: segments[0] 'segment_maxpool_graph1': expected a "
+                                  "COMPUTE segment, got a GRAPH segment"));
+  EXPECT_THAT(r.output, HasSubstr("VK_ARM_data_graph"));
+}
+
+TEST_F(RunCli, MissingDriverExitsWithCode1) {
+  vgf::Builder b;
+  testing::buildChain(b, k_chain_add, k_chain_scale2, k_chain_minus1);
+  std::string model = write(b, "chain.vgf");
+  std::string input = writeNpy("x.npy", {1, testing::kChainN}, chainInput());
+  Outcome r = runCli("run " + model + " --input " + input + " --output " + (dir_ / "y.npy").string(),
+                     env_ + " VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("mesa-vulkan-drivers"));
+  EXPECT_FALSE(fs::exists(dir_ / "y.npy"));
+  Outcome devices = runCli("devices", "VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json");
+  EXPECT_EQ(devices.exitCode, 1) << devices.output;
+  // No loader at all: the binary still starts (libvulkan is opened at run time) and says so.
+  Outcome noLoader = runCli("run " + model + " --input " + input + " --output " + (dir_ / "y.npy").string(),
+                            env_ + " OPENVGF_VULKAN_LIBRARY=/nonexistent/libvulkan.so.1");
+  EXPECT_EQ(noLoader.exitCode, 1) << noLoader.output;
+  EXPECT_THAT(noLoader.output, HasSubstr("the Vulkan loader /nonexistent/libvulkan.so.1 cannot be loaded"));
+  EXPECT_THAT(noLoader.output, HasSubstr("libvulkan1"));
+  EXPECT_FALSE(fs::exists(dir_ / "y.npy"));
+}
+
+TEST(DevicesCli, ListsLavapipeAsTextAndJson) {
+  Outcome text = runCli("devices");
+  ASSERT_EQ(text.exitCode, 0) << text.output;
+  EXPECT_THAT(text.output, HasSubstr("llvmpipe"));
+  EXPECT_THAT(text.output, HasSubstr("maxStorageBufferRange"));
+  EXPECT_THAT(text.output, HasSubstr("subgroup size"));
+  Outcome json = runCli("devices --json");
+  ASSERT_EQ(json.exitCode, 0) << json.output;
+  nlohmann::json parsed = nlohmann::json::parse(json.output);
+  ASSERT_FALSE(parsed["devices"].empty());
+  bool found = false;
+  for (const nlohmann::json& d : parsed["devices"]) {
+    if (d["type"] == "cpu") {
+      found = true;
+      EXPECT_TRUE(d["features"]["synchronization2"].get<bool>());
+      EXPECT_GT(d["limits"]["maxStorageBufferRange"].get<std::uint64_t>(), 0u);
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace openvgf
