@@ -826,7 +826,8 @@ namespace {
 void shapesLast(Graph& g) {
   for (Region& r : g.regions) {
     for (Block& b : r.blocks) {
-      std::stable_partition(b.tensors.begin(), b.tensors.end(), [](const Tensor& t) { return !t.inShapeTable; });
+      std::stable_partition(b.tensors.begin(), b.tensors.end(),
+                            [](const Tensor& t) { return !t.inShapeTable; });
     }
   }
 }

@@ -1141,9 +1141,20 @@ class GraphChecker {
     // Producers.
     std::unordered_map<std::string, std::size_t> producer;
     std::unordered_set<std::string> blockInputs(b.inputs.begin(), b.inputs.end());
+    bool isMain = &b == graph_.mainBlock();
     for (const std::string& name : b.inputs) {
-      if (b.findTensor(name) == nullptr) {
+      const Tensor* t = b.findTensor(name);
+      if (t == nullptr) {
         failBlock(b, "inputs: '{}' has no tensor declaration", name);
+      } else if (isMain && t->dtype == DType::Shape) {
+        failBlock(b, "inputs: '{}': expected a tensor, got a shape_t value (graph inputs cannot be shapes)", name);
+      }
+      if (done()) return;
+    }
+    for (const std::string& name : b.outputs) {
+      const Tensor* t = b.findTensor(name);
+      if (isMain && t != nullptr && t->dtype == DType::Shape) {
+        failBlock(b, "outputs: '{}': expected a tensor, got a shape_t value (graph outputs cannot be shapes)", name);
         if (done()) return;
       }
     }

@@ -233,7 +233,7 @@ TEST(NpyFixture, ReadsReferenceModelFiles) {
   auto result = readTensor(dir + "tf_result.npy", DType::Fp32, Shape{1, 4, 4, 4});
   ASSERT_TRUE(result) << result.error().message();
   auto conv = readFile(std::string(OPENVGF_TEST_DATA) +
-                      "/tosa/test_conv2d_1x1_1x32x32x8_f32_st11_padSAME_dilat11/tf_result.npy");
+                       "/tosa/test_conv2d_1x1_1x32x32x8_f32_st11_padSAME_dilat11/tf_result.npy");
   ASSERT_TRUE(conv);
   EXPECT_EQ(conv->dtype, DataType::Float32);
   EXPECT_EQ(conv->shape, (Shape{1, 32, 32, 16}));

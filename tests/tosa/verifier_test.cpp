@@ -226,6 +226,12 @@ TEST(TosaVerifier, ControlFlowSignature) {
   EXPECT_NE(errorOf(h), "(valid)");
 }
 
+TEST(TosaVerifier, ShapeValuesAreNotGraphOutputs) {
+  Builder b;
+  b.output(b.constShape({2, 3}, "s"));
+  EXPECT_CONTAINS(errorOf(b.build().value()), "outputs: 's': expected a tensor, got a shape_t value");
+}
+
 TEST(TosaVerifier, VerifyAllCollectsEveryProblem) {
   Graph g = convGraph();
   opProducing(g, "r").inputs[0] = "nope";
