@@ -3,14 +3,16 @@
 // delegate payload byte for byte to DIR/<plan>_<index>_<backend id>.vgf|.ethosu.bin|.bin
 // and DIR/manifest.json. Payloads that fail VGF / vela_bin_stream validation are still
 // written (the bytes are what the user asked for), with a warning and a "problem" entry.
-#include <filesystem>
+#include "pte/extract.h"
 
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
+
 #include "cli/command.h"
 #include "common/file_io.h"
-#include "pte/extract.h"
 #include "pte/program.h"
+#include "vgf/json.h"
 
 namespace openvgf::cli {
 namespace {
@@ -25,15 +27,16 @@ struct ExtractOptions {
 Result<int> runExtract(const ExtractOptions& options) {
   OPENVGF_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(options.path));
   if (detectFileKind(file.bytes()) != FileKind::Pte) {
-    return invalidInput("{}: expected an ExecuTorch program (\"ET12\" at offset 4), got a {} file", options.path,
-                        toString(detectFileKind(file.bytes())));
+    return invalidInput("{}: expected an ExecuTorch program (\"ET12\" at offset 4), got a {} file",
+                        options.path, toString(detectFileKind(file.bytes())));
   }
   Result<pte::Program> program = withContext(pte::readProgram(file.bytes()), options.path);
   if (!program) return Unexpected(std::move(program).error());
   pte::ExtractionFilter filter;
   if (!options.plan.empty()) filter.plan = options.plan;
   filter.delegate = options.delegate;
-  Result<std::vector<pte::ExtractionItem>> items = withContext(pte::selectPayloads(*program, filter), options.path);
+  Result<std::vector<pte::ExtractionItem>> items =
+      withContext(pte::selectPayloads(*program, filter), options.path);
   if (!items) return Unexpected(std::move(items).error());
   std::error_code ec;
   std::filesystem::create_directories(options.outputDir, ec);
@@ -43,11 +46,13 @@ Result<int> runExtract(const ExtractOptions& options) {
       spdlog::warn("{}: plan '{}' delegate {} ({}): payload: {}", options.path, item.plan, item.delegateIndex,
                    item.delegate->backendId, item.delegate->payloadProblem);
     }
-    OPENVGF_TRY(writeFileAtomic(std::filesystem::path(options.outputDir) / item.fileName, item.delegate->payload));
+    OPENVGF_TRY(
+        writeFileAtomic(std::filesystem::path(options.outputDir) / item.fileName, item.delegate->payload));
   }
-  std::string manifest = pte::manifestJson(options.path, *items).dump(4) + "\n";
+  std::string manifest = vgf::dumpJson(pte::manifestJson(options.path, *items)) + "\n";
   OPENVGF_TRY(writeFileAtomic(std::filesystem::path(options.outputDir) / "manifest.json", manifest));
-  spdlog::info("{}: wrote {} payload(s) and manifest.json to {}", options.path, items->size(), options.outputDir);
+  spdlog::info("{}: wrote {} payload(s) and manifest.json to {}", options.path, items->size(),
+               options.outputDir);
   return 0;
 }
 
@@ -60,7 +65,8 @@ void setup(CLI::App& sub, Action& action) {
   action = [options]() { return runExtract(*options); };
 }
 
-OPENVGF_REGISTER_COMMAND({"extract", "Write the VGF / Ethos-U / other delegate payloads of a .pte to files", 40, setup});
+OPENVGF_REGISTER_COMMAND({"extract", "Write the VGF / Ethos-U / other delegate payloads of a .pte to files",
+                          40, setup});
 
 }  // namespace
 }  // namespace openvgf::cli

@@ -8,26 +8,29 @@
 #include "cli/command.h"
 #include "pte/extract.h"
 #include "pte/program.h"
+#include "vgf/json.h"
 
 namespace openvgf::cli {
 namespace {
 
 Result<int> inspectPte(const InspectOptions& options, std::span<const std::uint8_t> bytes) {
   if (options.dumpSpirv || options.dumpConstant) {
-    return invalidInput("{}: --dump-spirv / --dump-constant: expected a .vgf file; extract the payload first with "
-                        "`openvgf extract`",
-                        options.path);
+    return invalidInput(
+        "{}: --dump-spirv / --dump-constant: expected a .vgf file; extract the payload first with "
+        "`openvgf extract`",
+        options.path);
   }
   Result<pte::Program> program = withContext(pte::readProgram(bytes), options.path);
   if (!program) return Unexpected(std::move(program).error());
-  std::string text = options.json ? pte::toJson(*program).dump(4) + "\n" : pte::formatSummary(*program);
+  std::string text =
+      options.json ? vgf::dumpJson(pte::toJson(*program)) + "\n" : pte::formatSummary(*program);
   std::fwrite(text.data(), 1, text.size(), stdout);
   for (std::size_t p = 0; p < program->plans.size(); ++p) {
     const pte::ExecutionPlan& plan = program->plans[p];
     for (std::size_t d = 0; d < plan.delegates.size(); ++d) {
       if (!plan.delegates[d].payloadProblem.empty()) {
-        return invalidInput("{}: execution_plan[{}] '{}': delegates[{}] ({}): payload: {}", options.path, p, plan.name,
-                            d, plan.delegates[d].backendId, plan.delegates[d].payloadProblem);
+        return invalidInput("{}: execution_plan[{}] '{}': delegates[{}] ({}): payload: {}", options.path, p,
+                            plan.name, d, plan.delegates[d].backendId, plan.delegates[d].payloadProblem);
       }
     }
   }

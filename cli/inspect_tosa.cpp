@@ -3,11 +3,11 @@
 // operator histogram, constant bytes, profiles and extensions used) or, with --json, the whole
 // graph. The graph is verified; a file that cannot be read or that breaks a TOSA rule exits
 // with code 2 (after the summary, so the user still sees what the file holds).
-#include <cstdio>
-#include <map>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <cstdio>
+#include <map>
 
 #include "cli/command.h"
 #include "tosa/json.h"
@@ -46,8 +46,10 @@ void printSummary(const std::string& path, const tosa::Graph& graph) {
     }
   }
   const tosa::Version& v = graph.version;
-  fmt::print("{}: TOSA flatbuffer, format {}.{}.{}{}\n", path, v.major, v.minor, v.patch, v.draft ? " (draft)" : "");
-  fmt::print("regions: {}, blocks: {}, operators: {}, tensors: {}\n", graph.regions.size(), blocks, operators, tensors);
+  fmt::print("{}: TOSA flatbuffer, format {}.{}.{}{}\n", path, v.major, v.minor, v.patch,
+             v.draft ? " (draft)" : "");
+  fmt::print("regions: {}, blocks: {}, operators: {}, tensors: {}\n", graph.regions.size(), blocks, operators,
+             tensors);
   if (main != nullptr) {
     fmt::print("inputs ({}):\n", main->inputs.size());
     for (const std::string& name : main->inputs) fmt::print("  {}\n", describe(graph, *main, name));
@@ -67,7 +69,8 @@ void printSummary(const std::string& path, const tosa::Graph& graph) {
 
 Result<int> inspectTosa(const InspectOptions& options, std::span<const std::uint8_t> bytes) {
   if (options.dumpSpirv || options.dumpConstant) {
-    return invalidInput("{}: --dump-spirv and --dump-constant apply to VGF files, not TOSA graphs", options.path);
+    return invalidInput("{}: --dump-spirv and --dump-constant apply to VGF files, not TOSA graphs",
+                        options.path);
   }
   OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, tosa::readGraph(bytes, options.path));
   if (options.json) {

@@ -2,9 +2,9 @@
 // Payload selection, output naming, manifest and inspect views of a program (see extract.h).
 #include "pte/extract.h"
 
-#include <charconv>
-
 #include <fmt/format.h>
+
+#include <charconv>
 
 #include "common/sha256.h"
 #include "vgf/json.h"
@@ -17,8 +17,8 @@ namespace {
 std::string safeName(std::string_view text) {
   std::string out(text.empty() ? "unnamed" : text);
   for (char& c : out) {
-    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-              c == '-';
+    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+              c == '_' || c == '-';
     if (!ok) c = '_';
   }
   return out;
@@ -47,7 +47,8 @@ nlohmann::json ioJson(const std::vector<VelaIo>& ios, int rank) {
   nlohmann::json out = nlohmann::json::array();
   for (const VelaIo& io : ios) {
     std::vector<std::int32_t> shape(io.shape.begin(), io.shape.begin() + rank);
-    out.push_back({{"shape", shape}, {"element_size", io.elementSize}, {"offset", io.offset}, {"region", io.region}});
+    out.push_back(
+        {{"shape", shape}, {"element_size", io.elementSize}, {"offset", io.offset}, {"region", io.region}});
   }
   return out;
 }
@@ -63,14 +64,16 @@ Result<std::vector<ExtractionItem>> selectPayloads(const Program& program, const
     std::size_t number = 0;
     const std::string& text = *filter.plan;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
-    if (!planPosition && ec == std::errc() && end == text.data() + text.size() && number < program.plans.size()) {
+    if (!planPosition && ec == std::errc() && end == text.data() + text.size() &&
+        number < program.plans.size()) {
       planPosition = number;
     }
     if (!planPosition) {
       std::string names;
-      for (const ExecutionPlan& plan : program.plans) names += fmt::format("{}'{}'", names.empty() ? "" : ", ", plan.name);
-      return invalidInput("--plan: expected a plan name or index ({}), got '{}'", names.empty() ? "none" : names,
-                          *filter.plan);
+      for (const ExecutionPlan& plan : program.plans)
+        names += fmt::format("{}'{}'", names.empty() ? "" : ", ", plan.name);
+      return invalidInput("--plan: expected a plan name or index ({}), got '{}'",
+                          names.empty() ? "none" : names, *filter.plan);
     }
   }
   std::vector<ExtractionItem> items;
@@ -87,8 +90,8 @@ Result<std::vector<ExtractionItem>> selectPayloads(const Program& program, const
       item.planIndex = p;
       item.delegateIndex = d;
       item.delegate = &delegate;
-      item.fileName =
-          fmt::format("{}_{}_{}{}", safeName(plan.name), d, safeName(delegate.backendId), extensionFor(delegate.kind));
+      item.fileName = fmt::format("{}_{}_{}{}", safeName(plan.name), d, safeName(delegate.backendId),
+                                  extensionFor(delegate.kind));
       items.push_back(std::move(item));
     }
   }
@@ -99,7 +102,8 @@ Result<std::vector<ExtractionItem>> selectPayloads(const Program& program, const
   // Plans with equal sanitized names would collide: keep names unique by adding the plan position.
   for (std::size_t i = 0; i < items.size(); ++i) {
     for (std::size_t j = i + 1; j < items.size(); ++j) {
-      if (items[j].fileName == items[i].fileName) items[j].fileName = fmt::format("p{}_{}", items[j].planIndex, items[j].fileName);
+      if (items[j].fileName == items[i].fileName)
+        items[j].fileName = fmt::format("p{}_{}", items[j].planIndex, items[j].fileName);
     }
   }
   return items;
@@ -130,16 +134,19 @@ std::string formatSummary(const Program& program) {
   std::string out;
   auto line = [&out](const std::string& text) { out += text + "\n"; };
   if (program.extendedHeader) {
-    line(fmt::format("ExecuTorch program (ET12), extended header eh00 length {}: program_size {}, segment_base_offset "
-                     "{}, segment_data_size {}",
-                     program.extendedHeader->length, program.programSize, program.segmentBaseOffset,
-                     program.extendedHeader->segmentDataSize));
+    line(fmt::format(
+        "ExecuTorch program (ET12), extended header eh00 length {}: program_size {}, segment_base_offset "
+        "{}, segment_data_size {}",
+        program.extendedHeader->length, program.programSize, program.segmentBaseOffset,
+        program.extendedHeader->segmentDataSize));
   } else {
     line(fmt::format("ExecuTorch program (ET12), no extended header, {} bytes", program.programSize));
   }
-  line(fmt::format("inline delegate data: {}, segments: {}", program.inlineDataCount, program.segments.size()));
+  line(fmt::format("inline delegate data: {}, segments: {}", program.inlineDataCount,
+                   program.segments.size()));
   for (std::size_t s = 0; s < program.segments.size(); ++s) {
-    line(fmt::format("  segment [{}] offset {} size {}", s, program.segments[s].offset, program.segments[s].size));
+    line(fmt::format("  segment [{}] offset {} size {}", s, program.segments[s].offset,
+                     program.segments[s].size));
   }
   for (const NamedData& named : program.namedData) {
     line(fmt::format("  named data '{}' -> segment {}", named.key, named.segmentIndex));
@@ -150,9 +157,9 @@ std::string formatSummary(const Program& program) {
     line(fmt::format("  [{}] '{}': {} delegate(s)", p, plan.name, plan.delegates.size()));
     for (std::size_t d = 0; d < plan.delegates.size(); ++d) {
       const Delegate& delegate = plan.delegates[d];
-      line(fmt::format("    delegate [{}] {}: {} index {}, {} bytes at offset {}, payload {}", d, delegate.backendId,
-                       toString(delegate.location), delegate.dataIndex, delegate.payload.size(), delegate.payloadOffset,
-                       toString(delegate.kind)));
+      line(fmt::format("    delegate [{}] {}: {} index {}, {} bytes at offset {}, payload {}", d,
+                       delegate.backendId, toString(delegate.location), delegate.dataIndex,
+                       delegate.payload.size(), delegate.payloadOffset, toString(delegate.kind)));
       for (const CompileSpec& spec : delegate.compileSpecs) {
         line(fmt::format("      spec {} = {}", spec.key, specText(spec.value)));
       }
@@ -198,7 +205,8 @@ nlohmann::json toJson(const Program& program) {
   for (const Segment& s : program.segments) segments.push_back({{"offset", s.offset}, {"size", s.size}});
   root["segments"] = segments;
   nlohmann::json named = nlohmann::json::array();
-  for (const NamedData& n : program.namedData) named.push_back({{"key", n.key}, {"segment_index", n.segmentIndex}});
+  for (const NamedData& n : program.namedData)
+    named.push_back({{"key", n.key}, {"segment_index", n.segmentIndex}});
   root["named_data"] = named;
   nlohmann::json plans = nlohmann::json::array();
   for (const ExecutionPlan& plan : program.plans) {
@@ -222,10 +230,12 @@ nlohmann::json toJson(const Program& program) {
         const VelaStream& v = *delegate.vela;
         nlohmann::json blocks = nlohmann::json::array();
         for (const VelaBlock& b : v.blocks) {
-          blocks.push_back({{"name", b.name}, {"offset", b.headerOffset}, {"size", b.size}, {"external", b.external}});
+          blocks.push_back(
+              {{"name", b.name}, {"offset", b.headerOffset}, {"size", b.size}, {"external", b.external}});
         }
         nlohmann::json external = nlohmann::json::array();
-        for (const VelaExternalRef& ref : v.externalBlocks) external.push_back({{"block", ref.block}, {"key", ref.key}});
+        for (const VelaExternalRef& ref : v.externalBlocks)
+          external.push_back({{"block", ref.block}, {"key", ref.key}});
         entry["vela_bin_stream"] = {{"layout", toString(v.layout)},
                                     {"blocks", blocks},
                                     {"command_stream_magic", v.commandStreamMagic},

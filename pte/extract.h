@@ -5,11 +5,10 @@
 // document. Also the text and JSON views of a program used by `openvgf inspect`.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "pte/program.h"

@@ -5,10 +5,10 @@
 // flatbuffer (INLINE) or the file (SEGMENT, relative to the segment base offset).
 #include "pte/program.h"
 
-#include <cstring>
-
 #include <flatbuffers/flatbuffers.h>
 #include <fmt/format.h>
+
+#include <cstring>
 
 #include "pte/program_generated.h"
 #include "vgf/decoder.h"
@@ -42,7 +42,8 @@ std::string hexBytes(std::span<const std::uint8_t> bytes) {
 Result<ExtendedHeader> readExtendedHeader(std::span<const std::uint8_t> bytes) {
   ExtendedHeader header;
   if (bytes.size() < 16) {
-    return invalidInput("extended header: expected its length field at offset 12, got a {}-byte file", bytes.size());
+    return invalidInput("extended header: expected its length field at offset 12, got a {}-byte file",
+                        bytes.size());
   }
   header.length = load<std::uint32_t>(bytes.data() + 12);
   if (header.length < kMinExtendedHeaderLength) {
@@ -66,9 +67,10 @@ Result<ExtendedHeader> readExtendedHeader(std::span<const std::uint8_t> bytes) {
                         bytes.size(), header.segmentBaseOffset);
   }
   if (header.segmentDataSize > bytes.size() - header.segmentBaseOffset) {
-    return invalidInput("extended header: segment_data_size: expected at most {} (bytes after segment_base_offset "
-                        "{}), got {}",
-                        bytes.size() - header.segmentBaseOffset, header.segmentBaseOffset, header.segmentDataSize);
+    return invalidInput(
+        "extended header: segment_data_size: expected at most {} (bytes after segment_base_offset "
+        "{}), got {}",
+        bytes.size() - header.segmentBaseOffset, header.segmentBaseOffset, header.segmentDataSize);
   }
   return header;
 }
@@ -81,8 +83,10 @@ void recognisePayload(Delegate& delegate) {
     if (!file) delegate.payloadProblem = file.error().message();
   } else if (delegate.kind == PayloadKind::VelaBinStream) {
     Result<VelaStream> stream = parseVelaBinStream(delegate.payload);
-    if (stream) delegate.vela = std::move(*stream);
-    else delegate.payloadProblem = stream.error().message();
+    if (stream)
+      delegate.vela = std::move(*stream);
+    else
+      delegate.payloadProblem = stream.error().message();
   }
 }
 
@@ -107,7 +111,8 @@ PayloadKind payloadKindForBackend(std::string_view backendId) {
   return PayloadKind::Raw;
 }
 
-Result<vgf::File> decodeVgfPayload(std::span<const std::uint8_t> payload, std::vector<std::uint8_t>& storage) {
+Result<vgf::File> decodeVgfPayload(std::span<const std::uint8_t> payload,
+                                   std::vector<std::uint8_t>& storage) {
   if (reinterpret_cast<std::uintptr_t>(payload.data()) % 4 != 0) {
     storage.assign(payload.begin(), payload.end());
     return vgf::decode(storage);
@@ -120,7 +125,8 @@ Result<Program> readProgram(std::span<const std::uint8_t> bytes) {
     return invalidInput("file identifier: expected \"ET12\" at offset 4, got a {}-byte file", bytes.size());
   }
   if (std::memcmp(bytes.data() + 4, "ET12", 4) != 0) {
-    return invalidInput("file identifier: expected \"ET12\" at offset 4, got {}", hexBytes(bytes.subspan(4, 4)));
+    return invalidInput("file identifier: expected \"ET12\" at offset 4, got {}",
+                        hexBytes(bytes.subspan(4, 4)));
   }
   if (reinterpret_cast<std::uintptr_t>(bytes.data()) % 8 != 0) {
     return internalError("program buffer: expected an 8-byte aligned buffer in memory");
@@ -134,14 +140,15 @@ Result<Program> readProgram(std::span<const std::uint8_t> bytes) {
     program.extendedHeader = header;
   }
   if (program.programSize > FLATBUFFERS_MAX_BUFFER_SIZE) {
-    return invalidInput("program: expected a flatbuffer of at most {} bytes, got {}", FLATBUFFERS_MAX_BUFFER_SIZE,
-                        program.programSize);
+    return invalidInput("program: expected a flatbuffer of at most {} bytes, got {}",
+                        FLATBUFFERS_MAX_BUFFER_SIZE, program.programSize);
   }
   flatbuffers::Verifier verifier(bytes.data(), static_cast<std::size_t>(program.programSize));
   if (!verifier.VerifyBuffer<schema::Program>("ET12")) {
-    return invalidInput("program: expected a valid ExecuTorch Program flatbuffer in bytes [0, {}), got data that fails "
-                        "verification",
-                        program.programSize);
+    return invalidInput(
+        "program: expected a valid ExecuTorch Program flatbuffer in bytes [0, {}), got data that fails "
+        "verification",
+        program.programSize);
   }
   const schema::Program* root = flatbuffers::GetRoot<schema::Program>(bytes.data());
   program.version = root->version();
@@ -159,8 +166,8 @@ Result<Program> readProgram(std::span<const std::uint8_t> bytes) {
       data.key = entry->key() == nullptr ? std::string() : std::string(entry->key()->string_view());
       data.segmentIndex = entry->segment_index();
       if (data.segmentIndex >= program.segments.size()) {
-        return invalidInput("program: named_data '{}': segment_index: expected < {} (segment count), got {}", data.key,
-                            program.segments.size(), data.segmentIndex);
+        return invalidInput("program: named_data '{}': segment_index: expected < {} (segment count), got {}",
+                            data.key, program.segments.size(), data.segmentIndex);
       }
       program.namedData.push_back(std::move(data));
     }
@@ -183,21 +190,23 @@ Result<Program> readProgram(std::span<const std::uint8_t> bytes) {
           delegate.dataIndex = processed->index();
         }
         if (location != 0 && location != 1) {
-          return invalidInput("{}: processed.location: expected 0 (INLINE) or 1 (SEGMENT), got {}", where, location);
+          return invalidInput("{}: processed.location: expected 0 (INLINE) or 1 (SEGMENT), got {}", where,
+                              location);
         }
         delegate.location = static_cast<DataLocation>(location);
         if (const auto* specs = entry->compile_specs()) {
           for (const schema::CompileSpec* spec : *specs) {
             CompileSpec compileSpec;
-            compileSpec.key = spec->key() == nullptr ? std::string() : std::string(spec->key()->string_view());
+            compileSpec.key =
+                spec->key() == nullptr ? std::string() : std::string(spec->key()->string_view());
             if (const auto* value = spec->value()) compileSpec.value = {value->data(), value->size()};
             delegate.compileSpecs.push_back(std::move(compileSpec));
           }
         }
         if (delegate.location == DataLocation::Inline) {
           if (delegate.dataIndex >= program.inlineDataCount) {
-            return invalidInput("{}: processed.index: expected < {} (backend_delegate_data entries), got {}", where,
-                                program.inlineDataCount, delegate.dataIndex);
+            return invalidInput("{}: processed.index: expected < {} (backend_delegate_data entries), got {}",
+                                where, program.inlineDataCount, delegate.dataIndex);
           }
           if (const auto* data = inlineData->Get(delegate.dataIndex)->data()) {
             delegate.payload = {data->data(), data->size()};
@@ -205,21 +214,23 @@ Result<Program> readProgram(std::span<const std::uint8_t> bytes) {
           }
         } else {
           if (!program.extendedHeader) {
-            return invalidInput("{}: processed.location: expected INLINE in a file without the eh00 extended header, "
-                                "got SEGMENT",
-                                where);
+            return invalidInput(
+                "{}: processed.location: expected INLINE in a file without the eh00 extended header, "
+                "got SEGMENT",
+                where);
           }
           if (delegate.dataIndex >= program.segments.size()) {
-            return invalidInput("{}: processed.index: expected < {} (segments), got {}", where, program.segments.size(),
-                                delegate.dataIndex);
+            return invalidInput("{}: processed.index: expected < {} (segments), got {}", where,
+                                program.segments.size(), delegate.dataIndex);
           }
           const Segment& segment = program.segments[delegate.dataIndex];
           const std::uint64_t available = bytes.size() - program.segmentBaseOffset;
           if (segment.offset > available || segment.size > available - segment.offset) {
-            return invalidInput("{}: segments[{}]: expected offset + size <= {} (file bytes after the segment base "
-                                "offset {}), got offset {} size {}",
-                                where, delegate.dataIndex, available, program.segmentBaseOffset, segment.offset,
-                                segment.size);
+            return invalidInput(
+                "{}: segments[{}]: expected offset + size <= {} (file bytes after the segment base "
+                "offset {}), got offset {} size {}",
+                where, delegate.dataIndex, available, program.segmentBaseOffset, segment.offset,
+                segment.size);
           }
           delegate.payloadOffset = program.segmentBaseOffset + segment.offset;
           delegate.payload = bytes.subspan(static_cast<std::size_t>(delegate.payloadOffset),

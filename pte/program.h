@@ -27,7 +27,8 @@ std::string_view toString(DataLocation location);  // "INLINE" / "SEGMENT"
 
 enum class PayloadKind { Vgf, VelaBinStream, Raw };
 std::string_view toString(PayloadKind kind);  // "vgf" / "vela_bin_stream" / "raw"
-/// The payload kind a backend id implies ("VgfBackend" -> Vgf, "EthosUBackend"/"ArmBackend" -> VelaBinStream).
+/// The payload kind a backend id implies ("VgfBackend" -> Vgf, "EthosUBackend"/"ArmBackend" ->
+/// VelaBinStream).
 PayloadKind payloadKindForBackend(std::string_view backendId);
 
 struct CompileSpec {

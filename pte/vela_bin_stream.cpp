@@ -4,9 +4,9 @@
 // record size, scratch size) is checked after the chain itself is known to be well formed.
 #include "pte/vela_bin_stream.h"
 
-#include <cstring>
-
 #include <fmt/format.h>
+
+#include <cstring>
 
 namespace openvgf::pte {
 namespace {
@@ -17,7 +17,9 @@ constexpr std::size_t kNameBytes = 16;
 constexpr std::size_t kIoRecord4D = 7 * 4;
 constexpr std::size_t kIoRecord6D = 9 * 4;
 
-std::size_t alignUp(std::size_t value) { return (value + kVelaBlockAlignment - 1) / kVelaBlockAlignment * kVelaBlockAlignment; }
+std::size_t alignUp(std::size_t value) {
+  return (value + kVelaBlockAlignment - 1) / kVelaBlockAlignment * kVelaBlockAlignment;
+}
 
 template <typename T>
 T load(const std::uint8_t* p) {
@@ -45,32 +47,39 @@ bool isKnown(std::string_view name) {
 std::string printable(std::span<const std::uint8_t> bytes) {
   std::string out;
   for (std::uint8_t c : bytes) {
-    if (c >= 0x20 && c < 0x7F) out.push_back(static_cast<char>(c));
-    else out += fmt::format("\\x{:02x}", c);
+    if (c >= 0x20 && c < 0x7F)
+      out.push_back(static_cast<char>(c));
+    else
+      out += fmt::format("\\x{:02x}", c);
   }
   return out;
 }
 
 Result<std::vector<VelaIo>> parseIoList(const VelaBlock& block, std::size_t index, int& rank) {
   const std::string where = fmt::format("vela_bin_stream: block {} '{}'", index, block.name);
-  if (block.external) return invalidInput("{}: external: expected inline IO data, got an external block", where);
-  if (block.size < 4) return invalidInput("{}: size: expected at least 4 bytes (count), got {}", where, block.size);
+  if (block.external)
+    return invalidInput("{}: external: expected inline IO data, got an external block", where);
+  if (block.size < 4)
+    return invalidInput("{}: size: expected at least 4 bytes (count), got {}", where, block.size);
   std::int32_t count = load<std::int32_t>(block.data.data());
   std::size_t body = block.size - 4;
   if (count < 0) return invalidInput("{}: count: expected >= 0, got {}", where, count);
   if (count == 0) {
-    if (body != 0) return invalidInput("{}: size: expected 4 bytes for an empty list, got {}", where, block.size);
+    if (body != 0)
+      return invalidInput("{}: size: expected 4 bytes for an empty list, got {}", where, block.size);
     return std::vector<VelaIo>{};
   }
   std::size_t record = body / static_cast<std::size_t>(count);
   if (body % static_cast<std::size_t>(count) != 0 || (record != kIoRecord4D && record != kIoRecord6D)) {
-    return invalidInput("{}: size: expected 4 + count * 28 (4-D records) or 4 + count * 36 (6-D records) bytes for "
-                        "count {}, got {}",
-                        where, count, block.size);
+    return invalidInput(
+        "{}: size: expected 4 + count * 28 (4-D records) or 4 + count * 36 (6-D records) bytes for "
+        "count {}, got {}",
+        where, count, block.size);
   }
   int thisRank = record == kIoRecord4D ? 4 : 6;
   if (rank != 0 && rank != thisRank) {
-    return invalidInput("{}: expected {}-D records like the other IO list, got {}-D records", where, rank, thisRank);
+    return invalidInput("{}: expected {}-D records like the other IO list, got {}-D records", where, rank,
+                        thisRank);
   }
   rank = thisRank;
   std::vector<VelaIo> ios(static_cast<std::size_t>(count));
@@ -102,19 +111,22 @@ Result<VelaStream> parseVelaBinStream(std::span<const std::uint8_t> bytes) {
   while (pos < bytes.size()) {
     const std::size_t index = stream.blocks.size();
     if (ended) {
-      return invalidInput("vela_bin_stream: block {} 'vela_end_stream': expected the last block, got {} more bytes "
-                          "after it",
-                          index - 1, bytes.size() - pos);
+      return invalidInput(
+          "vela_bin_stream: block {} 'vela_end_stream': expected the last block, got {} more bytes "
+          "after it",
+          index - 1, bytes.size() - pos);
     }
     if (bytes.size() - pos < kVelaBlockHeaderBytes) {
-      return invalidInput("vela_bin_stream: block {}: expected a {}-byte block header at offset {}, got {} bytes", index,
-                          kVelaBlockHeaderBytes, pos, bytes.size() - pos);
+      return invalidInput(
+          "vela_bin_stream: block {}: expected a {}-byte block header at offset {}, got {} bytes", index,
+          kVelaBlockHeaderBytes, pos, bytes.size() - pos);
     }
     const std::uint8_t* header = bytes.data() + pos;
     const void* nul = std::memchr(header, 0, kNameBytes);
     if (nul == nullptr) {
-      return invalidInput("vela_bin_stream: block {}: name: expected at most 15 characters and a NUL, got \"{}\"", index,
-                          printable({header, kNameBytes}));
+      return invalidInput(
+          "vela_bin_stream: block {}: name: expected at most 15 characters and a NUL, got \"{}\"", index,
+          printable({header, kNameBytes}));
     }
     std::size_t nameLength = static_cast<std::size_t>(static_cast<const std::uint8_t*>(nul) - header);
     for (std::size_t c = 0; c < nameLength; ++c) {
@@ -129,33 +141,36 @@ Result<VelaStream> parseVelaBinStream(std::span<const std::uint8_t> bytes) {
     block.size = load<std::uint32_t>(header + 16);
     std::uint8_t external = header[20];
     if (external > 1) {
-      return invalidInput("vela_bin_stream: block {} '{}': external: expected 0 or 1, got {}", index, block.name,
-                          external);
+      return invalidInput("vela_bin_stream: block {} '{}': external: expected 0 or 1, got {}", index,
+                          block.name, external);
     }
     block.external = external == 1;
     const std::size_t dataStart = pos + kVelaBlockHeaderBytes;
     const std::size_t left = bytes.size() - dataStart;
     if (block.size > left) {
-      return invalidInput("vela_bin_stream: block {} '{}': size: expected at most {} (bytes left in the stream), got {}",
-                          index, block.name, left, block.size);
+      return invalidInput(
+          "vela_bin_stream: block {} '{}': size: expected at most {} (bytes left in the stream), got {}",
+          index, block.name, left, block.size);
     }
     if (alignUp(block.size) > left) {
-      return invalidInput("vela_bin_stream: block {} '{}': expected its data padded to a multiple of 16 bytes, got the "
-                          "stream ending {} bytes after the data",
-                          index, block.name, left - block.size);
+      return invalidInput(
+          "vela_bin_stream: block {} '{}': expected its data padded to a multiple of 16 bytes, got the "
+          "stream ending {} bytes after the data",
+          index, block.name, left - block.size);
     }
     block.data = bytes.subspan(dataStart, block.size);
     if (index == 0 && block.name != kStart) {
-      return invalidInput("vela_bin_stream: block 0: expected the first block to be 'vela_bin_stream', got '{}'",
-                          block.name);
+      return invalidInput(
+          "vela_bin_stream: block 0: expected the first block to be 'vela_bin_stream', got '{}'", block.name);
     }
     if (block.name == kEnd) ended = true;
     pos = dataStart + alignUp(block.size);
     stream.blocks.push_back(std::move(block));
   }
   if (stream.blocks.empty()) {
-    return invalidInput("vela_bin_stream: expected at least the 'vela_bin_stream' and 'vela_end_stream' blocks, got 0 "
-                        "bytes");
+    return invalidInput(
+        "vela_bin_stream: expected at least the 'vela_bin_stream' and 'vela_end_stream' blocks, got 0 "
+        "bytes");
   }
   if (!ended) {
     return invalidInput("vela_bin_stream: block {} '{}': expected the last block to be 'vela_end_stream'",
@@ -173,7 +188,8 @@ Result<VelaStream> parseVelaBinStream(std::span<const std::uint8_t> bytes) {
       continue;
     }
     if ((block.name == kStart && i != 0) || (block.name == kEnd && i + 1 != stream.blocks.size())) {
-      return invalidInput("{}: expected only once, as the {} block", where, block.name == kStart ? "first" : "last");
+      return invalidInput("{}: expected only once, as the {} block", where,
+                          block.name == kStart ? "first" : "last");
     }
     if (block.external && block.name != "cmd_data" && block.name != "weight_data") {
       return invalidInput("{}: external: expected only cmd_data or weight_data to be external", where);
@@ -212,7 +228,7 @@ Result<VelaStream> parseVelaBinStream(std::span<const std::uint8_t> bytes) {
   }
   if (!haveCommands) return invalidInput("vela_bin_stream: expected a 'cmd_data' block, got none");
   stream.ioRank = rank == 0 ? 6 : rank;
-  stream.layout = scratchData ? VelaLayout::ScratchData4D
+  stream.layout = scratchData          ? VelaLayout::ScratchData4D
                   : stream.ioRank == 4 ? VelaLayout::ScratchSize4D
                                        : VelaLayout::ScratchSize6D;
   return stream;
@@ -222,11 +238,12 @@ Result<std::vector<std::uint8_t>> writeVelaBinStream(const std::vector<VelaBlock
   std::vector<std::uint8_t> out;
   auto frame = [&out](std::string_view name, std::span<const std::uint8_t> data, bool external) -> Status {
     if (name.empty() || name.size() >= kNameBytes) {
-      return invalidInput("vela_bin_stream: block '{}': name: expected 1 to 15 characters, got {}", name, name.size());
+      return invalidInput("vela_bin_stream: block '{}': name: expected 1 to 15 characters, got {}", name,
+                          name.size());
     }
     if (data.size() > 0xFFFFFFFFu) {
-      return invalidInput("vela_bin_stream: block '{}': size: expected at most 4294967295 bytes, got {}", name,
-                          data.size());
+      return invalidInput("vela_bin_stream: block '{}': size: expected at most 4294967295 bytes, got {}",
+                          name, data.size());
     }
     std::uint8_t header[kVelaBlockHeaderBytes] = {};
     std::memcpy(header, name.data(), name.size());
@@ -257,7 +274,8 @@ std::vector<std::uint8_t> encodeVelaIoList(const std::vector<VelaIo>& ios) {
 }
 
 Result<std::vector<std::uint8_t>> makeVelaBinStream(std::span<const std::uint8_t> commandStream,
-                                                    std::span<const std::uint8_t> weights, std::uint32_t scratchSize,
+                                                    std::span<const std::uint8_t> weights,
+                                                    std::uint32_t scratchSize,
                                                     const std::vector<VelaIo>& inputs,
                                                     const std::vector<VelaIo>& outputs) {
   std::vector<std::uint8_t> scratch;

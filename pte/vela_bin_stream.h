@@ -56,7 +56,7 @@ struct VelaExternalRef {
 struct VelaStream {
   std::vector<VelaBlock> blocks;  // all blocks in order, first and last included
   VelaLayout layout = VelaLayout::ScratchSize6D;
-  int ioRank = 6;  // 4 or 6 (IO record shape rank)
+  int ioRank = 6;                               // 4 or 6 (IO record shape rank)
   std::span<const std::uint8_t> commandStream;  // cmd_data (empty when external)
   std::string commandStreamMagic;               // "COP1" / "COP2" (empty when external)
   std::span<const std::uint8_t> weights;        // weight_data (empty when external)
@@ -85,7 +85,8 @@ std::vector<std::uint8_t> encodeVelaIoList(const std::vector<VelaIo>& ios);
 
 /// A complete v1.0+ stream: cmd_data, weight_data, scratch_size, inputs, outputs.
 Result<std::vector<std::uint8_t>> makeVelaBinStream(std::span<const std::uint8_t> commandStream,
-                                                    std::span<const std::uint8_t> weights, std::uint32_t scratchSize,
+                                                    std::span<const std::uint8_t> weights,
+                                                    std::uint32_t scratchSize,
                                                     const std::vector<VelaIo>& inputs,
                                                     const std::vector<VelaIo>& outputs);
 

@@ -12,17 +12,17 @@ namespace openvgf::tosa::detail {
 
 enum class AttrLayout {
   Empty,
-  AxisNan,      // ARGMAX, REDUCE_MAX, REDUCE_MIN: axis, nan_mode
-  AvgPool,      // kernel, stride, pad, acc_type
-  Conv,         // CONV2D, CONV3D, DEPTHWISE_CONV2D: pad, stride, dilation, local_bound, acc_type
-  Fft,          // inverse, local_bound
-  MaxPool,      // kernel, stride, pad, nan_mode
-  Rfft,         // local_bound
+  AxisNan,  // ARGMAX, REDUCE_MAX, REDUCE_MIN: axis, nan_mode
+  AvgPool,  // kernel, stride, pad, acc_type
+  Conv,     // CONV2D, CONV3D, DEPTHWISE_CONV2D: pad, stride, dilation, local_bound, acc_type
+  Fft,      // inverse, local_bound
+  MaxPool,  // kernel, stride, pad, nan_mode
+  Rfft,     // local_bound
   TransposeConv,
   Clamp,
   ArithmeticRightShift,
-  NanOnly,      // MAXIMUM, MINIMUM
-  Axis,         // REDUCE_ALL/ANY/PRODUCT/SUM, CONCAT, REVERSE
+  NanOnly,  // MAXIMUM, MINIMUM
+  Axis,     // REDUCE_ALL/ANY/PRODUCT/SUM, CONCAT, REVERSE
   Transpose,
   Resize,
   Rescale,
@@ -65,6 +65,8 @@ inline AttrLayout attrLayout(std::uint32_t tag) {
   }
 }
 
-inline AttrLayout attrLayout(Op op) { return attrLayout(static_cast<std::uint32_t>(op)); }
+inline AttrLayout attrLayout(Op op) {
+  return attrLayout(static_cast<std::uint32_t>(op));
+}
 
 }  // namespace openvgf::tosa::detail

@@ -3,12 +3,12 @@
 // them and appends the operator to the block being built.
 #include "tosa/builder.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "tosa/packing.h"
 #include "tosa/writer.h"
@@ -172,14 +172,16 @@ Value Builder::constant(const HostTensor& value, std::string name) {
   op.outputs = {name};
   if (value.dtype == DType::Shape) {
     t->inShapeTable = true;
-    shapeValues_[name] = std::vector<std::int64_t>(value.as<std::int64_t>().begin(), value.as<std::int64_t>().end());
+    shapeValues_[name] =
+        std::vector<std::int64_t>(value.as<std::int64_t>().begin(), value.as<std::int64_t>().end());
   }
   Value v{name, value.dtype, value.shape};
   current().operators.push_back(std::move(op));
   return v;
 }
 
-Value Builder::constantFromInts(DType dtype, Shape shape, const std::vector<std::int64_t>& values, std::string name) {
+Value Builder::constantFromInts(DType dtype, Shape shape, const std::vector<std::int64_t>& values,
+                                std::string name) {
   if (failed()) return {};
   if (isFloat(dtype)) {
     return constantFromDoubles(dtype, std::move(shape), std::vector<double>(values.begin(), values.end()),
@@ -187,20 +189,26 @@ Value Builder::constantFromInts(DType dtype, Shape shape, const std::vector<std:
   }
   HostTensor t(dtype, shape);
   if (static_cast<std::int64_t>(values.size()) != t.size()) {
-    fail(Error(ErrorKind::InvalidInput, fmt::format("builder: constant {}: expected {} values for shape {}, got {}",
-                                                    name, t.size(), shapeToString(shape), values.size())));
+    fail(Error(ErrorKind::InvalidInput,
+               fmt::format("builder: constant {}: expected {} values for shape {}, got {}", name, t.size(),
+                           shapeToString(shape), values.size())));
     return {};
   }
   int bits = dtype == DType::Bool ? 1 : valueBits(dtype);
-  std::int64_t lo = dtype == DType::Bool ? 0 : bits >= 64 ? std::numeric_limits<std::int64_t>::min() : -(std::int64_t{1} << (bits - 1));
-  std::int64_t hi = dtype == DType::Bool ? 1 : bits >= 64 ? std::numeric_limits<std::int64_t>::max() : (std::int64_t{1} << (bits - 1)) - 1;
+  std::int64_t lo = dtype == DType::Bool ? 0
+                    : bits >= 64         ? std::numeric_limits<std::int64_t>::min()
+                                         : -(std::int64_t{1} << (bits - 1));
+  std::int64_t hi = dtype == DType::Bool ? 1
+                    : bits >= 64         ? std::numeric_limits<std::int64_t>::max()
+                                         : (std::int64_t{1} << (bits - 1)) - 1;
   std::size_t eb = hostElementBytes(dtype);
   for (std::size_t i = 0; i < values.size(); ++i) {
     std::int64_t v = values[i];
     if (v < lo || v > hi) {
-      fail(Error(ErrorKind::InvalidInput, fmt::format("builder: constant {}: value [{}] = {} is outside the range "
-                                                      "[{}, {}] of {}",
-                                                      name, i, v, lo, hi, toString(dtype))));
+      fail(Error(ErrorKind::InvalidInput,
+                 fmt::format("builder: constant {}: value [{}] = {} is outside the range "
+                             "[{}, {}] of {}",
+                             name, i, v, lo, hi, toString(dtype))));
       return {};
     }
     // Little-endian host: the low bytes of the int64 are the narrower value.
@@ -209,14 +217,15 @@ Value Builder::constantFromInts(DType dtype, Shape shape, const std::vector<std:
   return constant(t, std::move(name));
 }
 
-Value Builder::constantFromDoubles(DType dtype, Shape shape, const std::vector<double>& values, std::string name) {
+Value Builder::constantFromDoubles(DType dtype, Shape shape, const std::vector<double>& values,
+                                   std::string name) {
   if (failed()) return {};
   if (!isFloat(dtype)) {
     std::vector<std::int64_t> ints;
     for (double d : values) {
       if (!std::isfinite(d) || std::fabs(d) > 9.2e18) {
-        fail(Error(ErrorKind::InvalidInput, fmt::format("builder: constant {}: value {} does not fit {}", name, d,
-                                                        toString(dtype))));
+        fail(Error(ErrorKind::InvalidInput,
+                   fmt::format("builder: constant {}: value {} does not fit {}", name, d, toString(dtype))));
         return {};
       }
       ints.push_back(std::llround(d));
@@ -225,8 +234,9 @@ Value Builder::constantFromDoubles(DType dtype, Shape shape, const std::vector<d
   }
   HostTensor t(dtype, shape);
   if (static_cast<std::int64_t>(values.size()) != t.size()) {
-    fail(Error(ErrorKind::InvalidInput, fmt::format("builder: constant {}: expected {} values for shape {}, got {}",
-                                                    name, t.size(), shapeToString(shape), values.size())));
+    fail(Error(ErrorKind::InvalidInput,
+               fmt::format("builder: constant {}: expected {} values for shape {}, got {}", name, t.size(),
+                           shapeToString(shape), values.size())));
     return {};
   }
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -247,8 +257,8 @@ Value Builder::splat(DType dtype, Shape shape, double value, std::string name) {
     fail(Error(ErrorKind::InvalidInput, fmt::format("builder: splat: bad shape {}", shapeToString(shape))));
     return {};
   }
-  return constantFromDoubles(dtype, std::move(shape), std::vector<double>(static_cast<std::size_t>(*count), value),
-                             std::move(name));
+  return constantFromDoubles(dtype, std::move(shape),
+                             std::vector<double>(static_cast<std::size_t>(*count), value), std::move(name));
 }
 
 Value Builder::constShape(std::vector<std::int64_t> values, std::string name) {
@@ -272,8 +282,8 @@ std::vector<Value> Builder::addOperator(Op op, const std::vector<Value>& inputs,
   o.attributeTag = static_cast<std::uint8_t>(op);
   for (const Value& v : inputs) {
     if (v.name.empty()) {
-      fail(Error(ErrorKind::InvalidInput, fmt::format("builder: {}: expected named inputs, got an empty Value",
-                                                      toString(op))));
+      fail(Error(ErrorKind::InvalidInput,
+                 fmt::format("builder: {}: expected named inputs, got an empty Value", toString(op))));
       return std::vector<Value>(outputs.size());
     }
     o.inputs.push_back(v.name);
@@ -306,9 +316,10 @@ std::vector<Value> Builder::addOperator(Op op, const std::vector<Value>& inputs,
   std::vector<TensorSpec> specs;
   for (const OutputInfo& out : *inferred) {
     if (out.dtype == DType::Unknown) {
-      fail(Error(ErrorKind::InvalidInput,
-                 fmt::format("builder: {}: output type is not implied by the inputs; declare outputs explicitly",
-                             toString(op))));
+      fail(Error(
+          ErrorKind::InvalidInput,
+          fmt::format("builder: {}: output type is not implied by the inputs; declare outputs explicitly",
+                      toString(op))));
       return {};
     }
     specs.push_back({out.dtype, out.shape, {}});
@@ -335,11 +346,14 @@ Value Builder::single(Op op, const std::vector<Value>& inputs, Attributes attrs,
     fail(std::move(inferred).error().addContext(fmt::format("builder: {} '{}'", toString(op), name)));
     return {};
   }
-  auto values = addOperator(op, inputs, std::move(attrs), {{inferred->at(0).dtype, inferred->at(0).shape, name}});
+  auto values =
+      addOperator(op, inputs, std::move(attrs), {{inferred->at(0).dtype, inferred->at(0).shape, name}});
   return values.empty() ? Value{} : values[0];
 }
 
-Value Builder::unary(Op op, const Value& x, std::string name) { return single(op, {x}, {}, std::move(name)); }
+Value Builder::unary(Op op, const Value& x, std::string name) {
+  return single(op, {x}, {}, std::move(name));
+}
 
 Value Builder::binary(Op op, const Value& a, const Value& b, Attributes attrs, std::string name) {
   return single(op, {a, b}, std::move(attrs), std::move(name));
@@ -357,10 +371,10 @@ Value Builder::avgPool2d(const Value& x, const AvgPoolParams& p) {
   a.kernel = p.kernel;
   a.stride = p.stride.empty() ? p.kernel : p.stride;
   a.pad = orDefault(p.pad, 4, 0);
-  a.accType = p.accType ? *p.accType
-              : isInteger(x.dtype) ? DType::Int32
+  a.accType = p.accType                                                  ? *p.accType
+              : isInteger(x.dtype)                                       ? DType::Int32
               : (x.dtype == DType::Fp8E4M3 || x.dtype == DType::Fp8E5M2) ? DType::Fp16
-                                                                          : DType::Fp32;
+                                                                         : DType::Fp32;
   Value izp = zeroPoint(x.dtype, p.inputZp, "input_zp");
   Value ozp = zeroPoint(x.dtype, p.outputZp, "output_zp");
   return single(Op::AvgPool2d, {x, izp, ozp}, a, p.name);
@@ -375,16 +389,19 @@ Value Builder::maxPool2d(const Value& x, const MaxPoolParams& p) {
   return single(Op::MaxPool2d, {x}, a, p.name);
 }
 
-Value Builder::convLike(Op op, const Value& x, const Value& weight, const std::optional<Value>& bias, Attributes attrs,
-                        std::int64_t inputZp, std::int64_t weightZp, const std::string& name) {
+Value Builder::convLike(Op op, const Value& x, const Value& weight, const std::optional<Value>& bias,
+                        Attributes attrs, std::int64_t inputZp, std::int64_t weightZp,
+                        const std::string& name) {
   if (failed()) return {};
   Value b;
   if (bias) {
     b = *bias;
   } else {
     // A zero bias of one element broadcasts over the output channels (BC == 1 is allowed).
-    DType outType = x.dtype == DType::Int8 ? DType::Int32 : x.dtype == DType::Int16 ? DType::Int48
-                    : (x.dtype == DType::Fp8E4M3 || x.dtype == DType::Fp8E5M2) ? DType::Fp16 : x.dtype;
+    DType outType = x.dtype == DType::Int8                                     ? DType::Int32
+                    : x.dtype == DType::Int16                                  ? DType::Int48
+                    : (x.dtype == DType::Fp8E4M3 || x.dtype == DType::Fp8E5M2) ? DType::Fp16
+                                                                               : x.dtype;
     b = splat(outType, {1}, 0.0, uniqueName("bias"));
   }
   Value izp = zeroPoint(x.dtype, inputZp, "input_zp");
@@ -392,13 +409,15 @@ Value Builder::convLike(Op op, const Value& x, const Value& weight, const std::o
   return single(op, {x, weight, b, izp, wzp}, std::move(attrs), name);
 }
 
-Value Builder::conv2d(const Value& x, const Value& weight, const std::optional<Value>& bias, const ConvParams& p) {
+Value Builder::conv2d(const Value& x, const Value& weight, const std::optional<Value>& bias,
+                      const ConvParams& p) {
   ConvAttrs a{orDefault(p.pad, 4, 0), orDefault(p.stride, 2, 1), orDefault(p.dilation, 2, 1), p.localBound,
               p.accType.value_or(defaultConvAcc(x.dtype))};
   return convLike(Op::Conv2d, x, weight, bias, a, p.inputZp, p.weightZp, p.name);
 }
 
-Value Builder::conv3d(const Value& x, const Value& weight, const std::optional<Value>& bias, const ConvParams& p) {
+Value Builder::conv3d(const Value& x, const Value& weight, const std::optional<Value>& bias,
+                      const ConvParams& p) {
   ConvAttrs a{orDefault(p.pad, 6, 0), orDefault(p.stride, 3, 1), orDefault(p.dilation, 3, 1), p.localBound,
               p.accType.value_or(defaultConvAcc(x.dtype))};
   return convLike(Op::Conv3d, x, weight, bias, a, p.inputZp, p.weightZp, p.name);
@@ -435,8 +454,8 @@ Value Builder::matmul(const Value& a, const Value& b, const MatMulParams& p) {
   Value azp = zeroPoint(a.dtype, p.aZp, "a_zp");
   Value bzp = zeroPoint(b.dtype, p.bZp, "b_zp");
   if (!p.outType) return single(Op::MatMul, {a, b, azp, bzp}, {}, p.name);
-  std::vector<ValueInfo> infos = {{a.dtype, a.shape, {}}, {b.dtype, b.shape, {}}, {azp.dtype, azp.shape, {}},
-                                  {bzp.dtype, bzp.shape, {}}};
+  std::vector<ValueInfo> infos = {
+      {a.dtype, a.shape, {}}, {b.dtype, b.shape, {}}, {azp.dtype, azp.shape, {}}, {bzp.dtype, bzp.shape, {}}};
   auto inferred = inferOutputs(Op::MatMul, {}, infos);
   if (!inferred) {
     fail(std::move(inferred).error().addContext("builder: MATMUL"));
@@ -468,12 +487,22 @@ Value Builder::clamp(const Value& x, double minVal, double maxVal, NanMode nanMo
   return single(Op::Clamp, {x}, a, std::move(name));
 }
 
-Value Builder::erf(const Value& x, std::string name) { return unary(Op::Erf, x, std::move(name)); }
-Value Builder::sigmoid(const Value& x, std::string name) { return unary(Op::Sigmoid, x, std::move(name)); }
-Value Builder::tanh(const Value& x, std::string name) { return unary(Op::Tanh, x, std::move(name)); }
+Value Builder::erf(const Value& x, std::string name) {
+  return unary(Op::Erf, x, std::move(name));
+}
+Value Builder::sigmoid(const Value& x, std::string name) {
+  return unary(Op::Sigmoid, x, std::move(name));
+}
+Value Builder::tanh(const Value& x, std::string name) {
+  return unary(Op::Tanh, x, std::move(name));
+}
 
-Value Builder::add(const Value& a, const Value& b, std::string name) { return binary(Op::Add, a, b, {}, std::move(name)); }
-Value Builder::sub(const Value& a, const Value& b, std::string name) { return binary(Op::Sub, a, b, {}, std::move(name)); }
+Value Builder::add(const Value& a, const Value& b, std::string name) {
+  return binary(Op::Add, a, b, {}, std::move(name));
+}
+Value Builder::sub(const Value& a, const Value& b, std::string name) {
+  return binary(Op::Sub, a, b, {}, std::move(name));
+}
 Value Builder::arithmeticRightShift(const Value& a, const Value& b, bool round, std::string name) {
   return binary(Op::ArithmeticRightShift, a, b, ArithmeticRightShiftAttrs{round}, std::move(name));
 }
@@ -515,7 +544,9 @@ Value Builder::mul(const Value& a, const Value& b, std::int32_t shift, std::stri
   Value s = constantFromInts(DType::Int8, {1}, {shift}, uniqueName("shift"));
   return single(Op::Mul, {a, b, s}, {}, std::move(name));
 }
-Value Builder::pow(const Value& a, const Value& b, std::string name) { return binary(Op::Pow, a, b, {}, std::move(name)); }
+Value Builder::pow(const Value& a, const Value& b, std::string name) {
+  return binary(Op::Pow, a, b, {}, std::move(name));
+}
 
 Value Builder::table(const Value& x, const Value& tableValues, std::string name) {
   return single(Op::Table, {x, tableValues}, {}, std::move(name));
@@ -528,29 +559,55 @@ Value Builder::table(const Value& x, const std::vector<std::int32_t>& entries, s
   return table(x, tv, std::move(name));
 }
 
-Value Builder::abs(const Value& x, std::string name) { return unary(Op::Abs, x, std::move(name)); }
-Value Builder::bitwiseNot(const Value& x, std::string name) { return unary(Op::BitwiseNot, x, std::move(name)); }
-Value Builder::ceil(const Value& x, std::string name) { return unary(Op::Ceil, x, std::move(name)); }
-Value Builder::clz(const Value& x, std::string name) { return unary(Op::Clz, x, std::move(name)); }
-Value Builder::cos(const Value& x, std::string name) { return unary(Op::Cos, x, std::move(name)); }
-Value Builder::exp(const Value& x, std::string name) { return unary(Op::Exp, x, std::move(name)); }
-Value Builder::floor(const Value& x, std::string name) { return unary(Op::Floor, x, std::move(name)); }
-Value Builder::log(const Value& x, std::string name) { return unary(Op::Log, x, std::move(name)); }
-Value Builder::logicalNot(const Value& x, std::string name) { return unary(Op::LogicalNot, x, std::move(name)); }
+Value Builder::abs(const Value& x, std::string name) {
+  return unary(Op::Abs, x, std::move(name));
+}
+Value Builder::bitwiseNot(const Value& x, std::string name) {
+  return unary(Op::BitwiseNot, x, std::move(name));
+}
+Value Builder::ceil(const Value& x, std::string name) {
+  return unary(Op::Ceil, x, std::move(name));
+}
+Value Builder::clz(const Value& x, std::string name) {
+  return unary(Op::Clz, x, std::move(name));
+}
+Value Builder::cos(const Value& x, std::string name) {
+  return unary(Op::Cos, x, std::move(name));
+}
+Value Builder::exp(const Value& x, std::string name) {
+  return unary(Op::Exp, x, std::move(name));
+}
+Value Builder::floor(const Value& x, std::string name) {
+  return unary(Op::Floor, x, std::move(name));
+}
+Value Builder::log(const Value& x, std::string name) {
+  return unary(Op::Log, x, std::move(name));
+}
+Value Builder::logicalNot(const Value& x, std::string name) {
+  return unary(Op::LogicalNot, x, std::move(name));
+}
 Value Builder::negate(const Value& x, std::int64_t inputZp, std::int64_t outputZp, std::string name) {
   if (failed()) return {};
   Value izp = zeroPoint(x.dtype, inputZp, "input1_zp");
   Value ozp = zeroPoint(x.dtype, outputZp, "output_zp");
   return single(Op::Negate, {x, izp, ozp}, {}, std::move(name));
 }
-Value Builder::reciprocal(const Value& x, std::string name) { return unary(Op::Reciprocal, x, std::move(name)); }
-Value Builder::rsqrt(const Value& x, std::string name) { return unary(Op::Rsqrt, x, std::move(name)); }
-Value Builder::sin(const Value& x, std::string name) { return unary(Op::Sin, x, std::move(name)); }
+Value Builder::reciprocal(const Value& x, std::string name) {
+  return unary(Op::Reciprocal, x, std::move(name));
+}
+Value Builder::rsqrt(const Value& x, std::string name) {
+  return unary(Op::Rsqrt, x, std::move(name));
+}
+Value Builder::sin(const Value& x, std::string name) {
+  return unary(Op::Sin, x, std::move(name));
+}
 
 Value Builder::select(const Value& condition, const Value& a, const Value& b, std::string name) {
   return single(Op::Select, {condition, a, b}, {}, std::move(name));
 }
-Value Builder::equal(const Value& a, const Value& b, std::string name) { return binary(Op::Equal, a, b, {}, std::move(name)); }
+Value Builder::equal(const Value& a, const Value& b, std::string name) {
+  return binary(Op::Equal, a, b, {}, std::move(name));
+}
 Value Builder::greater(const Value& a, const Value& b, std::string name) {
   return binary(Op::Greater, a, b, {}, std::move(name));
 }
@@ -585,7 +642,8 @@ Value Builder::concat(const std::vector<Value>& inputs, std::int32_t axis, std::
   return single(Op::Concat, inputs, AxisAttrs{axis, NanMode::Propagate}, std::move(name));
 }
 
-Value Builder::pad(const Value& x, const std::vector<std::int64_t>& padding, double padConst, std::string name) {
+Value Builder::pad(const Value& x, const std::vector<std::int64_t>& padding, double padConst,
+                   std::string name) {
   if (failed()) return {};
   Value p = constShape(padding);
   Value c = splat(x.dtype, {1}, padConst, uniqueName("pad_const"));
@@ -602,8 +660,8 @@ Value Builder::reverse(const Value& x, std::int32_t axis, std::string name) {
   return single(Op::Reverse, {x}, AxisAttrs{axis, NanMode::Propagate}, std::move(name));
 }
 
-Value Builder::slice(const Value& x, const std::vector<std::int64_t>& start, const std::vector<std::int64_t>& size,
-                     std::string name) {
+Value Builder::slice(const Value& x, const std::vector<std::int64_t>& start,
+                     const std::vector<std::int64_t>& size, std::string name) {
   if (failed()) return {};
   Value s0 = constShape(start);
   Value s1 = constShape(size);
@@ -628,8 +686,9 @@ Value Builder::scatter(const Value& valuesIn, const Value& indices, const Value&
   return single(Op::Scatter, {valuesIn, indices, input}, {}, std::move(name));
 }
 
-Value Builder::resize(const Value& x, const std::vector<std::int64_t>& scale, const std::vector<std::int64_t>& offset,
-                      const std::vector<std::int64_t>& border, ResizeMode mode, std::string name) {
+Value Builder::resize(const Value& x, const std::vector<std::int64_t>& scale,
+                      const std::vector<std::int64_t>& offset, const std::vector<std::int64_t>& border,
+                      ResizeMode mode, std::string name) {
   if (failed()) return {};
   Value s = constShape(scale);
   Value o = constShape(offset);
@@ -645,9 +704,10 @@ Value Builder::cast(const Value& x, DType outType, std::string name) {
 Value Builder::rescale(const Value& x, const RescaleParams& p) {
   if (failed()) return {};
   if (p.multiplier.empty() || p.multiplier.size() != p.shift.size()) {
-    fail(Error(ErrorKind::InvalidInput,
-               fmt::format("builder: RESCALE: expected as many shifts as multipliers (at least one), got {} and {}",
-                           p.multiplier.size(), p.shift.size())));
+    fail(Error(
+        ErrorKind::InvalidInput,
+        fmt::format("builder: RESCALE: expected as many shifts as multipliers (at least one), got {} and {}",
+                    p.multiplier.size(), p.shift.size())));
     return {};
   }
   auto nc = static_cast<std::int64_t>(p.multiplier.size());
@@ -660,7 +720,9 @@ Value Builder::rescale(const Value& x, const RescaleParams& p) {
   return out.empty() ? Value{} : out[0];
 }
 
-Value Builder::identity(const Value& x, std::string name) { return unary(Op::Identity, x, std::move(name)); }
+Value Builder::identity(const Value& x, std::string name) {
+  return unary(Op::Identity, x, std::move(name));
+}
 
 std::vector<Value> Builder::custom(const std::vector<Value>& inputs, CustomAttrs attrs,
                                    const std::vector<TensorSpec>& outputs) {
@@ -686,8 +748,8 @@ std::vector<Value> Builder::runBranch(const std::string& regionName, const std::
   return outs;
 }
 
-std::vector<Value> Builder::condIf(const Value& condition, const std::vector<Value>& inputs, const BranchFn& thenBranch,
-                                   const BranchFn& elseBranch) {
+std::vector<Value> Builder::condIf(const Value& condition, const std::vector<Value>& inputs,
+                                   const BranchFn& thenBranch, const BranchFn& elseBranch) {
   if (failed()) return {};
   std::string base = uniqueName("cond_if");
   names_.insert(base);
@@ -697,9 +759,10 @@ std::vector<Value> Builder::condIf(const Value& condition, const std::vector<Val
   std::vector<Value> elseOut = runBranch(elseName, inputs, elseBranch);
   if (failed()) return {};
   if (thenOut.size() != elseOut.size()) {
-    fail(Error(ErrorKind::InvalidInput, fmt::format("builder: COND_IF: expected both branches to return the same "
-                                                    "number of values, got {} and {}",
-                                                    thenOut.size(), elseOut.size())));
+    fail(Error(ErrorKind::InvalidInput,
+               fmt::format("builder: COND_IF: expected both branches to return the same "
+                           "number of values, got {} and {}",
+                           thenOut.size(), elseOut.size())));
     return {};
   }
   std::vector<Value> opInputs = {condition};
@@ -709,13 +772,15 @@ std::vector<Value> Builder::condIf(const Value& condition, const std::vector<Val
   return addOperator(Op::CondIf, opInputs, CondIfAttrs{thenName, elseName}, specs);
 }
 
-std::vector<Value> Builder::whileLoop(const std::vector<Value>& inputs, const CondFn& cond, const BranchFn& body) {
+std::vector<Value> Builder::whileLoop(const std::vector<Value>& inputs, const CondFn& cond,
+                                      const BranchFn& body) {
   if (failed()) return {};
   std::string base = uniqueName("while_loop");
   names_.insert(base);
   std::string condName = base + "_cond";
   std::string bodyName = base + "_body";
-  runBranch(condName, inputs, [&](Builder& b, const std::vector<Value>& in) { return std::vector<Value>{cond(b, in)}; });
+  runBranch(condName, inputs,
+            [&](Builder& b, const std::vector<Value>& in) { return std::vector<Value>{cond(b, in)}; });
   std::vector<Value> bodyOut = runBranch(bodyName, inputs, body);
   if (failed()) return {};
   std::vector<TensorSpec> specs;
@@ -754,16 +819,32 @@ void Builder::variableWrite(const Value& variable, const Value& value) {
 
 //===--- result -------------------------------------------------------------------===//
 
-Result<Graph> Builder::build() const {
-  if (error_) return Unexpected(*error_);
-  Graph g = graph_;
-  // The reader lists TosaBasicBlock.shapes after the tensors; keep that order so that
-  // build -> write -> read gives an equal graph.
+namespace {
+
+/// The reader lists TosaBasicBlock.shapes after the tensors; keep that order so that
+/// build -> write -> read gives an equal graph.
+void shapesLast(Graph& g) {
   for (Region& r : g.regions) {
     for (Block& b : r.blocks) {
-      std::stable_partition(b.tensors.begin(), b.tensors.end(), [](const Tensor& t) { return !t.inShapeTable; });
+      std::stable_partition(b.tensors.begin(), b.tensors.end(),
+                            [](const Tensor& t) { return !t.inShapeTable; });
     }
   }
+}
+
+}  // namespace
+
+Result<Graph> Builder::build() const& {
+  if (error_) return Unexpected(*error_);
+  Graph g = graph_;
+  shapesLast(g);
+  return g;
+}
+
+Result<Graph> Builder::build() && {
+  if (error_) return Unexpected(*error_);
+  Graph g = std::move(graph_);
+  shapesLast(g);
   return g;
 }
 

@@ -141,14 +141,14 @@ class Builder {
   /// CONST from plain values converted to `dtype` (integers range-checked, floats rounded to
   /// nearest even for FP16/BF16/FP8). values.size() must equal the shape's element count.
   template <typename T>
-    requires std::is_arithmetic_v<T>
-  Value constant(DType dtype, Shape shape, const std::vector<T>& values, std::string name = {}) {
+  requires std::is_arithmetic_v<T> Value constant(DType dtype, Shape shape, const std::vector<T>& values,
+                                                  std::string name = {}) {
     if constexpr (std::is_floating_point_v<T>) {
       return constantFromDoubles(dtype, std::move(shape), std::vector<double>(values.begin(), values.end()),
                                  std::move(name));
     } else {
-      return constantFromInts(dtype, std::move(shape), std::vector<std::int64_t>(values.begin(), values.end()),
-                              std::move(name));
+      return constantFromInts(dtype, std::move(shape),
+                              std::vector<std::int64_t>(values.begin(), values.end()), std::move(name));
     }
   }
   /// A [1]-shaped (or `shape`-shaped, filled) constant of one value.
@@ -166,11 +166,14 @@ class Builder {
 
   //===--- tensor operators -------------------------------------------------------===//
 
-  Value argmax(const Value& x, std::int32_t axis, NanMode nanMode = NanMode::Propagate, std::string name = {});
+  Value argmax(const Value& x, std::int32_t axis, NanMode nanMode = NanMode::Propagate,
+               std::string name = {});
   Value avgPool2d(const Value& x, const AvgPoolParams& params);
   Value maxPool2d(const Value& x, const MaxPoolParams& params);
-  Value conv2d(const Value& x, const Value& weight, const std::optional<Value>& bias, const ConvParams& params = {});
-  Value conv3d(const Value& x, const Value& weight, const std::optional<Value>& bias, const ConvParams& params = {});
+  Value conv2d(const Value& x, const Value& weight, const std::optional<Value>& bias,
+               const ConvParams& params = {});
+  Value conv3d(const Value& x, const Value& weight, const std::optional<Value>& bias,
+               const ConvParams& params = {});
   Value depthwiseConv2d(const Value& x, const Value& weight, const std::optional<Value>& bias,
                         const ConvParams& params = {});
   Value transposeConv2d(const Value& x, const Value& weight, const std::optional<Value>& bias,
@@ -234,8 +237,10 @@ class Builder {
 
   Value reduceAll(const Value& x, std::int32_t axis, std::string name = {});
   Value reduceAny(const Value& x, std::int32_t axis, std::string name = {});
-  Value reduceMax(const Value& x, std::int32_t axis, NanMode nanMode = NanMode::Propagate, std::string name = {});
-  Value reduceMin(const Value& x, std::int32_t axis, NanMode nanMode = NanMode::Propagate, std::string name = {});
+  Value reduceMax(const Value& x, std::int32_t axis, NanMode nanMode = NanMode::Propagate,
+                  std::string name = {});
+  Value reduceMin(const Value& x, std::int32_t axis, NanMode nanMode = NanMode::Propagate,
+                  std::string name = {});
   Value reduceProduct(const Value& x, std::int32_t axis, std::string name = {});
   Value reduceSum(const Value& x, std::int32_t axis, std::string name = {});
 
@@ -243,7 +248,8 @@ class Builder {
 
   Value concat(const std::vector<Value>& inputs, std::int32_t axis, std::string name = {});
   /// padding = [before0, after0, before1, after1, ...]; pad_const converted to x's type.
-  Value pad(const Value& x, const std::vector<std::int64_t>& padding, double padConst = 0.0, std::string name = {});
+  Value pad(const Value& x, const std::vector<std::int64_t>& padding, double padConst = 0.0,
+            std::string name = {});
   Value reshape(const Value& x, const Shape& newShape, std::string name = {});
   Value reverse(const Value& x, std::int32_t axis, std::string name = {});
   Value slice(const Value& x, const std::vector<std::int64_t>& start, const std::vector<std::int64_t>& size,
@@ -253,20 +259,22 @@ class Builder {
   Value gather(const Value& values, const Value& indices, std::string name = {});
   Value scatter(const Value& valuesIn, const Value& indices, const Value& input, std::string name = {});
   /// scale = [y_n, y_d, x_n, x_d], offset = [y, x], border = [y, x].
-  Value resize(const Value& x, const std::vector<std::int64_t>& scale, const std::vector<std::int64_t>& offset,
-               const std::vector<std::int64_t>& border, ResizeMode mode, std::string name = {});
+  Value resize(const Value& x, const std::vector<std::int64_t>& scale,
+               const std::vector<std::int64_t>& offset, const std::vector<std::int64_t>& border,
+               ResizeMode mode, std::string name = {});
   Value cast(const Value& x, DType outType, std::string name = {});
   Value rescale(const Value& x, const RescaleParams& params);
   Value identity(const Value& x, std::string name = {});
-  std::vector<Value> custom(const std::vector<Value>& inputs, CustomAttrs attrs, const std::vector<TensorSpec>& outputs);
+  std::vector<Value> custom(const std::vector<Value>& inputs, CustomAttrs attrs,
+                            const std::vector<TensorSpec>& outputs);
 
   //===--- control flow (EXT-CONTROLFLOW) and variables (EXT-VARIABLE) ----------===//
 
   /// COND_IF: each branch becomes a region whose block takes values shaped like `inputs`;
   /// branch bodies may also use the enclosing block's values by name. Outputs are typed like
   /// the then-branch outputs.
-  std::vector<Value> condIf(const Value& condition, const std::vector<Value>& inputs, const BranchFn& thenBranch,
-                            const BranchFn& elseBranch);
+  std::vector<Value> condIf(const Value& condition, const std::vector<Value>& inputs,
+                            const BranchFn& thenBranch, const BranchFn& elseBranch);
   /// WHILE_LOOP: `cond` returns a BOOL [] or [1] value; `body` returns values typed like inputs.
   std::vector<Value> whileLoop(const std::vector<Value>& inputs, const CondFn& cond, const BranchFn& body);
 
@@ -278,7 +286,10 @@ class Builder {
 
   /// The first error recorded, if any.
   const std::optional<Error>& error() const { return error_; }
-  Result<Graph> build() const;
+  /// The graph built so far (a copy), or the first error.
+  Result<Graph> build() const&;
+  /// Moves the graph out (no copy of large constants): `std::move(builder).build()`.
+  Result<Graph> build() &&;
   /// build() + writeGraph().
   Result<std::vector<std::uint8_t>> serialize() const;
   Status write(const std::filesystem::path& path) const;
@@ -293,13 +304,14 @@ class Builder {
   Value unary(Op op, const Value& x, std::string name);
   Value binary(Op op, const Value& a, const Value& b, Attributes attrs, std::string name);
   Value single(Op op, const std::vector<Value>& inputs, Attributes attrs, std::string name);
-  Value convLike(Op op, const Value& x, const Value& weight, const std::optional<Value>& bias, Attributes attrs,
-                 std::int64_t inputZp, std::int64_t weightZp, const std::string& name);
+  Value convLike(Op op, const Value& x, const Value& weight, const std::optional<Value>& bias,
+                 Attributes attrs, std::int64_t inputZp, std::int64_t weightZp, const std::string& name);
   Tensor* declare(std::string name, DType dtype, Shape shape);
   Block& current();
   bool failed() const { return error_.has_value(); }
   void fail(Error error);
-  std::vector<Value> runBranch(const std::string& regionName, const std::vector<Value>& inputs, const BranchFn& fn);
+  std::vector<Value> runBranch(const std::string& regionName, const std::vector<Value>& inputs,
+                               const BranchFn& fn);
 
   Graph graph_;
   std::vector<std::pair<std::size_t, std::size_t>> blockStack_;  // (region, block) being built

@@ -4,7 +4,6 @@
 #include "tosa/json.h"
 
 #include <cstring>
-
 #include <nlohmann/json.hpp>
 
 namespace openvgf::tosa {
@@ -62,7 +61,9 @@ json values(const Tensor& t, std::size_t maxValues) {
   return out;
 }
 
-json ints(const std::vector<std::int32_t>& v) { return json(v); }
+json ints(const std::vector<std::int32_t>& v) {
+  return json(v);
+}
 
 json attributes(const Operator& op) {
   json a = json::object();
@@ -163,7 +164,10 @@ std::string toJson(const Graph& graph, const JsonOptions& options) {
       }
       json ops = json::array();
       for (const Operator& op : b.operators) {
-        json jo = {{"op", toString(op.op)}, {"inputs", op.inputs}, {"outputs", op.outputs}, {"attributes", attributes(op)}};
+        json jo = {{"op", toString(op.op)},
+                   {"inputs", op.inputs},
+                   {"outputs", op.outputs},
+                   {"attributes", attributes(op)}};
         if (op.attributeTag != 0xFF && op.attributeTag != static_cast<std::uint32_t>(op.op)) {
           jo["attribute_tag"] = op.attributeTag;
         }

@@ -4,14 +4,14 @@
 // and bounds-check every byte before use.
 #include "tosa/npy.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <array>
 #include <cctype>
 #include <cstring>
 #include <limits>
 #include <optional>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "common/file_io.h"
 
@@ -107,7 +107,8 @@ class HeaderParser {
       std::size_t digits = 0;
       while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
         int d = text_[pos_++] - '0';
-        if (value > (std::numeric_limits<std::int64_t>::max() - d) / 10) return fail("a dimension below 2^63");
+        if (value > (std::numeric_limits<std::int64_t>::max() - d) / 10)
+          return fail("a dimension below 2^63");
         value = value * 10 + d;
         ++digits;
       }
@@ -135,7 +136,8 @@ class HeaderParser {
 };
 
 Result<DataType> parseDescr(const std::string& d, std::string_view source) {
-  if (d.size() < 2) return invalidInput("{}: npy header: expected a dtype such as '<f4', got '{}'", source, d);
+  if (d.size() < 2)
+    return invalidInput("{}: npy header: expected a dtype such as '<f4', got '{}'", source, d);
   char order = d[0];
   std::string_view body = std::string_view(d).substr(1);
   if (order != '<' && order != '>' && order != '|' && order != '=') {
@@ -152,18 +154,21 @@ Result<DataType> parseDescr(const std::string& d, std::string_view source) {
     }
     bytes = bytes * 10 + static_cast<std::size_t>(c - '0');
   }
-  if (kind == 'O') return unsupported("{}: npy header: object arrays (dtype '{}') are not supported", source, d);
+  if (kind == 'O')
+    return unsupported("{}: npy header: object arrays (dtype '{}') are not supported", source, d);
   if (order == '>' && bytes > 1) {
-    return unsupported("{}: npy header: big-endian dtype '{}' is not supported; save with "
-                       "array.astype(array.dtype.newbyteorder('<'))",
-                       source, d);
+    return unsupported(
+        "{}: npy header: big-endian dtype '{}' is not supported; save with "
+        "array.astype(array.dtype.newbyteorder('<'))",
+        source, d);
   }
   for (const TypeInfo& t : kTypes) {
     if (t.kind == kind && t.bytes == bytes) return t.type;
   }
-  return unsupported("{}: npy header: dtype '{}' is not supported (expected bool, int8/16/32/64, "
-                     "uint8/16/32/64, float16/32/64, V1 or V2)",
-                     source, d);
+  return unsupported(
+      "{}: npy header: dtype '{}' is not supported (expected bool, int8/16/32/64, "
+      "uint8/16/32/64, float16/32/64, V1 or V2)",
+      source, d);
 }
 
 std::uint32_t readLe(std::span<const std::uint8_t> b, std::size_t offset, std::size_t n) {
@@ -245,9 +250,15 @@ std::string indexString(const Shape& shape, std::int64_t flat) {
 
 }  // namespace
 
-std::size_t elementBytes(DataType type) { return info(type).bytes; }
-std::string_view descr(DataType type) { return info(type).descr; }
-std::string_view toString(DataType type) { return info(type).name; }
+std::size_t elementBytes(DataType type) {
+  return info(type).bytes;
+}
+std::string_view descr(DataType type) {
+  return info(type).descr;
+}
+std::string_view toString(DataType type) {
+  return info(type).name;
+}
 
 Result<Array> parse(std::span<const std::uint8_t> bytes, std::string_view sourceName) {
   if (bytes.size() < 10 || std::memcmp(bytes.data(), kMagic.data(), kMagic.size()) != 0) {
@@ -263,12 +274,13 @@ Result<Array> parse(std::span<const std::uint8_t> bytes, std::string_view source
   std::size_t lenBytes = major == 1 ? 2 : 4;
   std::size_t headerStart = 8 + lenBytes;
   if (bytes.size() < headerStart) {
-    return invalidInput("{}: npy file truncated in the header length field ({} bytes)", sourceName, bytes.size());
+    return invalidInput("{}: npy file truncated in the header length field ({} bytes)", sourceName,
+                        bytes.size());
   }
   std::size_t headerLen = readLe(bytes, 8, lenBytes);
   if (headerLen > bytes.size() - headerStart) {
-    return invalidInput("{}: npy header: expected {} header bytes, got {} (file truncated)", sourceName, headerLen,
-                        bytes.size() - headerStart);
+    return invalidInput("{}: npy header: expected {} header bytes, got {} (file truncated)", sourceName,
+                        headerLen, bytes.size() - headerStart);
   }
   std::string_view text(reinterpret_cast<const char*>(bytes.data() + headerStart), headerLen);
   HeaderParser p(text, sourceName);
@@ -290,8 +302,8 @@ Result<Array> parse(std::span<const std::uint8_t> bytes, std::string_view source
     } else if (key == "shape") {
       OPENVGF_ASSIGN_OR_RETURN(shape, p.tuple());
     } else {
-      return invalidInput("{}: npy header: expected keys descr, fortran_order and shape, got '{}'", sourceName,
-                          key);
+      return invalidInput("{}: npy header: expected keys descr, fortran_order and shape, got '{}'",
+                          sourceName, key);
     }
     if (!p.consume(',') && !p.peek('}')) return p.fail("',' or '}'");
   }
@@ -301,9 +313,10 @@ Result<Array> parse(std::span<const std::uint8_t> bytes, std::string_view source
                         sourceName);
   }
   if (*fortran && shape->size() > 1) {
-    return unsupported("{}: npy header: Fortran-order arrays are not supported; save with "
-                       "numpy.ascontiguousarray(array)",
-                       sourceName);
+    return unsupported(
+        "{}: npy header: Fortran-order arrays are not supported; save with "
+        "numpy.ascontiguousarray(array)",
+        sourceName);
   }
   Array array;
   OPENVGF_ASSIGN_OR_RETURN(array.dtype, parseDescr(*descrText, sourceName));
@@ -313,17 +326,17 @@ Result<Array> parse(std::span<const std::uint8_t> bytes, std::string_view source
   std::size_t dataStart = headerStart + headerLen;
   std::size_t available = bytes.size() - dataStart;
   if (!count || static_cast<std::uint64_t>(*count) > available / esize) {
-    return invalidInput("{}: npy data: expected {} elements of {} ({} bytes) for shape {}, got {} bytes "
-                        "(file truncated)",
-                        sourceName, count ? fmt::to_string(*count) : std::string("too many"),
-                        toString(array.dtype),
-                        count ? fmt::to_string(static_cast<std::uint64_t>(*count) * esize) : std::string("> 2^63"),
-                        shapeToString(array.shape), available);
+    return invalidInput(
+        "{}: npy data: expected {} elements of {} ({} bytes) for shape {}, got {} bytes "
+        "(file truncated)",
+        sourceName, count ? fmt::to_string(*count) : std::string("too many"), toString(array.dtype),
+        count ? fmt::to_string(static_cast<std::uint64_t>(*count) * esize) : std::string("> 2^63"),
+        shapeToString(array.shape), available);
   }
   std::size_t need = static_cast<std::size_t>(*count) * esize;
   if (available != need) {
-    return invalidInput("{}: npy data: expected {} bytes for shape {} of {}, got {} (trailing bytes)", sourceName,
-                        need, shapeToString(array.shape), toString(array.dtype), available);
+    return invalidInput("{}: npy data: expected {} bytes for shape {} of {}, got {} (trailing bytes)",
+                        sourceName, need, shapeToString(array.shape), toString(array.dtype), available);
   }
   array.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(dataStart), bytes.end());
   return array;
@@ -373,8 +386,8 @@ Result<HostTensor> toHostTensor(const Array& array, DType dtype, std::string_vie
   }
   for (std::size_t d = 0; d < array.shape.size(); ++d) {
     if (array.shape[d] == 0) {
-      return invalidInput("{}: expected every dimension >= 1 (TOSA tensors are never empty), got shape {}", what,
-                          shapeToString(array.shape));
+      return invalidInput("{}: expected every dimension >= 1 (TOSA tensors are never empty), got shape {}",
+                          what, shapeToString(array.shape));
     }
   }
   HostTensor out(dtype, array.shape);
@@ -457,8 +470,7 @@ Result<HostTensor> toHostTensor(const Array& array, DType dtype, std::string_vie
         return mismatch("fp8 bit patterns (|u1 or |V1)");
       }
       break;
-    case DType::Unknown:
-      return invalidInput("{}: cannot convert a NumPy array to TOSA type UNKNOWN", what);
+    case DType::Unknown: return invalidInput("{}: cannot convert a NumPy array to TOSA type UNKNOWN", what);
   }
   out.bytes = array.data;
   return out;
@@ -493,9 +505,9 @@ Result<Array> fromHostTensor(const HostTensor& tensor, bool asUnsigned) {
   }
   std::optional<std::int64_t> count = checkedCount(tensor.shape);
   if (!count || tensor.bytes.size() != static_cast<std::size_t>(*count) * elementBytes(out.dtype)) {
-    return invalidInput("host tensor {} {}: expected {} bytes, got {}", toString(tensor.dtype),
-                        shapeToString(tensor.shape),
-                        count ? static_cast<std::size_t>(*count) * elementBytes(out.dtype) : 0, tensor.bytes.size());
+    return invalidInput(
+        "host tensor {} {}: expected {} bytes, got {}", toString(tensor.dtype), shapeToString(tensor.shape),
+        count ? static_cast<std::size_t>(*count) * elementBytes(out.dtype) : 0, tensor.bytes.size());
   }
   out.data = tensor.bytes;
   return out;

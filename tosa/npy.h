@@ -52,8 +52,8 @@ std::string_view toString(DataType type);
 /// A dense C-order array as stored in a .npy file; `data` holds little-endian elements.
 struct Array {
   DataType dtype = DataType::Float32;
-  Shape shape;                      // () = 0-d array, one element
-  std::vector<std::uint8_t> data;   // elementCount(shape) * elementBytes(dtype)
+  Shape shape;                     // () = 0-d array, one element
+  std::vector<std::uint8_t> data;  // elementCount(shape) * elementBytes(dtype)
 
   std::int64_t size() const { return elementCount(shape); }
   bool operator==(const Array&) const = default;

@@ -34,7 +34,8 @@ std::optional<std::int64_t> checkedElementCount(const Shape& shape) {
   return n;
 }
 
-std::vector<std::uint8_t> unpackToHost(DType type, std::uint64_t count, std::span<const std::uint8_t> packed) {
+std::vector<std::uint8_t> unpackToHost(DType type, std::uint64_t count,
+                                       std::span<const std::uint8_t> packed) {
   std::optional<std::uint64_t> need = packedByteSize(type, count);
   if (!need || *need > packed.size()) return {};
   std::size_t n = static_cast<std::size_t>(count);
@@ -46,7 +47,8 @@ std::vector<std::uint8_t> unpackToHost(DType type, std::uint64_t count, std::spa
     case DType::Int4:
       for (std::size_t i = 0; i < n; ++i) {
         unsigned nibble = (packed[i / 2] >> ((i % 2) * 4)) & 0xF;
-        auto value = static_cast<std::int8_t>(nibble >= 8 ? static_cast<int>(nibble) - 16 : static_cast<int>(nibble));
+        auto value =
+            static_cast<std::int8_t>(nibble >= 8 ? static_cast<int>(nibble) - 16 : static_cast<int>(nibble));
         std::memcpy(&host[i], &value, 1);
       }
       break;
@@ -77,7 +79,8 @@ std::vector<std::uint8_t> packFromHost(DType type, std::span<const std::uint8_t>
     }
     case DType::Int4: {
       std::vector<std::uint8_t> out(n / 2 + n % 2, 0);
-      for (std::size_t i = 0; i < n; ++i) out[i / 2] |= static_cast<std::uint8_t>((host[i] & 0xF) << ((i % 2) * 4));
+      for (std::size_t i = 0; i < n; ++i)
+        out[i / 2] |= static_cast<std::uint8_t>((host[i] & 0xF) << ((i % 2) * 4));
       return out;
     }
     case DType::Int48: {

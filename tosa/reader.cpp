@@ -4,11 +4,11 @@
 // path, e.g. "m.tosa: regions[0].blocks[0] 'main': tensors[2] 'w': ...".
 #include "tosa/reader.h"
 
+#include <flatbuffers/flatbuffers.h>
+#include <fmt/format.h>
+
 #include <cstring>
 #include <memory>
-
-#include <fmt/format.h>
-#include <flatbuffers/flatbuffers.h>
 
 #include "common/file_io.h"
 #include "tosa/attribute_layout.h"
@@ -28,7 +28,9 @@ using detail::attrLayout;
 constexpr flatbuffers::uoffset_t kMaxTables = 50'000'000;
 constexpr flatbuffers::uoffset_t kMaxDepth = 64;
 
-std::string str(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }
+std::string str(const flatbuffers::String* s) {
+  return s == nullptr ? std::string() : s->str();
+}
 
 std::vector<std::int32_t> ints(const flatbuffers::Vector<std::int32_t>* v) {
   if (v == nullptr) return {};
@@ -60,7 +62,8 @@ class Reader {
 
   Result<Graph> run() {
     if (file_.size() < 8) {
-      return invalidInput("{}: expected a TOSA flatbuffer of at least 8 bytes, got {} bytes", source_, file_.size());
+      return invalidInput("{}: expected a TOSA flatbuffer of at least 8 bytes, got {} bytes", source_,
+                          file_.size());
     }
     if (!flatbuffers::BufferHasIdentifier(file_.data(), fb::TosaGraphIdentifier())) {
       return invalidInput("{}: expected file identifier 'TOSA' at bytes 4..7, got '{}'", source_,
@@ -71,9 +74,10 @@ class Reader {
     options.max_tables = kMaxTables;
     flatbuffers::Verifier verifier(file_.data(), file_.size(), options);
     if (!fb::VerifyTosaGraphBuffer(verifier)) {
-      return invalidInput("{}: expected a valid TOSA flatbuffer, got a buffer that fails flatbuffers "
-                          "verification (truncated or corrupt: offsets out of bounds or bad tables)",
-                          source_);
+      return invalidInput(
+          "{}: expected a valid TOSA flatbuffer, got a buffer that fails flatbuffers "
+          "verification (truncated or corrupt: offsets out of bounds or bad tables)",
+          source_);
     }
     const fb::TosaGraph* root = fb::GetTosaGraph(file_.data());
     Graph graph;
@@ -97,7 +101,8 @@ class Reader {
       graph.regions.push_back(std::move(out));
     }
     if (graph.regions[0].blocks.empty()) {
-      return invalidInput("{}: regions[0]: expected the main region to hold at least one block, got none", source_);
+      return invalidInput("{}: regions[0]: expected the main region to hold at least one block, got none",
+                          source_);
     }
     trimClampBounds(graph);
     return graph;
@@ -106,8 +111,8 @@ class Reader {
  private:
   static std::string printable(std::span<const std::uint8_t> b) {
     std::string out;
-    for (std::uint8_t c : b) out += (c >= 0x20 && c < 0x7F) ? fmt::format("{}", static_cast<char>(c))
-                                                            : fmt::format("\\x{:02x}", c);
+    for (std::uint8_t c : b)
+      out += (c >= 0x20 && c < 0x7F) ? fmt::format("{}", static_cast<char>(c)) : fmt::format("\\x{:02x}", c);
     return out;
   }
 
@@ -135,12 +140,14 @@ class Reader {
     out.minor = v._minor();
     out.patch = v._patch();
     out.draft = v._draft();
-    std::string text = fmt::format("{}.{}.{}{}", out.major, out.minor, out.patch, out.draft ? " (draft)" : "");
+    std::string text =
+        fmt::format("{}.{}.{}{}", out.major, out.minor, out.patch, out.draft ? " (draft)" : "");
     if (out.major == 0) {
-      return unsupported("{}: version: TOSA format {} is a pre-1.0 (0.x) file; openvgf reads TOSA 1.0 files "
-                         "only (0.x uses different op and type numbering); re-export the model with a TOSA 1.0 "
-                         "serializer",
-                         source_, text);
+      return unsupported(
+          "{}: version: TOSA format {} is a pre-1.0 (0.x) file; openvgf reads TOSA 1.0 files "
+          "only (0.x uses different op and type numbering); re-export the model with a TOSA 1.0 "
+          "serializer",
+          source_, text);
     }
     if (out.major != 1 || out.minor < 0 || out.minor > 1 || out.patch < 0) {
       return unsupported("{}: version: expected TOSA format 1.0.x or a 1.1 draft, got {}", source_, text);
@@ -151,7 +158,9 @@ class Reader {
   Result<DType> dtype(std::uint32_t raw, std::string_view what) {
     if (raw == 0 || raw > kMaxDType) {
       return invalidInput("{}: expected a TOSA 1.0 DType number 1..{}, got {}{}", what, kMaxDType, raw,
-                          raw == 0 ? " (UNKNOWN)" : raw <= 18 ? " (a TOSA 1.1 draft type, not supported)" : "");
+                          raw == 0    ? " (UNKNOWN)"
+                          : raw <= 18 ? " (a TOSA 1.1 draft type, not supported)"
+                                      : "");
     }
     return static_cast<DType>(raw);
   }
@@ -163,9 +172,10 @@ class Reader {
     std::optional<std::uint64_t> need =
         count ? packedByteSize(type, static_cast<std::uint64_t>(*count)) : std::nullopt;
     if (!need || *need > raw.size()) {
-      return invalidInput("{}: data: expected {} bytes for shape {} of {}, got {} bytes (data shorter than shape)",
-                          what, need ? fmt::to_string(*need) : std::string("more than 2^64"),
-                          shapeToString(shape), toString(type), raw.size());
+      return invalidInput(
+          "{}: data: expected {} bytes for shape {} of {}, got {} bytes (data shorter than shape)", what,
+          need ? fmt::to_string(*need) : std::string("more than 2^64"), shapeToString(shape), toString(type),
+          raw.size());
     }
     return unpackToHost(type, static_cast<std::uint64_t>(*count), raw);
   }
@@ -180,8 +190,9 @@ class Reader {
       for (flatbuffers::uoffset_t i = 0; i < t.shape()->size(); ++i) {
         std::int32_t d = t.shape()->Get(i);
         if (d < 0) {
-          return invalidInput("{}: shape[{}]: expected a dimension >= 0 (TOSA 1.0 has no dynamic dimensions), got {}",
-                              what, i, d);
+          return invalidInput(
+              "{}: shape[{}]: expected a dimension >= 0 (TOSA 1.0 has no dynamic dimensions), got {}", what,
+              i, d);
         }
         out.shape.push_back(d);
       }
@@ -197,14 +208,18 @@ class Reader {
     } else if (out.externalOffset > 1 && out.externalSize > 0) {
       // Data kept outside the flatbuffer (models > 2 GB): offset from the start of the file.
       if (out.externalOffset > file_.size() || out.externalSize > file_.size() - out.externalOffset) {
-        return invalidInput("{}: offset/size: expected external data inside the file ({} bytes), got offset {} "
-                            "size {}",
-                            what, file_.size(), out.externalOffset, out.externalSize);
+        return invalidInput(
+            "{}: offset/size: expected external data inside the file ({} bytes), got offset {} "
+            "size {}",
+            what, file_.size(), out.externalOffset, out.externalSize);
       }
-      raw = file_.subspan(static_cast<std::size_t>(out.externalOffset), static_cast<std::size_t>(out.externalSize));
+      raw = file_.subspan(static_cast<std::size_t>(out.externalOffset),
+                          static_cast<std::size_t>(out.externalSize));
     }
     if (!raw.empty()) {
-      OPENVGF_ASSIGN_OR_RETURN(out.data, payload(out.dtype, out.shape, raw, what));
+      OPENVGF_ASSIGN_OR_RETURN(std::vector<std::uint8_t> host, payload(out.dtype, out.shape, raw, what));
+      // A shape with a zero dimension holds no elements: no payload, as when data is absent.
+      if (!host.empty()) out.data = std::move(host);
     }
     return out;
   }
@@ -255,9 +270,11 @@ class Reader {
     Operator out;
     auto rawOp = static_cast<std::uint32_t>(o.op());
     if (rawOp == 0 || rawOp > kMaxOp) {
-      return invalidInput("{}: operators[{}]: op: expected a TOSA 1.0 operator number 1..{}, got {}{}", path, index,
-                          kMaxOp, rawOp,
-                          rawOp == 0 ? " (UNKNOWN)" : rawOp <= 96 ? " (a TOSA 1.1 draft operator, not supported)" : "");
+      return invalidInput("{}: operators[{}]: op: expected a TOSA 1.0 operator number 1..{}, got {}{}", path,
+                          index, kMaxOp, rawOp,
+                          rawOp == 0    ? " (UNKNOWN)"
+                          : rawOp <= 96 ? " (a TOSA 1.1 draft operator, not supported)"
+                                        : "");
     }
     out.op = static_cast<Op>(rawOp);
     std::string what = fmt::format("{}: operators[{}] {}", path, index, toString(out.op));
@@ -274,8 +291,9 @@ class Reader {
     if (want == AttrLayout::Empty) return out;  // empty attribute struct; the tag is kept
     const void* table = o.attribute();
     if (tag != 0 && attrLayout(tag) != want) {
-      return invalidInput("{}: attribute_type: expected {}'s attribute table (tag {}), got tag {} ({}Attribute)", what,
-                          toString(out.op), rawOp, tag, toString(static_cast<Op>(tag)));
+      return invalidInput(
+          "{}: attribute_type: expected {}'s attribute table (tag {}), got tag {} ({}Attribute)", what,
+          toString(out.op), rawOp, tag, toString(static_cast<Op>(tag)));
     }
     if (tag == 0) table = nullptr;  // NONE: every attribute takes its default
     OPENVGF_ASSIGN_OR_RETURN(out.attrs, readAttributes(out.op, table, what));

@@ -3,11 +3,11 @@
 // the argument by its spec name and quote the rule.
 #include "tosa/shape_inference.h"
 
-#include <algorithm>
-#include <limits>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
+#include <limits>
 
 #include "tosa/packing.h"
 
@@ -15,11 +15,14 @@ namespace openvgf::tosa {
 
 namespace {
 
-std::string ints(const std::vector<std::int32_t>& v) { return fmt::format("[{}]", fmt::join(v, ",")); }
+std::string ints(const std::vector<std::int32_t>& v) {
+  return fmt::format("[{}]", fmt::join(v, ","));
+}
 
 class Inference {
  public:
-  Inference(Op op, const Attributes& attrs, std::span<const ValueInfo> in) : op_(op), attrs_(attrs), in_(in) {}
+  Inference(Op op, const Attributes& attrs, std::span<const ValueInfo> in)
+      : op_(op), attrs_(attrs), in_(in) {}
 
   Result<std::vector<OutputInfo>> run();
 
@@ -37,12 +40,14 @@ class Inference {
     }
     return {};
   }
-  Result<std::vector<std::int64_t>> shapeValue(std::size_t index, std::string_view name, std::size_t length) const {
+  Result<std::vector<std::int64_t>> shapeValue(std::size_t index, std::string_view name,
+                                               std::size_t length) const {
     const ValueInfo& v = in_[index];
     if (!v.shapeValue) {
-      return invalidInput("{}: expected a compile-time shape value (CONST_SHAPE output), got a value that is not "
-                          "known",
-                          name);
+      return invalidInput(
+          "{}: expected a compile-time shape value (CONST_SHAPE output), got a value that is not "
+          "known",
+          name);
     }
     if (length != std::numeric_limits<std::size_t>::max() && v.shapeValue->size() != length) {
       return invalidInput("{}: expected {} values, got {}", name, length, v.shapeValue->size());
@@ -52,7 +57,8 @@ class Inference {
   template <typename T>
   Result<const T*> attrs() const {
     const T* a = std::get_if<T>(&attrs_);
-    if (a == nullptr) return invalidInput("{}: expected the op's attribute struct, got another kind", toString(op_));
+    if (a == nullptr)
+      return invalidInput("{}: expected the op's attribute struct, got another kind", toString(op_));
     return a;
   }
 
@@ -62,10 +68,11 @@ class Inference {
   }
 
   Result<std::int64_t> spatial(std::string_view dim, std::int64_t in, std::int64_t padA, std::int64_t padB,
-                               std::int64_t k, std::int64_t stride, std::int64_t dilation, std::string_view rule) const {
+                               std::int64_t k, std::int64_t stride, std::int64_t dilation,
+                               std::string_view rule) const {
     if (stride < 1 || dilation < 1) {
-      return invalidInput("{}: expected stride >= 1 and dilation >= 1, got stride {} dilation {}", dim, stride,
-                          dilation);
+      return invalidInput("{}: expected stride >= 1 and dilation >= 1, got stride {} dilation {}", dim,
+                          stride, dilation);
     }
     std::int64_t num = in - 1 + padA + padB - (k - 1) * dilation;
     auto out = convOutputSize(in, padA, padB, k, stride, dilation);
@@ -75,7 +82,9 @@ class Inference {
     return *out;
   }
 
-  Result<std::vector<OutputInfo>> same(DType dtype, Shape shape) const { return std::vector<OutputInfo>{{dtype, std::move(shape)}}; }
+  Result<std::vector<OutputInfo>> same(DType dtype, Shape shape) const {
+    return std::vector<OutputInfo>{{dtype, std::move(shape)}};
+  }
 
   Result<std::vector<OutputInfo>> broadcast2(DType out) const {
     OPENVGF_TRY(count(op_ == Op::Mul ? 3 : 2));
@@ -87,9 +96,10 @@ class Inference {
     }
     auto s = broadcastShapes(a, b);
     if (!s) {
-      return invalidInput("input1, input2: expected broadcast-compatible shapes (equal or 1 per dimension), got {} "
-                          "and {}",
-                          shapeToString(a), shapeToString(b));
+      return invalidInput(
+          "input1, input2: expected broadcast-compatible shapes (equal or 1 per dimension), got {} "
+          "and {}",
+          shapeToString(a), shapeToString(b));
     }
     return same(out, *s);
   }
@@ -125,13 +135,15 @@ Result<std::vector<OutputInfo>> Inference::conv() {
     OPENVGF_TRY(rank(1, "weight", 4));
     OPENVGF_TRY(checkVec(a->outPad, 4, "out_pad"));
     OPENVGF_TRY(checkVec(a->stride, 2, "stride"));
-    if (a->stride[0] < 1 || a->stride[1] < 1) return invalidInput("stride: expected values >= 1, got {}", ints(a->stride));
+    if (a->stride[0] < 1 || a->stride[1] < 1)
+      return invalidInput("stride: expected values >= 1, got {}", ints(a->stride));
     if (x[3] != w[3]) return invalidInput("weight: expected IC = {} (input channels), got {}", x[3], w[3]);
     std::int64_t oh = (x[1] - 1) * a->stride[0] + a->outPad[0] + a->outPad[1] + w[1];
     std::int64_t ow = (x[2] - 1) * a->stride[1] + a->outPad[2] + a->outPad[3] + w[2];
     if (oh < 1 || ow < 1) {
-      return invalidInput("OH = (IH - 1) * stride_y + out_pad_top + out_pad_bottom + KH: expected >= 1, got OH {} OW {}",
-                          oh, ow);
+      return invalidInput(
+          "OH = (IH - 1) * stride_y + out_pad_top + out_pad_bottom + KH: expected >= 1, got OH {} OW {}", oh,
+          ow);
     }
     return same(out, {x[0], oh, ow, w[0]});
   }
@@ -143,12 +155,17 @@ Result<std::vector<OutputInfo>> Inference::conv() {
     OPENVGF_TRY(checkVec(a->stride, 3, "stride"));
     OPENVGF_TRY(checkVec(a->dilation, 3, "dilation"));
     if (x[4] != w[4]) return invalidInput("weight: expected IC = {} (input channels), got {}", x[4], w[4]);
-    OPENVGF_ASSIGN_OR_RETURN(std::int64_t od, spatial("OD", x[1], a->pad[0], a->pad[1], w[1], a->stride[0], a->dilation[0],
-                                                      "OD = (ID - 1 + pad_d0 + pad_d1 - (KD - 1) * dilation_d) / stride_d + 1"));
-    OPENVGF_ASSIGN_OR_RETURN(std::int64_t oh, spatial("OH", x[2], a->pad[2], a->pad[3], w[2], a->stride[1], a->dilation[1],
-                                                      "OH = (IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y) / stride_y + 1"));
-    OPENVGF_ASSIGN_OR_RETURN(std::int64_t ow, spatial("OW", x[3], a->pad[4], a->pad[5], w[3], a->stride[2], a->dilation[2],
-                                                      "OW = (IW - 1 + pad_left + pad_right - (KW - 1) * dilation_x) / stride_x + 1"));
+    OPENVGF_ASSIGN_OR_RETURN(
+        std::int64_t od, spatial("OD", x[1], a->pad[0], a->pad[1], w[1], a->stride[0], a->dilation[0],
+                                 "OD = (ID - 1 + pad_d0 + pad_d1 - (KD - 1) * dilation_d) / stride_d + 1"));
+    OPENVGF_ASSIGN_OR_RETURN(
+        std::int64_t oh,
+        spatial("OH", x[2], a->pad[2], a->pad[3], w[2], a->stride[1], a->dilation[1],
+                "OH = (IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y) / stride_y + 1"));
+    OPENVGF_ASSIGN_OR_RETURN(
+        std::int64_t ow,
+        spatial("OW", x[3], a->pad[4], a->pad[5], w[3], a->stride[2], a->dilation[2],
+                "OW = (IW - 1 + pad_left + pad_right - (KW - 1) * dilation_x) / stride_x + 1"));
     return same(out, {x[0], od, oh, ow, w[0]});
   }
   OPENVGF_TRY(rank(0, "input", 4));
@@ -161,12 +178,17 @@ Result<std::vector<OutputInfo>> Inference::conv() {
   std::int64_t kw = depthwise ? w[1] : w[2];
   std::int64_t ic = depthwise ? w[2] : w[3];
   if (x[3] != ic) {
-    return invalidInput("weight: expected {} = {} (input channels), got {}", depthwise ? "C" : "IC", x[3], ic);
+    return invalidInput("weight: expected {} = {} (input channels), got {}", depthwise ? "C" : "IC", x[3],
+                        ic);
   }
-  OPENVGF_ASSIGN_OR_RETURN(std::int64_t oh, spatial("OH", x[1], a->pad[0], a->pad[1], kh, a->stride[0], a->dilation[0],
-                                                    "OH = (IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y) / stride_y + 1"));
-  OPENVGF_ASSIGN_OR_RETURN(std::int64_t ow, spatial("OW", x[2], a->pad[2], a->pad[3], kw, a->stride[1], a->dilation[1],
-                                                    "OW = (IW - 1 + pad_left + pad_right - (KW - 1) * dilation_x) / stride_x + 1"));
+  OPENVGF_ASSIGN_OR_RETURN(
+      std::int64_t oh,
+      spatial("OH", x[1], a->pad[0], a->pad[1], kh, a->stride[0], a->dilation[0],
+              "OH = (IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y) / stride_y + 1"));
+  OPENVGF_ASSIGN_OR_RETURN(
+      std::int64_t ow,
+      spatial("OW", x[2], a->pad[2], a->pad[3], kw, a->stride[1], a->dilation[1],
+              "OW = (IW - 1 + pad_left + pad_right - (KW - 1) * dilation_x) / stride_x + 1"));
   std::int64_t oc = depthwise ? w[2] * w[3] : w[0];
   return same(out, {x[0], oh, ow, oc});
 }
@@ -188,11 +210,14 @@ Result<std::vector<OutputInfo>> Inference::pool() {
   OPENVGF_TRY(checkVec(*stride, 2, "stride"));
   OPENVGF_TRY(checkVec(*pad, 4, "pad"));
   const Shape& x = in_[0].shape;
-  if ((*kernel)[0] < 1 || (*kernel)[1] < 1) return invalidInput("kernel: expected values >= 1, got {}", ints(*kernel));
-  OPENVGF_ASSIGN_OR_RETURN(std::int64_t oh, spatial("OH", x[1], (*pad)[0], (*pad)[1], (*kernel)[0], (*stride)[0], 1,
-                                                    "OH = (IH + pad_top + pad_bottom - kernel_y) / stride_y + 1"));
-  OPENVGF_ASSIGN_OR_RETURN(std::int64_t ow, spatial("OW", x[2], (*pad)[2], (*pad)[3], (*kernel)[1], (*stride)[1], 1,
-                                                    "OW = (IW + pad_left + pad_right - kernel_x) / stride_x + 1"));
+  if ((*kernel)[0] < 1 || (*kernel)[1] < 1)
+    return invalidInput("kernel: expected values >= 1, got {}", ints(*kernel));
+  OPENVGF_ASSIGN_OR_RETURN(std::int64_t oh,
+                           spatial("OH", x[1], (*pad)[0], (*pad)[1], (*kernel)[0], (*stride)[0], 1,
+                                   "OH = (IH + pad_top + pad_bottom - kernel_y) / stride_y + 1"));
+  OPENVGF_ASSIGN_OR_RETURN(std::int64_t ow,
+                           spatial("OW", x[2], (*pad)[2], (*pad)[3], (*kernel)[1], (*stride)[1], 1,
+                                   "OW = (IW + pad_left + pad_right - kernel_x) / stride_x + 1"));
   return same(in_[0].dtype, {x[0], oh, ow, x[3]});
 }
 
@@ -203,17 +228,19 @@ Result<std::vector<OutputInfo>> Inference::dataLayout() {
       OPENVGF_ASSIGN_OR_RETURN(const auto* a, attrs<AxisAttrs>());
       if (in_.empty()) return invalidInput("input1: expected at least one tensor in the list, got none");
       std::int64_t r = static_cast<std::int64_t>(x.shape.size());
-      if (a->axis < 0 || a->axis >= r) return invalidInput("axis: expected 0 <= axis < rank {}, got {}", r, a->axis);
+      if (a->axis < 0 || a->axis >= r)
+        return invalidInput("axis: expected 0 <= axis < rank {}, got {}", r, a->axis);
       Shape out = x.shape;
       for (std::size_t i = 1; i < in_.size(); ++i) {
         const Shape& s = in_[i].shape;
         if (s.size() != x.shape.size()) {
-          return invalidInput("input1[{}]: expected rank {}, got shape {}", i, x.shape.size(), shapeToString(s));
+          return invalidInput("input1[{}]: expected rank {}, got shape {}", i, x.shape.size(),
+                              shapeToString(s));
         }
         for (std::size_t d = 0; d < s.size(); ++d) {
           if (static_cast<std::int32_t>(d) != a->axis && s[d] != x.shape[d]) {
-            return invalidInput("input1[{}]: expected dimension {} = {} (all but axis equal), got {}", i, d, x.shape[d],
-                                s[d]);
+            return invalidInput("input1[{}]: expected dimension {} = {} (all but axis equal), got {}", i, d,
+                                x.shape[d], s[d]);
           }
         }
         out[static_cast<std::size_t>(a->axis)] += s[static_cast<std::size_t>(a->axis)];
@@ -225,8 +252,10 @@ Result<std::vector<OutputInfo>> Inference::dataLayout() {
       OPENVGF_ASSIGN_OR_RETURN(auto padding, shapeValue(1, "padding", 2 * x.shape.size()));
       Shape out = x.shape;
       for (std::size_t d = 0; d < out.size(); ++d) {
-        if (padding[2 * d] < 0 || padding[2 * d + 1] < 0) {
-          return invalidInput("padding: expected values >= 0, got {} at dimension {}",
+        constexpr std::int64_t kMaxPad = std::int64_t{1} << 40;
+        if (padding[2 * d] < 0 || padding[2 * d + 1] < 0 || padding[2 * d] > kMaxPad ||
+            padding[2 * d + 1] > kMaxPad) {
+          return invalidInput("padding: expected values in [0, 2^40], got {} at dimension {}",
                               fmt::format("[{},{}]", padding[2 * d], padding[2 * d + 1]), d);
         }
         out[d] += padding[2 * d] + padding[2 * d + 1];
@@ -242,8 +271,8 @@ Result<std::vector<OutputInfo>> Inference::dataLayout() {
       auto a = checkedElementCount(x.shape);
       auto b = checkedElementCount(shape);
       if (!a || !b || *a != *b) {
-        return invalidInput("shape: expected the same element count as input1 {}, got {}", shapeToString(x.shape),
-                            shapeToString(shape));
+        return invalidInput("shape: expected the same element count as input1 {}, got {}",
+                            shapeToString(x.shape), shapeToString(shape));
       }
       return same(x.dtype, shape);
     }
@@ -251,7 +280,8 @@ Result<std::vector<OutputInfo>> Inference::dataLayout() {
       OPENVGF_TRY(count(1));
       OPENVGF_ASSIGN_OR_RETURN(const auto* a, attrs<AxisAttrs>());
       std::int64_t r = static_cast<std::int64_t>(x.shape.size());
-      if (a->axis < 0 || a->axis >= r) return invalidInput("axis: expected 0 <= axis < rank {}, got {}", r, a->axis);
+      if (a->axis < 0 || a->axis >= r)
+        return invalidInput("axis: expected 0 <= axis < rank {}, got {}", r, a->axis);
       return same(x.dtype, x.shape);
     }
     case Op::Slice: {
@@ -260,9 +290,10 @@ Result<std::vector<OutputInfo>> Inference::dataLayout() {
       OPENVGF_ASSIGN_OR_RETURN(auto size, shapeValue(2, "size", x.shape.size()));
       for (std::size_t d = 0; d < x.shape.size(); ++d) {
         if (start[d] < 0 || size[d] <= 0 || start[d] > x.shape[d] - size[d]) {
-          return invalidInput("start, size: expected start >= 0, size > 0 and start + size <= input dim, got start {} "
-                              "size {} for dimension {} of size {}",
-                              start[d], size[d], d, x.shape[d]);
+          return invalidInput(
+              "start, size: expected start >= 0, size > 0 and start + size <= input dim, got start {} "
+              "size {} for dimension {} of size {}",
+              start[d], size[d], d, x.shape[d]);
         }
       }
       return same(x.dtype, size);
@@ -272,7 +303,8 @@ Result<std::vector<OutputInfo>> Inference::dataLayout() {
       OPENVGF_ASSIGN_OR_RETURN(auto multiples, shapeValue(1, "multiples", x.shape.size()));
       Shape out = x.shape;
       for (std::size_t d = 0; d < out.size(); ++d) {
-        if (multiples[d] < 1) return invalidInput("multiples: expected values >= 1, got {}", shapeToString(multiples));
+        if (multiples[d] < 1)
+          return invalidInput("multiples: expected values >= 1, got {}", shapeToString(multiples));
         if (out[d] > std::numeric_limits<std::int64_t>::max() / multiples[d]) {
           return invalidInput("multiples: output dimension overflows");
         }
@@ -284,7 +316,8 @@ Result<std::vector<OutputInfo>> Inference::dataLayout() {
       OPENVGF_TRY(count(1));
       OPENVGF_ASSIGN_OR_RETURN(const auto* a, attrs<TransposeAttrs>());
       std::size_t r = x.shape.size();
-      if (a->perms.size() != r) return invalidInput("perms: expected {} values (input rank), got {}", r, ints(a->perms));
+      if (a->perms.size() != r)
+        return invalidInput("perms: expected {} values (input rank), got {}", r, ints(a->perms));
       std::vector<bool> seen(r, false);
       Shape out(r);
       for (std::size_t i = 0; i < r; ++i) {
@@ -324,8 +357,8 @@ Result<std::vector<OutputInfo>> Inference::run() {
       OPENVGF_TRY(count(2));
       OPENVGF_TRY(rank(0, "input_real", 3));
       if (in_[0].shape != in_[1].shape) {
-        return invalidInput("input_imag: expected the shape of input_real {}, got {}", shapeToString(in_[0].shape),
-                            shapeToString(in_[1].shape));
+        return invalidInput("input_imag: expected the shape of input_real {}, got {}",
+                            shapeToString(in_[0].shape), shapeToString(in_[1].shape));
       }
       return std::vector<OutputInfo>{{in_[0].dtype, in_[0].shape}, {in_[0].dtype, in_[0].shape}};
     }
@@ -364,18 +397,10 @@ Result<std::vector<OutputInfo>> Inference::run() {
     case Op::Reciprocal:
     case Op::Rsqrt:
     case Op::Sin:
-    case Op::Identity:
-      OPENVGF_TRY(count(1));
-      return same(in_[0].dtype, in_[0].shape);
-    case Op::Negate:
-      OPENVGF_TRY(count(3));
-      return same(in_[0].dtype, in_[0].shape);
-    case Op::Cast:
-      OPENVGF_TRY(count(1));
-      return same(DType::Unknown, in_[0].shape);
-    case Op::Rescale:
-      OPENVGF_TRY(count(5));
-      return same(DType::Unknown, in_[0].shape);
+    case Op::Identity: OPENVGF_TRY(count(1)); return same(in_[0].dtype, in_[0].shape);
+    case Op::Negate: OPENVGF_TRY(count(3)); return same(in_[0].dtype, in_[0].shape);
+    case Op::Cast: OPENVGF_TRY(count(1)); return same(DType::Unknown, in_[0].shape);
+    case Op::Rescale: OPENVGF_TRY(count(5)); return same(DType::Unknown, in_[0].shape);
     case Op::Add:
     case Op::Sub:
     case Op::ArithmeticRightShift:
@@ -411,8 +436,8 @@ Result<std::vector<OutputInfo>> Inference::run() {
       OPENVGF_TRY(count(3));
       const Shape& c = in_[0].shape;
       if (c.size() != in_[1].shape.size() || c.size() != in_[2].shape.size()) {
-        return invalidInput("input1, input2, input3: expected equal ranks, got {}, {} and {}", shapeToString(c),
-                            shapeToString(in_[1].shape), shapeToString(in_[2].shape));
+        return invalidInput("input1, input2, input3: expected equal ranks, got {}, {} and {}",
+                            shapeToString(c), shapeToString(in_[1].shape), shapeToString(in_[2].shape));
       }
       auto ab = broadcastShapes(c, in_[1].shape);
       auto abc = ab ? broadcastShapes(*ab, in_[2].shape) : std::nullopt;
@@ -462,8 +487,8 @@ Result<std::vector<OutputInfo>> Inference::run() {
       const Shape& i = in_[1].shape;
       const Shape& x = in_[2].shape;
       if (i[0] != v[0] || x[0] != v[0] || x[1] != i[1] || x[2] != v[2]) {
-        return invalidInput("indices, input: expected shapes [N={0},W] and [N={0},W,C={1}], got {2} and {3}", v[0], v[2],
-                            shapeToString(i), shapeToString(x));
+        return invalidInput("indices, input: expected shapes [N={0},W] and [N={0},W,C={1}], got {2} and {3}",
+                            v[0], v[2], shapeToString(i), shapeToString(x));
       }
       return same(in_[0].dtype, v);
     }
@@ -485,11 +510,18 @@ Result<std::vector<OutputInfo>> Inference::run() {
         if (n > (1 << 20) || den > (1 << 20) || x[1 + d] > (1 << 20)) {
           return invalidInput("scale: expected values below 2^20, got {}", shapeToString(scale));
         }
+        constexpr std::int64_t kMaxShift = std::int64_t{1} << 40;
+        if (offset[d] < -kMaxShift || offset[d] > kMaxShift || border[d] < -kMaxShift ||
+            border[d] > kMaxShift) {
+          return invalidInput("offset, border: expected values within +-2^40, got {} and {}",
+                              shapeToString(offset), shapeToString(border));
+        }
         std::int64_t num = (x[1 + d] - 1) * n - offset[d] + border[d];
         if (num < 0 || num % den != 0) {
-          return invalidInput("{0} = ((I{0} - 1) * scale_{1}_n - offset_{1} + border_{1}) / scale_{1}_d + 1 must divide "
-                              "exactly, got ({2}) / {3}",
-                              d == 0 ? "OH" : "OW", d == 0 ? "y" : "x", num, den);
+          return invalidInput(
+              "{0} = ((I{0} - 1) * scale_{1}_n - offset_{1} + border_{1}) / scale_{1}_d + 1 must divide "
+              "exactly, got ({2}) / {3}",
+              d == 0 ? "OH" : "OW", d == 0 ? "y" : "x", num, den);
         }
         outDims[d] = num / den + 1;
       }
@@ -544,7 +576,8 @@ std::optional<std::int64_t> convOutputSize(std::int64_t in, std::int64_t padBefo
   return num / stride + 1;
 }
 
-Result<std::vector<OutputInfo>> inferOutputs(Op op, const Attributes& attrs, std::span<const ValueInfo> inputs) {
+Result<std::vector<OutputInfo>> inferOutputs(Op op, const Attributes& attrs,
+                                             std::span<const ValueInfo> inputs) {
   return Inference(op, attrs, inputs).run();
 }
 

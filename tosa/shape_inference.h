@@ -37,7 +37,8 @@ struct OutputInfo {
 /// dilation_y) / stride_y + 1 must divide exactly, got (5 - 1 + 0 + 0 - 2) / 3". Ops whose
 /// outputs are not determined by their inputs (CONST, CONST_SHAPE, CUSTOM, COND_IF,
 /// WHILE_LOOP, VARIABLE*) return Unsupported.
-Result<std::vector<OutputInfo>> inferOutputs(Op op, const Attributes& attrs, std::span<const ValueInfo> inputs);
+Result<std::vector<OutputInfo>> inferOutputs(Op op, const Attributes& attrs,
+                                             std::span<const ValueInfo> inputs);
 
 /// True when inferOutputs can determine `op`'s outputs.
 bool hasShapeInference(Op op);

@@ -4,19 +4,19 @@
 // the type tables of specs/tosa.md §2.2 and the ERROR_IF rules of §2.3.
 #include "tosa/verifier.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <functional>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "tosa/packing.h"
 #include "tosa/shape_inference.h"
@@ -43,7 +43,7 @@ enum Ext : std::uint32_t {
   kInexactRound = 1u << 10,
 };
 constexpr std::array<std::string_view, 11> kExtNames = {
-    "EXT-INT16", "EXT-INT4", "EXT-BF16", "EXT-FP8E4M3", "EXT-FP8E5M2", "EXT-FFT",
+    "EXT-INT16",    "EXT-INT4",        "EXT-BF16",    "EXT-FP8E4M3",     "EXT-FP8E5M2",     "EXT-FFT",
     "EXT-VARIABLE", "EXT-CONTROLFLOW", "EXT-DYNAMIC", "EXT-DOUBLEROUND", "EXT-INEXACTROUND"};
 constexpr std::uint8_t kInt = 1;
 constexpr std::uint8_t kFp = 2;
@@ -68,51 +68,47 @@ std::vector<Row> fpUnaryRows() {
 }
 
 std::vector<Row> dataLayoutRows(bool concat) {
-  return {{{D::Bool}, {kBoth, 0}},
-          {{D::Int8}, {kInt, 0}},
-          {{D::Int16}, {kInt, concat ? kInt16 : 0u}},
-          {{D::Int32}, {kInt, 0}},
-          {{D::Fp16}, {kFp, 0}},
-          {{D::Fp32}, {kFp, 0}},
-          {{D::Fp8E4M3}, {kFp, kE4m3}},
-          {{D::Fp8E5M2}, {kFp, kE5m2}},
-          {{D::Bf16}, {kFp, kBf16}}};
+  return {
+      {{D::Bool}, {kBoth, 0}},      {{D::Int8}, {kInt, 0}},       {{D::Int16}, {kInt, concat ? kInt16 : 0u}},
+      {{D::Int32}, {kInt, 0}},      {{D::Fp16}, {kFp, 0}},        {{D::Fp32}, {kFp, 0}},
+      {{D::Fp8E4M3}, {kFp, kE4m3}}, {{D::Fp8E5M2}, {kFp, kE5m2}}, {{D::Bf16}, {kFp, kBf16}}};
 }
 
 std::vector<Row> convRows() {
-  return {{{D::Int8, D::Int8, D::Int32}, {kInt, 0}},
-          {{D::Int8, D::Int4, D::Int32}, {kInt, kInt4}},
-          {{D::Int16, D::Int8, D::Int48}, {kInt, kInt16}},
-          {{D::Fp16, D::Fp16, D::Fp16}, {kFp, 0}},
-          {{D::Fp16, D::Fp16, D::Fp32}, {kFp, 0}},
-          {{D::Fp32, D::Fp32, D::Fp32}, {kFp, 0}},
-          {{D::Fp8E4M3, D::Fp8E4M3, D::Fp16}, {kFp, kE4m3}},
-          {{D::Fp8E5M2, D::Fp8E5M2, D::Fp16}, {kFp, kE5m2}},
-          {{D::Bf16, D::Bf16, D::Fp32}, {kFp, kBf16}}};
+  return {
+      {{D::Int8, D::Int8, D::Int32}, {kInt, 0}},         {{D::Int8, D::Int4, D::Int32}, {kInt, kInt4}},
+      {{D::Int16, D::Int8, D::Int48}, {kInt, kInt16}},   {{D::Fp16, D::Fp16, D::Fp16}, {kFp, 0}},
+      {{D::Fp16, D::Fp16, D::Fp32}, {kFp, 0}},           {{D::Fp32, D::Fp32, D::Fp32}, {kFp, 0}},
+      {{D::Fp8E4M3, D::Fp8E4M3, D::Fp16}, {kFp, kE4m3}}, {{D::Fp8E5M2, D::Fp8E5M2, D::Fp16}, {kFp, kE5m2}},
+      {{D::Bf16, D::Bf16, D::Fp32}, {kFp, kBf16}}};
 }
 
 const std::map<Op, std::vector<Row>>& typeTables() {
   static const std::map<Op, std::vector<Row>> tables = [] {
     std::map<Op, std::vector<Row>> t;
-    std::vector<Row> argmaxLike = {{{D::Int8}, {kInt, 0}},          {{D::Fp16}, {kFp, 0}},
-                                   {{D::Fp32}, {kFp, 0}},           {{D::Int16}, {kInt, kInt16}},
-                                   {{D::Fp8E4M3}, {kFp, kE4m3}},    {{D::Fp8E5M2}, {kFp, kE5m2}},
+    std::vector<Row> argmaxLike = {{{D::Int8}, {kInt, 0}},       {{D::Fp16}, {kFp, 0}},
+                                   {{D::Fp32}, {kFp, 0}},        {{D::Int16}, {kInt, kInt16}},
+                                   {{D::Fp8E4M3}, {kFp, kE4m3}}, {{D::Fp8E5M2}, {kFp, kE5m2}},
                                    {{D::Bf16}, {kFp, kBf16}}};
     t[Op::ArgMax] = argmaxLike;
     t[Op::MaxPool2d] = argmaxLike;
-    t[Op::AvgPool2d] = {{{D::Int8, D::Int32}, {kInt, 0}},         {{D::Fp16, D::Fp16}, {kFp, 0}},
-                        {{D::Fp16, D::Fp32}, {kFp, 0}},           {{D::Fp32, D::Fp32}, {kFp, 0}},
-                        {{D::Int16, D::Int32}, {kInt, kInt16}},   {{D::Fp8E4M3, D::Fp16}, {kFp, kE4m3}},
-                        {{D::Fp8E5M2, D::Fp16}, {kFp, kE5m2}},    {{D::Bf16, D::Fp32}, {kFp, kBf16}}};
+    t[Op::AvgPool2d] = {{{D::Int8, D::Int32}, {kInt, 0}},       {{D::Fp16, D::Fp16}, {kFp, 0}},
+                        {{D::Fp16, D::Fp32}, {kFp, 0}},         {{D::Fp32, D::Fp32}, {kFp, 0}},
+                        {{D::Int16, D::Int32}, {kInt, kInt16}}, {{D::Fp8E4M3, D::Fp16}, {kFp, kE4m3}},
+                        {{D::Fp8E5M2, D::Fp16}, {kFp, kE5m2}},  {{D::Bf16, D::Fp32}, {kFp, kBf16}}};
     for (Op op : {Op::Conv2d, Op::Conv3d, Op::DepthwiseConv2d, Op::TransposeConv2d}) t[op] = convRows();
     t[Op::Fft2d] = {{{D::Fp32}, {kFp, kFft}}};
     t[Op::Rfft2d] = {{{D::Fp32}, {kFp, kFft}}};
-    t[Op::MatMul] = {{{D::Int8, D::Int8, D::Int32}, {kInt, 0}},       {{D::Int16, D::Int16, D::Int48}, {kInt, kInt16}},
-                     {{D::Fp16, D::Fp16, D::Fp16}, {kFp, 0}},         {{D::Fp16, D::Fp16, D::Fp32}, {kFp, 0}},
-                     {{D::Fp32, D::Fp32, D::Fp32}, {kFp, 0}},         {{D::Fp8E4M3, D::Fp8E4M3, D::Fp16}, {kFp, kE4m3}},
-                     {{D::Fp8E5M2, D::Fp8E5M2, D::Fp16}, {kFp, kE5m2}}, {{D::Bf16, D::Bf16, D::Fp32}, {kFp, kBf16}}};
-    t[Op::Clamp] = {{{D::Int8}, {kInt, 0}}, {{D::Fp16}, {kFp, 0}}, {{D::Fp32}, {kFp, 0}},
-                    {{D::Int16}, {kInt, kInt16}}, {{D::Bf16}, {kFp, kBf16}}};
+    t[Op::MatMul] = {
+        {{D::Int8, D::Int8, D::Int32}, {kInt, 0}},         {{D::Int16, D::Int16, D::Int48}, {kInt, kInt16}},
+        {{D::Fp16, D::Fp16, D::Fp16}, {kFp, 0}},           {{D::Fp16, D::Fp16, D::Fp32}, {kFp, 0}},
+        {{D::Fp32, D::Fp32, D::Fp32}, {kFp, 0}},           {{D::Fp8E4M3, D::Fp8E4M3, D::Fp16}, {kFp, kE4m3}},
+        {{D::Fp8E5M2, D::Fp8E5M2, D::Fp16}, {kFp, kE5m2}}, {{D::Bf16, D::Bf16, D::Fp32}, {kFp, kBf16}}};
+    t[Op::Clamp] = {{{D::Int8}, {kInt, 0}},
+                    {{D::Fp16}, {kFp, 0}},
+                    {{D::Fp32}, {kFp, 0}},
+                    {{D::Int16}, {kInt, kInt16}},
+                    {{D::Bf16}, {kFp, kBf16}}};
     for (Op op : {Op::Erf, Op::Sigmoid, Op::Tanh, Op::Pow, Op::Ceil, Op::Cos, Op::Exp, Op::Floor, Op::Log,
                   Op::Reciprocal, Op::Rsqrt, Op::Sin, Op::ReduceProduct}) {
       t[op] = fpUnaryRows();
@@ -127,34 +123,39 @@ const std::map<Op, std::vector<Row>>& typeTables() {
     t[Op::ReduceSum] = addLike;
     for (Op op : {Op::Equal, Op::Greater, Op::GreaterEqual}) t[op] = addLike;
     std::vector<Row> ints = {{{D::Int8}, {kInt, 0}}, {{D::Int16}, {kInt, 0}}, {{D::Int32}, {kInt, 0}}};
-    for (Op op : {Op::ArithmeticRightShift, Op::BitwiseAnd, Op::BitwiseOr, Op::BitwiseXor, Op::BitwiseNot}) t[op] = ints;
+    for (Op op : {Op::ArithmeticRightShift, Op::BitwiseAnd, Op::BitwiseOr, Op::BitwiseXor, Op::BitwiseNot})
+      t[op] = ints;
     std::vector<Row> intsBoth = {{{D::Int8}, {kBoth, 0}}, {{D::Int16}, {kBoth, 0}}, {{D::Int32}, {kBoth, 0}}};
     t[Op::LogicalLeftShift] = intsBoth;
     t[Op::LogicalRightShift] = intsBoth;
     t[Op::IntDiv] = {{{D::Int32}, {kBoth, 0}}};
     t[Op::Clz] = {{{D::Int32}, {kInt, 0}}};
-    for (Op op : {Op::LogicalAnd, Op::LogicalOr, Op::LogicalXor, Op::LogicalNot, Op::ReduceAll, Op::ReduceAny}) {
+    for (Op op :
+         {Op::LogicalAnd, Op::LogicalOr, Op::LogicalXor, Op::LogicalNot, Op::ReduceAll, Op::ReduceAny}) {
       t[op] = {{{D::Bool}, {kBoth, 0}}};
     }
-    t[Op::Mul] = {{{D::Int8, D::Int32}, {kInt, 0}},  {{D::Int16, D::Int32}, {kInt, 0}}, {{D::Int32, D::Int32}, {kBoth, 0}},
-                  {{D::Fp16, D::Fp16}, {kFp, 0}},    {{D::Fp32, D::Fp32}, {kFp, 0}},    {{D::Bf16, D::Bf16}, {kFp, kBf16}}};
+    t[Op::Mul] = {{{D::Int8, D::Int32}, {kInt, 0}},   {{D::Int16, D::Int32}, {kInt, 0}},
+                  {{D::Int32, D::Int32}, {kBoth, 0}}, {{D::Fp16, D::Fp16}, {kFp, 0}},
+                  {{D::Fp32, D::Fp32}, {kFp, 0}},     {{D::Bf16, D::Bf16}, {kFp, kBf16}}};
     t[Op::Table] = {{{D::Int8}, {kInt, 0}}, {{D::Int16}, {kInt, kInt16}}};
     t[Op::Negate] = {{{D::Int8}, {kInt, 0}}, {{D::Int16}, {kInt, 0}}, {{D::Int32}, {kInt, 0}},
                      {{D::Fp16}, {kFp, 0}},  {{D::Fp32}, {kFp, 0}},   {{D::Bf16}, {kFp, kBf16}}};
-    t[Op::Select] = {{{D::Bool}, {kBoth, 0}}, {{D::Int8}, {kInt, 0}}, {{D::Int16}, {kInt, 0}}, {{D::Int32}, {kInt, 0}},
-                     {{D::Fp16}, {kFp, 0}},   {{D::Fp32}, {kFp, 0}},  {{D::Bf16}, {kFp, kBf16}}};
+    t[Op::Select] = {{{D::Bool}, {kBoth, 0}},  {{D::Int8}, {kInt, 0}}, {{D::Int16}, {kInt, 0}},
+                     {{D::Int32}, {kInt, 0}},  {{D::Fp16}, {kFp, 0}},  {{D::Fp32}, {kFp, 0}},
+                     {{D::Bf16}, {kFp, kBf16}}};
     t[Op::ReduceMax] = {{{D::Int8}, {kInt, 0}}, {{D::Int16}, {kInt, 0}}, {{D::Int32}, {kInt, 0}},
                         {{D::Fp16}, {kFp, 0}},  {{D::Fp32}, {kFp, 0}},   {{D::Bf16}, {kFp, kBf16}}};
     t[Op::ReduceMin] = t[Op::ReduceMax];
     t[Op::Concat] = dataLayoutRows(true);
-    for (Op op : {Op::Pad, Op::Reshape, Op::Reverse, Op::Slice, Op::Tile, Op::Transpose}) t[op] = dataLayoutRows(false);
-    t[Op::Gather] = {{{D::Int8}, {kInt, 0}},       {{D::Int16}, {kInt, 0}},      {{D::Int32}, {kInt, 0}},
-                     {{D::Fp16}, {kFp, 0}},        {{D::Fp32}, {kFp, 0}},        {{D::Fp8E4M3}, {kFp, kE4m3}},
+    for (Op op : {Op::Pad, Op::Reshape, Op::Reverse, Op::Slice, Op::Tile, Op::Transpose})
+      t[op] = dataLayoutRows(false);
+    t[Op::Gather] = {{{D::Int8}, {kInt, 0}},       {{D::Int16}, {kInt, 0}},  {{D::Int32}, {kInt, 0}},
+                     {{D::Fp16}, {kFp, 0}},        {{D::Fp32}, {kFp, 0}},    {{D::Fp8E4M3}, {kFp, kE4m3}},
                      {{D::Fp8E5M2}, {kFp, kE5m2}}, {{D::Bf16}, {kFp, kBf16}}};
     t[Op::Scatter] = t[Op::Gather];
-    t[Op::Resize] = {{{D::Int8, D::Int32}, {kInt, 0}},    {{D::Int8, D::Int8}, {kInt, 0}},
+    t[Op::Resize] = {{{D::Int8, D::Int32}, {kInt, 0}},       {{D::Int8, D::Int8}, {kInt, 0}},
                      {{D::Int16, D::Int48}, {kInt, kInt16}}, {{D::Int16, D::Int16}, {kInt, kInt16}},
-                     {{D::Fp16, D::Fp16}, {kFp, 0}},      {{D::Fp32, D::Fp32}, {kFp, 0}},
+                     {{D::Fp16, D::Fp16}, {kFp, 0}},         {{D::Fp32, D::Fp32}, {kFp, 0}},
                      {{D::Bf16, D::Bf16}, {kFp, kBf16}}};
     std::vector<Row> cast;
     for (D i : {D::Int8, D::Int16, D::Int32}) {
@@ -189,10 +190,11 @@ const std::map<Op, std::vector<Row>>& typeTables() {
     }
     for (D o : {D::Int8, D::Int16, D::Int32}) rescale.push_back({{D::Int48, o}, {kInt, kInt16}});
     t[Op::Rescale] = rescale;
-    std::vector<Row> constRows = {{{D::Bool}, {kBoth, 0}},     {{D::Int8}, {kBoth, 0}},      {{D::Int16}, {kBoth, 0}},
-                                  {{D::Int32}, {kBoth, 0}},    {{D::Fp16}, {kFp, 0}},        {{D::Fp32}, {kFp, 0}},
-                                  {{D::Int4}, {kInt, kInt4}},  {{D::Int48}, {kInt, kInt16}}, {{D::Fp8E4M3}, {kFp, kE4m3}},
-                                  {{D::Fp8E5M2}, {kFp, kE5m2}}, {{D::Bf16}, {kFp, kBf16}}};
+    std::vector<Row> constRows = {
+        {{D::Bool}, {kBoth, 0}},      {{D::Int8}, {kBoth, 0}},      {{D::Int16}, {kBoth, 0}},
+        {{D::Int32}, {kBoth, 0}},     {{D::Fp16}, {kFp, 0}},        {{D::Fp32}, {kFp, 0}},
+        {{D::Int4}, {kInt, kInt4}},   {{D::Int48}, {kInt, kInt16}}, {{D::Fp8E4M3}, {kFp, kE4m3}},
+        {{D::Fp8E5M2}, {kFp, kE5m2}}, {{D::Bf16}, {kFp, kBf16}}};
     t[Op::Const] = constRows;
     t[Op::Identity] = constRows;
     t[Op::ConstShape] = {{{D::Shape}, {kBoth, 0}}};
@@ -205,7 +207,9 @@ const std::map<Op, std::vector<Row>>& typeTables() {
 // Small helpers.
 //===------------------------------------------------------------------===//
 
-std::string typeOf(const Tensor& t) { return fmt::format("{} {}", toString(t.dtype), shapeToString(t.shape)); }
+std::string typeOf(const Tensor& t) {
+  return fmt::format("{} {}", toString(t.dtype), shapeToString(t.shape));
+}
 
 double decodeSmallFloat(std::uint32_t bits, int expBits, int manBits, bool hasInf) {
   std::uint32_t expMax = (1u << expBits) - 1;
@@ -268,7 +272,9 @@ std::optional<double> scalarOf(DType type, std::span<const std::uint8_t> bytes, 
   return std::nullopt;
 }
 
-bool isPowerOfTwo(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+bool isPowerOfTwo(std::int64_t v) {
+  return v > 0 && (v & (v - 1)) == 0;
+}
 
 /// Name resolution from one block outward through its parents.
 class Scope {
@@ -321,7 +327,8 @@ std::unordered_map<const Block*, const Block*> parentMap(const Graph& graph) {
 std::string blockPath(const Graph& graph, const Block& block) {
   for (std::size_t r = 0; r < graph.regions.size(); ++r) {
     for (std::size_t b = 0; b < graph.regions[r].blocks.size(); ++b) {
-      if (&graph.regions[r].blocks[b] == &block) return fmt::format("regions[{}].blocks[{}] '{}'", r, b, block.name);
+      if (&graph.regions[r].blocks[b] == &block)
+        return fmt::format("regions[{}].blocks[{}] '{}'", r, b, block.name);
     }
   }
   return fmt::format("block '{}'", block.name);
@@ -333,8 +340,14 @@ std::string blockPath(const Graph& graph, const Block& block) {
 
 class OpChecker {
  public:
-  OpChecker(const Graph& graph, const Block& block, std::size_t index, const Scope& scope, const VerifyOptions& options)
-      : graph_(graph), block_(block), op_(block.operators[index]), index_(index), scope_(scope), options_(options) {}
+  OpChecker(const Graph& graph, const Block& block, std::size_t index, const Scope& scope,
+            const VerifyOptions& options)
+      : graph_(graph),
+        block_(block),
+        op_(block.operators[index]),
+        index_(index),
+        scope_(scope),
+        options_(options) {}
 
   Status run();
   /// After run() succeeded: the type-table alternatives of this operator.
@@ -354,7 +367,8 @@ class OpChecker {
   Status checkTypes(const std::vector<DType>& key, std::string_view what);
   Status requireType(std::size_t input, std::string_view argName, DType expected) const {
     if (in(input).dtype != expected) {
-      return fail("{} '{}': expected type {}, got {}", argName, in(input).name, toString(expected), toString(in(input).dtype));
+      return fail("{} '{}': expected type {}, got {}", argName, in(input).name, toString(expected),
+                  toString(in(input).dtype));
     }
     return {};
   }
@@ -438,10 +452,12 @@ Status OpChecker::resolve() {
   if (nOut >= 0 && op_.outputs.size() != static_cast<std::size_t>(nOut)) {
     return fail("expected {} outputs, got {}", nOut, op_.outputs.size());
   }
-  if (op_.op == Op::Concat && op_.inputs.empty()) return fail("input1: expected at least one tensor, got none");
+  if (op_.op == Op::Concat && op_.inputs.empty())
+    return fail("input1: expected at least one tensor, got none");
   for (const std::string& name : op_.inputs) {
     const Tensor* t = scope_.find(block_, name);
-    if (t == nullptr) return fail("input '{}': undefined tensor (no declaration in this block or its parents)", name);
+    if (t == nullptr)
+      return fail("input '{}': undefined tensor (no declaration in this block or its parents)", name);
     inputs_.push_back(t);
   }
   for (const std::string& name : op_.outputs) {
@@ -462,11 +478,11 @@ Status OpChecker::checkTypes(const std::vector<DType>& key, std::string_view wha
   if (alts_.empty()) {
     std::vector<std::string_view> names;
     for (DType t : key) names.push_back(toString(t));
-    return Unexpected(Error(ErrorKind::Unsupported,
-                            fmt::format("{}: operators[{}] {}: {}: expected a type combination of a TOSA 1.0 "
-                                        "profile or extension, got {}",
-                                        blockPath(graph_, block_), index_, toString(op_.op), what,
-                                        fmt::join(names, " x "))));
+    return Unexpected(Error(
+        ErrorKind::Unsupported,
+        fmt::format("{}: operators[{}] {}: {}: expected a type combination of a TOSA 1.0 "
+                    "profile or extension, got {}",
+                    blockPath(graph_, block_), index_, toString(op_.op), what, fmt::join(names, " x "))));
   }
   return {};
 }
@@ -479,26 +495,31 @@ Status OpChecker::requireCtc(std::size_t input, std::string_view argName) const 
       extraExt_ |= kDynamic;
       return {};
     }
-    return fail("{} '{}': expected a compile-time constant (CONST/CONST_SHAPE output) in PRO-INT/PRO-FP without "
-                "EXT-DYNAMIC, got a computed tensor",
-                argName, t.name);
+    return fail(
+        "{} '{}': expected a compile-time constant (CONST/CONST_SHAPE output) in PRO-INT/PRO-FP without "
+        "EXT-DYNAMIC, got a computed tensor",
+        argName, t.name);
   }
   return {};
 }
 
-Status OpChecker::zeroPoint(std::size_t input, std::string_view argName, DType type, bool allowNonZero) const {
+Status OpChecker::zeroPoint(std::size_t input, std::string_view argName, DType type,
+                            bool allowNonZero) const {
   const Tensor& zp = in(input);
   if (zp.dtype != type) {
-    return fail("{} '{}': expected type {} (the zero point's operand type), got {}", argName, zp.name, toString(type),
-                toString(zp.dtype));
+    return fail("{} '{}': expected type {} (the zero point's operand type), got {}", argName, zp.name,
+                toString(type), toString(zp.dtype));
   }
   auto count = checkedElementCount(zp.shape);
-  if (!count || *count != 1) return fail("{} '{}': expected one element (shape [1]), got {}", argName, zp.name, shapeToString(zp.shape));
+  if (!count || *count != 1)
+    return fail("{} '{}': expected one element (shape [1]), got {}", argName, zp.name,
+                shapeToString(zp.shape));
   OPENVGF_TRY(requireCtc(input, argName));
   if (!allowNonZero && zp.data) {
     auto v = scalarOf(zp.dtype, *zp.data);
     if (v && *v != 0.0) {
-      return fail("{} '{}': expected 0 (ERROR_IF {} != 0 for non-int8 types), got {}", argName, zp.name, argName, *v);
+      return fail("{} '{}': expected 0 (ERROR_IF {} != 0 for non-int8 types), got {}", argName, zp.name,
+                  argName, *v);
     }
   }
   return {};
@@ -543,10 +564,11 @@ Status OpChecker::checkControlFlow() {
     }
     for (std::size_t i = 0; i < operands.size(); ++i) {
       const Tensor* t = g.findTensor(g.inputs[i]);
-      if (t == nullptr) return fail("{} graph '{}': input '{}' has no tensor declaration", role, g.name, g.inputs[i]);
+      if (t == nullptr)
+        return fail("{} graph '{}': input '{}' has no tensor declaration", role, g.name, g.inputs[i]);
       if (t->dtype != operands[i]->dtype || t->shape != operands[i]->shape) {
-        return fail("{} graph '{}': input {} '{}': expected {} like operand '{}', got {}", role, g.name, i, t->name,
-                    typeOf(*operands[i]), operands[i]->name, typeOf(*t));
+        return fail("{} graph '{}': input {} '{}': expected {} like operand '{}', got {}", role, g.name, i,
+                    t->name, typeOf(*operands[i]), operands[i]->name, typeOf(*t));
       }
     }
     if (!checkOutputs) return {};
@@ -588,25 +610,26 @@ Status OpChecker::checkControlFlow() {
     OPENVGF_ASSIGN_OR_RETURN(const Block* condGraph, find(a->condGraph, "cond_graph"));
     OPENVGF_ASSIGN_OR_RETURN(const Block* bodyGraph, find(a->bodyGraph, "body_graph"));
     if (outputs_.size() != inputs_.size()) {
-      return fail("expected as many outputs as inputs (the loop-carried list), got {} and {}", outputs_.size(),
-                  inputs_.size());
+      return fail("expected as many outputs as inputs (the loop-carried list), got {} and {}",
+                  outputs_.size(), inputs_.size());
     }
     for (std::size_t i = 0; i < inputs_.size(); ++i) {
       if (in(i).dtype != out(i).dtype || in(i).shape != out(i).shape) {
-        return fail("output '{}': expected {} like input '{}', got {}", out(i).name, typeOf(in(i)), in(i).name,
-                    typeOf(out(i)));
+        return fail("output '{}': expected {} like input '{}', got {}", out(i).name, typeOf(in(i)),
+                    in(i).name, typeOf(out(i)));
       }
     }
     OPENVGF_TRY(signature(*condGraph, "cond", inputs_, false));
     OPENVGF_TRY(signature(*bodyGraph, "body", inputs_, true));
     if (condGraph->outputs.size() != 1) {
-      return fail("cond graph '{}': expected one BOOL output, got {} outputs", condGraph->name, condGraph->outputs.size());
+      return fail("cond graph '{}': expected one BOOL output, got {} outputs", condGraph->name,
+                  condGraph->outputs.size());
     }
     const Tensor* c = scope_.find(*condGraph, condGraph->outputs[0]);
     auto n = c ? checkedElementCount(c->shape) : std::nullopt;
     if (c == nullptr || c->dtype != DType::Bool || !n || *n != 1) {
-      return fail("cond graph '{}': expected its output to be a BOOL tensor of one element, got {}", condGraph->name,
-                  c ? typeOf(*c) : std::string("an undefined tensor"));
+      return fail("cond graph '{}': expected its output to be a BOOL tensor of one element, got {}",
+                  condGraph->name, c ? typeOf(*c) : std::string("an undefined tensor"));
     }
     return {};
   }
@@ -653,9 +676,10 @@ Status OpChecker::checkSpecific() {
           std::int32_t k = (*kernel)[static_cast<std::size_t>(i / 2)];
           std::int32_t p = (*pad)[static_cast<std::size_t>(i)];
           if (p < 0 || p >= k) {
-            return fail("pad: expected 0 <= pad < kernel in each dimension (ERROR_IF pad >= kernel), got pad {} "
-                        "kernel {}",
-                        fmt::format("[{}]", fmt::join(*pad, ",")), fmt::format("[{}]", fmt::join(*kernel, ",")));
+            return fail(
+                "pad: expected 0 <= pad < kernel in each dimension (ERROR_IF pad >= kernel), got pad {} "
+                "kernel {}",
+                fmt::format("[{}]", fmt::join(*pad, ",")), fmt::format("[{}]", fmt::join(*kernel, ",")));
           }
         }
       }
@@ -673,8 +697,9 @@ Status OpChecker::checkSpecific() {
           for (std::size_t i = 0; i < 4; ++i) {
             std::int64_t k = in(1).shape[1 + i / 2];
             if (a->outPad[i] <= -k) {
-              return fail("out_pad: expected out_pad > -K (ERROR_IF out_pad <= -KH/KW), got {} with kernel {}",
-                          a->outPad[i], k);
+              return fail(
+                  "out_pad: expected out_pad > -K (ERROR_IF out_pad <= -KH/KW), got {} with kernel {}",
+                  a->outPad[i], k);
             }
           }
         }
@@ -682,19 +707,21 @@ Status OpChecker::checkSpecific() {
         OPENVGF_ASSIGN_OR_RETURN(const auto* a, (attrs.template operator()<ConvAttrs>()));
         acc = a->accType;
         for (std::int32_t p : a->pad) {
-          if (p < 0) return fail("pad: expected values >= 0 (ERROR_IF pad < 0), got [{}]", fmt::join(a->pad, ","));
+          if (p < 0)
+            return fail("pad: expected values >= 0 (ERROR_IF pad < 0), got [{}]", fmt::join(a->pad, ","));
         }
       }
       OPENVGF_TRY(checkTypes({in(0).dtype, in(1).dtype, acc}, "input x weight x acc_type"));
       const Tensor& bias = in(2);
       DType outType = out(0).dtype;
       if (bias.dtype != outType) {
-        return fail("bias '{}': expected the output type {}, got {}", bias.name, toString(outType), toString(bias.dtype));
+        return fail("bias '{}': expected the output type {}, got {}", bias.name, toString(outType),
+                    toString(bias.dtype));
       }
       std::int64_t oc = out(0).shape.empty() ? 0 : out(0).shape.back();
       if (bias.shape.size() != 1 || (bias.shape[0] != 1 && bias.shape[0] != oc)) {
-        return fail("bias '{}': expected shape [1] or [{}] (ERROR_IF BC != OC && BC != 1), got {}", bias.name, oc,
-                    shapeToString(bias.shape));
+        return fail("bias '{}': expected shape [1] or [{}] (ERROR_IF BC != OC && BC != 1), got {}", bias.name,
+                    oc, shapeToString(bias.shape));
       }
       OPENVGF_TRY(zeroPoint(3, "input_zp", in(0).dtype, in(0).dtype == DType::Int8));
       OPENVGF_TRY(zeroPoint(4, "weight_zp", in(1).dtype, in(1).dtype == DType::Int8));
@@ -704,7 +731,8 @@ Status OpChecker::checkSpecific() {
     case Op::Rfft2d: {
       const Shape& s = in(0).shape;
       if (s.size() == 3 && (!isPowerOfTwo(s[1]) || !isPowerOfTwo(s[2]))) {
-        return fail("input_real '{}': expected H and W to be powers of two, got {}", in(0).name, shapeToString(s));
+        return fail("input_real '{}': expected H and W to be powers of two, got {}", in(0).name,
+                    shapeToString(s));
       }
       if (op_.op == Op::Fft2d) OPENVGF_TRY(requireType(1, "input_imag", in(0).dtype));
       return checkTypes({in(0).dtype}, "input_real");
@@ -719,15 +747,16 @@ Status OpChecker::checkSpecific() {
       OPENVGF_TRY(checkTypes({in(0).dtype}, "input"));
       std::size_t n = hostElementBytes(in(0).dtype);
       if (a->minVal.size() != n || a->maxVal.size() != n) {
-        return fail("min_val/max_val: expected {} bytes (one {} element), got {} and {}", n, toString(in(0).dtype),
-                    a->minVal.size(), a->maxVal.size());
+        return fail("min_val/max_val: expected {} bytes (one {} element), got {} and {}", n,
+                    toString(in(0).dtype), a->minVal.size(), a->maxVal.size());
       }
       auto lo = scalarOf(in(0).dtype, a->minVal);
       auto hi = scalarOf(in(0).dtype, a->maxVal);
       if (lo && hi && (std::isnan(*lo) || std::isnan(*hi) || *hi < *lo)) {
-        return fail("min_val/max_val: expected min_val <= max_val and neither NaN (ERROR_IF max_val < min_val), got "
-                    "{} and {}",
-                    *lo, *hi);
+        return fail(
+            "min_val/max_val: expected min_val <= max_val and neither NaN (ERROR_IF max_val < min_val), got "
+            "{} and {}",
+            *lo, *hi);
       }
       return {};
     }
@@ -765,8 +794,8 @@ Status OpChecker::checkSpecific() {
       if (shift.data) {
         double s = scalarOf(DType::Int8, *shift.data).value_or(0);
         if (in(0).dtype != DType::Int32 && s != 0) {
-          return fail("shift '{}': expected 0 for {} inputs (ERROR_IF in_t != i32 && shift != 0), got {}", shift.name,
-                      toString(in(0).dtype), s);
+          return fail("shift '{}': expected 0 for {} inputs (ERROR_IF in_t != i32 && shift != 0), got {}",
+                      shift.name, toString(in(0).dtype), s);
         }
       }
       return checkTypes({in(0).dtype, out(0).dtype}, "input x output");
@@ -801,7 +830,8 @@ Status OpChecker::checkSpecific() {
       OPENVGF_TRY(requireType(1, "padding", DType::Shape));
       OPENVGF_TRY(requireType(2, "pad_const", in(0).dtype));
       auto n = checkedElementCount(in(2).shape);
-      if (!n || *n != 1) return fail("pad_const '{}': expected one element, got {}", in(2).name, shapeToString(in(2).shape));
+      if (!n || *n != 1)
+        return fail("pad_const '{}': expected one element, got {}", in(2).name, shapeToString(in(2).shape));
       OPENVGF_TRY(requireCtc(1, "padding"));
       OPENVGF_TRY(requireCtc(2, "pad_const"));
       return checkTypes({in(0).dtype}, "input1");
@@ -846,12 +876,16 @@ Status OpChecker::checkSpecific() {
           const char* axis = d == 0 ? "y" : "x";
           if (n <= 0 || den <= 0) return fail("scale: expected values > 0, got [{}, {}]", n, den);
           if (n > 2048) return fail("scale_{}_n: expected <= 2048, got {}", axis, n);
-          if (den >= 16 * n) return fail("scale_{0}_d: expected scale_{0}_d < 16 * scale_{0}_n, got {1} and {2}", axis, den, n);
+          if (den >= 16 * n)
+            return fail("scale_{0}_d: expected scale_{0}_d < 16 * scale_{0}_n, got {1} and {2}", axis, den,
+                        n);
           if (o[d] < -n || o[d] >= 16 * n) {
-            return fail("offset_{0}: expected -scale_{0}_n <= offset_{0} < 16 * scale_{0}_n, got {1}", axis, o[d]);
+            return fail("offset_{0}: expected -scale_{0}_n <= offset_{0} < 16 * scale_{0}_n, got {1}", axis,
+                        o[d]);
           }
           if (b[d] < -16 * n || b[d] >= n) {
-            return fail("border_{0}: expected -16 * scale_{0}_n <= border_{0} < scale_{0}_n, got {1}", axis, b[d]);
+            return fail("border_{0}: expected -16 * scale_{0}_n <= border_{0} < scale_{0}_n, got {1}", axis,
+                        b[d]);
           }
         }
         std::int64_t maxDim = std::max({in(0).shape[1], in(0).shape[2], out(0).shape[1], out(0).shape[2]});
@@ -862,8 +896,8 @@ Status OpChecker::checkSpecific() {
       if (integer) {
         DType want = a->mode == ResizeMode::Bilinear ? (t == DType::Int8 ? DType::Int32 : DType::Int48) : t;
         if (out(0).dtype != want) {
-          return fail("output '{}': expected {} for {} {} resize, got {}", out(0).name, toString(want), toString(t),
-                      toString(a->mode), toString(out(0).dtype));
+          return fail("output '{}': expected {} for {} {} resize, got {}", out(0).name, toString(want),
+                      toString(t), toString(a->mode), toString(out(0).dtype));
         }
       }
       return checkTypes({in(0).dtype, out(0).dtype}, "input x output");
@@ -883,7 +917,8 @@ Status OpChecker::checkSpecific() {
                     shapeToString(out(0).shape));
       }
       if (a->roundingMode == RoundingMode::DoubleRound) {
-        if (!a->scale32) return fail("rounding_mode: DOUBLE_ROUND requires scale32 (ERROR_IF !scale32 && DOUBLE_ROUND)");
+        if (!a->scale32)
+          return fail("rounding_mode: DOUBLE_ROUND requires scale32 (ERROR_IF !scale32 && DOUBLE_ROUND)");
         extraExt_ |= kDoubleRound;
       } else if (a->roundingMode == RoundingMode::InexactRound) {
         extraExt_ |= kInexactRound;
@@ -891,8 +926,10 @@ Status OpChecker::checkSpecific() {
         return fail("rounding_mode: expected SINGLE_ROUND, INEXACT_ROUND or DOUBLE_ROUND, got {}",
                     static_cast<std::uint32_t>(a->roundingMode));
       }
-      if (inT == DType::Int48 && a->scale32) return fail("scale32: expected false for INT48 input (ERROR_IF scale32 && in_t == i48)");
-      if (a->inputUnsigned && a->outputUnsigned) return fail("input_unsigned and output_unsigned: expected at most one to be true");
+      if (inT == DType::Int48 && a->scale32)
+        return fail("scale32: expected false for INT48 input (ERROR_IF scale32 && in_t == i48)");
+      if (a->inputUnsigned && a->outputUnsigned)
+        return fail("input_unsigned and output_unsigned: expected at most one to be true");
       if (a->inputUnsigned && inT != DType::Int8 && inT != DType::Int16) {
         return fail("input_unsigned: only allowed for INT8/INT16 input, got {}", toString(inT));
       }
@@ -922,18 +959,21 @@ Status OpChecker::checkSpecific() {
       if (op_.op == Op::ConstShape && t.dtype != DType::Shape) {
         return fail("output '{}': expected type SHAPE, got {}", t.name, toString(t.dtype));
       }
-      if (op_.op == Op::Const && t.dtype == DType::Shape) return fail("output '{}': SHAPE values come from CONST_SHAPE", t.name);
+      if (op_.op == Op::Const && t.dtype == DType::Shape)
+        return fail("output '{}': SHAPE values come from CONST_SHAPE", t.name);
       if (!t.data) return fail("output '{}': expected constant data in the tensor, got none", t.name);
       auto count = checkedElementCount(t.shape);
       if (!count || t.data->size() != static_cast<std::size_t>(*count) * hostElementBytes(t.dtype)) {
         return fail("output '{}': expected {} data bytes for {}, got {}", t.name,
-                    count ? static_cast<std::size_t>(*count) * hostElementBytes(t.dtype) : 0, typeOf(t), t.data->size());
+                    count ? static_cast<std::size_t>(*count) * hostElementBytes(t.dtype) : 0, typeOf(t),
+                    t.data->size());
       }
       return checkTypes({t.dtype}, "output");
     }
     case Op::Identity:
       if (in(0).dtype != out(0).dtype) {
-        return fail("output '{}': expected type {}, got {}", out(0).name, toString(in(0).dtype), toString(out(0).dtype));
+        return fail("output '{}': expected type {}, got {}", out(0).name, toString(in(0).dtype),
+                    toString(out(0).dtype));
       }
       if (in(0).variable || out(0).variable) extraExt_ |= kVariable;
       return checkTypes({in(0).dtype}, "input1");
@@ -1020,7 +1060,8 @@ class GraphChecker {
       for (const Alt& a : alts) {
         bool covered = (a.profiles & forced) != 0;
         if (best == nullptr || (covered && (best->profiles & forced) == 0) ||
-            (covered == ((best->profiles & forced) != 0) && std::popcount(a.ext) < std::popcount(best->ext))) {
+            (covered == ((best->profiles & forced) != 0) &&
+             std::popcount(a.ext) < std::popcount(best->ext))) {
           best = &a;
         }
       }
@@ -1084,12 +1125,14 @@ class GraphChecker {
         if (done()) return;
       }
       if (!isValid(t.dtype) || t.dtype == DType::Unknown) {
-        failBlock(b, "tensor '{}': expected a TOSA 1.0 type, got {}", t.name, static_cast<std::uint32_t>(t.dtype));
+        failBlock(b, "tensor '{}': expected a TOSA 1.0 type, got {}", t.name,
+                  static_cast<std::uint32_t>(t.dtype));
         if (done()) return;
       }
       for (std::int64_t d : t.shape) {
         if (d < 1 && t.dtype != DType::Shape) {
-          failBlock(b, "tensor '{}': expected every dimension >= 1, got shape {}", t.name, shapeToString(t.shape));
+          failBlock(b, "tensor '{}': expected every dimension >= 1, got shape {}", t.name,
+                    shapeToString(t.shape));
           if (done()) return;
           break;
         }
@@ -1098,9 +1141,20 @@ class GraphChecker {
     // Producers.
     std::unordered_map<std::string, std::size_t> producer;
     std::unordered_set<std::string> blockInputs(b.inputs.begin(), b.inputs.end());
+    bool isMain = &b == graph_.mainBlock();
     for (const std::string& name : b.inputs) {
-      if (b.findTensor(name) == nullptr) {
+      const Tensor* t = b.findTensor(name);
+      if (t == nullptr) {
         failBlock(b, "inputs: '{}' has no tensor declaration", name);
+      } else if (isMain && t->dtype == DType::Shape) {
+        failBlock(b, "inputs: '{}': expected a tensor, got a shape_t value (graph inputs cannot be shapes)", name);
+      }
+      if (done()) return;
+    }
+    for (const std::string& name : b.outputs) {
+      const Tensor* t = b.findTensor(name);
+      if (isMain && t != nullptr && t->dtype == DType::Shape) {
+        failBlock(b, "outputs: '{}': expected a tensor, got a shape_t value (graph outputs cannot be shapes)", name);
         if (done()) return;
       }
     }
@@ -1117,8 +1171,9 @@ class GraphChecker {
         }
         auto [it, inserted] = producer.emplace(name, i);
         if (!inserted) {
-          failBlock(b, "operators[{}] {}: output '{}': duplicate definition (already produced by operators[{}] {})", i,
-                    toString(op.op), name, it->second, toString(b.operators[it->second].op));
+          failBlock(
+              b, "operators[{}] {}: output '{}': duplicate definition (already produced by operators[{}] {})",
+              i, toString(op.op), name, it->second, toString(b.operators[it->second].op));
           if (done()) return;
         }
       }
@@ -1141,8 +1196,9 @@ class GraphChecker {
       }
       for (const std::string& name : op.inputs) {
         if (!isAvailable(name)) {
-          failBlock(b, "operators[{}] {}: input '{}': tensor is never produced (not a block input, constant or "
-                       "operator output)",
+          failBlock(b,
+                    "operators[{}] {}: input '{}': tensor is never produced (not a block input, constant or "
+                    "operator output)",
                     i, toString(op.op), name);
           if (done()) return;
         }
@@ -1188,7 +1244,8 @@ class GraphChecker {
       if (scope_.find(b, name) == nullptr) {
         failBlock(b, "outputs: '{}' is undefined (no tensor declaration)", name);
       } else if (!isAvailable(name)) {
-        failBlock(b, "outputs: '{}' is never produced (not a block input, constant or operator output)", name);
+        failBlock(b, "outputs: '{}' is never produced (not a block input, constant or operator output)",
+                  name);
       }
       if (done()) return;
     }
@@ -1214,9 +1271,11 @@ std::vector<Error> verifyAll(const Graph& graph, const VerifyOptions& options) {
   return GraphChecker(graph, options).run(false);
 }
 
-Status verifyOperator(const Graph& graph, const Block& block, std::size_t operatorIndex, const VerifyOptions& options) {
+Status verifyOperator(const Graph& graph, const Block& block, std::size_t operatorIndex,
+                      const VerifyOptions& options) {
   if (operatorIndex >= block.operators.size()) {
-    return invalidInput("{}: operators[{}]: expected an index below {}", block.name, operatorIndex, block.operators.size());
+    return invalidInput("{}: operators[{}]: expected an index below {}", block.name, operatorIndex,
+                        block.operators.size());
   }
   auto parents = parentMap(graph);
   Scope scope(parents);

@@ -4,10 +4,10 @@
 // files that carried an unusual tag keep it.
 #include "tosa/writer.h"
 
-#include <limits>
-
-#include <fmt/format.h>
 #include <flatbuffers/flatbuffers.h>
+#include <fmt/format.h>
+
+#include <limits>
 
 #include "common/file_io.h"
 #include "tosa/attribute_layout.h"
@@ -35,7 +35,8 @@ class Writer {
       const Region& region = graph.regions[r];
       std::vector<Offset<fb::TosaBasicBlock>> blocks;
       for (std::size_t b = 0; b < region.blocks.size(); ++b) {
-        std::string path = fmt::format("regions[{}] '{}'.blocks[{}] '{}'", r, region.name, b, region.blocks[b].name);
+        std::string path =
+            fmt::format("regions[{}] '{}'.blocks[{}] '{}'", r, region.name, b, region.blocks[b].name);
         OPENVGF_ASSIGN_OR_RETURN(auto block, writeBlock(region.blocks[b], path));
         blocks.push_back(block);
       }
@@ -62,7 +63,8 @@ class Writer {
       }
     }
     if (total > kMaxPayloadBytes) {
-      return invalidInput("graph: expected constant data below 2 GiB (the flatbuffer limit), got {} bytes", total);
+      return invalidInput("graph: expected constant data below 2 GiB (the flatbuffer limit), got {} bytes",
+                          total);
     }
     return {};
   }
@@ -94,15 +96,17 @@ class Writer {
     for (const Tensor& t : block.tensors) {
       std::string what = fmt::format("{}: tensors '{}'", path, t.name);
       if (!isValid(t.dtype) || t.dtype == DType::Unknown) {
-        return invalidInput("{}: type: expected a TOSA 1.0 DType, got {}", what, static_cast<std::uint32_t>(t.dtype));
+        return invalidInput("{}: type: expected a TOSA 1.0 DType, got {}", what,
+                            static_cast<std::uint32_t>(t.dtype));
       }
       if (t.inShapeTable) {
         if (t.dtype != DType::Shape || t.shape.size() != 1 || !t.data ||
             t.data->size() != static_cast<std::size_t>(t.shape[0]) * 8 ||
             t.shape[0] > std::numeric_limits<std::uint32_t>::max()) {
-          return invalidInput("{}: expected a shape value (SHAPE type, shape [rank], rank int64 values) to write "
-                              "in TosaBasicBlock.shapes",
-                              what);
+          return invalidInput(
+              "{}: expected a shape value (SHAPE type, shape [rank], rank int64 values) to write "
+              "in TosaBasicBlock.shapes",
+              what);
         }
         auto name = fbb_.CreateString(t.name);
         auto data = paddedBytes(*t.data);
@@ -112,7 +116,8 @@ class Writer {
       std::vector<std::int32_t> dims;
       for (std::int64_t d : t.shape) {
         if (d < 0 || d > std::numeric_limits<std::int32_t>::max()) {
-          return invalidInput("{}: shape: expected dimensions in [0, 2^31), got {}", what, shapeToString(t.shape));
+          return invalidInput("{}: shape: expected dimensions in [0, 2^31), got {}", what,
+                              shapeToString(t.shape));
         }
         dims.push_back(static_cast<std::int32_t>(d));
       }
@@ -139,7 +144,8 @@ class Writer {
     }
     std::vector<Offset<fb::TosaOperator>> ops;
     for (std::size_t i = 0; i < block.operators.size(); ++i) {
-      OPENVGF_ASSIGN_OR_RETURN(auto op, writeOperator(block.operators[i], fmt::format("{}: operators[{}]", path, i)));
+      OPENVGF_ASSIGN_OR_RETURN(auto op,
+                               writeOperator(block.operators[i], fmt::format("{}: operators[{}]", path, i)));
       ops.push_back(op);
     }
     auto name = fbb_.CreateString(block.name);
@@ -151,10 +157,15 @@ class Writer {
     return fb::CreateTosaBasicBlock(fbb_, name, opVec, tensorVec, inputs, outputs, shapeVec);
   }
 
-  Offset<flatbuffers::Vector<std::int32_t>> vec(const std::vector<std::int32_t>& v) { return fbb_.CreateVector(v); }
+  Offset<flatbuffers::Vector<std::int32_t>> vec(const std::vector<std::int32_t>& v) {
+    return fbb_.CreateVector(v);
+  }
 
+  /// CLAMP bounds: exactly the element's bytes (8-byte aligned, not padded), so a bound of
+  /// any length reads back unchanged.
   Offset<flatbuffers::Vector<std::uint8_t>> alignedBytes(const std::vector<std::uint8_t>& v) {
-    return paddedBytes(v);
+    fbb_.ForceVectorAlignment(v.size(), sizeof(std::uint8_t), 8);
+    return fbb_.CreateVector(v);
   }
 
   static fb::NanPropagationMode nan(NanMode m) { return static_cast<fb::NanPropagationMode>(m); }
@@ -305,18 +316,20 @@ class Writer {
 
   Result<Offset<fb::TosaOperator>> writeOperator(const Operator& o, const std::string& what) {
     if (!isValid(o.op) || o.op == Op::Unknown) {
-      return invalidInput("{}: op: expected a TOSA 1.0 operator, got {}", what, static_cast<std::uint32_t>(o.op));
+      return invalidInput("{}: op: expected a TOSA 1.0 operator, got {}", what,
+                          static_cast<std::uint32_t>(o.op));
     }
     std::uint32_t tag = o.attributeTag == 0xFF ? static_cast<std::uint32_t>(o.op) : o.attributeTag;
     if (tag > kMaxOp) {
-      return invalidInput("{} {}: attribute_type: expected a tag 0..{}, got {}", what, toString(o.op), kMaxOp, tag);
+      return invalidInput("{} {}: attribute_type: expected a tag 0..{}, got {}", what, toString(o.op), kMaxOp,
+                          tag);
     }
     Offset<void> table;
     if (tag != 0) {
       AttrLayout want = attrLayout(o.op);
       if (want != AttrLayout::Empty && attrLayout(tag) != want) {
-        return invalidInput("{} {}: attribute_type: tag {} cannot carry {}'s attributes", what, toString(o.op), tag,
-                            toString(o.op));
+        return invalidInput("{} {}: attribute_type: tag {} cannot carry {}'s attributes", what,
+                            toString(o.op), tag, toString(o.op));
       }
       if (want == AttrLayout::Empty) {
         flatbuffers::uoffset_t start = fbb_.StartTable();
@@ -329,8 +342,8 @@ class Writer {
     auto outputs = fbb_.CreateVectorOfStrings(o.outputs);
     Offset<fb::OpLocation> location;
     if (o.location) location = fb::CreateOpLocation(fbb_, fbb_.CreateString(*o.location));
-    return fb::CreateTosaOperator(fbb_, static_cast<fb::Op>(o.op), static_cast<fb::Attribute>(tag), table, inputs,
-                                  outputs, location);
+    return fb::CreateTosaOperator(fbb_, static_cast<fb::Op>(o.op), static_cast<fb::Attribute>(tag), table,
+                                  inputs, outputs, location);
   }
 
   flatbuffers::FlatBufferBuilder fbb_{1 << 16};
@@ -338,7 +351,9 @@ class Writer {
 
 }  // namespace
 
-Result<std::vector<std::uint8_t>> writeGraph(const Graph& graph) { return Writer().run(graph); }
+Result<std::vector<std::uint8_t>> writeGraph(const Graph& graph) {
+  return Writer().run(graph);
+}
 
 Status writeGraph(const Graph& graph, const std::filesystem::path& path) {
   auto bytes = writeGraph(graph);

@@ -7,7 +7,9 @@
 
 namespace openvgf::vgf {
 
-Builder::Builder(std::uint16_t vkHeaderVersion) { file_.vkHeaderVersion = vkHeaderVersion; }
+Builder::Builder(std::uint16_t vkHeaderVersion) {
+  file_.vkHeaderVersion = vkHeaderVersion;
+}
 
 ModuleId Builder::addModule(std::string name, std::string entryPoint, std::vector<std::uint32_t> spirv,
                             ModuleType type) {
@@ -23,8 +25,8 @@ ModuleId Builder::addModule(std::string name, std::string entryPoint, std::vecto
   return ModuleId{static_cast<std::uint32_t>(file_.modules.size() - 1)};
 }
 
-ModuleId Builder::addSourceModule(std::string name, std::string entryPoint, CodeKind language, std::string source,
-                                  ModuleType type) {
+ModuleId Builder::addSourceModule(std::string name, std::string entryPoint, CodeKind language,
+                                  std::string source, ModuleType type) {
   Module module;
   module.type = type;
   module.name = std::move(name);
@@ -36,8 +38,9 @@ ModuleId Builder::addSourceModule(std::string name, std::string entryPoint, Code
   return ModuleId{static_cast<std::uint32_t>(file_.modules.size() - 1)};
 }
 
-ResourceId Builder::addResource(ResourceCategory category, std::uint32_t vkFormat, std::vector<std::int64_t> shape,
-                                std::uint32_t aliasGroup, std::uint32_t descriptorType) {
+ResourceId Builder::addResource(ResourceCategory category, std::uint32_t vkFormat,
+                                std::vector<std::int64_t> shape, std::uint32_t aliasGroup,
+                                std::uint32_t descriptorType) {
   Resource resource;
   resource.category = category;
   resource.vkFormat = vkFormat;
@@ -56,7 +59,8 @@ void Builder::setSampler(ResourceId resource, const SamplerConfig& sampler) {
   if (resource.value < file_.resources.size()) file_.resources[resource.value].sampler = sampler;
 }
 
-ConstantId Builder::addConstant(ResourceId resource, std::vector<std::uint8_t> bytes, std::int64_t sparsityDimension) {
+ConstantId Builder::addConstant(ResourceId resource, std::vector<std::uint8_t> bytes,
+                                std::int64_t sparsityDimension) {
   constantBytes_.push_back(std::move(bytes));
   Constant constant;
   constant.mrtIndex = resource.value;
@@ -79,8 +83,8 @@ std::vector<BindingSlot> Builder::toSlots(const std::vector<Slot>& slots) {
 }
 
 SegmentId Builder::addSegment(std::string name, ModuleId module, std::vector<DescriptorSet> sets,
-                              std::vector<Slot> inputs, std::vector<Slot> outputs, std::vector<ConstantId> constants,
-                              std::array<std::uint32_t, 3> dispatch) {
+                              std::vector<Slot> inputs, std::vector<Slot> outputs,
+                              std::vector<ConstantId> constants, std::array<std::uint32_t, 3> dispatch) {
   Segment segment;
   segment.name = std::move(name);
   segment.moduleIndex = module.value;
@@ -98,10 +102,12 @@ SegmentId Builder::addSegment(std::string name, ModuleId module, std::vector<Des
 }
 
 void Builder::setPushConstantRanges(SegmentId segment, std::vector<PushConstantRange> ranges) {
-  if (segment.value < file_.segments.size()) file_.segments[segment.value].pushConstantRanges = std::move(ranges);
+  if (segment.value < file_.segments.size())
+    file_.segments[segment.value].pushConstantRanges = std::move(ranges);
 }
 
-void Builder::setConstantBindings(SegmentId segment, std::vector<std::pair<std::uint32_t, ConstantId>> bindings) {
+void Builder::setConstantBindings(SegmentId segment,
+                                  std::vector<std::pair<std::uint32_t, ConstantId>> bindings) {
   if (segment.value >= file_.segments.size()) return;
   Segment& target = file_.segments[segment.value];
   target.hasExplicitConstantBindings = true;
@@ -121,6 +127,8 @@ void Builder::setOutputs(std::vector<Slot> slots, std::vector<std::string> names
   file_.outputNames = std::move(names);
 }
 
-Result<std::vector<std::uint8_t>> Builder::finish() const { return encode(file_); }
+Result<std::vector<std::uint8_t>> Builder::finish() const {
+  return encode(file_);
+}
 
 }  // namespace openvgf::vgf

@@ -78,13 +78,15 @@ class Builder {
   void setSampler(ResourceId resource, const SamplerConfig& sampler);
 
   /// A constant payload backing a CONSTANT resource.
-  ConstantId addConstant(ResourceId resource, std::vector<std::uint8_t> bytes, std::int64_t sparsityDimension = -1);
+  ConstantId addConstant(ResourceId resource, std::vector<std::uint8_t> bytes,
+                         std::int64_t sparsityDimension = -1);
   ConstantId addConstant(ResourceId resource, std::span<const std::uint8_t> bytes,
                          std::int64_t sparsityDimension = -1);
 
   /// A segment; its type is its module's type. `dispatch` is the workgroup counts.
-  SegmentId addSegment(std::string name, ModuleId module, std::vector<DescriptorSet> sets, std::vector<Slot> inputs,
-                       std::vector<Slot> outputs, std::vector<ConstantId> constants = {},
+  SegmentId addSegment(std::string name, ModuleId module, std::vector<DescriptorSet> sets,
+                       std::vector<Slot> inputs, std::vector<Slot> outputs,
+                       std::vector<ConstantId> constants = {},
                        std::array<std::uint32_t, 3> dispatch = {0, 0, 0});
   void setPushConstantRanges(SegmentId segment, std::vector<PushConstantRange> ranges);
   /// Explicit graph-constant ids for the segment's constants (SegmentInfo field 9).

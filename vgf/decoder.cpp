@@ -5,12 +5,12 @@
 // because pre-0.4.3 files place sections only 4-byte aligned.
 #include "vgf/decoder.h"
 
+#include <flatbuffers/flatbuffers.h>
+
 #include <cstring>
 #include <limits>
 #include <string>
 #include <string_view>
-
-#include <flatbuffers/flatbuffers.h>
 
 #include "vgf/vgf_generated.h"
 
@@ -73,7 +73,8 @@ template <typename T>
 Result<const T*> sectionRoot(std::span<const std::uint8_t> file, const SectionRange& range,
                              std::string_view section, std::string_view rootName) {
   if (range.size < 4) {
-    return invalidInput("{}: expected a flatbuffer of at least 4 bytes, got a size of {}", section, range.size);
+    return invalidInput("{}: expected a flatbuffer of at least 4 bytes, got a size of {}", section,
+                        range.size);
   }
   if (range.size > FLATBUFFERS_MAX_BUFFER_SIZE) {
     return invalidInput("{}: expected a flatbuffer of at most {} bytes, got a size of {}", section,
@@ -85,8 +86,9 @@ Result<const T*> sectionRoot(std::span<const std::uint8_t> file, const SectionRa
   }
   flatbuffers::Verifier verifier(data, static_cast<std::size_t>(range.size));
   if (!verifier.VerifyBuffer<T>(nullptr)) {
-    return invalidInput("{}: expected a valid {} flatbuffer, got {} bytes at offset {} that fail verification",
-                        section, rootName, range.size, range.offset);
+    return invalidInput(
+        "{}: expected a valid {} flatbuffer, got {} bytes at offset {} that fail verification", section,
+        rootName, range.size, range.offset);
   }
   return flatbuffers::GetRoot<T>(data);
 }
@@ -98,8 +100,9 @@ Status checkModuleType(std::uint8_t raw, std::string_view where) {
 
 Status decodeModules(std::span<const std::uint8_t> bytes, File& file) {
   constexpr std::string_view kSection = "module table";
-  OPENVGF_ASSIGN_OR_RETURN(const schema::ModuleTable* root,
-                           sectionRoot<schema::ModuleTable>(bytes, file.moduleSection, kSection, "ModuleTable"));
+  OPENVGF_ASSIGN_OR_RETURN(
+      const schema::ModuleTable* root,
+      sectionRoot<schema::ModuleTable>(bytes, file.moduleSection, kSection, "ModuleTable"));
   if (root->modules() == nullptr) return {};
   for (flatbuffers::uoffset_t i = 0; i < root->modules()->size(); ++i) {
     const schema::Module* entry = root->modules()->Get(i);
@@ -111,7 +114,8 @@ Status decodeModules(std::span<const std::uint8_t> bytes, File& file) {
     module.entryPoint = copyString(entry->entry_point());
     std::uint8_t tag = static_cast<std::uint8_t>(entry->code_type());
     if (tag > 3) {
-      return invalidInput("{}: modules[{}].code_type: expected 0 (NONE) to 3 (HLSL), got {}", kSection, i, tag);
+      return invalidInput("{}: modules[{}].code_type: expected 0 (NONE) to 3 (HLSL), got {}", kSection, i,
+                          tag);
     }
     module.codeKind = static_cast<CodeKind>(tag);
     module.hasCode = module.codeKind != CodeKind::None && entry->code() != nullptr;
@@ -145,8 +149,8 @@ Status decodeResources(std::span<const std::uint8_t> bytes, File& file) {
     resource.vkFormat = entry->vk_format();
     std::uint8_t category = static_cast<std::uint8_t>(entry->category());
     if (category > 3) {
-      return invalidInput("{}: mrt_entry[{}].category: expected 0 (INPUT) to 3 (CONSTANT), got {}", kSection, i,
-                          category);
+      return invalidInput("{}: mrt_entry[{}].category: expected 0 (INPUT) to 3 (CONSTANT), got {}", kSection,
+                          i, category);
     }
     resource.category = static_cast<ResourceCategory>(category);
     const schema::Description* description = entry->description();
@@ -157,12 +161,14 @@ Status decodeResources(std::span<const std::uint8_t> bytes, File& file) {
     }
     std::uint8_t extra = static_cast<std::uint8_t>(entry->extra_config_type());
     if (extra > 1) {
-      return invalidInput("{}: mrt_entry[{}].extra_config_type: expected 0 (NONE) or 1 (SamplerConfig), got {}",
-                          kSection, i, extra);
+      return invalidInput(
+          "{}: mrt_entry[{}].extra_config_type: expected 0 (NONE) or 1 (SamplerConfig), got {}", kSection, i,
+          extra);
     }
     if (const schema::SamplerConfig* sampler = entry->extra_config_as_SamplerConfig()) {
-      resource.sampler = SamplerConfig{sampler->min_filter(), sampler->mag_filter(), sampler->address_mode_u(),
-                                       sampler->address_mode_v(), sampler->border_color()};
+      resource.sampler =
+          SamplerConfig{sampler->min_filter(), sampler->mag_filter(), sampler->address_mode_u(),
+                        sampler->address_mode_v(), sampler->border_color()};
     }
     resource.aliasGroup = entry->alias_group_id();
     file.resources.push_back(std::move(resource));
@@ -170,7 +176,8 @@ Status decodeResources(std::span<const std::uint8_t> bytes, File& file) {
   return {};
 }
 
-std::vector<BindingSlot> copySlots(const flatbuffers::Vector<flatbuffers::Offset<schema::BindingSlot>>* slots) {
+std::vector<BindingSlot> copySlots(
+    const flatbuffers::Vector<flatbuffers::Offset<schema::BindingSlot>>* slots) {
   std::vector<BindingSlot> out;
   if (slots == nullptr) return out;
   for (const schema::BindingSlot* slot : *slots) out.push_back({slot->binding(), slot->mrt_index()});
@@ -204,7 +211,8 @@ Status decodeSequence(std::span<const std::uint8_t> bytes, File& file) {
           return invalidInput("{}: segments[{}].dispatch_shape: expected 3 values, got {}", kSection, i,
                               dispatch->size());
         }
-        segment.dispatchShape = std::array<std::uint32_t, 3>{dispatch->Get(0), dispatch->Get(1), dispatch->Get(2)};
+        segment.dispatchShape =
+            std::array<std::uint32_t, 3>{dispatch->Get(0), dispatch->Get(1), dispatch->Get(2)};
       }
       if (entry->push_constant_ranges() != nullptr) {
         for (const schema::PushConstantRange* range : *entry->push_constant_ranges()) {
@@ -229,7 +237,8 @@ Status decodeSequence(std::span<const std::uint8_t> bytes, File& file) {
     for (const flatbuffers::String* name : *root->input_names()) file.inputNames.push_back(copyString(name));
   }
   if (root->output_names() != nullptr) {
-    for (const flatbuffers::String* name : *root->output_names()) file.outputNames.push_back(copyString(name));
+    for (const flatbuffers::String* name : *root->output_names())
+      file.outputNames.push_back(copyString(name));
   }
   return {};
 }
@@ -243,8 +252,8 @@ Status decodeRawConstants(std::span<const std::uint8_t> section, File& file) {
   std::uint64_t count = load<std::uint64_t>(section.data() + 8);
   std::uint64_t maxCount = (section.size() - kConstHeaderBytes) / kConstRecordBytes;
   if (count > maxCount) {
-    return invalidInput("{}: count: expected at most {} records in a {}-byte section, got {}", kSection, maxCount,
-                        section.size(), count);
+    return invalidInput("{}: count: expected at most {} records in a {}-byte section, got {}", kSection,
+                        maxCount, section.size(), count);
   }
   std::size_t payloadStart = kConstHeaderBytes + static_cast<std::size_t>(count) * kConstRecordBytes;
   std::span<const std::uint8_t> payload = section.subspan(payloadStart);
@@ -256,12 +265,13 @@ Status decodeRawConstants(std::span<const std::uint8_t> section, File& file) {
     std::uint64_t size = load<std::uint64_t>(record + 8);
     std::uint64_t offset = load<std::uint64_t>(record + 16);
     if (offset > payload.size()) {
-      return invalidInput("{}: constants[{}].offset: expected at most {} (payload bytes), got {}", kSection, i,
-                          payload.size(), offset);
+      return invalidInput("{}: constants[{}].offset: expected at most {} (payload bytes), got {}", kSection,
+                          i, payload.size(), offset);
     }
     if (size > payload.size() - offset) {
-      return invalidInput("{}: constants[{}].size: expected at most {} (payload bytes after offset {}), got {}",
-                          kSection, i, payload.size() - offset, offset, size);
+      return invalidInput(
+          "{}: constants[{}].size: expected at most {} (payload bytes after offset {}), got {}", kSection, i,
+          payload.size() - offset, offset, size);
     }
     constant.data = payload.subspan(static_cast<std::size_t>(offset), static_cast<std::size_t>(size));
     file.constants.push_back(constant);
@@ -271,16 +281,18 @@ Status decodeRawConstants(std::span<const std::uint8_t> section, File& file) {
 
 Status decodeLegacyConstants(std::span<const std::uint8_t> bytes, File& file) {
   constexpr std::string_view kSection = "constant section";
-  OPENVGF_ASSIGN_OR_RETURN(
-      const schema::ConstantSection* root,
-      sectionRoot<schema::ConstantSection>(bytes, file.constantSection, kSection, "ConstantSection (format 0.3)"));
+  OPENVGF_ASSIGN_OR_RETURN(const schema::ConstantSection* root,
+                           sectionRoot<schema::ConstantSection>(bytes, file.constantSection, kSection,
+                                                                "ConstantSection (format 0.3)"));
   file.legacyConstantSection = true;
   if (root->data() == nullptr) return {};
   for (const schema::ConstantData* entry : *root->data()) {
     Constant constant;
     constant.mrtIndex = entry->mrt_index();
-    constant.sparsityDimension = rawField<std::int64_t>(reinterpret_cast<const flatbuffers::Table*>(entry), schema::ConstantData::VT_SPARSITY_DIMENSION, 0);
-    if (const auto* raw = entry->raw()) constant.data = std::span<const std::uint8_t>(raw->data(), raw->size());
+    constant.sparsityDimension = rawField<std::int64_t>(reinterpret_cast<const flatbuffers::Table*>(entry),
+                                                        schema::ConstantData::VT_SPARSITY_DIMENSION, 0);
+    if (const auto* raw = entry->raw())
+      constant.data = std::span<const std::uint8_t>(raw->data(), raw->size());
     file.constants.push_back(constant);
   }
   return {};
@@ -322,19 +334,22 @@ Status validate(const File& file) {
       OPENVGF_TRY(checkSlots(segment.setInfos[k].bindings, resourceCount,
                              fmt::format("{}: segments[{}].set_infos[{}].bindings", kSequence, i, k)));
     }
-    OPENVGF_TRY(checkSlots(segment.inputs, resourceCount, fmt::format("{}: segments[{}].inputs", kSequence, i)));
-    OPENVGF_TRY(checkSlots(segment.outputs, resourceCount, fmt::format("{}: segments[{}].outputs", kSequence, i)));
+    OPENVGF_TRY(
+        checkSlots(segment.inputs, resourceCount, fmt::format("{}: segments[{}].inputs", kSequence, i)));
+    OPENVGF_TRY(
+        checkSlots(segment.outputs, resourceCount, fmt::format("{}: segments[{}].outputs", kSequence, i)));
     for (std::size_t j = 0; j < segment.constants.size(); ++j) {
       if (segment.constants[j] >= file.constants.size()) {
-        return invalidInput("{}: segments[{}].constants[{}]: expected < {} (constant count), got {}", kSequence, i, j,
-                            file.constants.size(), segment.constants[j]);
+        return invalidInput("{}: segments[{}].constants[{}]: expected < {} (constant count), got {}",
+                            kSequence, i, j, file.constants.size(), segment.constants[j]);
       }
     }
     for (std::size_t j = 0; j < segment.constantBindings.size(); ++j) {
       if (segment.constantBindings[j].constantIndex >= file.constants.size()) {
-        return invalidInput("{}: segments[{}].constant_bindings[{}].constant_table_index: expected < {} (constant "
-                            "count), got {}",
-                            kSequence, i, j, file.constants.size(), segment.constantBindings[j].constantIndex);
+        return invalidInput(
+            "{}: segments[{}].constant_bindings[{}].constant_table_index: expected < {} (constant "
+            "count), got {}",
+            kSequence, i, j, file.constants.size(), segment.constantBindings[j].constantIndex);
       }
     }
   }
@@ -343,18 +358,21 @@ Status validate(const File& file) {
   for (std::size_t i = 0; i < file.constants.size(); ++i) {
     const Constant& constant = file.constants[i];
     if (constant.mrtIndex >= resourceCount) {
-      return invalidInput("constant section: constants[{}].mrt_index: expected < {} (model resource table size), got {}",
-                          i, resourceCount, constant.mrtIndex);
+      return invalidInput(
+          "constant section: constants[{}].mrt_index: expected < {} (model resource table size), got {}", i,
+          resourceCount, constant.mrtIndex);
     }
     const Resource& resource = file.resources[constant.mrtIndex];
     if (resource.category != ResourceCategory::Constant) {
-      return invalidInput("constant section: constants[{}].mrt_index: expected an entry of category CONSTANT, got "
-                          "mrt_entry[{}] of category {}",
-                          i, constant.mrtIndex, toString(resource.category));
+      return invalidInput(
+          "constant section: constants[{}].mrt_index: expected an entry of category CONSTANT, got "
+          "mrt_entry[{}] of category {}",
+          i, constant.mrtIndex, toString(resource.category));
     }
     if (constant.sparsityDimension < -1) {
-      return invalidInput("constant section: constants[{}].sparsity_dimension: expected -1 (dense) or >= 0, got {}", i,
-                          constant.sparsityDimension);
+      return invalidInput(
+          "constant section: constants[{}].sparsity_dimension: expected -1 (dense) or >= 0, got {}", i,
+          constant.sparsityDimension);
     }
   }
   return {};
@@ -376,8 +394,8 @@ Result<File> decode(std::span<const std::uint8_t> bytes) {
   file.vkHeaderVersion = load<std::uint16_t>(header + 4);
   file.version = Version{header[8], header[9], header[10]};
   if (file.version.major != 0 || file.version.minor > 4) {
-    return unsupported("header: version: expected a format version 0.0 to 0.4, got {}.{}.{}", file.version.major,
-                       file.version.minor, file.version.patch);
+    return unsupported("header: version: expected a format version 0.0 to 0.4, got {}.{}.{}",
+                       file.version.major, file.version.minor, file.version.patch);
   }
   static constexpr std::string_view kNames[4] = {"module", "sequence", "resource", "constant"};
   SectionRange* ranges[4] = {&file.moduleSection, &file.sequenceSection, &file.resourceSection,
@@ -391,8 +409,8 @@ Result<File> decode(std::span<const std::uint8_t> bytes) {
                           fileSize, offset);
     }
     if (size > fileSize - offset) {
-      return invalidInput("header: {}_section.size: expected at most {} (bytes after offset {}), got {}", kNames[s],
-                          fileSize - offset, offset, size);
+      return invalidInput("header: {}_section.size: expected at most {} (bytes after offset {}), got {}",
+                          kNames[s], fileSize - offset, offset, size);
     }
     *ranges[s] = SectionRange{offset, size};
   }

@@ -6,10 +6,10 @@
 // rather than shared, which keeps the output a pure function of the File.
 #include "vgf/encoder.h"
 
+#include <flatbuffers/flatbuffers.h>
+
 #include <cstring>
 #include <limits>
-
-#include <flatbuffers/flatbuffers.h>
 
 #include "vgf/decoder.h"
 #include "vgf/vgf_generated.h"
@@ -42,7 +42,8 @@ SlotVector writeSlots(flatbuffers::FlatBufferBuilder& builder, const std::vector
 }
 
 std::vector<std::uint8_t> finished(flatbuffers::FlatBufferBuilder& builder) {
-  return std::vector<std::uint8_t>(builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize());
+  return std::vector<std::uint8_t>(builder.GetBufferPointer(),
+                                   builder.GetBufferPointer() + builder.GetSize());
 }
 
 std::vector<std::uint8_t> writeModules(const File& file) {
@@ -55,10 +56,15 @@ std::vector<std::uint8_t> writeModules(const File& file) {
     if (module.hasCode) {
       switch (module.codeKind) {
         case CodeKind::Spirv:
-          code = schema::CreateSPIRV(builder, builder.CreateVector(module.spirv.data(), module.spirv.size())).Union();
+          code = schema::CreateSPIRV(builder, builder.CreateVector(module.spirv.data(), module.spirv.size()))
+                     .Union();
           break;
-        case CodeKind::Glsl: code = schema::CreateGLSL(builder, builder.CreateString(module.source)).Union(); break;
-        case CodeKind::Hlsl: code = schema::CreateHLSL(builder, builder.CreateString(module.source)).Union(); break;
+        case CodeKind::Glsl:
+          code = schema::CreateGLSL(builder, builder.CreateString(module.source)).Union();
+          break;
+        case CodeKind::Hlsl:
+          code = schema::CreateHLSL(builder, builder.CreateString(module.source)).Union();
+          break;
         case CodeKind::None: break;
       }
     }
@@ -83,7 +89,8 @@ std::vector<std::uint8_t> writeSequence(const File& file) {
     auto inputs = writeSlots(builder, segment.inputs);
     auto outputs = writeSlots(builder, segment.outputs);
     auto constants = builder.CreateVector(segment.constants);
-    std::array<std::uint32_t, 3> shape = segment.dispatchShape.value_or(std::array<std::uint32_t, 3>{0, 0, 0});
+    std::array<std::uint32_t, 3> shape =
+        segment.dispatchShape.value_or(std::array<std::uint32_t, 3>{0, 0, 0});
     auto dispatch = builder.CreateVector(shape.data(), shape.size());
     std::vector<flatbuffers::Offset<schema::PushConstantRange>> ranges;
     for (const PushConstantRange& range : segment.pushConstantRanges) {
@@ -132,9 +139,10 @@ std::vector<std::uint8_t> writeResources(const File& file) {
                   .Union();
       extraType = schema::ExtraConfig::SamplerConfig;
     }
-    entries.push_back(schema::CreateModelResourceTableEntry(
-        builder, resource.descriptorType, resource.vkFormat, static_cast<schema::ResourceCategory>(resource.category),
-        description, extraType, extra, resource.aliasGroup));
+    entries.push_back(
+        schema::CreateModelResourceTableEntry(builder, resource.descriptorType, resource.vkFormat,
+                                              static_cast<schema::ResourceCategory>(resource.category),
+                                              description, extraType, extra, resource.aliasGroup));
   }
   builder.Finish(schema::CreateModelResourceTable(builder, builder.CreateVector(entries)));
   return finished(builder);
@@ -142,7 +150,8 @@ std::vector<std::uint8_t> writeResources(const File& file) {
 
 std::vector<std::uint8_t> writeConstants(const File& file) {
   std::size_t payloadBytes = 0;
-  for (const Constant& constant : file.constants) payloadBytes += alignUp(constant.data.size(), kSectionAlignment);
+  for (const Constant& constant : file.constants)
+    payloadBytes += alignUp(constant.data.size(), kSectionAlignment);
   const std::size_t recordsEnd = 16 + 24 * file.constants.size();
   std::vector<std::uint8_t> out(recordsEnd + payloadBytes, 0);
   std::memcpy(out.data(), "CONST00", 8);  // includes the terminating NUL
@@ -155,7 +164,8 @@ std::vector<std::uint8_t> writeConstants(const File& file) {
     store<std::int32_t>(out, record + 4, static_cast<std::int32_t>(constant.sparsityDimension));
     store<std::uint64_t>(out, record + 8, constant.data.size());
     store<std::uint64_t>(out, record + 16, offset);
-    if (!constant.data.empty()) std::memcpy(out.data() + recordsEnd + offset, constant.data.data(), constant.data.size());
+    if (!constant.data.empty())
+      std::memcpy(out.data() + recordsEnd + offset, constant.data.data(), constant.data.size());
     offset += alignUp(constant.data.size(), kSectionAlignment);
   }
   return out;
@@ -165,23 +175,26 @@ Status checkWriterRules(const File& file) {
   for (std::size_t i = 0; i < file.resources.size(); ++i) {
     const Resource& resource = file.resources[i];
     if (resource.category == ResourceCategory::Constant && resource.aliasGroup != kUnset) {
-      return invalidInput("model resource table: mrt_entry[{}].alias_group_id: expected no alias group on a CONSTANT "
-                          "resource, got {}",
-                          i, resource.aliasGroup);
+      return invalidInput(
+          "model resource table: mrt_entry[{}].alias_group_id: expected no alias group on a CONSTANT "
+          "resource, got {}",
+          i, resource.aliasGroup);
     }
   }
   for (std::size_t i = 0; i < file.constants.size(); ++i) {
     if (file.constants[i].sparsityDimension > std::numeric_limits<std::int32_t>::max()) {
-      return invalidInput("constant section: constants[{}].sparsity_dimension: expected a value that fits int32, got {}",
-                          i, file.constants[i].sparsityDimension);
+      return invalidInput(
+          "constant section: constants[{}].sparsity_dimension: expected a value that fits int32, got {}", i,
+          file.constants[i].sparsityDimension);
     }
   }
   for (std::size_t i = 0; i < file.modules.size(); ++i) {
     const Module& module = file.modules[i];
     if (module.hasCode && module.codeKind == CodeKind::None) {
-      return invalidInput("module table: modules[{}].code_type: expected SPIR-V, GLSL or HLSL for a module with code, "
-                          "got NONE",
-                          i);
+      return invalidInput(
+          "module table: modules[{}].code_type: expected SPIR-V, GLSL or HLSL for a module with code, "
+          "got NONE",
+          i);
     }
   }
   return {};
@@ -192,8 +205,8 @@ Status checkWriterRules(const File& file) {
 Result<std::vector<std::uint8_t>> encode(const File& file) {
   OPENVGF_TRY(validate(file));
   OPENVGF_TRY(checkWriterRules(file));
-  const std::vector<std::uint8_t> sections[4] = {writeModules(file), writeSequence(file), writeResources(file),
-                                                 writeConstants(file)};
+  const std::vector<std::uint8_t> sections[4] = {writeModules(file), writeSequence(file),
+                                                 writeResources(file), writeConstants(file)};
   std::vector<std::uint8_t> out(kHeaderSize, 0);
   std::memcpy(out.data(), "VGF1", 4);
   store<std::uint16_t>(out, 4, file.vkHeaderVersion);

@@ -30,7 +30,8 @@ json modelSlotsJson(const std::vector<BindingSlot>& slots, const std::vector<std
 
 json toJson(const File& file) {
   json root;
-  root["header"] = {{"major", file.version.major}, {"minor", file.version.minor}, {"patch", file.version.patch}};
+  root["header"] = {
+      {"major", file.version.major}, {"minor", file.version.minor}, {"patch", file.version.patch}};
 
   json modules = json::array();
   for (std::size_t i = 0; i < file.modules.size(); ++i) {
@@ -78,7 +79,8 @@ json toJson(const File& file) {
     json ranges = json::array();
     for (std::size_t r = 0; r < segment.pushConstantRanges.size(); ++r) {
       const PushConstantRange& range = segment.pushConstantRanges[r];
-      ranges.push_back({{"index", r}, {"stage_flags", range.stageFlags}, {"offset", range.offset}, {"size", range.size}});
+      ranges.push_back(
+          {{"index", r}, {"stage_flags", range.stageFlags}, {"offset", range.offset}, {"size", range.size}});
     }
     json dispatch = json::array();
     if (segment.dispatchShape) dispatch = *segment.dispatchShape;
@@ -95,7 +97,8 @@ json toJson(const File& file) {
     if (segment.hasExplicitConstantBindings) {
       json bindings = json::array();
       for (const ConstantBinding& binding : segment.constantBindings) {
-        bindings.push_back({{"graph_constant_id", binding.graphConstantId}, {"constant_index", binding.constantIndex}});
+        bindings.push_back(
+            {{"graph_constant_id", binding.graphConstantId}, {"constant_index", binding.constantIndex}});
       }
       entry["constant_bindings"] = bindings;
     }
@@ -113,6 +116,10 @@ json toJson(const File& file) {
   }
   root["constants"] = constants;
   return root;
+}
+
+std::string dumpJson(const nlohmann::json& json, int indent) {
+  return json.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace openvgf::vgf

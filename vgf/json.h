@@ -5,11 +5,16 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "vgf/file.h"
 
 namespace openvgf::vgf {
 
 nlohmann::json toJson(const File& file);
+
+/// Text of a JSON document; names from files are arbitrary bytes, so invalid UTF-8 is
+/// replaced (U+FFFD) instead of making nlohmann::json throw.
+std::string dumpJson(const nlohmann::json& json, int indent = 4);
 
 }  // namespace openvgf::vgf

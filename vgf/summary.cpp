@@ -29,7 +29,8 @@ std::string interfaceText(const std::vector<BindingSlot>& slots, const std::vect
   std::string out;
   for (std::size_t i = 0; i < slots.size(); ++i) {
     std::string name = names.size() == slots.size() ? names[i] : fmt::format("#{}", i);
-    out += fmt::format("{}{} (binding {}, mrt {}", i == 0 ? "" : ", ", name, slots[i].binding, slots[i].mrtIndex);
+    out += fmt::format("{}{} (binding {}, mrt {}", i == 0 ? "" : ", ", name, slots[i].binding,
+                       slots[i].mrtIndex);
     if (slots[i].mrtIndex < file.resources.size()) {
       const Resource& r = file.resources[slots[i].mrtIndex];
       out += fmt::format(", {} {}", formatName(r.vkFormat), shapeText(r.shape));
@@ -52,7 +53,7 @@ std::string formatSummary(const File& file, const std::string& indent) {
   line(fmt::format("modules ({}):", file.modules.size()));
   for (std::size_t i = 0; i < file.modules.size(); ++i) {
     const Module& m = file.modules[i];
-    std::string code = !m.hasCode ? std::string("no code")
+    std::string code = !m.hasCode                      ? std::string("no code")
                        : m.codeKind == CodeKind::Spirv ? fmt::format("{} words", m.spirv.size())
                                                        : fmt::format("{} characters", m.source.size());
     line(fmt::format("  [{}] {} '{}' entry '{}': {}, {}", i, toString(m.type), m.name, m.entryPoint,
@@ -65,18 +66,20 @@ std::string formatSummary(const File& file, const std::string& indent) {
     if (!r.strides.empty()) extra += fmt::format(" strides {}", shapeText(r.strides));
     if (r.aliasGroup != kUnset) extra += fmt::format(" alias group {}", r.aliasGroup);
     if (r.sampler) extra += " sampler";
-    line(fmt::format("  [{}] {} {} {} {}{}", i, toString(r.category), formatName(r.vkFormat), shapeText(r.shape),
-                     descriptorTypeName(r.descriptorType), extra));
+    line(fmt::format("  [{}] {} {} {} {}{}", i, toString(r.category), formatName(r.vkFormat),
+                     shapeText(r.shape), descriptorTypeName(r.descriptorType), extra));
   }
   line(fmt::format("segments ({}):", file.segments.size()));
   for (std::size_t i = 0; i < file.segments.size(); ++i) {
     const Segment& s = file.segments[i];
-    std::string dispatch = s.dispatchShape ? fmt::format("{}x{}x{}", (*s.dispatchShape)[0], (*s.dispatchShape)[1],
-                                                         (*s.dispatchShape)[2])
+    std::string dispatch = s.dispatchShape ? fmt::format("{}x{}x{}", (*s.dispatchShape)[0],
+                                                         (*s.dispatchShape)[1], (*s.dispatchShape)[2])
                                            : std::string("-");
-    line(fmt::format("  [{}] {} '{}' module {} dispatch {}", i, toString(s.type), s.name, s.moduleIndex, dispatch));
+    line(fmt::format("  [{}] {} '{}' module {} dispatch {}", i, toString(s.type), s.name, s.moduleIndex,
+                     dispatch));
     for (std::size_t k = 0; k < s.setInfos.size(); ++k) {
-      std::uint32_t set = s.setInfos[k].setIndex == kUnset ? static_cast<std::uint32_t>(k) : s.setInfos[k].setIndex;
+      std::uint32_t set =
+          s.setInfos[k].setIndex == kUnset ? static_cast<std::uint32_t>(k) : s.setInfos[k].setIndex;
       line(fmt::format("      set {}: {}", set, slotsText(s.setInfos[k].bindings)));
     }
     line(fmt::format("      inputs {} | outputs {}", slotsText(s.inputs), slotsText(s.outputs)));
@@ -88,14 +91,16 @@ std::string formatSummary(const File& file, const std::string& indent) {
       line(fmt::format("      graph constants (id->constant):{}", constants));
     }
     for (const PushConstantRange& r : s.pushConstantRanges) {
-      line(fmt::format("      push constants: stages 0x{:x} offset {} size {}", r.stageFlags, r.offset, r.size));
+      line(fmt::format("      push constants: stages 0x{:x} offset {} size {}", r.stageFlags, r.offset,
+                       r.size));
     }
   }
   line(fmt::format("constants ({}):", file.constants.size()));
   for (std::size_t i = 0; i < file.constants.size(); ++i) {
     const Constant& c = file.constants[i];
-    line(fmt::format("  [{}] mrt {} {} bytes{}", i, c.mrtIndex, c.data.size(),
-                     c.sparsityDimension >= 0 ? fmt::format(" 2:4 sparse on dim {}", c.sparsityDimension) : ""));
+    line(fmt::format(
+        "  [{}] mrt {} {} bytes{}", i, c.mrtIndex, c.data.size(),
+        c.sparsityDimension >= 0 ? fmt::format(" 2:4 sparse on dim {}", c.sparsityDimension) : ""));
   }
   return out;
 }

@@ -33,7 +33,8 @@ inline CommandResult runCli(const std::string& arguments) {
 class ScratchDir {
  public:
   explicit ScratchDir(const std::string& name)
-      : path_(std::filesystem::temp_directory_path() / ("openvgf_" + name + "_" + std::to_string(::getpid()))) {
+      : path_(std::filesystem::temp_directory_path() /
+              ("openvgf_" + name + "_" + std::to_string(::getpid()))) {
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }

@@ -3,9 +3,9 @@
 // user would: byte-exact payload files with the documented names, a correct manifest
 // (offsets and sizes from the test writer, SHA-256 from Python's hashlib), --plan and
 // --delegate selection, and exit code 2 with a precise message for broken programs.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
@@ -26,7 +26,8 @@ std::vector<std::uint8_t> sampleVgf() {
   vgf::ModuleId m = b.addModule("mul", "main", {0x07230203u, 5, 6});
   vgf::ResourceId in = b.addResource(vgf::ResourceCategory::Input, 99, {8});
   vgf::ResourceId out = b.addResource(vgf::ResourceCategory::Output, 99, {8});
-  b.addSegment("mul", m, {vgf::DescriptorSet{vgf::kUnset, {{0, in}, {1, out}}}}, {{0, in}}, {{1, out}}, {}, {1, 1, 1});
+  b.addSegment("mul", m, {vgf::DescriptorSet{vgf::kUnset, {{0, in}, {1, out}}}}, {{0, in}}, {{1, out}}, {},
+               {1, 1, 1});
   b.setInputs({{0, in}}, {"a"});
   b.setOutputs({{1, out}}, {"b"});
   return *b.finish();
@@ -35,23 +36,25 @@ std::vector<std::uint8_t> sampleVgf() {
 std::vector<std::uint8_t> sampleVela() {
   std::vector<std::uint8_t> cmd = {'C', 'O', 'P', '1', 1, 0, 16, 0};
   std::vector<std::uint8_t> weights(33, 0x11);
-  return *makeVelaBinStream(cmd, weights, 512, {VelaIo{{1, 1, 1, 1, 2, 2}, 1, 0, 1}}, {VelaIo{{1, 1, 1, 1, 1, 2}, 1, 16, 1}});
+  return *makeVelaBinStream(cmd, weights, 512, {VelaIo{{1, 1, 1, 1, 2, 2}, 1, 0, 1}},
+                            {VelaIo{{1, 1, 1, 1, 1, 2}, 1, 16, 1}});
 }
 
 TestProgram sampleProgram() {
   TestProgram spec;
   spec.payloads = {sampleVgf(), sampleVela(), {9, 8, 7}};
-  spec.plans = {{"forward", {{"VgfBackend", 0, {{"output_format", "vgf"}}},
-                             {"EthosUBackend", 1, {{"output_format", "vela"}}},
-                             {"QnnBackend", 2, {}}}},
+  spec.plans = {{"forward",
+                 {{"VgfBackend", 0, {{"output_format", "vgf"}}},
+                  {"EthosUBackend", 1, {{"output_format", "vela"}}},
+                  {"QnnBackend", 2, {}}}},
                 {"method/2", {{"VgfBackend", 0, {}}}}};
   return spec;
 }
 
 std::string pythonSha256(const std::string& path) {
-  std::string command = std::string(OPENVGF_TEST_PYTHON) +
-                        " -c \"import hashlib,sys; print(hashlib.sha256(open(sys.argv[1],'rb').read()).hexdigest())\" " +
-                        path;
+  std::string command =
+      std::string(OPENVGF_TEST_PYTHON) +
+      " -c \"import hashlib,sys; print(hashlib.sha256(open(sys.argv[1],'rb').read()).hexdigest())\" " + path;
   FILE* pipe = popen(command.c_str(), "r");
   char line[128] = {};
   if (pipe == nullptr || fgets(line, sizeof(line), pipe) == nullptr) return {};
@@ -109,7 +112,9 @@ void checkExtraction(const TestProgram& spec, const std::string& name) {
   EXPECT_EQ(inspect.exitCode, 0) << inspect.output;
 }
 
-TEST(ExtractCli, InlinePayloads) { checkExtraction(sampleProgram(), "extract_inline"); }
+TEST(ExtractCli, InlinePayloads) {
+  checkExtraction(sampleProgram(), "extract_inline");
+}
 
 TEST(ExtractCli, SegmentPayloadsWithHeader) {
   TestProgram spec = sampleProgram();
@@ -125,7 +130,8 @@ TEST(ExtractCli, PlanAndDelegateSelection) {
   std::string pte = dir / "model.pte";
   TestProgram spec = sampleProgram();
   ASSERT_TRUE(writeFileAtomic(pte, testing::writeProgram(spec).bytes));
-  openvgf::testing::CommandResult result = runCli("extract " + pte + " -o " + (dir / "a") + " --plan forward --delegate 1");
+  openvgf::testing::CommandResult result =
+      runCli("extract " + pte + " -o " + (dir / "a") + " --plan forward --delegate 1");
   ASSERT_EQ(result.exitCode, 0) << result.output;
   nlohmann::json manifest = nlohmann::json::parse(*readFile(dir / "a/manifest.json"));
   ASSERT_EQ(manifest["delegates"].size(), 1u);
@@ -155,7 +161,8 @@ TEST(InspectPteCli, SummaryAndJson) {
   openvgf::testing::CommandResult text = runCli("inspect " + pte);
   ASSERT_EQ(text.exitCode, 0) << text.output;
   EXPECT_NE(text.output.find("delegate [1] EthosUBackend: INLINE index 1"), std::string::npos) << text.output;
-  EXPECT_NE(text.output.find("command stream COP1 (8 bytes), weights 33 bytes, scratch 512 bytes"), std::string::npos);
+  EXPECT_NE(text.output.find("command stream COP1 (8 bytes), weights 33 bytes, scratch 512 bytes"),
+            std::string::npos);
   EXPECT_NE(text.output.find("spec output_format = vgf"), std::string::npos);
   EXPECT_NE(text.output.find("VGF format 0.4.3"), std::string::npos);
   EXPECT_NE(text.output.find("inputs:  a (binding 0, mrt 0, VK_FORMAT_R32_SINT [8])"), std::string::npos);
@@ -181,7 +188,8 @@ TEST(InspectPteCli, BrokenProgramsExitWithCode2) {
     std::string extra = std::string(command) == "extract " ? " -o " + (dir / "out") : "";
     openvgf::testing::CommandResult result = runCli(command + pte + extra);
     EXPECT_EQ(result.exitCode, 2) << result.output;
-    EXPECT_NE(result.output.find(pte + ": extended header: length: expected at least 24, got 8"), std::string::npos)
+    EXPECT_NE(result.output.find(pte + ": extended header: length: expected at least 24, got 8"),
+              std::string::npos)
         << result.output;
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "out"));
@@ -197,8 +205,9 @@ TEST(InspectPteCli, BrokenProgramsExitWithCode2) {
   ASSERT_TRUE(writeFileAtomic(pte, testing::writeProgram(broken).bytes));
   openvgf::testing::CommandResult result = runCli("inspect " + pte);
   EXPECT_EQ(result.exitCode, 2);
-  EXPECT_NE(result.output.find(pte + ": execution_plan[0] 'forward': delegates[0] (VgfBackend): payload: header: "),
-            std::string::npos)
+  EXPECT_NE(
+      result.output.find(pte + ": execution_plan[0] 'forward': delegates[0] (VgfBackend): payload: header: "),
+      std::string::npos)
       << result.output;
   result = runCli("extract " + pte + " -o " + (dir / "x"));
   EXPECT_EQ(result.exitCode, 0) << result.output;

@@ -3,9 +3,10 @@
 // SEGMENT payloads, no / 24-byte / 32-byte extended headers, a 64-byte header block,
 // several plans and delegates, shared payloads, absent processed fields, a VGF payload and
 // an Ethos-U vela_bin_stream payload; then corruption of the container.
+#include "pte/program.h"
+
 #include <gtest/gtest.h>
 
-#include "pte/program.h"
 #include "pte/vela_bin_stream.h"
 #include "pte_writer.h"
 #include "vgf/builder.h"
@@ -21,7 +22,8 @@ std::vector<std::uint8_t> sampleVgf() {
   vgf::ModuleId m = b.addModule("add", "main", {0x07230203u, 1, 2, 3});
   vgf::ResourceId in = b.addResource(vgf::ResourceCategory::Input, 100, {1, 4});
   vgf::ResourceId out = b.addResource(vgf::ResourceCategory::Output, 100, {1, 4});
-  b.addSegment("add", m, {vgf::DescriptorSet{vgf::kUnset, {{0, in}, {1, out}}}}, {{0, in}}, {{1, out}}, {}, {1, 1, 1});
+  b.addSegment("add", m, {vgf::DescriptorSet{vgf::kUnset, {{0, in}, {1, out}}}}, {{0, in}}, {{1, out}}, {},
+               {1, 1, 1});
   b.setInputs({{0, in}}, {"x"});
   b.setOutputs({{1, out}}, {"y"});
   return *b.finish();
@@ -63,7 +65,8 @@ void expectSample(const Program& program, const TestProgram& spec, const Written
       EXPECT_EQ(delegate.dataIndex, expected.payload);
       EXPECT_EQ(delegate.location, spec.segments ? DataLocation::Segment : DataLocation::Inline);
       const auto& payload = spec.payloads[expected.payload];
-      EXPECT_TRUE(std::equal(delegate.payload.begin(), delegate.payload.end(), payload.begin(), payload.end()));
+      EXPECT_TRUE(
+          std::equal(delegate.payload.begin(), delegate.payload.end(), payload.begin(), payload.end()));
       EXPECT_EQ(delegate.payloadOffset, written.payloadOffsets[expected.payload]);
       EXPECT_EQ(delegate.payloadOffset % 16, 0u);
       EXPECT_EQ(delegate.payloadProblem, "");
@@ -204,20 +207,23 @@ TEST(PteCorruption, HeaderFields) {
   EXPECT_EQ(readError(bytes), "extended header: length: expected at least 24, got 16");
   bytes = good;
   testing::putLe<std::uint64_t>(bytes, 16, good.size() + 1);
-  EXPECT_EQ(readError(bytes), fmt::format("extended header: program_size: expected 40 to {} (the file size), got {}",
-                                          good.size(), good.size() + 1));
+  EXPECT_EQ(readError(bytes),
+            fmt::format("extended header: program_size: expected 40 to {} (the file size), got {}",
+                        good.size(), good.size() + 1));
   bytes = good;
   testing::putLe<std::uint64_t>(bytes, 24, ~0ull);
-  EXPECT_EQ(readError(bytes), fmt::format("extended header: segment_base_offset: expected at most the file size {}, "
-                                          "got 18446744073709551615",
-                                          good.size()));
+  EXPECT_EQ(readError(bytes),
+            fmt::format("extended header: segment_base_offset: expected at most the file size {}, "
+                        "got 18446744073709551615",
+                        good.size()));
   bytes = good;
   testing::putLe<std::uint64_t>(bytes, 32, ~0ull);
   EXPECT_EQ(readError(bytes).rfind("extended header: segment_data_size: expected at most", 0), 0u);
   bytes = good;
   testing::putLe<std::uint64_t>(bytes, 16, 64);  // program cut short: the flatbuffer no longer verifies
-  EXPECT_EQ(readError(bytes), "program: expected a valid ExecuTorch Program flatbuffer in bytes [0, 64), got data "
-                              "that fails verification");
+  EXPECT_EQ(readError(bytes),
+            "program: expected a valid ExecuTorch Program flatbuffer in bytes [0, 64), got data "
+            "that fails verification");
   bytes = good;
   testing::putLe<std::uint32_t>(bytes, 0, 0x7FFFFFF0u);  // root offset out of range
   EXPECT_EQ(readError(bytes).rfind("program: expected a valid ExecuTorch Program flatbuffer", 0), 0u);
@@ -233,12 +239,16 @@ TEST(PteCorruption, SegmentRangesAndIndexes) {
   // ranges no longer fit.
   std::vector<std::uint8_t> cut(written.bytes.begin(), written.bytes.end() - 3);
   testing::putLe<std::uint64_t>(cut, 32, 0);  // so that the header check passes
-  EXPECT_EQ(readError(cut).rfind("execution_plan[0] 'forward': delegates[2]: segments[2]: expected offset + size <= ", 0), 0u) << readError(cut);
+  EXPECT_EQ(readError(cut).rfind(
+                "execution_plan[0] 'forward': delegates[2]: segments[2]: expected offset + size <= ", 0),
+            0u)
+      << readError(cut);
 
   TestProgram badIndex = sampleProgram();
   badIndex.plans[0].delegates[1].payload = 7;
   EXPECT_EQ(readError(testing::writeProgram(badIndex).bytes),
-            "execution_plan[0] 'forward': delegates[1]: processed.index: expected < 3 (backend_delegate_data entries), "
+            "execution_plan[0] 'forward': delegates[1]: processed.index: expected < 3 (backend_delegate_data "
+            "entries), "
             "got 7");
   badIndex.segments = true;
   badIndex.headerLength = 32;
@@ -247,7 +257,8 @@ TEST(PteCorruption, SegmentRangesAndIndexes) {
   TestProgram noHeader = sampleProgram();
   noHeader.segments = true;
   EXPECT_EQ(readError(testing::writeProgram(noHeader).bytes),
-            "execution_plan[0] 'forward': delegates[0]: processed.location: expected INLINE in a file without the eh00 "
+            "execution_plan[0] 'forward': delegates[0]: processed.location: expected INLINE in a file "
+            "without the eh00 "
             "extended header, got SEGMENT");
   TestProgram badNamed = sampleProgram();
   badNamed.namedData = {{"k", 9}};

@@ -6,12 +6,12 @@
 // or 64 bytes), segments aligned to 128 bytes.
 #pragma once
 
+#include <flatbuffers/flatbuffers.h>
+
 #include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <flatbuffers/flatbuffers.h>
 
 #include "pte/program_generated.h"
 
@@ -32,7 +32,7 @@ struct TestPlan {
 struct TestProgram {
   std::vector<TestPlan> plans;
   std::vector<std::vector<std::uint8_t>> payloads;
-  bool segments = false;        // payloads in segments instead of inline
+  bool segments = false;           // payloads in segments instead of inline
   std::uint32_t headerLength = 0;  // 0: no eh00; 24 or 32
   std::size_t headerBlock = 32;    // bytes inserted at offset 8 (32, or 64 for delegate_alignment 64)
   std::vector<std::pair<std::string, std::uint32_t>> namedData;
@@ -65,14 +65,16 @@ inline WrittenProgram writeProgram(const TestProgram& spec) {
       std::vector<flatbuffers::Offset<schema::CompileSpec>> specs;
       for (const auto& [key, value] : d.compileSpecs) {
         specs.push_back(schema::CreateCompileSpec(
-            b, b.CreateString(key), b.CreateVector(reinterpret_cast<const std::uint8_t*>(value.data()), value.size())));
+            b, b.CreateString(key),
+            b.CreateVector(reinterpret_cast<const std::uint8_t*>(value.data()), value.size())));
       }
       flatbuffers::Offset<schema::BackendDelegateDataReference> processed;
       if (!d.omitProcessed) {
         processed = schema::CreateBackendDelegateDataReference(
             b, spec.segments ? schema::DataLocation::SEGMENT : schema::DataLocation::INLINE, d.payload);
       }
-      delegates.push_back(schema::CreateBackendDelegate(b, b.CreateString(d.backendId), processed, b.CreateVector(specs)));
+      delegates.push_back(
+          schema::CreateBackendDelegate(b, b.CreateString(d.backendId), processed, b.CreateVector(specs)));
     }
     auto name = b.CreateString(plan.name);
     auto delegateVector = b.CreateVector(delegates);
@@ -101,9 +103,11 @@ inline WrittenProgram writeProgram(const TestProgram& spec) {
     segments.push_back(schema::CreateDataSegment(b, 0, 0));
   }
   std::vector<flatbuffers::Offset<schema::NamedData>> named;
-  for (const auto& [key, index] : spec.namedData) named.push_back(schema::CreateNamedData(b, b.CreateString(key), index));
-  auto root = schema::CreateProgram(b, 0, b.CreateVector(plans), b.CreateVector(inlineData), b.CreateVector(segments),
-                                    0, 0, named.empty() ? 0 : b.CreateVector(named));
+  for (const auto& [key, index] : spec.namedData)
+    named.push_back(schema::CreateNamedData(b, b.CreateString(key), index));
+  auto root =
+      schema::CreateProgram(b, 0, b.CreateVector(plans), b.CreateVector(inlineData), b.CreateVector(segments),
+                            0, 0, named.empty() ? 0 : b.CreateVector(named));
   schema::FinishProgramBuffer(b, root);
   std::vector<std::uint8_t> fb(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 

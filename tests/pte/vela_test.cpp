@@ -2,9 +2,9 @@
 // vela_bin_stream block chains: the three historical layouts, unknown and external blocks,
 // COP1/COP2 recognition, write -> parse round trip, and malformed chains. Streams are framed
 // by hand here (name, u32 size, flag, padding) as the oracle for the writer.
-#include <cstring>
-
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 #include "pte/vela_bin_stream.h"
 
@@ -113,42 +113,50 @@ TEST(VelaBinStream, MalformedChains) {
   block(good, "cmd_data", kCop1);
   block(good, "vela_end_stream", {});
   EXPECT_EQ(parseError(good), "parsed");
-  EXPECT_EQ(parseError({}), "vela_bin_stream: expected at least the 'vela_bin_stream' and 'vela_end_stream' blocks, "
-                            "got 0 bytes");
+  EXPECT_EQ(parseError({}),
+            "vela_bin_stream: expected at least the 'vela_bin_stream' and 'vela_end_stream' blocks, "
+            "got 0 bytes");
   auto bytes = good;
   bytes[0] = 'x';
-  EXPECT_EQ(parseError(bytes),
-            "vela_bin_stream: block 0: expected the first block to be 'vela_bin_stream', got 'xela_bin_stream'");
+  EXPECT_EQ(
+      parseError(bytes),
+      "vela_bin_stream: block 0: expected the first block to be 'vela_bin_stream', got 'xela_bin_stream'");
   bytes = good;
   bytes.resize(good.size() - 32);
-  EXPECT_EQ(parseError(bytes), "vela_bin_stream: block 1 'cmd_data': expected the last block to be 'vela_end_stream'");
+  EXPECT_EQ(parseError(bytes),
+            "vela_bin_stream: block 1 'cmd_data': expected the last block to be 'vela_end_stream'");
   bytes = good;
   std::uint32_t huge = 0xFFFFFFF0u;
   std::memcpy(bytes.data() + 32 + 16, &huge, 4);
-  EXPECT_EQ(parseError(bytes), "vela_bin_stream: block 1 'cmd_data': size: expected at most 48 (bytes left in the "
-                               "stream), got 4294967280");
+  EXPECT_EQ(parseError(bytes),
+            "vela_bin_stream: block 1 'cmd_data': size: expected at most 48 (bytes left in the "
+            "stream), got 4294967280");
   bytes = good;
   bytes[64] = 'Q';
-  EXPECT_EQ(parseError(bytes), "vela_bin_stream: block 1 'cmd_data': expected a command stream starting with COP1 or "
-                               "COP2, got \"QOP1\"");
+  EXPECT_EQ(parseError(bytes),
+            "vela_bin_stream: block 1 'cmd_data': expected a command stream starting with COP1 or "
+            "COP2, got \"QOP1\"");
   bytes = good;
   std::memset(bytes.data() + 32, 'n', 16);
-  EXPECT_EQ(parseError(bytes), "vela_bin_stream: block 1: name: expected at most 15 characters and a NUL, got "
-                               "\"nnnnnnnnnnnnnnnn\"");
+  EXPECT_EQ(parseError(bytes),
+            "vela_bin_stream: block 1: name: expected at most 15 characters and a NUL, got "
+            "\"nnnnnnnnnnnnnnnn\"");
   bytes = good;
   bytes[32 + 20] = 7;
   EXPECT_EQ(parseError(bytes), "vela_bin_stream: block 1 'cmd_data': external: expected 0 or 1, got 7");
   bytes = good;
   block(bytes, "cmd_data", kCop1);
-  EXPECT_EQ(parseError(bytes),
-            "vela_bin_stream: block 2 'vela_end_stream': expected the last block, got 48 more bytes after it");
+  EXPECT_EQ(
+      parseError(bytes),
+      "vela_bin_stream: block 2 'vela_end_stream': expected the last block, got 48 more bytes after it");
   std::vector<std::uint8_t> badIo;
   block(badIo, "vela_bin_stream", {});
   block(badIo, "cmd_data", kCop1);
   block(badIo, "inputs", ints({2, 1, 2, 3}));
   block(badIo, "vela_end_stream", {});
-  EXPECT_EQ(parseError(badIo), "vela_bin_stream: block 2 'inputs': size: expected 4 + count * 28 (4-D records) or 4 + "
-                               "count * 36 (6-D records) bytes for count 2, got 16");
+  EXPECT_EQ(parseError(badIo),
+            "vela_bin_stream: block 2 'inputs': size: expected 4 + count * 28 (4-D records) or 4 + "
+            "count * 36 (6-D records) bytes for count 2, got 16");
   // Every truncation fails cleanly.
   for (std::size_t length = 0; length < good.size(); ++length) {
     EXPECT_NE(parseError(std::vector<std::uint8_t>(good.begin(), good.begin() + length)), "parsed") << length;

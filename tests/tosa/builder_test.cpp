@@ -33,13 +33,18 @@ std::vector<OpCase> cases() {
   auto x4 = [](Builder& b, DType t = F::Fp32) { return b.input("x", t, {1, 8, 8, 4}); };
   c.push_back({Op::ArgMax, [&](Builder& b) { b.output(b.argmax(x4(b), 3)); }, {1, 8, 8}});
   c.push_back({Op::AvgPool2d,
-               [&](Builder& b) { b.output(b.avgPool2d(x4(b, F::Int8), {.kernel = {3, 3}, .stride = {1, 1}, .pad = {1, 1, 1, 1}, .inputZp = -3})); },
+               [&](Builder& b) {
+                 b.output(
+                     b.avgPool2d(x4(b, F::Int8),
+                                 {.kernel = {3, 3}, .stride = {1, 1}, .pad = {1, 1, 1, 1}, .inputZp = -3}));
+               },
                {1, 8, 8, 4}});
   c.push_back({Op::Conv2d,
                [&](Builder& b) {
                  Value w = b.constant(filled(F::Fp32, {6, 3, 3, 4}));
                  // OH = (8 - 1 + 0 + 1 - 2 * 2) / 2 + 1 = 3
-                 b.output(b.conv2d(x4(b), w, std::nullopt, {.pad = {0, 1, 0, 1}, .stride = {2, 2}, .dilation = {2, 2}}));
+                 b.output(b.conv2d(x4(b), w, std::nullopt,
+                                   {.pad = {0, 1, 0, 1}, .stride = {2, 2}, .dilation = {2, 2}}));
                },
                {1, 3, 3, 6}});
   c.push_back({Op::Conv3d,
@@ -72,7 +77,11 @@ std::vector<OpCase> cases() {
                  b.output(b.matmul(a, m, {.aZp = 1, .bZp = 2}));
                },
                {2, 3, 7}});
-  c.push_back({Op::MaxPool2d, [&](Builder& b) { b.output(b.maxPool2d(x4(b, F::Int16), {.kernel = {2, 2}})); }, {1, 4, 4, 4}});
+  c.push_back({Op::MaxPool2d,
+               [&](Builder& b) {
+                 b.output(b.maxPool2d(x4(b, F::Int16), {.kernel = {2, 2}}));
+               },
+               {1, 4, 4, 4}});
   c.push_back({Op::Rfft2d,
                [&](Builder& b) {
                  auto [r, i] = b.rfft2d(b.input("x", F::Fp32, {1, 4, 8}));
@@ -84,16 +93,19 @@ std::vector<OpCase> cases() {
                [&](Builder& b) {
                  Value w = b.constant(filled(F::Fp16, {3, 3, 3, 4}));
                  // OH = (8 - 1) * 2 + 0 + 1 + 3 = 18
-                 b.output(b.transposeConv2d(x4(b, F::Fp16), w, std::nullopt, {.outPad = {0, 1, 0, 1}, .stride = {2, 2}}));
+                 b.output(b.transposeConv2d(x4(b, F::Fp16), w, std::nullopt,
+                                            {.outPad = {0, 1, 0, 1}, .stride = {2, 2}}));
                },
                {1, 18, 18, 3}});
   c.push_back({Op::Clamp, [&](Builder& b) { b.output(b.clamp(x4(b, F::Int8), -5, 100)); }, {1, 8, 8, 4}});
-  for (Op op : {Op::Erf, Op::Sigmoid, Op::Tanh, Op::Ceil, Op::Cos, Op::Exp, Op::Floor, Op::Log, Op::Reciprocal,
-                Op::Rsqrt, Op::Sin, Op::Abs, Op::Identity}) {
+  for (Op op : {Op::Erf, Op::Sigmoid, Op::Tanh, Op::Ceil, Op::Cos, Op::Exp, Op::Floor, Op::Log,
+                Op::Reciprocal, Op::Rsqrt, Op::Sin, Op::Abs, Op::Identity}) {
     c.push_back({op, [op, x4](Builder& b) { b.output(b.addOperator(op, {x4(b)}, {}).at(0)); }, {1, 8, 8, 4}});
   }
   for (Op op : {Op::BitwiseNot, Op::Clz}) {
-    c.push_back({op, [op, x4](Builder& b) { b.output(b.addOperator(op, {x4(b, F::Int32)}, {}).at(0)); }, {1, 8, 8, 4}});
+    c.push_back({op,
+                 [op, x4](Builder& b) { b.output(b.addOperator(op, {x4(b, F::Int32)}, {}).at(0)); },
+                 {1, 8, 8, 4}});
   }
   c.push_back({Op::LogicalNot, [&](Builder& b) { b.output(b.logicalNot(x4(b, F::Bool))); }, {1, 8, 8, 4}});
   c.push_back({Op::Negate, [&](Builder& b) { b.output(b.negate(x4(b, F::Int8), 3, -2)); }, {1, 8, 8, 4}});
@@ -109,7 +121,8 @@ std::vector<OpCase> cases() {
                   },
                   {2, 4, 3}};
   };
-  for (Op op : {Op::Add, Op::Sub, Op::Maximum, Op::Minimum, Op::Pow, Op::Equal, Op::Greater, Op::GreaterEqual}) {
+  for (Op op :
+       {Op::Add, Op::Sub, Op::Maximum, Op::Minimum, Op::Pow, Op::Equal, Op::Greater, Op::GreaterEqual}) {
     c.push_back(bin(op, F::Fp32));
   }
   for (Op op : {Op::ArithmeticRightShift, Op::BitwiseAnd, Op::BitwiseOr, Op::BitwiseXor, Op::IntDiv,
@@ -137,11 +150,17 @@ std::vector<OpCase> cases() {
                },
                {2, 3}});
   for (Op op : {Op::ReduceMax, Op::ReduceMin, Op::ReduceProduct, Op::ReduceSum}) {
-    c.push_back({op, [op, x4](Builder& b) { b.output(b.addOperator(op, {x4(b)}, AxisAttrs{2, NanMode::Propagate}).at(0)); },
+    c.push_back({op,
+                 [op, x4](Builder& b) {
+                   b.output(b.addOperator(op, {x4(b)}, AxisAttrs{2, NanMode::Propagate}).at(0));
+                 },
                  {1, 8, 1, 4}});
   }
   for (Op op : {Op::ReduceAll, Op::ReduceAny}) {
-    c.push_back({op, [op, x4](Builder& b) { b.output(b.addOperator(op, {x4(b, F::Bool)}, AxisAttrs{0, NanMode::Propagate}).at(0)); },
+    c.push_back({op,
+                 [op, x4](Builder& b) {
+                   b.output(b.addOperator(op, {x4(b, F::Bool)}, AxisAttrs{0, NanMode::Propagate}).at(0));
+                 },
                  {1, 8, 8, 4}});
   }
   c.push_back({Op::Concat,
@@ -150,13 +169,23 @@ std::vector<OpCase> cases() {
                  b.output(b.concat({a, b.input("b", F::Fp16, {2, 5}), a}, 1));
                },
                {2, 11}});
-  c.push_back({Op::Pad, [&](Builder& b) { b.output(b.pad(x4(b, F::Int8), {0, 0, 1, 2, 3, 4, 0, 1}, -128)); }, {1, 11, 15, 5}});
+  c.push_back({Op::Pad,
+               [&](Builder& b) {
+                 b.output(b.pad(x4(b, F::Int8), {0, 0, 1, 2, 3, 4, 0, 1}, -128));
+               },
+               {1, 11, 15, 5}});
   c.push_back({Op::Reshape, [&](Builder& b) { b.output(b.reshape(x4(b), {16, 16})); }, {16, 16}});
   c.push_back({Op::Reverse, [&](Builder& b) { b.output(b.reverse(x4(b), 1)); }, {1, 8, 8, 4}});
-  c.push_back({Op::Slice, [&](Builder& b) { b.output(b.slice(x4(b), {0, 1, 2, 0}, {1, 3, 6, 4})); }, {1, 3, 6, 4}});
+  c.push_back({Op::Slice,
+               [&](Builder& b) {
+                 b.output(b.slice(x4(b), {0, 1, 2, 0}, {1, 3, 6, 4}));
+               },
+               {1, 3, 6, 4}});
   c.push_back({Op::Tile, [&](Builder& b) { b.output(b.tile(x4(b), {2, 1, 3, 1})); }, {2, 8, 24, 4}});
   c.push_back({Op::Transpose,
-               [&](Builder& b) { b.output(b.transpose(b.input("x", F::Int8, {2, 3, 5}), {2, 0, 1})); },
+               [&](Builder& b) {
+                 b.output(b.transpose(b.input("x", F::Int8, {2, 3, 5}), {2, 0, 1}));
+               },
                {5, 2, 3}});
   c.push_back({Op::Gather,
                [&](Builder& b) {
@@ -206,17 +235,19 @@ std::vector<OpCase> cases() {
                  b.output(b.custom({x4(b)}, a, {{F::Fp32, {4}}}).at(0));
                },
                {4}});
-  c.push_back({Op::CondIf,
-               [&](Builder& b) {
-                 Value cnd = b.input("c", F::Bool, {1});
-                 Value x = x4(b);
-                 Value k = b.splat(F::Fp32, {1, 1, 1, 1}, 2.0);
-                 auto out = b.condIf(
-                     cnd, {x}, [&](Builder& t, const std::vector<Value>& in) { return std::vector<Value>{t.add(in[0], k)}; },
-                     [&](Builder& e, const std::vector<Value>& in) { return std::vector<Value>{e.sub(in[0], k)}; });
-                 b.output(out.at(0));
-               },
-               {1, 8, 8, 4}});
+  c.push_back(
+      {Op::CondIf,
+       [&](Builder& b) {
+         Value cnd = b.input("c", F::Bool, {1});
+         Value x = x4(b);
+         Value k = b.splat(F::Fp32, {1, 1, 1, 1}, 2.0);
+         auto out = b.condIf(
+             cnd, {x},
+             [&](Builder& t, const std::vector<Value>& in) { return std::vector<Value>{t.add(in[0], k)}; },
+             [&](Builder& e, const std::vector<Value>& in) { return std::vector<Value>{e.sub(in[0], k)}; });
+         b.output(out.at(0));
+       },
+       {1, 8, 8, 4}});
   c.push_back({Op::WhileLoop,
                [&](Builder& b) {
                  Value i = b.input("i", F::Int32, {1});
@@ -224,7 +255,9 @@ std::vector<OpCase> cases() {
                  Value one = b.constant(F::Int32, {1}, std::vector<int>{1});
                  auto out = b.whileLoop(
                      {i}, [&](Builder& cb, const std::vector<Value>& in) { return cb.greater(limit, in[0]); },
-                     [&](Builder& bb, const std::vector<Value>& in) { return std::vector<Value>{bb.add(in[0], one)}; });
+                     [&](Builder& bb, const std::vector<Value>& in) {
+                       return std::vector<Value>{bb.add(in[0], one)};
+                     });
                  b.output(out.at(0));
                },
                {1}});
@@ -258,6 +291,9 @@ TEST(TosaBuilder, EveryOpRoundTrips) {
     auto back = readGraph(*bytes, "built.tosa");
     ASSERT_TRUE(back) << back.error().message();
     EXPECT_EQ(*back, *g);
+    auto moved = std::move(b).build();
+    ASSERT_TRUE(moved);
+    EXPECT_EQ(*moved, *g);
     Status ok = verify(*g);
     EXPECT_TRUE(ok) << ok.error().message();
     for (const Region& r : g->regions) {
@@ -307,9 +343,10 @@ TEST(TosaBuilder, ErrorsAreStickyAndNamed) {
   auto g = b.build();
   ASSERT_FALSE(g);
   EXPECT_NE(g.error().message().find("CONV2D"), std::string::npos) << g.error().message();
-  EXPECT_NE(g.error().message().find("OH = (IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y) / stride_y + 1 "
-                                     "must divide exactly"),
-            std::string::npos)
+  EXPECT_NE(
+      g.error().message().find("OH = (IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y) / stride_y + 1 "
+                               "must divide exactly"),
+      std::string::npos)
       << g.error().message();
 
   Builder d;
@@ -321,7 +358,7 @@ TEST(TosaBuilder, ErrorsAreStickyAndNamed) {
 TEST(TosaBuilder, FloatEncodings) {
   EXPECT_EQ(floatToBits(DType::Fp16, 1.0), 0x3C00);
   EXPECT_EQ(floatToBits(DType::Fp16, 65504.0), 0x7BFF);
-  EXPECT_EQ(floatToBits(DType::Fp16, 65520.0), 0x7C00);      // rounds to inf
+  EXPECT_EQ(floatToBits(DType::Fp16, 65520.0), 0x7C00);  // rounds to inf
   EXPECT_EQ(floatToBits(DType::Fp16, -0.0), 0x8000);
   EXPECT_EQ(floatToBits(DType::Fp16, 5.960464477539063e-08), 0x0001);  // 2^-24
   EXPECT_EQ(floatToBits(DType::Fp16, 1.0 + 1.0 / 2048), 0x3C00);       // tie to even

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // `openvgf inspect` on .tosa files, run as a user would: the summary of the fixtures, --json,
 // and malformed files (each exit code 2 with a message naming the problem).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
-
-#include <fmt/format.h>
 
 #include "common/file_io.h"
 #include "tests/tosa/raw_graph.h"
@@ -60,7 +58,9 @@ class TosaCli : public ::testing::Test {
   fs::path dir_;
 };
 
-std::string fixture(const char* rel) { return std::string(OPENVGF_TEST_DATA) + "/tosa/" + rel; }
+std::string fixture(const char* rel) {
+  return std::string(OPENVGF_TEST_DATA) + "/tosa/" + rel;
+}
 
 #define EXPECT_CONTAINS(haystack, needle) \
   EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
@@ -128,7 +128,9 @@ TEST_F(TosaCli, InvalidGraphsExitWithCode2) {
   undefined.mainBlock()->operators.back().inputs[1] = "ghost";
   CliRun u = runCli("inspect " + write("undefined.tosa", undefined));
   EXPECT_EQ(u.code, 2);
-  EXPECT_CONTAINS(u.output, "undefined.tosa: regions[0].blocks[0] 'main': operators[2] MUL: input 'ghost': undefined tensor");
+  EXPECT_CONTAINS(
+      u.output,
+      "undefined.tosa: regions[0].blocks[0] 'main': operators[2] MUL: input 'ghost': undefined tensor");
 
   Graph cycle = graph();
   cycle.mainBlock()->operators[0].inputs[1] = "m";

@@ -86,13 +86,14 @@ TEST_F(NpyTest, ReadsEveryIntegerAndFloatType) {
     DataType type;
     Shape shape;
   };
-  for (const Case& c : {Case{"f16.npy", DataType::Float16, {3}}, Case{"f64.npy", DataType::Float64, {1, 2}},
-                        Case{"i8.npy", DataType::Int8, {4}}, Case{"i16.npy", DataType::Int16, {2}},
-                        Case{"i32.npy", DataType::Int32, {2, 2}}, Case{"i64.npy", DataType::Int64, {2}},
-                        Case{"u8.npy", DataType::Uint8, {3}}, Case{"u16.npy", DataType::Uint16, {2}},
-                        Case{"u32.npy", DataType::Uint32, {1}}, Case{"b1.npy", DataType::Bool, {3}},
-                        Case{"scalar.npy", DataType::Float32, {}}, Case{"v2.npy", DataType::Void2, {2}},
-                        Case{"v2format.npy", DataType::Int16, {3}}, Case{"v3format.npy", DataType::Int16, {3}}}) {
+  for (const Case& c :
+       {Case{"f16.npy", DataType::Float16, {3}}, Case{"f64.npy", DataType::Float64, {1, 2}},
+        Case{"i8.npy", DataType::Int8, {4}}, Case{"i16.npy", DataType::Int16, {2}},
+        Case{"i32.npy", DataType::Int32, {2, 2}}, Case{"i64.npy", DataType::Int64, {2}},
+        Case{"u8.npy", DataType::Uint8, {3}}, Case{"u16.npy", DataType::Uint16, {2}},
+        Case{"u32.npy", DataType::Uint32, {1}}, Case{"b1.npy", DataType::Bool, {3}},
+        Case{"scalar.npy", DataType::Float32, {}}, Case{"v2.npy", DataType::Void2, {2}},
+        Case{"v2format.npy", DataType::Int16, {3}}, Case{"v3format.npy", DataType::Int16, {3}}}) {
     auto a = readFile(path(c.file));
     ASSERT_TRUE(a) << c.file << ": " << a.error().message();
     EXPECT_EQ(a->dtype, c.type) << c.file;
@@ -135,7 +136,8 @@ TEST_F(NpyTest, TosaTypeConversions) {
   // Float type mismatch is named.
   auto mismatch = toHostTensor(*readFile(path("f64.npy")), DType::Fp32, "input 'x'");
   ASSERT_FALSE(mismatch);
-  EXPECT_NE(mismatch.error().message().find("input 'x': expected a NumPy array of float32"), std::string::npos)
+  EXPECT_NE(mismatch.error().message().find("input 'x': expected a NumPy array of float32"),
+            std::string::npos)
       << mismatch.error().message();
   // Shape mismatch.
   auto shape = toHostTensor(*readFile(path("f32.npy")), DType::Fp32, Shape{2, 12}, "input 'x'");
@@ -211,7 +213,8 @@ TEST_F(NpyTest, WrittenFilesReadBackInNumpy) {
       "import numpy as np\n"
       "a = np.load('{0}/out_i48.npy'); assert a.dtype == np.int64 and a.shape == (2, 2), a\n"
       "assert a.tolist() == [[-3, 1 << 40], [7, -(1 << 47)]], a\n"
-      "h = np.load('{0}/out_f16.npy'); assert h.dtype == np.float16 and h.tolist() == [1.0, -2.0, 65504.0], h\n"
+      "h = np.load('{0}/out_f16.npy'); assert h.dtype == np.float16 and h.tolist() == [1.0, -2.0, 65504.0], "
+      "h\n"
       "s = np.load('{0}/out_scalar.npy'); assert s.shape == () and s == 2.5, s\n"
       "b = np.load('{0}/out_bool.npy'); assert b.dtype == np.bool_ and b.tolist() == [True], b\n",
       dir_.string());
@@ -223,6 +226,17 @@ TEST_F(NpyTest, WrittenFilesReadBackInNumpy) {
   auto back = readTensor(path("out_i48.npy"), DType::Int48);
   ASSERT_TRUE(back);
   EXPECT_EQ(*back, t);
+}
+
+TEST(NpyFixture, ReadsReferenceModelFiles) {
+  std::string dir = std::string(OPENVGF_TEST_DATA) + "/tosa/test_add_1x4x4x4_f32/";
+  auto result = readTensor(dir + "tf_result.npy", DType::Fp32, Shape{1, 4, 4, 4});
+  ASSERT_TRUE(result) << result.error().message();
+  auto conv = readFile(std::string(OPENVGF_TEST_DATA) +
+                       "/tosa/test_conv2d_1x1_1x32x32x8_f32_st11_padSAME_dilat11/tf_result.npy");
+  ASSERT_TRUE(conv);
+  EXPECT_EQ(conv->dtype, DataType::Float32);
+  EXPECT_EQ(conv->shape, (Shape{1, 32, 32, 16}));
 }
 
 TEST_F(NpyTest, SerializeAlignsDataTo64Bytes) {

@@ -2,24 +2,25 @@
 // Reader and writer: the real fixture files (oracle: flatc's JSON rendering of the same files
 // with our schema, checked by hand against specs/tosa.md), read -> write -> read losslessness,
 // every constant encoding, and malformed files (each an error that names the problem).
+#include "tosa/reader.h"
+
+#include <flatbuffers/flatbuffers.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
 
-#include <flatbuffers/flatbuffers.h>
-
 #include "common/file_io.h"
+#include "tests/tosa/raw_graph.h"
 #include "tosa/packing.h"
-#include "tosa/reader.h"
 #include "tosa/tosa_generated.h"
 #include "tosa/writer.h"
-#include "tests/tosa/raw_graph.h"
 
 namespace openvgf::tosa {
 namespace {
 
-
-std::string dataPath(const char* rel) { return std::string(OPENVGF_TEST_DATA) + "/tosa/" + rel; }
+std::string dataPath(const char* rel) {
+  return std::string(OPENVGF_TEST_DATA) + "/tosa/" + rel;
+}
 
 const char* kMaxPool = "simple_maxpool2d/model.tosa";
 const char* kAdd = "test_add_1x4x4x4_f32/model.tosa";
@@ -75,7 +76,8 @@ TEST(TosaReader, ConvFixtureConstants) {
   EXPECT_EQ(std::get<TransposeAttrs>(b.operators[3].attrs).perms, (std::vector<std::int32_t>{3, 0, 1, 2}));
   const Operator& conv = b.operators[4];
   EXPECT_EQ(conv.op, Op::Conv2d);
-  EXPECT_EQ(conv.inputs, (std::vector<std::string>{"TosaInput_0", "layer_3", "layer_2", "layer_0", "layer_0"}));
+  EXPECT_EQ(conv.inputs,
+            (std::vector<std::string>{"TosaInput_0", "layer_3", "layer_2", "layer_0", "layer_0"}));
   const auto& ca = std::get<ConvAttrs>(conv.attrs);
   EXPECT_EQ(ca.accType, DType::Fp32);
   EXPECT_EQ(ca.dilation, (std::vector<std::int32_t>{1, 1}));
@@ -123,7 +125,7 @@ Graph constantsGraph() {
     op.outputs = {name};
     b.operators.push_back(op);
   };
-  add("i4", DType::Int4, {3}, {0x07, 0xF9, 0xFF});          // 7, -7, -1
+  add("i4", DType::Int4, {3}, {0x07, 0xF9, 0xFF});  // 7, -7, -1
   std::vector<std::uint8_t> i48(16);
   std::int64_t v0 = -(std::int64_t{1} << 47), v1 = 0x123456789A;
   std::memcpy(i48.data(), &v0, 8);
@@ -188,6 +190,39 @@ TEST(TosaReader, UnalignedBufferAndShapeTensorEncoding) {
   auto back = readGraph(std::span<const std::uint8_t>(shifted.data() + 1, bytes->size()), "mem");
   ASSERT_TRUE(back) << back.error().message();
   EXPECT_EQ(*back, g);
+}
+
+TEST(TosaReader, ExternalTensorData) {
+  // A tensor whose data lives after the flatbuffer (TosaTensor.offset/size, models > 2 GB).
+  Graph g;
+  g.regions.push_back({"main", {}});
+  Block b;
+  b.name = "main";
+  Tensor t;
+  t.name = "big";
+  t.dtype = DType::Int16;
+  t.shape = {3};
+  t.externalOffset = 1000;  // any value > 1 first, to learn the flatbuffer's size
+  t.externalSize = 6;
+  b.tensors.push_back(t);
+  b.outputs = {"big"};
+  g.regions[0].blocks.push_back(b);
+  auto first = writeGraph(g);
+  ASSERT_TRUE(first);
+  g.regions[0].blocks[0].tensors[0].externalOffset = first->size();
+  auto bytes = writeGraph(g);
+  ASSERT_TRUE(bytes);
+  ASSERT_EQ(bytes->size(), first->size());
+  for (std::uint8_t v : {1, 0, 0xFE, 0xFF, 7, 0}) bytes->push_back(v);
+  auto read = readGraph(*bytes, "ext.tosa");
+  ASSERT_TRUE(read) << read.error().message();
+  const Tensor* big = read->mainBlock()->findTensor("big");
+  ASSERT_TRUE(big->data);
+  EXPECT_EQ(*big->data, (std::vector<std::uint8_t>{1, 0, 0xFE, 0xFF, 7, 0}));
+  // Out of the file: a clear error.
+  bytes->resize(bytes->size() - 1);
+  EXPECT_NE(readGraph(*bytes, "ext.tosa").error().message().find("expected external data inside the file"),
+            std::string::npos);
 }
 
 //===------------------------------------------------------------------===//
@@ -261,18 +296,22 @@ TEST(TosaReaderMalformed, VersionChecks) {
 
 TEST(TosaReaderMalformed, UnknownOpAndDTypeNumbers) {
   std::vector<RawTensor> t = {{"x", {1}, 5, {}}};
-  EXPECT_CONTAINS(errorOf(rawGraph(1, 0, 99, t)), "operators[0]: op: expected a TOSA 1.0 operator number 1..75, got 99");
+  EXPECT_CONTAINS(errorOf(rawGraph(1, 0, 99, t)),
+                  "operators[0]: op: expected a TOSA 1.0 operator number 1..75, got 99");
   EXPECT_CONTAINS(errorOf(rawGraph(1, 0, 80, t)), "TOSA 1.1 draft operator");
   EXPECT_CONTAINS(errorOf(rawGraph(1, 0, 0, t)), "got 0 (UNKNOWN)");
   std::vector<RawTensor> badType = {{"x", {1}, 40, {}}};
-  EXPECT_CONTAINS(errorOf(rawGraph(1, 0, 68, badType)), "tensors 'x': type: expected a TOSA 1.0 DType number 1..12, got 40");
-  EXPECT_CONTAINS(errorOf(rawGraph(1, 0, 68, t, 200)), "attribute_type: expected an attribute tag 0..75, got 200");
+  EXPECT_CONTAINS(errorOf(rawGraph(1, 0, 68, badType)),
+                  "tensors 'x': type: expected a TOSA 1.0 DType number 1..12, got 40");
+  EXPECT_CONTAINS(errorOf(rawGraph(1, 0, 68, t, 200)),
+                  "attribute_type: expected an attribute tag 0..75, got 200");
 }
 
 TEST(TosaReaderMalformed, DataShorterThanShape) {
   std::vector<RawTensor> t = {{"weights", {2, 3}, 5, std::vector<std::uint8_t>(20, 1)}};
   EXPECT_CONTAINS(errorOf(rawGraph(1, 0, 67, t)),
-                  "tensors 'weights': data: expected 24 bytes for shape [2,3] of INT32, got 20 bytes (data shorter than shape)");
+                  "tensors 'weights': data: expected 24 bytes for shape [2,3] of INT32, got 20 bytes (data "
+                  "shorter than shape)");
   std::vector<RawTensor> i4 = {{"w4", {5}, 2, {1, 2}}};
   EXPECT_CONTAINS(errorOf(rawGraph(1, 0, 67, i4)), "expected 3 bytes for shape [5] of INT4");
   std::vector<RawTensor> i48 = {{"acc", {2}, 6, std::vector<std::uint8_t>(11, 0)}};
@@ -303,9 +342,12 @@ TEST(TosaReaderMalformed, AttributeTagOfAnotherLayout) {
   std::vector<flatbuffers::Offset<fb::TosaBasicBlock>> blocks = {block};
   std::vector<flatbuffers::Offset<fb::TosaRegion>> regions = {
       fb::CreateTosaRegion(fbb, fbb.CreateString("main"), fbb.CreateVector(blocks))};
-  fb::FinishTosaGraphBuffer(fbb, fb::CreateTosaGraph(fbb, fb::CreateVersion(fbb, 1, 0, 0, false), fbb.CreateVector(regions)));
+  fb::FinishTosaGraphBuffer(
+      fbb, fb::CreateTosaGraph(fbb, fb::CreateVersion(fbb, 1, 0, 0, false), fbb.CreateVector(regions)));
   std::vector<std::uint8_t> bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
-  EXPECT_CONTAINS(errorOf(bytes), "operators[0] CONV2D: attribute_type: expected CONV2D's attribute table (tag 3), got tag 15");
+  EXPECT_CONTAINS(
+      errorOf(bytes),
+      "operators[0] CONV2D: attribute_type: expected CONV2D's attribute table (tag 3), got tag 15");
 }
 
 TEST(TosaReaderMalformed, EmptyAndGarbage) {

@@ -16,7 +16,9 @@ namespace {
 #define EXPECT_CONTAINS(haystack, needle) \
   EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
 
-std::string dataPath(const char* rel) { return std::string(OPENVGF_TEST_DATA) + "/tosa/" + rel; }
+std::string dataPath(const char* rel) {
+  return std::string(OPENVGF_TEST_DATA) + "/tosa/" + rel;
+}
 
 std::string errorOf(const Graph& g) {
   Status s = verify(g);
@@ -48,9 +50,10 @@ TEST(TosaVerifier, FixturesAreValid) {
     const char* file;
     Requirements req;
   };
-  for (const Case& c : {Case{"simple_maxpool2d/model.tosa", {{"PRO-INT"}, {}}},
-                        Case{"test_add_1x4x4x4_f32/model.tosa", {{"PRO-FP"}, {}}},
-                        Case{"test_conv2d_1x1_1x32x32x8_f32_st11_padSAME_dilat11/model.tosa", {{"PRO-FP"}, {}}}}) {
+  for (const Case& c :
+       {Case{"simple_maxpool2d/model.tosa", {{"PRO-INT"}, {}}},
+        Case{"test_add_1x4x4x4_f32/model.tosa", {{"PRO-FP"}, {}}},
+        Case{"test_conv2d_1x1_1x32x32x8_f32_st11_padSAME_dilat11/model.tosa", {{"PRO-FP"}, {}}}}) {
     auto g = readGraph(std::filesystem::path(dataPath(c.file)));
     ASSERT_TRUE(g);
     Status s = verify(*g);
@@ -66,11 +69,14 @@ TEST(TosaVerifier, BuiltGraphIsValidAndReportsProfiles) {
 
   Builder b;
   Value x = b.input("x", DType::Int16, {1, 4});
-  Value y = b.rescale(x, {.outType = DType::Int8, .multiplier = {1 << 30}, .shift = {40},
+  Value y = b.rescale(x, {.outType = DType::Int8,
+                          .multiplier = {1 << 30},
+                          .shift = {40},
                           .roundingMode = RoundingMode::DoubleRound});
   Value c = b.input("c", DType::Bool, {1});
-  auto out = b.condIf(c, {y}, [](Builder&, const std::vector<Value>& in) { return in; },
-                      [](Builder& e, const std::vector<Value>& in) { return std::vector<Value>{e.negate(in[0])}; });
+  auto out = b.condIf(
+      c, {y}, [](Builder&, const std::vector<Value>& in) { return in; },
+      [](Builder& e, const std::vector<Value>& in) { return std::vector<Value>{e.negate(in[0])}; });
   b.output(out[0]);
   auto built = b.build();
   ASSERT_TRUE(built) << built.error().message();
@@ -122,8 +128,9 @@ TEST(TosaVerifier, OutputNeverProduced) {
 TEST(TosaVerifier, TypeMismatch) {
   Graph g = convGraph();
   g.mainBlock()->findTensor("x")->dtype = DType::Fp32;
-  EXPECT_CONTAINS(errorOf(g), "CONV2D: input x weight x acc_type: expected a type combination of a TOSA 1.0 profile "
-                              "or extension, got FP32 x INT8 x INT32");
+  EXPECT_CONTAINS(errorOf(g),
+                  "CONV2D: input x weight x acc_type: expected a type combination of a TOSA 1.0 profile "
+                  "or extension, got FP32 x INT8 x INT32");
   Builder b;
   Value x = b.input("x", DType::Fp32, {2});
   b.output(b.add(x, b.input("y", DType::Fp32, {2}), "s"));
@@ -138,11 +145,14 @@ TEST(TosaVerifier, TypeMismatch) {
 TEST(TosaVerifier, ConvShapeRule) {
   Graph g = convGraph();
   g.mainBlock()->findTensor("y")->shape = {1, 5, 6, 4};
-  EXPECT_CONTAINS(errorOf(g), "CONV2D: output 'y': expected shape [1,6,6,4] (from the inputs and attributes), got [1,5,6,4]");
+  EXPECT_CONTAINS(
+      errorOf(g),
+      "CONV2D: output 'y': expected shape [1,6,6,4] (from the inputs and attributes), got [1,5,6,4]");
   Graph s = convGraph();
   std::get<ConvAttrs>(opProducing(s, "y").attrs).stride = {4, 4};
-  EXPECT_CONTAINS(errorOf(s), "OH: OH = (IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y) / stride_y + 1 must "
-                              "divide exactly and be >= 1, got (5) / 4");
+  EXPECT_CONTAINS(errorOf(s),
+                  "OH: OH = (IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y) / stride_y + 1 must "
+                  "divide exactly and be >= 1, got (5) / 4");
   Graph p = convGraph();
   std::get<ConvAttrs>(opProducing(p, "y").attrs).pad = {-1, 1, 1, 1};
   EXPECT_NE(errorOf(p), "(valid)");
@@ -176,7 +186,8 @@ TEST(TosaVerifier, ZeroPointsAndCtc) {
   HostTensor w(DType::Fp32, {1, 1, 1, 1});
   b.output(b.conv2d(x, b.constant(w), std::nullopt, {.inputZp = 3, .name = "y"}));
   EXPECT_CONTAINS(errorOf(b.build().value()), "CONV2D: input_zp 'input_zp_");
-  EXPECT_CONTAINS(errorOf(b.build().value()), "expected 0 (ERROR_IF input_zp != 0 for non-int8 types), got 3");
+  EXPECT_CONTAINS(errorOf(b.build().value()),
+                  "expected 0 (ERROR_IF input_zp != 0 for non-int8 types), got 3");
 
   // A zero point computed by another operator is not a compile-time constant.
   Graph g = convGraph();
@@ -203,8 +214,9 @@ TEST(TosaVerifier, ControlFlowSignature) {
   Builder b;
   Value c = b.input("c", DType::Bool, {1});
   Value x = b.input("x", DType::Fp32, {2});
-  auto out = b.condIf(c, {x}, [](Builder&, const std::vector<Value>& in) { return in; },
-                      [](Builder& e, const std::vector<Value>& in) { return std::vector<Value>{e.exp(in[0])}; });
+  auto out = b.condIf(
+      c, {x}, [](Builder&, const std::vector<Value>& in) { return in; },
+      [](Builder& e, const std::vector<Value>& in) { return std::vector<Value>{e.exp(in[0])}; });
   b.output(out[0]);
   Graph g = b.build().value();
   std::get<CondIfAttrs>(g.mainBlock()->operators.back().attrs).elseGraph = "nowhere";
@@ -212,6 +224,12 @@ TEST(TosaVerifier, ControlFlowSignature) {
   Graph h = b.build().value();
   h.regions[2].blocks[0].tensors[0].shape = {3};
   EXPECT_NE(errorOf(h), "(valid)");
+}
+
+TEST(TosaVerifier, ShapeValuesAreNotGraphOutputs) {
+  Builder b;
+  b.output(b.constShape({2, 3}, "s"));
+  EXPECT_CONTAINS(errorOf(b.build().value()), "outputs: 's': expected a tensor, got a shape_t value");
 }
 
 TEST(TosaVerifier, VerifyAllCollectsEveryProblem) {

@@ -3,10 +3,10 @@
 // encode -> decode, re-encoding is byte-identical, and the bytes follow the 0.4.3 layout
 // rules (header, alignment, unpadded sizes, omitted defaults, CONST00 padding). Layout
 // oracles read the bytes directly (offsets and flatbuffer vtables), not through the decoder.
-#include <cstring>
-
 #include <flatbuffers/flatbuffers.h>
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 #include "vgf/builder.h"
 #include "vgf/decoder.h"
@@ -26,9 +26,11 @@ T load(const std::vector<std::uint8_t>& bytes, std::size_t offset) {
 /// A builder that uses every feature of the model.
 Builder fullBuilder() {
   Builder b(321);
-  ModuleId graph = b.addModule("graph_partition_0", "main", {0x07230203u, 0x00010600u, 42u, 7u}, ModuleType::Graph);
+  ModuleId graph =
+      b.addModule("graph_partition_0", "main", {0x07230203u, 0x00010600u, 42u, 7u}, ModuleType::Graph);
   ModuleId glsl = b.addSourceModule("glsl_shader", "entry", CodeKind::Glsl, "void main() {}");
-  ModuleId hlsl = b.addSourceModule("hlsl_shader", "CSMain", CodeKind::Hlsl, "[numthreads(1,1,1)] void CSMain() {}");
+  ModuleId hlsl =
+      b.addSourceModule("hlsl_shader", "CSMain", CodeKind::Hlsl, "[numthreads(1,1,1)] void CSMain() {}");
   ModuleId substituted = b.addModule("substituted", "main", {});
   ResourceId in = b.addResource(ResourceCategory::Input, 100, {1, 8, 8, 4}, kUnset, kDescriptorTypeTensorArm);
   ResourceId out = b.addResource(ResourceCategory::Output, 14, {1, 4}, kUnset, kDescriptorTypeTensorArm);
@@ -43,8 +45,8 @@ Builder fullBuilder() {
   for (std::size_t i = 0; i < weightBytes.size(); ++i) weightBytes[i] = static_cast<std::uint8_t>(i * 7);
   ConstantId c0 = b.addConstant(weights, weightBytes, 3);
   ConstantId c1 = b.addConstant(bias, std::vector<std::uint8_t>{1, 2, 3, 4, 5});
-  SegmentId s0 = b.addSegment("graph_segment_0", graph, {DescriptorSet{kUnset, {{0, in}, {1, mid}}}}, {{0, in}},
-                              {{1, mid}}, {c0, c1});
+  SegmentId s0 = b.addSegment("graph_segment_0", graph, {DescriptorSet{kUnset, {{0, in}, {1, mid}}}},
+                              {{0, in}}, {{1, mid}}, {c0, c1});
   b.setConstantBindings(s0, {{10000, c1}, {0, c0}});
   SegmentId s1 = b.addSegment("compute_segment_1", glsl,
                               {DescriptorSet{2, {{0, mid}, {3, mid2}}}, DescriptorSet{kUnset, {{5, out}}}},
@@ -107,8 +109,8 @@ void expectSameContent(const File& a, const File& b) {
   for (std::size_t i = 0; i < a.constants.size(); ++i) {
     EXPECT_EQ(a.constants[i].mrtIndex, b.constants[i].mrtIndex);
     EXPECT_EQ(a.constants[i].sparsityDimension, b.constants[i].sparsityDimension);
-    EXPECT_TRUE(std::equal(a.constants[i].data.begin(), a.constants[i].data.end(), b.constants[i].data.begin(),
-                           b.constants[i].data.end()));
+    EXPECT_TRUE(std::equal(a.constants[i].data.begin(), a.constants[i].data.end(),
+                           b.constants[i].data.begin(), b.constants[i].data.end()));
   }
   EXPECT_EQ(a.inputs, b.inputs);
   EXPECT_EQ(a.outputs, b.outputs);
@@ -127,7 +129,7 @@ TEST(VgfCodec, RoundTripsEveryField) {
   EXPECT_EQ(decoded->version, (Version{0, 4, 3}));
   EXPECT_FALSE(decoded->legacyMagic);
   EXPECT_FALSE(decoded->legacyConstantSection);
-  // The placeholder module keeps its SPIR-V tag but has no code table.
+  // The module without code keeps its SPIR-V tag but has no code table.
   EXPECT_EQ(decoded->modules[3].codeKind, CodeKind::Spirv);
   EXPECT_FALSE(decoded->modules[3].hasCode);
   // Segments without explicit bindings decode as identity bindings.
@@ -216,7 +218,8 @@ bool stored(const void* table, flatbuffers::voffset_t slot) {
 TEST(VgfCodec, SchemaDefaultsAreOmittedAndVectorsWritten) {
   std::vector<std::uint8_t> bytes = *fullBuilder().finish();
   namespace schema = openvgf::vgf::fb;
-  const auto* resources = flatbuffers::GetRoot<schema::ModelResourceTable>(bytes.data() + load<std::uint64_t>(bytes, 48));
+  const auto* resources =
+      flatbuffers::GetRoot<schema::ModelResourceTable>(bytes.data() + load<std::uint64_t>(bytes, 48));
   const auto* in = resources->mrt_entry()->Get(0);
   EXPECT_FALSE(stored(in, schema::ModelResourceTableEntry::VT_CATEGORY));        // INPUT
   EXPECT_FALSE(stored(in, schema::ModelResourceTableEntry::VT_ALIAS_GROUP_ID));  // unset
@@ -248,7 +251,7 @@ TEST(VgfCodec, SchemaDefaultsAreOmittedAndVectorsWritten) {
   EXPECT_TRUE(stored(modules->modules()->Get(0), schema::Module::VT_TYPE));   // GRAPH
   EXPECT_FALSE(stored(modules->modules()->Get(1), schema::Module::VT_TYPE));  // COMPUTE
   EXPECT_TRUE(stored(modules->modules()->Get(3), schema::Module::VT_CODE_TYPE));
-  EXPECT_FALSE(stored(modules->modules()->Get(3), schema::Module::VT_CODE));  // placeholder
+  EXPECT_FALSE(stored(modules->modules()->Get(3), schema::Module::VT_CODE));  // no code table
 }
 
 TEST(VgfCodec, EmptyFileEncodesAndDecodes) {
@@ -267,9 +270,10 @@ TEST(VgfCodec, EncoderRejectsBrokenReferences) {
   b.addConstant(in, std::vector<std::uint8_t>{1, 2, 3, 4});
   Result<std::vector<std::uint8_t>> bytes = b.finish();
   ASSERT_FALSE(bytes);
-  EXPECT_EQ(bytes.error().message(),
-            "constant section: constants[0].mrt_index: expected an entry of category CONSTANT, got mrt_entry[0] of "
-            "category INPUT");
+  EXPECT_EQ(
+      bytes.error().message(),
+      "constant section: constants[0].mrt_index: expected an entry of category CONSTANT, got mrt_entry[0] of "
+      "category INPUT");
 
   Builder c;
   c.addSegment("s", ModuleId{3}, {}, {}, {});
@@ -282,7 +286,8 @@ TEST(VgfCodec, EncoderRejectsBrokenReferences) {
   d.addSegment("s", m, {DescriptorSet{kUnset, {{0, ResourceId{7}}}}}, {}, {});
   ASSERT_FALSE(d.finish());
   EXPECT_EQ(d.finish().error().message(),
-            "model sequence table: segments[0].set_infos[0].bindings[0].mrt_index: expected < 0 (model resource table "
+            "model sequence table: segments[0].set_infos[0].bindings[0].mrt_index: expected < 0 (model "
+            "resource table "
             "size), got 7");
 
   Builder e;
@@ -292,7 +297,8 @@ TEST(VgfCodec, EncoderRejectsBrokenReferences) {
   file.resources[k.value].aliasGroup = 3;
   ASSERT_FALSE(encode(file));
   EXPECT_EQ(encode(file).error().message(),
-            "model resource table: mrt_entry[0].alias_group_id: expected no alias group on a CONSTANT resource, got 3");
+            "model resource table: mrt_entry[0].alias_group_id: expected no alias group on a CONSTANT "
+            "resource, got 3");
 }
 
 TEST(VgfCodec, FormatHelpers) {

@@ -4,10 +4,10 @@
 // an InvalidInput/Unsupported error naming the section, entry and field, and never read out
 // of bounds (the ASan/UBSan build runs the same tests). Truncated inputs are copied into
 // exactly-sized buffers so that ASan sees any over-read.
-#include <cstring>
-
 #include <flatbuffers/flatbuffers.h>
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 #include "common/file_io.h"
 #include "vgf/decoder.h"
@@ -32,7 +32,8 @@ std::string decodeError(const std::vector<std::uint8_t>& bytes) {
   std::vector<std::uint8_t> copy(bytes.begin(), bytes.end());
   Result<File> file = decode(copy);
   if (file) return "decoded";
-  EXPECT_TRUE(file.error().kind() == ErrorKind::InvalidInput || file.error().kind() == ErrorKind::Unsupported);
+  EXPECT_TRUE(file.error().kind() == ErrorKind::InvalidInput ||
+              file.error().kind() == ErrorKind::Unsupported);
   return file.error().message();
 }
 
@@ -40,7 +41,8 @@ TEST(VgfCorruption, HeaderFields) {
   const std::vector<std::uint8_t> good = fixture("simple_conv2d_rescale_graph_v0_4_3.vgf");
   auto bytes = good;
   bytes[0] = 'X';
-  EXPECT_EQ(decodeError(bytes), "header: magic: expected \"VGF1\" (56 47 46 31) or C3 D2 E1 F0, got 58 47 46 31");
+  EXPECT_EQ(decodeError(bytes),
+            "header: magic: expected \"VGF1\" (56 47 46 31) or C3 D2 E1 F0, got 58 47 46 31");
   bytes = good;
   put<std::uint32_t>(bytes, 0, 0xF0E1D2C3u);  // the deprecated magic is accepted
   EXPECT_EQ(decodeError(bytes), "decoded");
@@ -70,8 +72,9 @@ TEST(VgfCorruption, SectionOffsetsAndSizes) {
     SCOPED_TRACE(s);
     auto bytes = good;
     put<std::uint64_t>(bytes, 16 + 16 * s, 1913);
-    EXPECT_EQ(decodeError(bytes),
-              fmt::format("header: {}_section.offset: expected at most the file size 1912, got 1913", names[s]));
+    EXPECT_EQ(
+        decodeError(bytes),
+        fmt::format("header: {}_section.offset: expected at most the file size 1912, got 1913", names[s]));
     bytes = good;
     put<std::uint64_t>(bytes, 16 + 16 * s, 0xFFFFFFFFFFFFFFF0ull);
     EXPECT_NE(decodeError(bytes).find(fmt::format("header: {}_section.offset", names[s])), std::string::npos);
@@ -79,9 +82,10 @@ TEST(VgfCorruption, SectionOffsetsAndSizes) {
     std::uint64_t offset;
     std::memcpy(&offset, good.data() + 16 + 16 * s, 8);
     put<std::uint64_t>(bytes, 24 + 16 * s, 1912 - offset + 1);
-    EXPECT_EQ(decodeError(bytes), fmt::format("header: {}_section.size: expected at most {} (bytes after offset {}), "
-                                              "got {}",
-                                              names[s], 1912 - offset, offset, 1912 - offset + 1));
+    EXPECT_EQ(decodeError(bytes),
+              fmt::format("header: {}_section.size: expected at most {} (bytes after offset {}), "
+                          "got {}",
+                          names[s], 1912 - offset, offset, 1912 - offset + 1));
     bytes = good;
     put<std::uint64_t>(bytes, 24 + 16 * s, 0xFFFFFFFFFFFFFFFFull);  // offset + size would wrap
     EXPECT_NE(decodeError(bytes).find(fmt::format("header: {}_section.size", names[s])), std::string::npos);
@@ -105,8 +109,9 @@ TEST(VgfCorruption, SectionOffsetsAndSizes) {
 }
 
 TEST(VgfCorruption, TruncationAtEvery16thByte) {
-  for (const char* name : {"simple_conv2d_rescale_graph_v0_4_3.vgf", "simple_conv2d_rescale_graph_outdated.vgf",
-                           "single_maxpool_graph_pre_v0_4_0.vgf"}) {
+  for (const char* name :
+       {"simple_conv2d_rescale_graph_v0_4_3.vgf", "simple_conv2d_rescale_graph_outdated.vgf",
+        "single_maxpool_graph_pre_v0_4_0.vgf"}) {
     const std::vector<std::uint8_t> good = fixture(name);
     for (std::size_t length = 0; length < good.size(); length += 16) {
       std::string error = decodeError(std::vector<std::uint8_t>(good.begin(), good.begin() + length));
@@ -122,12 +127,15 @@ TEST(VgfCorruption, FlatbufferGarbage) {
     std::size_t offset, size;
     const char* message;
   } cases[] = {
-      {128, 112, "module table: expected a valid ModuleTable flatbuffer, got 112 bytes at offset 128 that fail "
-                 "verification"},
-      {240, 316, "model sequence table: expected a valid ModelSequenceTable flatbuffer, got 316 bytes at offset 240 "
-                 "that fail verification"},
-      {560, 288, "model resource table: expected a valid ModelResourceTable flatbuffer, got 288 bytes at offset 560 "
-                 "that fail verification"},
+      {128, 112,
+       "module table: expected a valid ModuleTable flatbuffer, got 112 bytes at offset 128 that fail "
+       "verification"},
+      {240, 316,
+       "model sequence table: expected a valid ModelSequenceTable flatbuffer, got 316 bytes at offset 240 "
+       "that fail verification"},
+      {560, 288,
+       "model resource table: expected a valid ModelResourceTable flatbuffer, got 288 bytes at offset 560 "
+       "that fail verification"},
   };
   for (const Case& c : cases) {
     auto bytes = good;
@@ -151,8 +159,9 @@ TEST(VgfCorruption, AbsurdCounts) {
   const std::vector<std::uint8_t> good = fixture("simple_conv2d_rescale_graph_v0_4_3.vgf");
   auto bytes = good;
   put<std::uint64_t>(bytes, 848 + 8, 0x8000000000000000ull);
-  EXPECT_EQ(decodeError(bytes),
-            "constant section: count: expected at most 43 records in a 1064-byte section, got 9223372036854775808");
+  EXPECT_EQ(
+      decodeError(bytes),
+      "constant section: count: expected at most 43 records in a 1064-byte section, got 9223372036854775808");
   bytes = good;
   put<std::uint64_t>(bytes, 848 + 16 + 8, 0xFFFFFFFFFFFFFFF8ull);
   EXPECT_EQ(decodeError(bytes),
@@ -160,7 +169,8 @@ TEST(VgfCorruption, AbsurdCounts) {
             "18446744073709551608");
   bytes = good;
   put<std::uint64_t>(bytes, 848 + 16 + 16, 1025);
-  EXPECT_EQ(decodeError(bytes), "constant section: constants[0].offset: expected at most 1024 (payload bytes), got 1025");
+  EXPECT_EQ(decodeError(bytes),
+            "constant section: constants[0].offset: expected at most 1024 (payload bytes), got 1025");
   // The module vector's element count: root table -> modules vector length.
   bytes = good;
   std::uint32_t root;
@@ -175,15 +185,17 @@ TEST(VgfCorruption, CrossReferences) {
   const std::vector<std::uint8_t> good = fixture("simple_conv2d_rescale_graph_v0_4_3.vgf");
   auto bytes = good;
   put<std::uint32_t>(bytes, 848 + 16, 0);
-  EXPECT_EQ(decodeError(bytes), "constant section: constants[0].mrt_index: expected an entry of category CONSTANT, "
-                                "got mrt_entry[0] of category INPUT");
+  EXPECT_EQ(decodeError(bytes),
+            "constant section: constants[0].mrt_index: expected an entry of category CONSTANT, "
+            "got mrt_entry[0] of category INPUT");
   bytes = good;
   put<std::uint32_t>(bytes, 848 + 16, 9);
   EXPECT_EQ(decodeError(bytes),
             "constant section: constants[0].mrt_index: expected < 3 (model resource table size), got 9");
   bytes = good;
   put<std::int32_t>(bytes, 848 + 20, -2);
-  EXPECT_EQ(decodeError(bytes), "constant section: constants[0].sparsity_dimension: expected -1 (dense) or >= 0, got -2");
+  EXPECT_EQ(decodeError(bytes),
+            "constant section: constants[0].sparsity_dimension: expected -1 (dense) or >= 0, got -2");
 }
 
 /// A VGF assembled from raw section bytes with a header written by this test.
@@ -214,21 +226,23 @@ std::vector<std::uint8_t> emptyConst() {
 std::vector<std::uint8_t> oneModule(std::uint8_t type, std::uint8_t codeType) {
   flatbuffers::FlatBufferBuilder b;
   auto words = schema::CreateSPIRV(b, b.CreateVector(std::vector<std::uint32_t>{1}));
-  auto module = schema::CreateModule(b, static_cast<schema::ModuleType>(type), b.CreateString("m"),
-                                     b.CreateString("main"), static_cast<schema::ModuleCode>(codeType), words.Union());
+  auto module =
+      schema::CreateModule(b, static_cast<schema::ModuleType>(type), b.CreateString("m"),
+                           b.CreateString("main"), static_cast<schema::ModuleCode>(codeType), words.Union());
   b.Finish(schema::CreateModuleTable(b, b.CreateVector(std::vector{module})));
   return bytesOf(b);
 }
 
 std::vector<std::uint8_t> oneResource(std::uint8_t category) {
   flatbuffers::FlatBufferBuilder b;
-  auto entry = schema::CreateModelResourceTableEntry(b, 7, 100, static_cast<schema::ResourceCategory>(category));
+  auto entry =
+      schema::CreateModelResourceTableEntry(b, 7, 100, static_cast<schema::ResourceCategory>(category));
   b.Finish(schema::CreateModelResourceTable(b, b.CreateVector(std::vector{entry})));
   return bytesOf(b);
 }
 
-std::vector<std::uint8_t> oneSegment(std::uint32_t moduleIndex, std::uint32_t mrtIndex, std::size_t dispatchCount,
-                                     std::vector<std::uint32_t> constants) {
+std::vector<std::uint8_t> oneSegment(std::uint32_t moduleIndex, std::uint32_t mrtIndex,
+                                     std::size_t dispatchCount, std::vector<std::uint32_t> constants) {
   flatbuffers::FlatBufferBuilder b;
   auto slot = schema::CreateBindingSlot(b, 0, mrtIndex);
   auto set = schema::CreateDescriptorSetInfo(b, b.CreateVector(std::vector{slot}));
@@ -253,9 +267,10 @@ TEST(VgfCorruption, FieldMeaningsAndReferences) {
             "model sequence table: segments[0].dispatch_shape: expected 3 values, got 2");
   EXPECT_EQ(decodeError(assemble({oneModule(0, 1), oneSegment(1, 0, 3, {}), oneResource(0), emptyConst()})),
             "model sequence table: segments[0].module_index: expected < 1 (module count), got 1");
-  EXPECT_EQ(decodeError(assemble({oneModule(0, 1), oneSegment(0, 5, 3, {}), oneResource(0), emptyConst()})),
-            "model sequence table: segments[0].set_infos[0].bindings[0].mrt_index: expected < 1 (model resource "
-            "table size), got 5");
+  EXPECT_EQ(
+      decodeError(assemble({oneModule(0, 1), oneSegment(0, 5, 3, {}), oneResource(0), emptyConst()})),
+      "model sequence table: segments[0].set_infos[0].bindings[0].mrt_index: expected < 1 (model resource "
+      "table size), got 5");
   EXPECT_EQ(decodeError(assemble({oneModule(0, 1), oneSegment(0, 0, 3, {0}), oneResource(0), emptyConst()})),
             "model sequence table: segments[0].constants[0]: expected < 0 (constant count), got 0");
   // A raw constant section that is only a magic has no count.
@@ -265,8 +280,8 @@ TEST(VgfCorruption, FieldMeaningsAndReferences) {
             "constant section: expected at least 16 bytes (CONST00 magic and count), got 8");
   // Not CONST00 and not a legacy flatbuffer.
   std::vector<std::uint8_t> junk(16, 0xEE);
-  EXPECT_EQ(decodeError(assemble({oneModule(0, 1), oneSegment(0, 0, 3, {}), oneResource(0), junk})).rfind(
-                "constant section: expected a valid ConstantSection (format 0.3) flatbuffer", 0),
+  EXPECT_EQ(decodeError(assemble({oneModule(0, 1), oneSegment(0, 0, 3, {}), oneResource(0), junk}))
+                .rfind("constant section: expected a valid ConstantSection (format 0.3) flatbuffer", 0),
             0u);
 }
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Arm's committed VGF test files (tests/data/vgf, see third_party_notes.md) decode with the
 // values specs/vgf.md §1.2, §1.7 and §6 lists for them.
-#include <algorithm>
-
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "common/file_io.h"
 #include "vgf/decoder.h"

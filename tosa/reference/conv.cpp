@@ -328,6 +328,7 @@ Result<Outputs> evalConv(Context& ctx, Inputs in) {
   const DType outType = ctx.outType();
   if (accType == DType::Unknown) accType = input.isFloat() ? outType : DType::Int32;
   Shape outShape = is3d ? Shape{g.n, g.od, g.oh, g.ow, g.oc} : Shape{g.n, g.oh, g.ow, g.oc};
+  OPENVGF_TRY(ctx.checkOutputShape(0, outShape));
   Value out(outType, outShape);
   Accumulator acc{ctx, accType};
   if (ctx.bounds) {

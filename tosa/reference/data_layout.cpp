@@ -68,6 +68,7 @@ Result<Outputs> evalDataLayout(Context& ctx, Inputs in) {
       for (std::int64_t d : outShape) {
         if (d < 1) return ctx.error("shape: expected dimensions >= 1, got {}", shapeToString(outShape));
       }
+      OPENVGF_TRY(ctx.checkOutputShape(0, outShape));
       if (elementCount(outShape) != x.size()) {
         return ctx.error("shape: expected {} elements (input {}), got {}", x.size(), shapeToString(x.shape),
                          shapeToString(outShape));
@@ -98,6 +99,7 @@ Result<Outputs> evalDataLayout(Context& ctx, Inputs in) {
         }
         outShape[axis] += v.shape[axis];
       }
+      OPENVGF_TRY(ctx.checkOutputShape(0, outShape));
       Value out(x.dtype, outShape);
       std::int64_t outer = 1;
       for (std::size_t d = 0; d < axis; ++d) outer *= x.shape[d];
@@ -122,10 +124,11 @@ Result<Outputs> evalDataLayout(Context& ctx, Inputs in) {
     case Op::Pad: {
       OPENVGF_ASSIGN_OR_RETURN(auto padding, shapeInput(ctx, *in[1], 2 * rank, "padding"));
       for (std::int64_t p : padding) {
-        if (p < 0) return ctx.error("padding: expected values >= 0, got {}", p);
+        if (p < 0 || p > kMaxElements) return ctx.error("padding: expected values in [0, {}], got {}", kMaxElements, p);
       }
       outShape.resize(rank);
       for (std::size_t d = 0; d < rank; ++d) outShape[d] = padding[2 * d] + x.shape[d] + padding[2 * d + 1];
+      OPENVGF_TRY(ctx.checkOutputShape(0, outShape));
       map.resize(static_cast<std::size_t>(elementCount(outShape)));
       forEachIndex(outShape, [&](std::int64_t i, const std::vector<std::int64_t>& c) {
         std::int64_t off = 0;
@@ -179,8 +182,10 @@ Result<Outputs> evalDataLayout(Context& ctx, Inputs in) {
       outShape.resize(rank);
       for (std::size_t d = 0; d < rank; ++d) {
         if (multiples[d] < 1) return ctx.error("multiples: expected values >= 1, got {}", multiples[d]);
+        if (multiples[d] > kMaxElements) return ctx.error("multiples: expected values <= {}, got {}", kMaxElements, multiples[d]);
         outShape[d] = x.shape[d] * multiples[d];
       }
+      OPENVGF_TRY(ctx.checkOutputShape(0, outShape));
       map.resize(static_cast<std::size_t>(elementCount(outShape)));
       forEachIndex(outShape, [&](std::int64_t i, std::vector<std::int64_t> c) {
         for (std::size_t d = 0; d < rank; ++d) c[d] %= x.shape[d];

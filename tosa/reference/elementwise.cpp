@@ -41,6 +41,7 @@ Result<Outputs> integerBinary(Context& ctx, const Value& a, const Value& b, cons
   const Op op = ctx.op().op;
   const DType inType = a.dtype;
   const DType outType = ctx.outType();
+  OPENVGF_TRY(ctx.checkOutputShape(0, shape));
   Value out(outType, shape);
   const auto ma = broadcastMap(shape, a.shape);
   const auto mb = broadcastMap(shape, b.shape);
@@ -127,6 +128,7 @@ Result<Outputs> integerBinary(Context& ctx, const Value& a, const Value& b, cons
 Result<Outputs> floatBinary(Context& ctx, const Value& a, const Value& b, const Shape& shape) {
   const Op op = ctx.op().op;
   const DType outType = ctx.outType();
+  OPENVGF_TRY(ctx.checkOutputShape(0, shape));
   Value out(outType, shape);
   const auto ma = broadcastMap(shape, a.shape);
   const auto mb = broadcastMap(shape, b.shape);
@@ -259,6 +261,7 @@ Result<Outputs> evalSelect(Context& ctx, Inputs in) {
     return ctx.error("inputs: expected broadcast-compatible shapes, got {}, {} and {}", shapeToString(c.shape),
                      shapeToString(a.shape), shapeToString(b.shape));
   }
+  OPENVGF_TRY(ctx.checkOutputShape(0, *shape));
   Value out(a.dtype, *shape);
   const auto mc = broadcastMap(*shape, c.shape);
   const auto ma = broadcastMap(*shape, a.shape);

@@ -187,9 +187,10 @@ class Executor {
   Result<void> initVariables(const Scope& scope);
   Result<const Value*> resolve(Scope& scope, const std::string& name, std::string_view blockName);
   Result<Outputs> runControlFlow(Context& ctx, const Scope& scope, Inputs in, int depth);
-  Result<Value> readVariable(Context& ctx, const Scope& scope, const std::string& name);
-  Result<void> writeVariable(Context& ctx, const Scope& scope, const std::string& name, const Value& v);
+  Result<Value> readVariable(Context& ctx, const std::string& name);
+  Result<void> writeVariable(Context& ctx, const std::string& name, const Value& v);
   bool isVariableName(const Scope& scope, std::string_view name) const {
+    if (declaredVariables_.contains(std::string(name))) return true;
     const Tensor* t = scope.findTensor(name);
     return t != nullptr && t->variable;
   }
@@ -198,11 +199,17 @@ class Executor {
   const RunOptions& options_;
   VariableState& state_;
   std::vector<Diagnostic>& diagnostics_;
+  std::set<std::string> declaredVariables_;  // names declared by VARIABLE operators
 };
 
 Result<void> Executor::initVariables(const Scope& scope) {
+  // VARIABLE operators declare their output name as a variable of the declared tensor's
+  // type and shape (initial value: the tensor's data, else zeros).
+  for (const Operator& op : scope.block->operators) {
+    if (op.op == Op::Variable && op.outputs.size() == 1) declaredVariables_.insert(op.outputs[0]);
+  }
   for (const Tensor& t : scope.block->tensors) {
-    if (!t.variable || state_.contains(t.name)) continue;
+    if (!(t.variable || declaredVariables_.contains(t.name)) || state_.contains(t.name)) continue;
     HostTensor init(t.dtype, t.shape);
     if (t.data) {
       if (t.data->size() < init.bytes.size()) {
@@ -216,22 +223,19 @@ Result<void> Executor::initVariables(const Scope& scope) {
   return {};
 }
 
-Result<Value> Executor::readVariable(Context& ctx, const Scope& scope, const std::string& name) {
+Result<Value> Executor::readVariable(Context& ctx, const std::string& name) {
   const HostTensor* stored = state_.find(name);
   if (stored == nullptr) return ctx.error("variable '{}': expected a declared variable", name);
-  Value v = fromHost(*stored);
-  (void)scope;
-  return v;
+  return fromHost(*stored);
 }
 
-Result<void> Executor::writeVariable(Context& ctx, const Scope& scope, const std::string& name, const Value& v) {
+Result<void> Executor::writeVariable(Context& ctx, const std::string& name, const Value& v) {
   const HostTensor* stored = state_.find(name);
   if (stored == nullptr) return ctx.error("variable '{}': expected a declared variable", name);
   if (stored->dtype != v.dtype || stored->shape != v.shape) {
     return ctx.error("variable '{}': expected {} {}, got {} {}", name, toString(stored->dtype),
                      shapeToString(stored->shape), toString(v.dtype), shapeToString(v.shape));
   }
-  (void)scope;
   state_.set(name, toHost(v));
   return {};
 }
@@ -242,13 +246,12 @@ Result<const Value*> Executor::resolve(Scope& scope, const std::string& name, st
   for (const Scope* s = &scope; s != nullptr; s = s->parent) {
     const Tensor* t = s->block->findTensor(name);
     if (t != nullptr && t->data && !t->variable) {
-      if (t->dtype == DType::Shape || t->inShapeTable) {
-        Value v(DType::Shape, t->shape);
-        HostTensor h = constantValue(*t);
-        v = fromHost(h);
-        return &(scope.values[name] = std::move(v));
+      HostTensor h = constantValue(*t);
+      if (t->data->size() < h.bytes.size()) {
+        return invalidInput("block {}: constant '{}': expected {} bytes of data, got {}", blockName, name, h.bytes.size(),
+                            t->data->size());
       }
-      return &(scope.values[name] = fromHost(constantValue(*t)));
+      return &(scope.values[name] = fromHost(h));
     }
   }
   return invalidInput("block {}: tensor '{}': expected a graph input, constant or operator output, got an undefined name",
@@ -418,18 +421,21 @@ Result<std::vector<Value>> Executor::runBlock(const Block& block, std::vector<Va
       if (variableRead && op.inputs.size() != 1) return ctx.error("inputs: expected the variable's name");
       Value v;
       if (variableRead) {
-        OPENVGF_ASSIGN_OR_RETURN(v, readVariable(ctx, scope, op.inputs[0]));
+        OPENVGF_ASSIGN_OR_RETURN(v, readVariable(ctx, op.inputs[0]));
       } else {
         OPENVGF_ASSIGN_OR_RETURN(const Value* src, resolve(scope, op.inputs[0], block.name));
         v = *src;
       }
       if (variableWrite) {
-        OPENVGF_TRY(writeVariable(ctx, scope, op.outputs[0], v));
+        OPENVGF_TRY(writeVariable(ctx, op.outputs[0], v));
       } else {
         scope.values[op.outputs[0]] = std::move(v);
         if (tracker != nullptr) tracker->onConstant(op.outputs[0]);
       }
       continue;
+    }
+    if (!isControlFlow(op.op) && op.outputs.size() != outputCountOf(op.op)) {
+      return ctx.error("outputs: expected {}, got {}", outputCountOf(op.op), op.outputs.size());
     }
     std::vector<const Value*> in;
     for (const std::string& name : op.inputs) {
@@ -443,8 +449,8 @@ Result<std::vector<Value>> Executor::runBlock(const Block& block, std::vector<Va
                           diagnostics_.empty() ? std::string("REQUIRE failed") : diagnostics_.back().message);
     }
     Outputs outs = std::move(*produced);
-    if (!isControlFlow(op.op) && op.outputs.size() != outputCountOf(op.op)) {
-      return ctx.error("outputs: expected {}, got {}", outputCountOf(op.op), op.outputs.size());
+    if (outs.size() != op.outputs.size()) {
+      return ctx.error("outputs: expected {}, got {}", outs.size(), op.outputs.size());
     }
     for (std::size_t k = 0; k < op.outputs.size(); ++k) {
       if (outs[k].dtype != ctx.outTypes[k]) {

@@ -26,6 +26,7 @@ Result<Outputs> evalMatMul(Context& ctx, Inputs in) {
   const DType outType = ctx.outType();
   // BF16 inputs accumulate in FP32 (the output type); FP8 inputs in FP16.
   const DType accType = outType;
+  OPENVGF_TRY(ctx.checkOutputShape(0, Shape{n, h, w}));
   Value out(outType, Shape{n, h, w});
   const double nmin = normalMin(outType);
   std::size_t dst = 0;

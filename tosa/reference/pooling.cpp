@@ -72,6 +72,7 @@ Result<Outputs> evalPool(Context& ctx, Inputs in) {
     }
     if (accType == DType::Unknown) accType = x.isFloat() ? outType : DType::Int32;
   }
+  OPENVGF_TRY(ctx.checkOutputShape(0, Shape{g.n, g.oh, g.ow, g.c}));
   Value out(outType, Shape{g.n, g.oh, g.ow, g.c});
   const double nmin = normalMin(outType);
   std::size_t dst = 0;

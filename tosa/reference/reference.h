@@ -9,6 +9,13 @@
 // cause undefined behaviour here: the interpreter produces a deterministic value (wrapped),
 // records a Diagnostic, and fails only in strict mode. ERROR_IF violations are errors naming
 // the block, operator index, op and tensor.
+//
+// Variables (EXT-VARIABLE): a tensor with `variable` set, or the output name of a VARIABLE
+// operator, is persistent state initialised from the tensor's data (zeros when absent).
+// IDENTITY or VARIABLE_READ whose input names a variable reads it; IDENTITY or VARIABLE_WRITE
+// whose output names a variable writes it (the serializer's convention, specs/tosa.md §1.6).
+// Operators run in serialized order whenever that order is a valid topological order, so
+// reads and writes of a variable keep their program order.
 #pragma once
 
 #include <cstddef>

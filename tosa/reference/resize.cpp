@@ -57,6 +57,7 @@ Result<Outputs> evalResize(Context& ctx, Inputs in) {
   const std::int64_t ow = wNum / xd + 1;
   if (std::max({oh, ow, ih, iw}) >= 16384) return ctx.error("size: expected every H and W < 16384");
   const DType outType = ctx.outType();
+  OPENVGF_TRY(ctx.checkOutputShape(0, Shape{n, oh, ow, c}));
   Value out(outType, Shape{n, oh, ow, c});
   const bool fp = x.isFloat();
   const DType rt = x.dtype;  // resize_t for floats

@@ -149,27 +149,61 @@ void RuleTracker::onConstant(const std::string& name) { infos_[name] = Info{}; }
 
 Result<void> RuleTracker::onOperator(Context& ctx, Inputs in, const Outputs& outs, const Dispatch& dispatch) {
   const Operator& op = ctx.op();
+  // Upstream tolerance of each floating-point input (0 for graph inputs and constants).
+  std::vector<double> inTol(in.size(), 0.0);
   int upstreamDepth = 0;
   double upstreamTol = 0.0;
   for (std::size_t i = 0; i < op.inputs.size() && i < in.size(); ++i) {
     if (!in[i]->isFloat()) continue;
     auto it = infos_.find(op.inputs[i]);
     if (it == infos_.end()) continue;
+    inTol[i] = it->second.maxAbsTol;
     upstreamDepth = std::max(upstreamDepth, it->second.depth);
     upstreamTol = std::max(upstreamTol, it->second.maxAbsTol);
   }
-  const double factor = 1.0 + upstreamDepth;
+  const bool hasUpstream = upstreamTol > 0.0;
+  auto makeContext = [&](std::vector<Diagnostic>& scratch) {
+    Context c(op, ctx.index(), "compliance", true, scratch, false);
+    c.outTypes = ctx.outTypes;
+    c.outShapes = ctx.outShapes;
+    c.outShapeKnown = ctx.outShapeKnown;
+    return c;
+  };
   // Bounds run for dot-product operators (shared by all outputs, e.g. FFT real/imag).
   Outputs boundsOuts;
   const bool anyFloatOut = std::any_of(outs.begin(), outs.end(), [](const Value& v) { return v.isFloat(); });
   if (isDotProductOp(op.op) && anyFloatOut) {
     std::vector<Diagnostic> scratch;
-    Context boundsCtx(op, ctx.index(), "bounds", true, scratch, false);
+    Context boundsCtx = makeContext(scratch);
     boundsCtx.bounds = true;
-    boundsCtx.outTypes = ctx.outTypes;
-    boundsCtx.outShapes = ctx.outShapes;
-    boundsCtx.outShapeKnown = ctx.outShapeKnown;
     OPENVGF_ASSIGN_OR_RETURN(boundsOuts, dispatch(boundsCtx, in));
+  }
+  // Propagation of upstream errors through a non-dot-product operator: re-run it with each
+  // floating-point input shifted by +-its tolerance and keep the largest deviation.
+  std::vector<std::vector<double>> propagated(outs.size());
+  if (hasUpstream && anyFloatOut && !isDotProductOp(op.op) && op.op != Op::CondIf && op.op != Op::WhileLoop) {
+    for (std::size_t k = 0; k < outs.size(); ++k) propagated[k].assign(outs[k].floats.size(), 0.0);
+    for (std::size_t j = 0; j < in.size(); ++j) {
+      if (inTol[j] <= 0.0) continue;
+      for (double sign : {1.0, -1.0}) {
+        Value shifted = *in[j];
+        for (double& v : shifted.floats) v += sign * inTol[j];
+        std::vector<const Value*> args(in.begin(), in.end());
+        args[j] = &shifted;
+        std::vector<Diagnostic> scratch;
+        Context c = makeContext(scratch);
+        Result<Outputs> moved = dispatch(c, args);
+        if (!moved) continue;  // e.g. a shifted CLAMP bound; the own-rule bound still applies
+        for (std::size_t k = 0; k < outs.size() && k < moved->size(); ++k) {
+          const auto& a = outs[k].floats;
+          const auto& b = (*moved)[k].floats;
+          for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+            const double d = std::fabs(b[i] - a[i]);
+            if (std::isfinite(d)) propagated[k][i] = std::max(propagated[k][i], d);
+          }
+        }
+      }
+    }
   }
   for (std::size_t k = 0; k < outs.size() && k < op.outputs.size(); ++k) {
     const Value& out = outs[k];
@@ -177,7 +211,6 @@ Result<void> RuleTracker::onOperator(Context& ctx, Inputs in, const Outputs& out
     Rule& rule = info.rule;
     rule.op = op.op;
     rule.outType = out.dtype;
-    rule.chainFactor = factor;
     const bool keepFull = outputs_.contains(op.outputs[k]);
     if (!out.isFloat()) {
       if (op.op == Op::Rescale) {
@@ -192,6 +225,7 @@ Result<void> RuleTracker::onOperator(Context& ctx, Inputs in, const Outputs& out
       continue;
     }
     const DType t = out.dtype;
+    // Own tolerance of this operator per element, in absolute terms.
     std::vector<double> tol(out.floats.size(), 0.0);
     bool inexact = true;
     if (isDotProductOp(op.op)) {
@@ -202,26 +236,43 @@ Result<void> RuleTracker::onOperator(Context& ctx, Inputs in, const Outputs& out
         for (double b : in[2]->floats) rule.biasNonZero = rule.biasNonZero || std::fabs(b) > 0.0;
       }
       if (k < boundsOuts.size()) info.bounds = boundsOuts[k].floats;
-      // The per-element part of §3.4 expressed as an absolute tolerance, for chained outputs.
       const int frac = normalFrac(t);
       const int accFrac = normalFrac(rule.accType);
-      const double ksb = std::ceil(static_cast<double>(rule.kernelSize) /
-                                   std::exp2((accFrac - frac) / 2.0)) + (rule.biasNonZero ? 1.0 : 0.0);
+      const double ksb = std::ceil(static_cast<double>(rule.kernelSize) / std::exp2((accFrac - frac) / 2.0)) +
+                         (rule.biasNonZero ? 1.0 : 0.0);
       for (std::size_t i = 0; i < tol.size() && i < info.bounds.size(); ++i) {
-        tol[i] = 2 * ksb * factor * std::max(info.bounds[i] * std::exp2(-1 - frac), normalMin(t));
+        tol[i] = 2 * ksb * std::max(info.bounds[i] * std::exp2(-1 - frac), normalMin(t));
+      }
+      if (hasUpstream) {
+        // A dot product scales an input error by about sum|w| = bounds / max|input|.
+        propagated[k].assign(tol.size(), 0.0);
+        for (std::size_t j = 0; j < in.size(); ++j) {
+          if (inTol[j] <= 0.0) continue;
+          if (j == 2 && (op.op == Op::Conv2d || op.op == Op::Conv3d || op.op == Op::DepthwiseConv2d ||
+                         op.op == Op::TransposeConv2d)) {
+            for (double& p : propagated[k]) p += inTol[j];
+            continue;
+          }
+          double maxAbs = normalMin(t);
+          for (double v : in[j]->floats) maxAbs = std::max(maxAbs, std::fabs(v));
+          for (std::size_t i = 0; i < tol.size() && i < info.bounds.size(); ++i) {
+            propagated[k][i] += inTol[j] * info.bounds[i] / maxAbs;
+          }
+        }
       }
     } else if (isAbsErrorOp(op.op)) {
       rule.mode = CheckMode::AbsError;
       rule.absBound = absErrorBounds(ctx, in, out);
-      for (std::size_t i = 0; i < tol.size(); ++i) tol[i] = rule.absBound[i] * factor;
+      tol = rule.absBound;
     } else if (op.op == Op::CondIf || op.op == Op::WhileLoop) {
       // The operators inside the bodies are not tracked: a fixed ulp rule (compliance.h).
       rule.mode = CheckMode::Ulp;
       rule.ulp = kControlFlowUlps;
-      for (std::size_t i = 0; i < tol.size(); ++i) tol[i] = compliance::ulpOf(out.floats[i], t) * kControlFlowUlps * factor;
+      for (std::size_t i = 0; i < tol.size(); ++i) tol[i] = compliance::ulpOf(out.floats[i], t) * kControlFlowUlps;
+      if (hasUpstream) propagated[k].assign(tol.size(), upstreamTol);
     } else if (op.op == Op::Cast && in[0]->isFloat()) {
       rule.mode = CheckMode::CastFp;
-      for (std::size_t i = 0; i < tol.size(); ++i) tol[i] = compliance::ulpOf(out.floats[i], t) * factor;
+      for (std::size_t i = 0; i < tol.size(); ++i) tol[i] = compliance::ulpOf(out.floats[i], t);
     } else {
       double ulps = 0.0;
       switch (op.op) {
@@ -239,25 +290,25 @@ Result<void> RuleTracker::onOperator(Context& ctx, Inputs in, const Outputs& out
       if (inexact) {
         rule.mode = CheckMode::Ulp;
         rule.ulp = ulps;
-        for (std::size_t i = 0; i < tol.size(); ++i) tol[i] = compliance::ulpOf(out.floats[i], t) * ulps * factor;
+        for (std::size_t i = 0; i < tol.size(); ++i) tol[i] = compliance::ulpOf(out.floats[i], t) * ulps;
       }
     }
-    if (inexact) {
-      info.depth = upstreamDepth + 1;
-      for (double v : tol) {
-        if (std::isfinite(v)) info.maxAbsTol = std::max(info.maxAbsTol, v);
+    info.depth = upstreamDepth + (inexact ? 1 : 0);
+    if (hasUpstream) {
+      // Own bound plus the propagated upstream error, judged as one absolute bound per element.
+      rule.mode = CheckMode::AbsError;
+      rule.absBound.assign(tol.size(), 0.0);
+      for (std::size_t i = 0; i < tol.size(); ++i) {
+        const double p = i < propagated[k].size() ? propagated[k][i] : upstreamTol;
+        rule.absBound[i] = tol[i] + p;
       }
-    } else {
-      info.depth = upstreamDepth;
-      info.maxAbsTol = upstreamTol;
-      if (upstreamDepth > 0) {
-        // Exact operator fed by inexact ones: one uniform tolerance (see compliance.h).
-        rule.mode = CheckMode::AbsError;
-        rule.absBound = {upstreamTol};
-        rule.chainFactor = 1.0;
-      } else {
-        rule.mode = CheckMode::Exact;
-      }
+      if (!inexact && propagated[k].empty()) rule.absBound.assign(tol.size(), upstreamTol);
+      tol = rule.absBound;
+    } else if (!inexact) {
+      rule.mode = CheckMode::Exact;
+    }
+    for (double v : tol) {
+      if (std::isfinite(v)) info.maxAbsTol = std::max(info.maxAbsTol, v);
     }
     if (!keepFull) {
       rule.absBound.clear();

@@ -131,6 +131,22 @@ std::vector<std::int64_t> stridesOf(const Shape& shape) {
   return strides;
 }
 
+Result<void> Context::checkOutputShape(std::size_t k, const Shape& shape) const {
+  std::int64_t count = 1;
+  for (std::int64_t d : shape) {
+    if (d < 1) return error("output {}: expected dimensions >= 1, got {}", k, shapeToString(shape));
+    if (count > kMaxElements / d) {
+      return notSupported("output {}: shape {} has more than {} elements", k, shapeToString(shape), kMaxElements);
+    }
+    count *= d;
+  }
+  if (k < outShapes.size() && k < outShapeKnown.size() && outShapeKnown[k] && outShapes[k] != shape) {
+    return error("output {}: expected shape {} from the inputs and attributes, got declared {}", k, shapeToString(shape),
+                 shapeToString(outShapes[k]));
+  }
+  return {};
+}
+
 std::string Context::where() const {
   return fmt::format("block {}: operator {} ({})", block_, index_, toString(op_.op));
 }
@@ -144,7 +160,10 @@ void Context::addDiagnostic(std::string message) {
 
 std::int64_t scalarInt(const Value& v) {
   if (!v.ints.empty()) return v.ints[0];
-  if (!v.floats.empty() && std::isfinite(v.floats[0])) return static_cast<std::int64_t>(v.floats[0]);
+  if (!v.floats.empty() && std::isfinite(v.floats[0])) {
+    constexpr double kLimit = 9.0e18;  // inside int64: the conversion below is defined
+    return static_cast<std::int64_t>(std::clamp(v.floats[0], -kLimit, kLimit));
+  }
   return 0;
 }
 
@@ -163,7 +182,7 @@ bool isZeroScalar(const Value& v) {
 std::vector<std::int64_t> shapeValues(const Value& v) {
   if (!v.ints.empty()) return v.ints;
   std::vector<std::int64_t> out;
-  for (double f : v.floats) out.push_back(static_cast<std::int64_t>(f));
+  for (double f : v.floats) out.push_back(std::isfinite(f) ? static_cast<std::int64_t>(std::clamp(f, -9.0e18, 9.0e18)) : 0);
   return out;
 }
 

@@ -23,6 +23,9 @@
 
 namespace openvgf::tosa::reference {
 
+/// Largest tensor the interpreter materialises (elements), 2 GiB of doubles.
+inline constexpr std::int64_t kMaxElements = std::int64_t{1} << 28;
+
 struct Value {
   DType dtype = DType::Unknown;
   Shape shape;
@@ -78,6 +81,11 @@ class Context {
   std::vector<Shape> outShapes;
   std::vector<bool> outShapeKnown;
   DType outType(std::size_t i = 0) const { return outTypes.at(i); }
+
+  /// Checks a computed output shape before anything is allocated: it must equal the declared
+  /// shape (when known) and stay within kMaxElements (an Unsupported error otherwise), so
+  /// hostile attributes cannot make the interpreter allocate without bound.
+  Result<void> checkOutputShape(std::size_t k, const Shape& shape) const;
 
   /// Rounds v to `type` in normal mode; keeps it in precise mode.
   double round(double v, DType type) const { return precise_ ? v : roundToFloatType(v, type); }

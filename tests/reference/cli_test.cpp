@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+// `openvgf reference` run as a user would: outputs written by name, exit codes and messages.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "graph_helpers.h"
+#include "tosa/npy.h"
+#include "tosa/writer.h"
+
+namespace openvgf::tosa {
+namespace {
+
+using namespace reftest;
+
+struct CommandResult {
+  int exitCode = -1;
+  std::string output;  // stdout and stderr together
+};
+
+CommandResult runCli(const std::string& args) {
+  CommandResult r;
+  std::string command = std::string(OPENVGF_CLI) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) r.output += buffer;
+  int status = pclose(pipe);
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+const std::string kAdd = std::string(OPENVGF_TEST_DATA) + "/tosa/test_add_1x4x4x4_f32/";
+
+class ReferenceCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("openvgf_reference_cli_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(ReferenceCli, WritesEachOutputByNameAndMatchesTheFixture) {
+  CommandResult r = runCli("reference " + kAdd + "model.tosa --input " + kAdd + "placeholder_0.npy --input TosaInput_1=" +
+                           kAdd + "placeholder_1.npy --output-dir " + dir_.string());
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("TosaOutput_0 FP32 [1,4,4,4]"), std::string::npos) << r.output;
+  auto got = npy::readTensor(dir_ / "TosaOutput_0.npy", DType::Fp32);
+  ASSERT_TRUE(got) << got.error().message();
+  auto want = npy::readTensor(kAdd + "tf_result.npy", DType::Fp32);
+  ASSERT_TRUE(want);
+  auto g = floatValues(*got);
+  auto w = floatValues(*want);
+  ASSERT_EQ(g.size(), w.size());
+  for (std::size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], w[i], 1e-5 * std::max(1.0, std::fabs(w[i])));
+}
+
+TEST_F(ReferenceCli, PreciseWritesFloat64) {
+  std::filesystem::create_directories(dir_);
+  const auto out = dir_ / "out.npy";
+  CommandResult r = runCli("reference " + kAdd + "model.tosa --precise -i " + kAdd + "placeholder_0.npy -i " + kAdd +
+                           "placeholder_1.npy --output " + out.string());
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  auto array = npy::readFile(out);
+  ASSERT_TRUE(array) << array.error().message();
+  EXPECT_EQ(array->dtype, npy::DataType::Float64);
+  EXPECT_EQ(array->shape, (Shape{1, 4, 4, 4}));
+}
+
+TEST_F(ReferenceCli, BadInputsExitWithCode2) {
+  CommandResult missing = runCli("reference " + kAdd + "model.tosa --input " + kAdd + "placeholder_0.npy --output-dir " +
+                                 dir_.string());
+  EXPECT_EQ(missing.exitCode, 2);
+  EXPECT_NE(missing.output.find("expected 2 inputs"), std::string::npos) << missing.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_));
+  CommandResult swapped = runCli("reference " + kAdd + "model.tosa --input " + kAdd + "placeholder_1.npy --input " + kAdd +
+                                 "placeholder_0.npy");
+  EXPECT_EQ(swapped.exitCode, 2);
+  EXPECT_NE(swapped.output.find("expected shape [1,4,4,1]"), std::string::npos) << swapped.output;
+  CommandResult unknown = runCli("reference " + kAdd + "model.tosa --input nope=" + kAdd + "placeholder_0.npy");
+  EXPECT_EQ(unknown.exitCode, 2);
+  EXPECT_NE(unknown.output.find("'nope'"), std::string::npos) << unknown.output;
+  CommandResult notTosa = runCli("reference " + kAdd + "placeholder_0.npy");
+  EXPECT_EQ(notTosa.exitCode, 2) << notTosa.output;
+}
+
+TEST_F(ReferenceCli, InvalidGraphIsRefusedWithCode2) {
+  // TRANSPOSE with perms that are not a permutation: an ERROR_IF the verifier reports.
+  GraphBuilder b;
+  auto x = b.input(ints(DType::Int8, {2, 3}, {}));
+  auto out = b.tensor(DType::Int8, {3, 2});
+  b.op(Op::Transpose, {x}, {out}, TransposeAttrs{{0, 0}});
+  b.output(out);
+  std::filesystem::create_directories(dir_);
+  ASSERT_TRUE(writeGraph(b.graph(), dir_ / "bad.tosa"));
+  ASSERT_TRUE(npy::writeTensor(dir_ / "x.npy", ints(DType::Int8, {2, 3}, {1, 2, 3, 4, 5, 6})));
+  CommandResult r = runCli("reference " + (dir_ / "bad.tosa").string() + " --input " + (dir_ / "x.npy").string() +
+                           " --output " + (dir_ / "y.npy").string());
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("TRANSPOSE"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "y.npy"));
+}
+
+}  // namespace
+}  // namespace openvgf::tosa
