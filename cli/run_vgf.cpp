@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `openvgf run model.vgf`: the VGF handler of `run`. Reads the .npy inputs (by name or in
 // order), runs the model on a Vulkan device through runner::Session, writes the outputs,
-// and optionally repeats (min/median latency) and profiles (Chrome trace + summary).
+// and optionally repeats (min/median latency), profiles (Chrome trace + summary) and checks
+// the outputs against the reference interpreter on a .tosa (--check; exit 1 on failure).
 // Bad input is rejected before any device is touched.
 #include <algorithm>
 #include <cstdio>
@@ -12,11 +13,13 @@
 
 #include "cli/command.h"
 #include "common/file_io.h"
+#include "runner/check.h"
 #include "runner/context.h"
 #include "runner/model.h"
 #include "runner/profile.h"
 #include "runner/session.h"
 #include "tosa/npy.h"
+#include "tosa/reader.h"
 #include "vgf/decoder.h"
 
 namespace openvgf::cli {
@@ -78,6 +81,10 @@ Result<int> runVgf(const RunOptions& options, std::span<const std::uint8_t> byte
                         model.outputs().size());
   }
   OPENVGF_ASSIGN_OR_RETURN(std::vector<tosa::HostTensor> inputs, readInputs(options, model));
+  std::optional<tosa::Graph> reference;
+  if (!options.check.empty()) {
+    OPENVGF_ASSIGN_OR_RETURN(reference, tosa::readGraph(std::filesystem::path(options.check)));
+  }
   std::vector<const tosa::HostTensor*> ordered;
   for (const tosa::HostTensor& t : inputs) ordered.push_back(&t);
 
@@ -120,12 +127,25 @@ Result<int> runVgf(const RunOptions& options, std::span<const std::uint8_t> byte
     std::string summary = recorder.summary();
     std::fwrite(summary.data(), 1, summary.size(), stderr);
   }
+  int exitCode = 0;
+  if (reference) {
+    std::vector<std::string> inputNames, outputNames;
+    for (const runner::TensorInfo& t : model.inputs()) inputNames.push_back(t.name);
+    for (const runner::TensorInfo& t : model.outputs()) outputNames.push_back(t.name);
+    auto checks = runner::checkAgainstReference(*reference, inputNames, inputs, outputNames, outputs);
+    if (!checks) return Unexpected(std::move(checks).error().addContext(options.check));
+    for (const runner::OutputCheck& c : *checks) {
+      std::printf("%s\n", runner::formatCheck(c).c_str());
+      if (!c.verdict.pass) exitCode = 1;
+    }
+    std::printf("check: %s\n", exitCode == 0 ? "PASS" : "FAIL");
+  }
   if (latencies.size() > 1) {
     std::printf("%s: %zu runs on %s: min %.3f ms, median %.3f ms\n", options.path.c_str(), latencies.size(),
                 context->device().snapshot().name.c_str(), *std::min_element(latencies.begin(), latencies.end()),
                 median(latencies));
   }
-  return 0;
+  return exitCode;
 }
 
 OPENVGF_REGISTER_RUN(FileKind::Vgf, runVgf);

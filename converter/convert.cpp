@@ -17,6 +17,7 @@
 #include "converter/passes/passes.h"
 #include "converter/shader_compiler.h"
 #include "converter/targets/target.h"
+#include "vgf/builder.h"
 
 namespace openvgf::converter {
 
@@ -46,94 +47,65 @@ std::vector<std::string> spirvCapabilities(std::span<const std::uint32_t> module
 
 namespace {
 
-ConvertedModel emit(Plan& plan, const MemoryPlan& memory, CompileResult& compiled, const Program& program) {
+Result<ConvertedModel> emit(const Plan& plan, const MemoryPlan& memory, CompileResult& compiled, const Program& program) {
   ConvertedModel model;
-  vgf::File& file = model.file;
-  model.spirv = std::move(compiled.modules);
+  vgf::Builder builder;
 
-  // Resources in plan order; constants in first-bound order get CONST00 indexes.
-  std::vector<std::uint32_t> constantIndex(plan.tensors.size(), vgf::kUnset);
-  for (std::size_t id = 0; id < plan.tensors.size(); ++id) {
-    PlanTensor& t = plan.tensors[id];
-    vgf::Resource r;
-    r.category = t.category;
-    r.vkFormat = vkFormatOf(t.dtype);
-    r.shape = t.shape;
-    if (t.category == vgf::ResourceCategory::Constant) {
-      r.descriptorType = vgf::kNoDescriptorType;
-      constantIndex[id] = static_cast<std::uint32_t>(model.constants.size());
-      model.stats.constantBytes += t.data.size();
-      model.constants.push_back(std::move(t.data));
-    } else {
-      r.descriptorType = vgf::kDescriptorTypeStorageBuffer;
-      r.aliasGroup = memory.aliasGroup[id];
-    }
-    file.resources.push_back(std::move(r));
-  }
-  for (std::size_t c = 0; c < model.constants.size(); ++c) {
-    auto it = std::find(constantIndex.begin(), constantIndex.end(), static_cast<std::uint32_t>(c));
-    vgf::Constant constant;
-    constant.mrtIndex = static_cast<std::uint32_t>(it - constantIndex.begin());
-    constant.data = model.constants[c];
-    file.constants.push_back(constant);
-  }
   std::set<std::string> capabilities;
-  for (std::size_t m = 0; m < model.spirv.size(); ++m) {
-    vgf::Module module;
-    module.type = vgf::ModuleType::Compute;
-    module.entryPoint = "main";
-    module.codeKind = vgf::CodeKind::Spirv;
-    module.hasCode = true;
-    module.spirv = model.spirv[m];
-    for (auto& cap : spirvCapabilities(model.spirv[m])) capabilities.insert(cap);
-    file.modules.push_back(std::move(module));
-  }
-  // Module names from the first kernel that uses each module.
-  std::vector<bool> named(file.modules.size(), false);
+  std::vector<vgf::ModuleId> modules;
+  std::vector<std::string> moduleNames(compiled.modules.size());
   for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
     const std::size_t m = compiled.moduleOf[k];
-    if (!named[m]) {
-      std::string stem = plan.kernels[k].shader.templateName.substr(0, plan.kernels[k].shader.templateName.find('.'));
-      file.modules[m].name = fmt::format("{}_{}", stem, m);
-      named[m] = true;
+    if (moduleNames[m].empty()) {
+      const std::string& tmpl = plan.kernels[k].shader.templateName;
+      moduleNames[m] = fmt::format("{}_{}", tmpl.substr(0, tmpl.find('.')), m);
     }
   }
+  for (std::size_t m = 0; m < compiled.modules.size(); ++m) {
+    for (auto& cap : spirvCapabilities(compiled.modules[m])) capabilities.insert(cap);
+    modules.push_back(builder.addModule(moduleNames[m], "main", std::move(compiled.modules[m])));
+  }
+  // Resources in plan order; every constant gets its CONST00 payload.
+  std::vector<vgf::ResourceId> resources;
+  std::vector<std::optional<vgf::ConstantId>> constants(plan.tensors.size());
+  for (std::size_t id = 0; id < plan.tensors.size(); ++id) {
+    const PlanTensor& t = plan.tensors[id];
+    const bool isConstant = t.category == vgf::ResourceCategory::Constant;
+    resources.push_back(builder.addResource(t.category, vkFormatOf(t.dtype), t.shape,
+                                            isConstant ? vgf::kUnset : memory.aliasGroup[id]));
+    if (isConstant) {
+      model.stats.constantBytes += t.data.size();
+      constants[id] = builder.addConstant(resources.back(), std::span<const std::uint8_t>(t.data));
+    }
+  }
+  std::map<std::string, int> nameUses;  // segment names stay unique (inlined branches repeat indexes)
   for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
     const PlanKernel& kernel = plan.kernels[k];
-    vgf::Segment seg;
-    seg.type = vgf::ModuleType::Compute;
-    seg.name = kernel.name;
-    seg.moduleIndex = static_cast<std::uint32_t>(compiled.moduleOf[k]);
-    vgf::DescriptorSetInfo set;
+    const int use = nameUses[kernel.name]++;
+    std::string segmentName = use == 0 ? kernel.name : fmt::format("{}_{}", kernel.name, use);
+    vgf::DescriptorSet set;
     set.setIndex = 0;
+    std::vector<vgf::Slot> reads, writes;
+    std::vector<vgf::ConstantId> used;
     for (std::size_t b = 0; b < kernel.bindings.size(); ++b) {
       const std::size_t id = kernel.bindings[b];
-      vgf::BindingSlot slot{static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(id)};
+      vgf::Slot slot{static_cast<std::uint32_t>(b), resources[id]};
       set.bindings.push_back(slot);
-      if (kernel.writes[b]) {
-        seg.outputs.push_back(slot);
-      } else {
-        seg.inputs.push_back(slot);
-      }
-      if (constantIndex[id] != vgf::kUnset &&
-          std::find(seg.constants.begin(), seg.constants.end(), constantIndex[id]) == seg.constants.end()) {
-        seg.constants.push_back(constantIndex[id]);
-      }
+      (kernel.writes[b] ? writes : reads).push_back(slot);
+      if (constants[id] && std::find(used.begin(), used.end(), *constants[id]) == used.end()) used.push_back(*constants[id]);
     }
-    seg.setInfos.push_back(std::move(set));
-    seg.dispatchShape = kernel.grid;
-    file.segments.push_back(std::move(seg));
+    builder.addSegment(std::move(segmentName), modules[compiled.moduleOf[k]], {std::move(set)}, std::move(reads), std::move(writes),
+                       std::move(used), kernel.grid);
   }
-  for (std::size_t i = 0; i < plan.inputs.size(); ++i) {
-    file.inputs.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(plan.inputs[i])});
-    file.inputNames.push_back(program.inputs[i]);
-  }
-  for (std::size_t i = 0; i < plan.outputs.size(); ++i) {
-    file.outputs.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(plan.outputs[i])});
-    file.outputNames.push_back(program.outputs[i]);
-  }
+  std::vector<vgf::Slot> inputs, outputs;
+  for (std::size_t i = 0; i < plan.inputs.size(); ++i) inputs.push_back({static_cast<std::uint32_t>(i), resources[plan.inputs[i]]});
+  for (std::size_t i = 0; i < plan.outputs.size(); ++i) outputs.push_back({static_cast<std::uint32_t>(i), resources[plan.outputs[i]]});
+  builder.setInputs(std::move(inputs), program.inputs);
+  builder.setOutputs(std::move(outputs), program.outputNames);
+  OPENVGF_ASSIGN_OR_RETURN(model.vgf, builder.finish());
+
   model.stats.kernels = plan.kernels.size();
-  model.stats.uniqueModules = model.spirv.size();
+  model.stats.uniqueModules = modules.size();
   model.stats.peakLiveBytes = memory.peakLiveBytes;
   model.stats.unaliasedBytes = memory.unaliasedBytes;
   model.stats.plannedBytes = memory.plannedBytes;

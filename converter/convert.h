@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "tosa/graph.h"
 #include "vgf/file.h"
+#include <span>
 
 namespace openvgf::converter {
 
@@ -37,19 +38,11 @@ struct ConvertStats {
   std::vector<std::string> capabilities;  // union of SPIR-V OpCapability names the VGF needs
 };
 
-/// A converted model. `file` views SPIR-V and constant bytes owned by this object (move
-/// keeps them valid; copying is disabled).
+/// A converted model: the encoded VGF file (format 0.4.3, validated by vgf::Builder) and
+/// what the conversion did.
 struct ConvertedModel {
-  std::vector<std::vector<std::uint32_t>> spirv;
-  std::vector<std::vector<std::uint8_t>> constants;
-  vgf::File file;
+  std::vector<std::uint8_t> vgf;
   ConvertStats stats;
-
-  ConvertedModel() = default;
-  ConvertedModel(ConvertedModel&&) = default;
-  ConvertedModel& operator=(ConvertedModel&&) = default;
-  ConvertedModel(const ConvertedModel&) = delete;
-  ConvertedModel& operator=(const ConvertedModel&) = delete;
 };
 
 /// Converts the main block of `graph`. Errors: Unsupported for an op/type without a

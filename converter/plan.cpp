@@ -50,6 +50,15 @@ std::size_t LoweringContext::tensorId(const std::string& viewName) {
   return id;
 }
 
+std::size_t LoweringContext::addIntermediate(tosa::DType dtype, tosa::Shape shape) {
+  PlanTensor t;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  t.category = vgf::ResourceCategory::Intermediate;
+  plan_.tensors.push_back(std::move(t));
+  return plan_.tensors.size() - 1;
+}
+
 Result<tosa::HostTensor> LoweringContext::constantInput(const Node& node, std::size_t input, std::string_view what) const {
   if (input >= node.op.inputs.size()) {
     return invalidInput("{}: {}: expected input {}, got {} inputs", nodeLabel(node), what, input, node.op.inputs.size());

@@ -59,6 +59,8 @@ class LoweringContext {
   std::size_t tensorId(const std::string& name);
   /// A converter-made constant (e.g. pre-transposed weights), deduplicated by content.
   std::size_t addConstant(tosa::DType dtype, tosa::Shape shape, std::vector<std::uint8_t> data);
+  /// A converter-made intermediate buffer (e.g. between the passes of a two-pass kernel).
+  std::size_t addIntermediate(tosa::DType dtype, tosa::Shape shape);
   /// A CTC input's value, or an error naming the operator if it is not constant.
   Result<tosa::HostTensor> constantInput(const Node& node, std::size_t input, std::string_view what) const;
   void addKernel(PlanKernel kernel) { plan_.kernels.push_back(std::move(kernel)); }

@@ -39,6 +39,9 @@ struct Program {
   std::vector<Node> nodes;                      // execution order
   std::vector<std::string> inputs;              // model inputs (block inputs)
   std::vector<std::string> outputs;             // model outputs (block outputs)
+  /// Names the VGF gives the outputs: the TOSA output names, then `state:<variable>` for
+  /// each EXT-VARIABLE (whose tensor in `outputs` is the last value written).
+  std::vector<std::string> outputNames;
   /// Elided RESHAPE/IDENTITY outputs -> the tensor whose buffer they share.
   std::map<std::string, std::string> aliases;
 
@@ -58,7 +61,10 @@ struct Program {
 
 /// Builds the Program of a graph's main block (in operator order, which a valid TOSA
 /// graph already gives topologically). CONST / CONST_SHAPE operators become constant
-/// tensors, not nodes.
+/// tensors, not nodes. Each VARIABLE becomes the model input/output pair
+/// `state:<name>` (reads use the current value, writes produce the next one); a COND_IF
+/// whose condition is constant is replaced by its taken branch; other control flow is an
+/// Unsupported error.
 Result<Program> makeProgram(const tosa::Graph& graph);
 
 /// "<index> <OP>(<in>...) -> <out>" per node, for pass tests and --dump-after.

@@ -5,7 +5,7 @@
 //
 // Defines: OUTER KR INNER, RX RY, IN_STYPE IN_LD, A_CT, IS_FLOAT, NAN_IGNORE.
 // Bindings (set 0): 0 input, 1 output (int32, [OUTER, INNER]).
-// Grid: (ceil(INNER/RX), OUTER, 1).
+// Grid: (ceil(INNER/RX), min(OUTER, 65535), ceil(OUTER/65535)).
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "include/common.glsl"
@@ -60,7 +60,9 @@ void main() {
   uint lx = gl_LocalInvocationIndex % uint(RX);
   uint ly = gl_LocalInvocationIndex / uint(RX);
   uint inner = gl_WorkGroupID.x * uint(RX) + lx;
-  uint outer = gl_WorkGroupID.y;
+  // Outer indexes beyond the 65535 workgroups of y continue in z.
+  uint outer = gl_WorkGroupID.z * 65535u + gl_WorkGroupID.y;
+  if (outer >= uint(OUTER)) return;
   bool inRange = inner < uint(INNER);
   A_CT best = A_CT(0);
   int bestIdx = -1;

@@ -8,7 +8,7 @@
 //   RED_INIT (identity), RED_OP(a, b) (combine), SG_OP (subgroup collective, e.g.
 //   subgroupAdd), USE_SUBGROUP, ACC_RND(x) (rounding to acc_t), OUT_STYPE OUT_ST.
 // Bindings (set 0): 0 input, 1 output [OUTER, 1, INNER].
-// Grid: (ceil(INNER/RX), OUTER, 1).
+// Grid: (ceil(INNER/RX), min(OUTER, 65535), ceil(OUTER/65535)).
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : enable
@@ -51,7 +51,9 @@ void main() {
   uint lx = gl_LocalInvocationIndex % uint(RX);
   uint ly = gl_LocalInvocationIndex / uint(RX);
   uint inner = gl_WorkGroupID.x * uint(RX) + lx;
-  uint outer = gl_WorkGroupID.y;
+  // Outer indexes beyond the 65535 workgroups of y continue in z.
+  uint outer = gl_WorkGroupID.z * 65535u + gl_WorkGroupID.y;
+  if (outer >= uint(OUTER)) return;
   bool inRange = inner < uint(INNER);
 
   A_CT acc = A_CT(RED_INIT);

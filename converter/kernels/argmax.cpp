@@ -48,7 +48,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
   kernel.name = fmt::format("ARGMAX_{}", node.index);
   kernel.bindings = {ctx.tensorId(node.op.inputs[0]), ctx.tensorId(node.op.outputs[0])};
   kernel.writes = {false, true};
-  kernel.grid = {ceilDiv(static_cast<std::uint64_t>(inner), static_cast<std::uint64_t>(rx)), static_cast<std::uint32_t>(outer), 1};
+  kernel.grid = {ceilDiv(static_cast<std::uint64_t>(inner), static_cast<std::uint64_t>(rx)), static_cast<std::uint32_t>(std::min<std::int64_t>(outer, 65535)),
+                 ceilDiv(static_cast<std::uint64_t>(outer), 65535)};
   kernel.shader = ShaderInstance{"argmax.comp", std::move(d)};
   ctx.addKernel(std::move(kernel));
   return {};

@@ -64,25 +64,10 @@ Status lower(LoweringContext& ctx, const Node& node) {
   PlanKernel kernel;
   kernel.name = fmt::format("CONV2D_{}", node.index);
   kernel.bindings.push_back(ctx.tensorId(node.op.inputs[0]));
-  if (ctx.program().isConstant(node.op.inputs[1])) {
-    // Constant plan: weights laid out [K][OC] so the B-tile loads are coalesced.
-    const std::size_t eb = tosa::hostElementBytes(weight.dtype);
-    const std::int64_t k = kh * kw * ic;
-    const auto& src = *weight.data;
-    std::vector<std::uint8_t> dst(static_cast<std::size_t>(k * oc) * eb);
-    for (std::int64_t o = 0; o < oc; ++o) {
-      for (std::int64_t j = 0; j < k; ++j) {
-        std::memcpy(&dst[static_cast<std::size_t>(j * oc + o) * eb], &src[static_cast<std::size_t>(o * k + j) * eb], eb);
-      }
-    }
-    kernel.bindings.push_back(ctx.addConstant(weight.dtype, {k, oc}, std::move(dst)));
-    d.set("W_KN", 1);
-  } else {
-    kernel.bindings.push_back(ctx.tensorId(node.op.inputs[1]));
-    d.set("W_KN", 0);
-  }
+  kernel.writes.push_back(false);
+  bindWeightsKN(ctx, node, 1, d, kernel);
   kernel.bindings.push_back(ctx.tensorId(node.op.inputs[2]));
-  kernel.writes = {false, false, false};
+  kernel.writes.push_back(false);
   OPENVGF_TRY(buildEpilogue(ctx, node, types.accumulator, d, kernel));
   kernel.grid = {ceilDiv(static_cast<std::uint64_t>(oc), static_cast<std::uint64_t>(tile.bn)),
                  ceilDiv(static_cast<std::uint64_t>(batch * oh * ow), static_cast<std::uint64_t>(tile.bm)), 1};

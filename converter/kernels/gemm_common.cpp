@@ -2,6 +2,8 @@
 // Shared type rules and tile choice of the GEMM-shaped kernel families.
 #include "converter/kernels/gemm_common.h"
 
+#include <cstring>
+
 namespace openvgf::converter {
 
 using tosa::DType;
@@ -33,6 +35,32 @@ GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n) {
 
 void setTile(ShaderDefines& defines, const GemmTile& tile) {
   defines.set("BM", tile.bm).set("BN", tile.bn).set("BK", tile.bk).set("TM", tile.tm).set("TN", tile.tn);
+}
+
+void bindWeightsKN(LoweringContext& ctx, const Node& node, std::size_t input, ShaderDefines& defines,
+                   PlanKernel& kernel) {
+  const std::string& name = node.op.inputs[input];
+  const tosa::Tensor& weight = ctx.tensor(name);
+  if (!ctx.program().isConstant(ctx.program().bufferOf(name))) {
+    kernel.bindings.push_back(ctx.tensorId(name));
+    kernel.writes.push_back(false);
+    defines.set("W_KN", 0);
+    return;
+  }
+  const tosa::Tensor& source = ctx.tensor(ctx.program().bufferOf(name));
+  const std::size_t eb = tosa::hostElementBytes(weight.dtype);
+  const std::int64_t oc = weight.shape[0];
+  const std::int64_t k = tosa::elementCount(weight.shape) / oc;
+  const auto& src = *source.data;
+  std::vector<std::uint8_t> dst(static_cast<std::size_t>(k * oc) * eb);
+  for (std::int64_t o = 0; o < oc; ++o) {
+    for (std::int64_t j = 0; j < k; ++j) {
+      std::memcpy(&dst[static_cast<std::size_t>(j * oc + o) * eb], &src[static_cast<std::size_t>(o * k + j) * eb], eb);
+    }
+  }
+  kernel.bindings.push_back(ctx.addConstant(weight.dtype, {k, oc}, std::move(dst)));
+  kernel.writes.push_back(false);
+  defines.set("W_KN", 1);
 }
 
 Result<std::int64_t> zeroPoint(const LoweringContext& ctx, const Node& node, std::size_t input) {

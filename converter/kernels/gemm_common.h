@@ -22,6 +22,12 @@ std::optional<GemmTypes> gemmTypes(tosa::DType in, tosa::DType weight, tosa::DTy
 GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n);
 void setTile(ShaderDefines& defines, const GemmTile& tile);
 
+/// Binds the weight input of a conv-like node: a constant [OC, K...] tensor is stored
+/// pre-transposed to [K][OC] (constant plan: coalesced B-tile loads) and W_KN=1 is set; a
+/// run-time weight is bound as is with W_KN=0.
+void bindWeightsKN(LoweringContext& ctx, const Node& node, std::size_t input, ShaderDefines& defines,
+                   PlanKernel& kernel);
+
 /// A zero-point CTC input as an integer (0 when absent or floating point).
 Result<std::int64_t> zeroPoint(const LoweringContext& ctx, const Node& node, std::size_t input);
 

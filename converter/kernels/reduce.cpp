@@ -84,7 +84,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   d.set("OUTER", outer).set("KR", kr).set("INNER", inner).set("RX", rx).set("RY", ry);
   setBufferType(d, "IN", input.dtype);
   setBufferType(d, "OUT", output.dtype);
-  if (input.dtype == DType::Bool) d.setCode("OUT_ST(x)", "st_bool((x) != 0)");
+  if (input.dtype == DType::Bool) d.setCode("OUT_ST", "st_bool_from_int");
   d.setCode("A_CT", ct).setCode("RED_INIT", init).setCode("RED_OP(a, b)", op);
   if (subgroup) d.set("USE_SUBGROUP", 1).setCode("SG_OP", sg);
   if (input.dtype == DType::Fp16) d.setCode("ACC_RND(x)", "float(float16_t(x))");
@@ -92,7 +92,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
   kernel.name = fmt::format("{}_{}", tosa::toString(node.op.op), node.index);
   kernel.bindings = {ctx.tensorId(node.op.inputs[0]), ctx.tensorId(node.op.outputs[0])};
   kernel.writes = {false, true};
-  kernel.grid = {ceilDiv(static_cast<std::uint64_t>(inner), static_cast<std::uint64_t>(rx)), static_cast<std::uint32_t>(outer), 1};
+  kernel.grid = {ceilDiv(static_cast<std::uint64_t>(inner), static_cast<std::uint64_t>(rx)), static_cast<std::uint32_t>(std::min<std::int64_t>(outer, 65535)),
+                 ceilDiv(static_cast<std::uint64_t>(outer), 65535)};
   kernel.shader = ShaderInstance{"reduce.comp", std::move(d)};
   ctx.addKernel(std::move(kernel));
   return {};

@@ -19,6 +19,10 @@ std::span<const KernelSpec> kernelSpecs() {
       dataLayoutKernel(),
       gatherKernel(),
       argmaxKernel(),
+      resizeKernel(),
+      transposeConv2dKernel(),
+      conv3dKernel(),
+      fftKernel(),
   };
   return specs;
 }

@@ -42,5 +42,9 @@ KernelSpec reduceKernel();
 KernelSpec dataLayoutKernel();
 KernelSpec gatherKernel();
 KernelSpec argmaxKernel();
+KernelSpec resizeKernel();
+KernelSpec transposeConv2dKernel();
+KernelSpec conv3dKernel();
+KernelSpec fftKernel();
 
 }  // namespace openvgf::converter

@@ -5,19 +5,74 @@
 //   before: w = CONST; wt = TRANSPOSE(w) [perms 0,2,3,1]; y = CONV2D(x, wt, b)
 //   after:  wt = CONST (permuted payload);                y = CONV2D(x, wt, b)
 //
-// Evaluated here: RESHAPE, IDENTITY, TRANSPOSE (pure data movement, exact for every
-// type). Other all-constant nodes stay and run on the device.
+// Pure data movement (RESHAPE, IDENTITY, TRANSPOSE) is done here directly; every other
+// operator (CONST_SHAPE arithmetic, CAST of weights, ...) is evaluated by the reference
+// interpreter on a one-operator graph, so folded values are exactly TOSA's. Control flow,
+// variables and CUSTOM are never folded; outputs above kMaxFoldElements stay on the device.
 #include <algorithm>
 #include <cstring>
 
 #include "converter/passes/passes.h"
+#include "tosa/reference/reference.h"
 
 namespace openvgf::converter::passes {
 namespace {
 
+constexpr std::int64_t kMaxFoldElements = std::int64_t{1} << 22;
+
+bool foldable(tosa::Op op) {
+  switch (op) {
+    case tosa::Op::CondIf:
+    case tosa::Op::WhileLoop:
+    case tosa::Op::Custom:
+    case tosa::Op::Variable:
+    case tosa::Op::VariableRead:
+    case tosa::Op::VariableWrite: return false;
+    default: return true;
+  }
+}
+
+// Runs one operator with constant inputs through the reference interpreter.
+std::optional<std::vector<tosa::HostTensor>> evaluateWithReference(const Program& program, const Node& node) {
+  for (const auto& out : node.op.outputs) {
+    const tosa::Tensor* t = program.find(out);
+    if (t == nullptr || tosa::elementCount(t->shape) > kMaxFoldElements) return std::nullopt;
+  }
+  tosa::Graph graph;
+  graph.regions.push_back(tosa::Region{"main", {tosa::Block{}}});
+  tosa::Block& block = graph.regions[0].blocks[0];
+  block.name = "main";
+  for (const auto& name : node.op.inputs) {
+    if (block.findTensor(name) != nullptr) continue;
+    tosa::Tensor t = *program.find(program.bufferOf(name));
+    const tosa::Tensor& view = *program.find(name);
+    t.name = name;
+    t.shape = view.shape;
+    block.tensors.push_back(std::move(t));
+    tosa::Operator c;
+    c.op = view.dtype == tosa::DType::Shape ? tosa::Op::ConstShape : tosa::Op::Const;
+    c.outputs = {name};
+    block.operators.push_back(std::move(c));
+  }
+  for (const auto& name : node.op.outputs) {
+    tosa::Tensor t = *program.find(name);
+    t.data.reset();
+    block.tensors.push_back(std::move(t));
+    block.outputs.push_back(name);
+  }
+  block.operators.push_back(node.op);
+  auto result = tosa::reference::run(graph, {});
+  if (!result || result->outputs.size() != node.op.outputs.size()) return std::nullopt;
+  std::vector<tosa::HostTensor> values;
+  for (auto& out : result->outputs) values.push_back(std::move(out.value));
+  return values;
+}
+
 bool allConstant(const Program& program, const Node& node) {
   if (node.op.inputs.empty() || !node.epilogue.empty()) return false;
-  return std::all_of(node.op.inputs.begin(), node.op.inputs.end(), [&](const std::string& n) { return program.isConstant(n); });
+  return foldable(node.op.op) && std::all_of(node.op.inputs.begin(), node.op.inputs.end(), [&](const std::string& n) {
+           return program.isConstant(program.bufferOf(n));
+         });
 }
 
 std::optional<std::vector<std::uint8_t>> evaluate(const Program& program, const Node& node) {
@@ -65,10 +120,21 @@ Result<bool> foldConstants(Program& program) {
   bool changed = false;
   for (std::size_t i = 0; i < program.nodes.size();) {
     Node& node = program.nodes[i];
-    if (allConstant(program, node) && node.op.outputs.size() == 1 && !program.isOutput(node.op.outputs[0])) {
-      if (auto value = evaluate(program, node)) {
-        tosa::Tensor* out = program.find(node.op.outputs[0]);
-        out->data = std::move(*value);
+    const bool anyOutput = std::any_of(node.op.outputs.begin(), node.op.outputs.end(),
+                                       [&](const std::string& n) { return program.isOutput(n); });
+    if (allConstant(program, node) && !anyOutput) {
+      if (node.op.outputs.size() == 1 && program.aliases.count(node.op.inputs[0]) == 0) {
+        if (auto value = evaluate(program, node)) {
+          program.find(node.op.outputs[0])->data = std::move(*value);
+          program.nodes.erase(program.nodes.begin() + static_cast<std::ptrdiff_t>(i));
+          changed = true;
+          continue;
+        }
+      }
+      if (auto values = evaluateWithReference(program, node)) {
+        for (std::size_t k = 0; k < values->size(); ++k) {
+          program.find(node.op.outputs[k])->data = std::move((*values)[k].bytes);
+        }
         program.nodes.erase(program.nodes.begin() + static_cast<std::ptrdiff_t>(i));
         changed = true;
         continue;

@@ -13,15 +13,15 @@
 
 namespace openvgf::converter::passes {
 
-/// CONST_SHAPE / RESHAPE / IDENTITY / TRANSPOSE / CAST nodes whose inputs are all constants
-/// become constant tensors (e.g. transposed weights).
+/// Nodes whose inputs are all constants become constant tensors (e.g. transposed or cast
+/// weights, shape arithmetic), evaluated exactly as the reference interpreter does.
 Result<bool> foldConstants(Program& program);
 /// RESHAPE and IDENTITY whose output is not a model output: consumers read the input
 /// buffer directly (same bytes, new shape), the node disappears.
 Result<bool> elideReshapes(Program& program);
 /// Nodes whose outputs nobody reads and that are not model outputs.
 Result<bool> eliminateDeadCode(Program& program);
-/// CONV2D / DEPTHWISE_CONV2D / MATMUL / AVG_POOL2D / MAX_POOL2D followed by RESCALE,
+/// CONV2D / CONV3D / TRANSPOSE_CONV2D / DEPTHWISE_CONV2D / MATMUL / pools followed by RESCALE,
 /// CLAMP, ADD (bias or residual) ... : the consumer joins the anchor's epilogue.
 Result<bool> fuseEpilogues(Program& program);
 /// Chains of elementwise operators become one node (one kernel).

@@ -8,12 +8,12 @@
 #ifndef OVGF_COMMON_GLSL
 #define OVGF_COMMON_GLSL
 
+// 8/16-bit types are storage-only (converted to 32-bit for arithmetic), so modules need
+// StorageBuffer8/16BitAccess but not the Int8/Int16/Float16 arithmetic capabilities.
+// int64 arithmetic is used by apply_scale and INT48; only modules that use it get Int64.
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : enable
-#extension GL_EXT_shader_explicit_arithmetic_types_float16 : enable
-#extension GL_EXT_shader_explicit_arithmetic_types_int16 : enable
-#extension GL_EXT_shader_explicit_arithmetic_types_int8 : enable
 
 #ifndef WG_X
 #define WG_X 64

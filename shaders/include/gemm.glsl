@@ -11,7 +11,10 @@
 //   A_CT gemm_load_b(uint batch, uint k, uint n)
 //   void gemm_store(uint batch, uint m, uint n, ACC_CT acc)   epilogue for one output
 // Loads of A walk k fastest and loads of B walk n fastest, so both are coalesced for the
-// row-major layouts the converter chooses (A = [M][K], B = [K][N]).
+// row-major layouts the converter chooses (A = [M][K], B = [K][N]). An invocation's
+// register block is strided (rows ty + i*BM/TM, columns tx + j*BN/TN): neighbouring
+// invocations read neighbouring shared-memory words (no bank conflicts) and store
+// neighbouring output columns (coalesced).
 #ifndef OVGF_GEMM_GLSL
 #define OVGF_GEMM_GLSL
 
@@ -52,8 +55,8 @@ void gemm_main() {
     for (uint kk = 0u; kk < uint(BK); ++kk) {
       A_CT a[TM];
       A_CT b[TN];
-      for (int i = 0; i < TM; ++i) a[i] = sA[kk][ty * uint(TM) + uint(i)];
-      for (int j = 0; j < TN; ++j) b[j] = sB[kk][tx * uint(TN) + uint(j)];
+      for (int i = 0; i < TM; ++i) a[i] = sA[kk][ty + uint(i * (BM / TM))];
+      for (int j = 0; j < TN; ++j) b[j] = sB[kk][tx + uint(j * (BN / TN))];
       for (int i = 0; i < TM; ++i)
         for (int j = 0; j < TN; ++j) acc[i][j] += ACC_CT(a[i]) * ACC_CT(b[j]);
     }
@@ -61,10 +64,10 @@ void gemm_main() {
   }
 
   for (int i = 0; i < TM; ++i) {
-    uint m = m0 + ty * uint(TM) + uint(i);
+    uint m = m0 + ty + uint(i * (BM / TM));
     if (m >= uint(M)) continue;
     for (int j = 0; j < TN; ++j) {
-      uint n = n0 + tx * uint(TN) + uint(j);
+      uint n = n0 + tx + uint(j * (BN / TN));
       if (n < uint(N)) gemm_store(batch, m, n, acc[i][j]);
     }
   }

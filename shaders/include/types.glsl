@@ -11,23 +11,26 @@
 #ifndef OVGF_TYPES_GLSL
 #define OVGF_TYPES_GLSL
 
+// 8/16-bit values may only be converted, not passed to functions (storage-only types), so
+// their accessors are macros around 32-bit helper functions.
 float ld_f32(float v) { return v; }
 float st_f32(float v) { return v; }
-float ld_f16(float16_t v) { return float(v); }
-float16_t st_f16(float v) { return float16_t(v); }
+#define ld_f16(v) float(v)
+#define st_f16(v) float16_t(v)
 
 // BF16: upper half of an fp32; stores round to nearest even and keep NaNs quiet.
-float ld_bf16(uint16_t v) { return uintBitsToFloat(uint(v) << 16); }
-uint16_t st_bf16(float v) {
+float ovgf_bf16_to_f32(uint b) { return uintBitsToFloat(b << 16); }
+uint ovgf_f32_to_bf16(float v) {
   uint u = floatBitsToUint(v);
-  if (isnan(v)) return uint16_t((u >> 16) | 0x40u);
+  if (isnan(v)) return (u >> 16) | 0x40u;
   u += 0x7FFFu + ((u >> 16) & 1u);
-  return uint16_t(u >> 16);
+  return u >> 16;
 }
+#define ld_bf16(v) ovgf_bf16_to_f32(uint(v))
+#define st_bf16(v) uint16_t(ovgf_f32_to_bf16(v))
 
 // OCP FP8 E4M3 (bias 7, no infinities, S.1111.111 = NaN) and E5M2 (bias 15, IEEE-like).
-float ld_fp8e4m3(uint8_t b) {
-  uint v = uint(b);
+float ovgf_fp8e4m3_to_f32(uint v) {
   float s = (v & 0x80u) != 0u ? -1.0 : 1.0;
   uint e = (v >> 3) & 0xFu;
   uint m = v & 0x7u;
@@ -35,8 +38,7 @@ float ld_fp8e4m3(uint8_t b) {
   if (e == 0u) return s * float(m) * exp2(-9.0);
   return s * (1.0 + float(m) / 8.0) * exp2(float(int(e) - 7));
 }
-float ld_fp8e5m2(uint8_t b) {
-  uint v = uint(b);
+float ovgf_fp8e5m2_to_f32(uint v) {
   float s = (v & 0x80u) != 0u ? -1.0 : 1.0;
   uint e = (v >> 2) & 0x1Fu;
   uint m = v & 0x3u;
@@ -44,8 +46,8 @@ float ld_fp8e5m2(uint8_t b) {
   if (e == 0u) return s * float(m) * exp2(-16.0);
   return s * (1.0 + float(m) / 4.0) * exp2(float(int(e) - 15));
 }
-// Round-to-nearest-even encoding with MBITS mantissa bits and exponent bias BIAS; a result
-// past the largest exponent becomes the overflow code (non-saturating, OCP).
+// Round-to-nearest-even encoding with `mbits` mantissa bits and exponent bias `bias`; a
+// result past the largest exponent field becomes `overflowCode` (non-saturating, OCP).
 uint ovgf_fp8_encode(float v, int mbits, int bias, uint maxExpField, uint overflowCode) {
   uint sign = floatBitsToUint(v) >> 31 << 7;
   float a = abs(v);
@@ -65,24 +67,28 @@ uint ovgf_fp8_encode(float v, int mbits, int bias, uint maxExpField, uint overfl
   }
   return sign | bits;
 }
-uint8_t st_fp8e4m3(float v) {
-  if (isnan(v) || isinf(v)) return uint8_t(0x7Fu | (floatBitsToUint(v) >> 31 << 7));
-  uint b = ovgf_fp8_encode(v, 3, 7, 15u, 0x7Fu);
-  return uint8_t(b);  // 0x7F/0xFF produced by rounding past 448 is NaN, as OCP requires
+// E4M3: rounding past 448 lands on S.1111.111, which is NaN, as OCP requires.
+uint ovgf_f32_to_fp8e4m3(float v) {
+  if (isnan(v) || isinf(v)) return 0x7Fu | (floatBitsToUint(v) >> 31 << 7);
+  return ovgf_fp8_encode(v, 3, 7, 15u, 0x7Fu);
 }
-uint8_t st_fp8e5m2(float v) {
-  if (isnan(v)) return uint8_t(0x7Fu);
-  uint b = ovgf_fp8_encode(v, 2, 15, 30u, 0x7Cu);
-  return uint8_t(b);
+uint ovgf_f32_to_fp8e5m2(float v) {
+  if (isnan(v)) return 0x7Fu;
+  return ovgf_fp8_encode(v, 2, 15, 30u, 0x7Cu);
 }
+#define ld_fp8e4m3(v) ovgf_fp8e4m3_to_f32(uint(v))
+#define st_fp8e4m3(v) uint8_t(ovgf_f32_to_fp8e4m3(v))
+#define ld_fp8e5m2(v) ovgf_fp8e5m2_to_f32(uint(v))
+#define st_fp8e5m2(v) uint8_t(ovgf_f32_to_fp8e5m2(v))
 
 // Integers.
-bool ld_bool(uint8_t v) { return v != uint8_t(0); }
-uint8_t st_bool(bool v) { return uint8_t(v ? 1u : 0u); }
-int ld_i8(int8_t v) { return int(v); }
-int8_t st_i8(int v) { return int8_t(v); }
-int ld_i16(int16_t v) { return int(v); }
-int16_t st_i16(int v) { return int16_t(v); }
+#define ld_bool(v) (uint(v) != 0u)
+#define st_bool(v) uint8_t((v) ? 1u : 0u)
+#define st_bool_from_int(v) uint8_t((v) != 0 ? 1u : 0u)
+#define ld_i8(v) int(v)
+#define st_i8(v) int8_t(v)
+#define ld_i16(v) int(v)
+#define st_i16(v) int16_t(v)
 int ld_i32(int v) { return v; }
 int st_i32(int v) { return v; }
 int64_t ld_i48(int64_t v) { return v; }

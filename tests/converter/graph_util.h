@@ -15,6 +15,7 @@
 #include "converter/convert.h"
 #include "tests/converter/vk_harness.h"
 #include "tosa/graph.h"
+#include "vgf/decoder.h"
 
 namespace openvgf::testing {
 
@@ -110,7 +111,12 @@ inline std::vector<std::vector<std::uint8_t>> convertAndRun(const tosa::Graph& g
     ADD_FAILURE() << model.error().message();
     return {};
   }
-  auto run = runVgf(model->file, inputs);
+  auto file = vgf::decode(model->vgf);
+  if (!file) {
+    ADD_FAILURE() << file.error().message();
+    return {};
+  }
+  auto run = runVgf(*file, inputs);
   if (!run) {
     ADD_FAILURE() << run.error().message();
     return {};

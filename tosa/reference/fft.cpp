@@ -43,6 +43,7 @@ Result<Outputs> evalFft(Context& ctx, Inputs in) {
     if (!ctx.bounds) return v.floats[i];
     return localBound ? std::max(std::fabs(v.floats[i]), nmin) : globalMax;
   };
+  const std::int64_t turn = std::max(h, w);
   std::size_t dst = 0;
   for (std::int64_t b = 0; b < n; ++b) {
     for (std::int64_t oy = 0; oy < h; ++oy) {
@@ -52,11 +53,22 @@ Result<Outputs> evalFft(Context& ctx, Inputs in) {
         for (std::int64_t iy = 0; iy < h; ++iy) {
           for (std::int64_t ix = 0; ix < w; ++ix) {
             const auto src = static_cast<std::size_t>((b * h + iy) * w + ix);
-            const double angle = sign * 2.0 * std::numbers::pi *
-                                 (static_cast<double>((iy * oy) % h) / static_cast<double>(h) +
-                                  static_cast<double>((ix * ox) % w) / static_cast<double>(w));
-            const double c = std::cos(angle);
-            const double s = std::sin(angle);
+            // The angle as an exact fraction of a turn (H and W are powers of two), with
+            // exact values at quarter turns: sin(pi) in fp64 is 1.2e-16, not 0, which would
+            // give the Nyquist bins of a real input a non-zero reference and bound.
+            const std::int64_t num = (((iy * oy) % h) * (turn / h) + ((ix * ox) % w) * (turn / w)) % turn;
+            double c = 0.0;
+            double s = 0.0;
+            if ((4 * num) % turn == 0) {
+              constexpr double kCos[4] = {1.0, 0.0, -1.0, 0.0};
+              constexpr double kSin[4] = {0.0, 1.0, 0.0, -1.0};
+              c = kCos[(4 * num) / turn];
+              s = sign * kSin[(4 * num) / turn];
+            } else {
+              const double angle = sign * 2.0 * std::numbers::pi * static_cast<double>(num) / static_cast<double>(turn);
+              c = std::cos(angle);
+              s = std::sin(angle);
+            }
             const double r = load(re, src);
             const double i = im != nullptr ? load(*im, src) : 0.0;
             if (ctx.bounds) {

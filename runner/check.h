@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// `run --check`: judges a VGF's outputs against the TOSA reference interpreter run on the
+// same inputs, with TOSA's compliance rules (exact for integers, ULP bounds, dot-product
+// statistics for conv/matmul/pool/reduce). Inputs and outputs are matched by name (the
+// converter names VGF inputs/outputs after the TOSA graph's), else by position.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "tosa/compliance.h"
+#include "tosa/graph.h"
+#include "tosa/host_tensor.h"
+
+namespace openvgf::runner {
+
+struct OutputCheck {
+  std::string name;                  // graph output name
+  tosa::compliance::Verdict verdict;
+};
+
+/// Runs the reference interpreter (precise mode) on `inputs` (named as the VGF names them)
+/// and judges `outputs` (named likewise). Errors: a name that the graph does not have, or
+/// counts that disagree.
+Result<std::vector<OutputCheck>> checkAgainstReference(const tosa::Graph& graph,
+                                                       std::span<const std::string> inputNames,
+                                                       std::span<const tosa::HostTensor> inputs,
+                                                       std::span<const std::string> outputNames,
+                                                       std::span<const tosa::HostTensor> outputs);
+
+/// "name: PASS (max abs error 1e-06, max ULP error 0.5)" style line for one output.
+std::string formatCheck(const OutputCheck& check);
+
+}  // namespace openvgf::runner

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+// Converts a graph, runs it with runner::Session on the default device (validation on)
+// and judges it with runner::checkAgainstReference, the logic behind `run --check`.
+#pragma once
+
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "converter/convert.h"
+#include "runner/check.h"
+#include "runner/context.h"
+#include "runner/model.h"
+#include "runner/session.h"
+#include "tosa/graph.h"
+#include "vgf/decoder.h"
+
+namespace openvgf::testing {
+
+struct RunOutcome {
+  bool ran = false;
+  converter::ConvertStats stats;
+  std::vector<tosa::HostTensor> outputs;
+  std::vector<runner::OutputCheck> checks;
+};
+
+inline RunOutcome convertRunCheck(const tosa::Graph& graph, const std::vector<tosa::HostTensor>& inputs) {
+  RunOutcome outcome;
+  converter::ConvertOptions options;
+  options.cacheDir = std::filesystem::temp_directory_path() / "openvgf-converter-test-cache";
+  auto converted = converter::convert(graph, options);
+  if (!converted) {
+    ADD_FAILURE() << converted.error().message();
+    return outcome;
+  }
+  outcome.stats = converted->stats;
+  auto file = vgf::decode(converted->vgf);
+  if (!file) {
+    ADD_FAILURE() << file.error().message();
+    return outcome;
+  }
+  auto model = runner::Model::create(*file, "model.vgf");
+  if (!model) {
+    ADD_FAILURE() << model.error().message();
+    return outcome;
+  }
+  runner::ContextOptions contextOptions;
+  contextOptions.validate = true;
+  contextOptions.pipelineCache = false;
+  auto context = runner::Context::create(contextOptions, *model);
+  if (!context) {
+    ADD_FAILURE() << context.error().message();
+    return outcome;
+  }
+  auto session = runner::Session::create(**context, *model);
+  if (!session) {
+    ADD_FAILURE() << session.error().message();
+    return outcome;
+  }
+  auto actual = session->run(inputs);
+  if (!actual) {
+    ADD_FAILURE() << actual.error().message();
+    return outcome;
+  }
+  std::vector<std::string> inNames, outNames;
+  for (const auto& t : model->inputs()) inNames.push_back(t.name);
+  for (const auto& t : model->outputs()) outNames.push_back(t.name);
+  auto checks = runner::checkAgainstReference(graph, inNames, inputs, outNames, *actual);
+  if (!checks) {
+    ADD_FAILURE() << checks.error().message();
+    return outcome;
+  }
+  outcome.ran = true;
+  outcome.outputs = std::move(*actual);
+  outcome.checks = std::move(*checks);
+  return outcome;
+}
+
+inline void expectAllPass(const RunOutcome& outcome) {
+  ASSERT_TRUE(outcome.ran);
+  for (const auto& c : outcome.checks) EXPECT_TRUE(c.verdict.pass) << runner::formatCheck(c);
+}
+
+}  // namespace openvgf::testing
