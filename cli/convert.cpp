@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/command.h"
+#include "cli/convert_ethosu.h"
 #include "common/file_io.h"
 #include "converter/convert.h"
 #include "tosa/reader.h"
@@ -36,7 +37,7 @@ std::string bytesText(std::uint64_t bytes) {
 
 Result<int> runConvert(const ConvertArgs& args) {
   if (args.target.starts_with("ethos-u")) {
-    return unsupported("--target {}: the Ethos-U backend is not part of this build", args.target);
+    return convertEthosU(args.input, args.output, args.target, args.stats);
   }
   OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, tosa::readGraph(std::filesystem::path(args.input)));
   OPENVGF_TRY(withContext(tosa::verify(graph), args.input));
@@ -75,7 +76,8 @@ void setup(CLI::App& sub, Action& action) {
   auto args = std::make_shared<ConvertArgs>();
   sub.add_option("model", args->input, "TOSA 1.0 flatbuffer (.tosa)")->required();
   sub.add_option("-o,--output", args->output, "Output VGF file")->required();
-  sub.add_option("--target", args->target, "portable (default), native (probe this machine's Vulkan device)");
+  sub.add_option("--target", args->target, "portable (default), native (probe this machine's Vulkan device), or an Ethos-U "
+                 "configuration: ethos-u55-32|64|128|256, ethos-u65-256|512 (writes a vela_bin_stream)");
   sub.add_flag("--stats", args->stats, "Print kernels, modules, memory plan and constant bytes");
   sub.add_flag("--no-cache", args->noCache, "Do not read or write the SPIR-V cache");
   action = [args]() -> Result<int> { return runConvert(*args); };

@@ -9,7 +9,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli/convert_ethosu.h"
 #include "common/file_io.h"
 #include "runner/ethosu/disassembler.h"
 #include "tests/ethosu/graph_util.h"
@@ -130,15 +129,13 @@ TEST(EthosUCli, InspectAndRunWithCheck) {
   fs::remove_all(dir);
 }
 
-TEST(EthosUCli, ConvertEthosUWritesTheFileAndPrintsStats) {
+TEST(EthosUCli, ConvertToEthosUWritesTheFileAndPrintsStats) {
   const fs::path dir = tempDir();
   ASSERT_TRUE(tosa::writeGraph(smallModel(), dir / "small.tosa"));
-  ::testing::internal::CaptureStdout();
-  auto rc = cli::convertEthosU((dir / "small.tosa").string(), (dir / "small.ethosu").string(), "ethos-u55-64", true);
-  std::fflush(stdout);
-  const std::string out = ::testing::internal::GetCapturedStdout();
-  ASSERT_TRUE(rc) << rc.error().message();
-  EXPECT_EQ(*rc, 0);
+  CommandResult convert = runCli("convert " + (dir / "small.tosa").string() + " --target ethos-u55-64 --stats -o " +
+                                 (dir / "small.ethosu").string());
+  ASSERT_EQ(convert.exitCode, 0) << convert.output;
+  const std::string& out = convert.output;
   EXPECT_NE(out.find("target:            ethos-u55-64"), std::string::npos) << out;
   EXPECT_NE(out.find("npu operations:    2"), std::string::npos) << out;
   // 8x8x16 outputs x 3x3x16 taps.
@@ -153,9 +150,9 @@ TEST(EthosUCli, ConvertEthosUWritesTheFileAndPrintsStats) {
   EXPECT_EQ(run.exitCode, 0) << run.output;
   EXPECT_NE(run.output.find("check: PASS"), std::string::npos) << run.output;
   // Bad input: an unknown target, an unsupported operator; nothing is written.
-  auto bad = cli::convertEthosU((dir / "small.tosa").string(), (dir / "other.ethosu").string(), "ethos-u55-100", false);
-  ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error().exitCode(), 2);
+  CommandResult bad = runCli("convert " + (dir / "small.tosa").string() + " --target ethos-u55-100 -o " +
+                             (dir / "other.ethosu").string());
+  EXPECT_EQ(bad.exitCode, 2) << bad.output;
   EXPECT_FALSE(fs::exists(dir / "other.ethosu"));
   fs::remove_all(dir);
 }
