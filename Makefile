@@ -6,6 +6,9 @@ ASAN_BUILD ?= build/asan
 FUZZ_BUILD ?= build/fuzz
 TSAN_BUILD ?= build/tsan
 CMAKE_FLAGS ?=
+# ccache keys on relative paths below the checkout, so a fresh clone (CI) reuses the cache.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
 
 .PHONY: all deps build demo test test-release test-asan test-fuzz test-tsan clean
 
