@@ -35,6 +35,59 @@ std::string_view toString(Op op) {
   return i <= kMaxOp ? kOpNames[i] : std::string_view("INVALID_OP");
 }
 
+OpArity opArity(Op op) {
+  switch (op) {
+    case Op::AvgPool2d: return {3, 1, 2};
+    case Op::Conv2d:
+    case Op::Conv3d:
+    case Op::DepthwiseConv2d:
+    case Op::TransposeConv2d: return {5, 1, 2};
+    case Op::Fft2d: return {2, 2};
+    case Op::Rfft2d: return {1, 2};
+    case Op::MatMul: return {4, 1, 2};
+    case Op::Add:
+    case Op::Sub:
+    case Op::ArithmeticRightShift:
+    case Op::BitwiseAnd:
+    case Op::BitwiseOr:
+    case Op::BitwiseXor:
+    case Op::IntDiv:
+    case Op::LogicalAnd:
+    case Op::LogicalLeftShift:
+    case Op::LogicalRightShift:
+    case Op::LogicalOr:
+    case Op::LogicalXor:
+    case Op::Maximum:
+    case Op::Minimum:
+    case Op::Pow:
+    case Op::Equal:
+    case Op::Greater:
+    case Op::GreaterEqual:
+    case Op::Table:
+    case Op::Gather:
+    case Op::Reshape:
+    case Op::Tile: return {2, 1};
+    case Op::Mul: return {3, 1, 1};
+    case Op::Negate: return {3, 1, 2};
+    case Op::Pad: return {3, 1, 1};
+    case Op::Select:
+    case Op::Slice:
+    case Op::Scatter: return {3, 1};
+    case Op::Resize: return {4, 1};
+    case Op::Rescale: return {5, 1};
+    case Op::Const:
+    case Op::ConstShape: return {0, 1};
+    case Op::Concat: return {kVariadic, 1};
+    case Op::Custom:
+    case Op::CondIf:
+    case Op::WhileLoop: return {kVariadic, kVariadic};
+    case Op::Variable: return {0, 0};
+    case Op::VariableWrite: return {1, 0};
+    case Op::VariableRead: return {0, 1};
+    default: return {1, 1};
+  }
+}
+
 std::string_view toString(ResizeMode mode) {
   switch (mode) {
     case ResizeMode::Unknown: return "UNKNOWN";

@@ -118,6 +118,20 @@ std::string_view toString(ResizeMode mode);
 std::string_view toString(NanMode mode);
 std::string_view toString(RoundingMode mode);
 
+/// Operand counts of an operator in serialized order (specs/tosa.md §2.2). kVariadic marks a
+/// count the graph decides (CONCAT's inputs, CUSTOM, control flow). The verifier, shape
+/// inference and the reference interpreter all check against this one table.
+inline constexpr int kVariadic = -1;
+struct OpArity {
+  int inputs = 1;
+  int outputs = 1;
+  /// Trailing scalar operands that default to 0 when absent (zero points, MUL's shift,
+  /// PAD's pad value): serialized graphs carry them, the reference interpreter's API lets
+  /// hand-built graphs leave them out.
+  int defaultedInputs = 0;
+};
+OpArity opArity(Op op);
+
 std::optional<DType> dtypeFromString(std::string_view name);
 std::optional<Op> opFromString(std::string_view name);
 

@@ -390,62 +390,10 @@ class OpChecker {
   mutable std::uint32_t extraExt_ = 0;  // extensions implied beyond the type tables
 };
 
-/// Inputs/outputs per op in serialized order (§2.2); -1 = variable count.
-std::pair<int, int> arity(Op op) {
-  switch (op) {
-    case Op::AvgPool2d: return {3, 1};
-    case Op::Conv2d:
-    case Op::Conv3d:
-    case Op::DepthwiseConv2d:
-    case Op::TransposeConv2d: return {5, 1};
-    case Op::Fft2d: return {2, 2};
-    case Op::Rfft2d: return {1, 2};
-    case Op::MatMul: return {4, 1};
-    case Op::Add:
-    case Op::Sub:
-    case Op::ArithmeticRightShift:
-    case Op::BitwiseAnd:
-    case Op::BitwiseOr:
-    case Op::BitwiseXor:
-    case Op::IntDiv:
-    case Op::LogicalAnd:
-    case Op::LogicalLeftShift:
-    case Op::LogicalRightShift:
-    case Op::LogicalOr:
-    case Op::LogicalXor:
-    case Op::Maximum:
-    case Op::Minimum:
-    case Op::Pow:
-    case Op::Equal:
-    case Op::Greater:
-    case Op::GreaterEqual:
-    case Op::Table:
-    case Op::Gather:
-    case Op::Reshape:
-    case Op::Tile: return {2, 1};
-    case Op::Mul:
-    case Op::Negate:
-    case Op::Select:
-    case Op::Pad:
-    case Op::Slice:
-    case Op::Scatter: return {3, 1};
-    case Op::Resize: return {4, 1};
-    case Op::Rescale: return {5, 1};
-    case Op::Const:
-    case Op::ConstShape: return {0, 1};
-    case Op::Concat: return {-1, 1};
-    case Op::Custom:
-    case Op::CondIf:
-    case Op::WhileLoop: return {-1, -1};
-    case Op::Variable: return {0, 0};
-    case Op::VariableWrite: return {1, 0};
-    case Op::VariableRead: return {0, 1};
-    default: return {1, 1};
-  }
-}
-
 Status OpChecker::resolve() {
-  auto [nIn, nOut] = arity(op_.op);
+  const OpArity arity = opArity(op_.op);
+  const int nIn = arity.inputs;
+  const int nOut = arity.outputs;
   if (nIn >= 0 && op_.inputs.size() != static_cast<std::size_t>(nIn)) {
     return fail("expected {} inputs, got {}", nIn, op_.inputs.size());
   }

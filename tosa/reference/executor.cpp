@@ -42,60 +42,25 @@ struct Scope {
 
 bool isControlFlow(Op op) { return op == Op::CondIf || op == Op::WhileLoop; }
 
-struct InputArity {
-  std::size_t min;
-  std::size_t max;
-};
-
-InputArity arityOf(Op op) {
-  switch (op) {
-    case Op::Const:
-    case Op::ConstShape:
-    case Op::Variable: return {0, 0};
-    case Op::AvgPool2d: return {1, 3};
-    case Op::Conv2d:
-    case Op::Conv3d:
-    case Op::DepthwiseConv2d:
-    case Op::TransposeConv2d: return {3, 5};
-    case Op::Fft2d: return {2, 2};
-    case Op::MatMul: return {2, 4};
-    case Op::Mul: return {2, 3};
-    case Op::Table: return {2, 2};
-    case Op::Select: return {3, 3};
-    case Op::Negate: return {1, 3};
-    case Op::Concat: return {1, 4096};
-    case Op::Pad: return {2, 3};
-    case Op::Reshape: return {2, 2};
-    case Op::Slice: return {3, 3};
-    case Op::Tile: return {2, 2};
-    case Op::Gather: return {2, 2};
-    case Op::Scatter: return {3, 3};
-    case Op::Resize: return {4, 4};
-    case Op::Rescale: return {5, 5};
-    case Op::Add:
-    case Op::Sub:
-    case Op::ArithmeticRightShift:
-    case Op::BitwiseAnd:
-    case Op::BitwiseOr:
-    case Op::BitwiseXor:
-    case Op::IntDiv:
-    case Op::LogicalAnd:
-    case Op::LogicalLeftShift:
-    case Op::LogicalRightShift:
-    case Op::LogicalOr:
-    case Op::LogicalXor:
-    case Op::Maximum:
-    case Op::Minimum:
-    case Op::Pow:
-    case Op::Equal:
-    case Op::Greater:
-    case Op::GreaterEqual: return {2, 2};
-    case Op::CondIf: return {1, 4096};
-    case Op::WhileLoop: return {0, 4096};
-    case Op::VariableWrite: return {1, 1};
-    case Op::VariableRead: return {0, 1};
-    default: return {1, 1};
+/// Inputs an operator must have: the serialized counts (opArity), less trailing scalars that
+/// default to 0; at least one for CONCAT and COND_IF (the condition). VARIABLE_READ /
+/// VARIABLE_WRITE name their variable and are checked where they are executed.
+Status checkInputCount(const Operator& op, const Context& ctx) {
+  if (op.op == Op::VariableRead || op.op == Op::VariableWrite) return {};
+  const OpArity arity = opArity(op.op);
+  if (arity.inputs == kVariadic) {
+    if ((op.op == Op::Concat || op.op == Op::CondIf) && op.inputs.empty()) {
+      return ctx.error("inputs: expected at least 1 input, got none");
+    }
+    return {};
   }
+  const auto most = static_cast<std::size_t>(arity.inputs);
+  const auto least = static_cast<std::size_t>(arity.inputs - arity.defaultedInputs);
+  if (op.inputs.size() < least || op.inputs.size() > most) {
+    if (least == most) return ctx.error("inputs: expected {} inputs, got {}", most, op.inputs.size());
+    return ctx.error("inputs: expected {}..{} inputs, got {}", least, most, op.inputs.size());
+  }
+  return {};
 }
 
 std::size_t outputCountOf(Op op) { return (op == Op::Fft2d || op == Op::Rfft2d) ? 2 : 1; }
@@ -386,10 +351,7 @@ Result<std::vector<Value>> Executor::runBlock(const Block& block, std::vector<Va
     done[next] = true;
     --remaining;
     Context ctx(op, next, block.name, options_.precise, diagnostics_, options_.strict);
-    const InputArity arity = arityOf(op.op);
-    if (op.inputs.size() < arity.min || op.inputs.size() > arity.max) {
-      return ctx.error("inputs: expected {}..{} inputs, got {}", arity.min, arity.max, op.inputs.size());
-    }
+    OPENVGF_TRY(checkInputCount(op, ctx));
     // Declared output types and shapes.
     for (const std::string& out : op.outputs) {
       const Tensor* t = scope.findTensor(out);
