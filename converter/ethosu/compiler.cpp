@@ -25,23 +25,28 @@ struct View {
   int buffer = -1;           // region 1: index into buffers; region 0: -1
   std::uint32_t offset = 0;  // within the buffer (region 1) or the read-only blob (region 0)
   int h = 1, w = 1, c = 1;
-  std::uint32_t strideY = 0, strideX = 0;
+  std::uint32_t strideY = 0, strideX = 0;  // bytes
+  int elem = 1;                            // bytes per element: 1 (int8) or 4 (int32 scratch)
 
   bool dense() const {
-    return strideX == static_cast<std::uint32_t>(c) && strideY == static_cast<std::uint32_t>(c * w);
+    return strideX == static_cast<std::uint32_t>(c * elem) && strideY == static_cast<std::uint32_t>(c * w * elem);
   }
 };
 
-View denseView(int buffer, int h, int w, int c) {
+View denseView(int buffer, int h, int w, int c, int elem = 1) {
   View v;
   v.buffer = buffer;
   v.h = h;
   v.w = w;
   v.c = c;
-  v.strideX = static_cast<std::uint32_t>(c);
-  v.strideY = static_cast<std::uint32_t>(c * w);
+  v.elem = elem;
+  v.strideX = static_cast<std::uint32_t>(c * elem);
+  v.strideY = static_cast<std::uint32_t>(c * w * elem);
   return v;
 }
+
+/// The hardware precision field for an element size: 0 = 8-bit, 2 = 32-bit.
+unsigned precisionBits(const View& v) { return v.elem == 4 ? 2u : 0u; }
 
 struct Buffer {
   std::uint32_t size = 0;
@@ -75,6 +80,9 @@ struct NpuOp {
   unsigned ifmScaleMode = 0;
   std::uint32_t opaScale = 0;
   unsigned opaShift = 0;
+  std::uint32_t opbScale = 0;  // OPA_OPB_16 mode only
+  bool ifm2Scalar = false;     // IFM2 is the IFM2_SCALAR register (broadcast bit 7)
+  int ifm2ScalarValue = 0;
   unsigned ifmRound = 0;
   bool swapOperands = false;
   unsigned broadcast = 0;
@@ -621,6 +629,16 @@ bool isExactPowerOfTwoScale(std::int64_t m, std::int64_t s, int target) {
   return k - s == target;
 }
 
+/// m·2^-s when that is a non-negative integer below 2^32: apply_scale_32/16 then multiply
+/// exactly, whatever the rounding mode (the rounding term stays below 2^s).
+std::optional<std::uint32_t> exactIntegerScale(std::int64_t m, std::int64_t s) {
+  if (m < 0 || s < 0 || s > 62) return std::nullopt;
+  if ((m & ((std::int64_t{1} << s) - 1)) != 0) return std::nullopt;
+  const std::int64_t q = m >> s;
+  if (q > 0xFFFFFFFF) return std::nullopt;
+  return static_cast<std::uint32_t>(q);
+}
+
 }  // namespace
 
 Status Lowering::lowerAddSub(std::size_t index) {
@@ -676,8 +694,16 @@ Status Lowering::lowerAddSub(std::size_t index) {
   if (npu.swapOperands && npu.mode == 1) npu.swapOperands = false;
   const Rescale& ra = in[ifmIdx].r;
   const Rescale& rb = in[ifm2Idx].r;
-  // The hardware shifts one operand left by 19 (8-bit) and rescales the other (specs §4.4).
-  if (isExactPowerOfTwoScale(rb.multiplier[0], rb.shift[0], 19)) {
+  const std::optional<std::uint32_t> qa = exactIntegerScale(ra.multiplier[0], ra.shift[0]);
+  const std::optional<std::uint32_t> qb = exactIntegerScale(rb.multiplier[0], rb.shift[0]);
+  if (qa && qb && *qa <= 0xFFFF && *qb <= 0xFFFF) {
+    // Both input rescales multiply by an integer (no rounding): OPA_OPB_16 multiplies each
+    // operand by a 16-bit integer, so A and B equal TOSA's int32 operands exactly.
+    npu.ifmScaleMode = 0;
+    npu.opaScale = *qa;
+    npu.opbScale = *qb;
+  } else if (isExactPowerOfTwoScale(rb.multiplier[0], rb.shift[0], 19)) {
+    // The hardware shifts one operand left by 19 (8-bit) and rescales the other (specs §4.4).
     npu.ifmScaleMode = 1;  // OPA_32: IFM rescaled
     npu.opaScale = static_cast<std::uint32_t>(ra.multiplier[0]);
     npu.opaShift = static_cast<unsigned>(ra.shift[0]);
@@ -688,8 +714,40 @@ Status Lowering::lowerAddSub(std::size_t index) {
     npu.opaShift = static_cast<unsigned>(rb.shift[0]);
     npu.ifmRound = rb.round;
   } else {
-    return unsupported("{}: one input RESCALE must scale by exactly 2^19 (the NPU's fixed operand shift); got "
-                       "{}*2^-{} and {}*2^-{}", what, ra.multiplier[0], ra.shift[0], rb.multiplier[0], rb.shift[0]);
+    // No single operation computes round(a*ma) + round(b*mb) with both roundings: each input
+    // RESCALE runs as its own elementwise ADD of a scalar 0 whose IFM path applies the
+    // multiplier, shift and rounding and whose int32 OFM is written unscaled; the int32
+    // operands are then combined with unit OPA_OPB_16 scales and the output RESCALE.
+    View scaled[2];
+    for (int k = 0; k < 2; ++k) {
+      const Operand& o = in[k];
+      NpuOp pre;
+      pre.kind = Kind::Elementwise;
+      pre.mode = 1;
+      pre.what = fmt::format("{} (RESCALE of input {} to INT32)", what, k + 1);
+      pre.ifm2Scalar = true;
+      pre.ifmZp = static_cast<int>(o.r.inputZp);
+      pre.ifmScaleMode = 1;
+      pre.opaScale = static_cast<std::uint32_t>(o.r.multiplier[0]);
+      pre.opaShift = static_cast<unsigned>(o.r.shift[0]);
+      pre.ifmRound = o.r.round;
+      pre.globalScale = true;
+      pre.actMin = -32768;
+      pre.actMax = 32767;
+      OPENVGF_ASSIGN_OR_RETURN(pre.ifm, viewOf(o.source, what));
+      pre.ofm = denseView(newBuffer(static_cast<std::uint32_t>(o.d.h * o.d.w * o.d.c * 4)), o.d.h, o.d.w, o.d.c, 4);
+      scaled[k] = pre.ofm;
+      ops.push_back(std::move(pre));
+    }
+    npu.ifmScaleMode = 0;
+    npu.opaScale = 1;
+    npu.opbScale = 1;
+    npu.ifm = scaled[ifmIdx];
+    npu.ifm2 = scaled[ifm2Idx];
+    std::string finalName;
+    OPENVGF_TRY(fuseOutputStage(index, op.outputs[0], npu, od.c, finalName, false));
+    pushOp(std::move(npu), finalName, od);
+    return {};
   }
   npu.ifmZp = static_cast<int>(ra.inputZp);
   npu.ifm2Zp = static_cast<int>(rb.inputZp);
@@ -1160,8 +1218,8 @@ std::optional<BlockChoice> chooseBlock(const NpuOp& op, const AcceleratorConfig&
         int ifmD = op.kind == Kind::Conv
                        ? roundUp(std::min(op.ifm.c, op.weights.traversal == Traversal::PartKernelFirst ? 16 : 32), cfg.ifmUblock.d)
                        : d;
-        const int granule = elementwise ? cfg.granuleIfm8Ew : cfg.granuleIfm8;
-        const int ifmBanks = roundUp(((ifmW * ifmH * roundUp(ifmD, 8) + 1023) / 1024) * 2, granule);
+        const int granule = op.ifm.elem == 4 ? cfg.granuleIfm32 : elementwise ? cfg.granuleIfm8Ew : cfg.granuleIfm8;
+        const int ifmBanks = roundUp(((ifmW * ifmH * roundUp(ifmD * op.ifm.elem, 8) + 1023) / 1024) * 2, granule);
         BlockChoice c{w, h, d, 2 + ifmBanks, 0, 0};
         if (elementwise) {
           c.ifm2IbStart = c.ibEnd;
@@ -1270,7 +1328,7 @@ Result<CompiledModel> compile(const tosa::Graph& graph, const CompileOptions& op
     }
     if (op.kind == Kind::Elementwise) {
       e.cmd1(reg::kOpaScale, op.opaScale, static_cast<std::uint16_t>(op.opaShift));
-      e.cmd1(reg::kOpbScale, 0);
+      e.cmd1(reg::kOpbScale, op.opbScale);
       e.cmd1(reg::kOfmScale, op.ofmScale, static_cast<std::uint16_t>(op.ofmShift));
     }
     auto fm = [&](const View& v, std::uint16_t regionReg, std::uint16_t base0, std::uint16_t h0, std::uint16_t h1,
@@ -1283,14 +1341,15 @@ Result<CompiledModel> compile(const tosa::Graph& graph, const CompileOptions& op
       e.cmd0(h0, static_cast<std::uint16_t>(v.h - 1));
       e.cmd0(h1, static_cast<std::uint16_t>(v.h - 1));
       e.cmd0(w0, static_cast<std::uint16_t>(v.w - 1));
-      e.cmd1(static_cast<std::uint16_t>(strideX + 2), 1);
+      e.cmd1(static_cast<std::uint16_t>(strideX + 2), static_cast<std::uint32_t>(v.elem));
       e.cmd1(static_cast<std::uint16_t>(strideX + 1), v.strideY);
       e.cmd1(strideX, v.strideX);
     };
     fm(op.ifm, reg::kIfmRegion, reg::kIfmBase0, reg::kIfmHeight0M1, reg::kIfmHeight1M1, reg::kIfmWidth0M1, reg::kIfmStrideX);
     e.cmd0(reg::kIfmDepthM1, static_cast<std::uint16_t>(op.ifm.c - 1));
     e.cmd0(reg::kIfmZeroPoint, static_cast<std::uint16_t>(op.ifmZp));
-    e.cmd0(reg::kIfmPrecision, static_cast<std::uint16_t>(0x0001 | (op.ifmScaleMode << 8) | (op.ifmRound << 14)));
+    e.cmd0(reg::kIfmPrecision, static_cast<std::uint16_t>(0x0001 | (precisionBits(op.ifm) << 2) | (op.ifmScaleMode << 8) |
+                                                            (op.ifmRound << 14)));
     e.cmd0(reg::kIfmUpscale, 0);
     if (op.kind != Kind::Elementwise) {
       e.cmd0(reg::kIfmPadTop, static_cast<std::uint16_t>(op.padTop));
@@ -1303,7 +1362,8 @@ Result<CompiledModel> compile(const tosa::Graph& graph, const CompileOptions& op
     e.cmd0(reg::kOfmWidthM1, static_cast<std::uint16_t>(op.ofm.w - 1));
     e.cmd0(reg::kOfmDepthM1, static_cast<std::uint16_t>(op.ofm.c - 1));
     e.cmd0(reg::kOfmZeroPoint, static_cast<std::uint16_t>(op.ofmZp));
-    e.cmd0(reg::kOfmPrecision, static_cast<std::uint16_t>(0x0001 | (op.globalScale || op.kind == Kind::Elementwise ? 0x100 : 0) |
+    e.cmd0(reg::kOfmPrecision, static_cast<std::uint16_t>(0x0001 | (precisionBits(op.ofm) << 1) |
+                                                            (op.globalScale || op.kind == Kind::Elementwise ? 0x100 : 0) |
                                                             (op.roundMode << 14)));
     if (op.kind != Kind::Elementwise) {
       const int khExt = (op.kh - 1) * op.dy + 1, kwExt = (op.kw - 1) * op.dx + 1;
@@ -1336,11 +1396,17 @@ Result<CompiledModel> compile(const tosa::Graph& graph, const CompileOptions& op
     if (op.kind == Kind::Elementwise) e.cmd0(reg::kIfm2IbStart, static_cast<std::uint16_t>(op.ifm2IbStart));
     e.cmd0(reg::kAccFormat, 0);
     if (op.kind == Kind::Elementwise) {
-      fm(op.ifm2, reg::kIfm2Region, reg::kIfm2Base0, reg::kIfm2Height0M1, reg::kIfm2Height1M1, reg::kIfm2Width0M1,
-         reg::kIfm2StrideX);
-      e.cmd0(reg::kIfm2Precision, 0x0001);
+      if (op.ifm2Scalar) {
+        e.cmd0(reg::kIfm2Scalar, static_cast<std::uint16_t>(op.ifm2ScalarValue));
+      } else {
+        fm(op.ifm2, reg::kIfm2Region, reg::kIfm2Base0, reg::kIfm2Height0M1, reg::kIfm2Height1M1, reg::kIfm2Width0M1,
+           reg::kIfm2StrideX);
+      }
+      // IFM2 precision must match the IFM's.
+      e.cmd0(reg::kIfm2Precision, static_cast<std::uint16_t>(0x0001 | (precisionBits(op.ifm) << 2)));
       e.cmd0(reg::kIfm2ZeroPoint, static_cast<std::uint16_t>(op.ifm2Zp));
-      e.cmd0(reg::kIfm2Broadcast, static_cast<std::uint16_t>(op.broadcast | (op.swapOperands ? 0x40u : 0u)));
+      e.cmd0(reg::kIfm2Broadcast, static_cast<std::uint16_t>(op.broadcast | (op.swapOperands ? 0x40u : 0u) |
+                                                             (op.ifm2Scalar ? 0x80u : 0u)));
     }
     e.cmd0(reg::kBlockDep, 0);
     switch (op.kind) {

@@ -590,6 +590,13 @@ Status Simulator::runElementwise(unsigned mode, const MemoryRegions& memory) {
   const std::uint32_t opaScale = d(kOpaScale);
   const unsigned opaShift = cmd1Param_[kOpaScale] & 0x3F;
   const std::uint32_t opbScale = d(kOpbScale) & 0xFFFF;
+  if (!unary && ifm2.elemBytes != ifm.elemBytes) {
+    return invalidInput("IFM2_PRECISION: expected the IFM's {}-bit precision, got {}-bit", 8 * ifm.elemBytes, 8 * ifm2.elemBytes);
+  }
+  if ((mode == 1 || mode == 2) && scaleMode != 0 && ifm.elemBytes == 4) {
+    // The fixed left shift of the unscaled operand is only known for 8-bit (19) and 16-bit (14) inputs.
+    return unsupported("IFM_PRECISION: scale mode {} with a 32-bit IFM is not modelled (only OPA_OPB_16)", scaleMode);
+  }
   const unsigned implicitShift = ifm.elemBytes == 1 ? 19 : 14;
   const std::int64_t ifmZp = signExtend16(p(kIfmZeroPoint));
   const std::int64_t ifm2Zp = signExtend16(p(kIfm2ZeroPoint));
