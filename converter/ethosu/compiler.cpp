@@ -149,6 +149,8 @@ class Lowering {
   Status lowerConv(std::size_t index);
   Status lowerMatMul(std::size_t index);
   Status lowerPool(std::size_t index);
+  static void setAveragePoolScale(NpuOp& npu, int count);
+  Status lowerPaddedAveragePool(NpuOp&& npu, const std::string& finalName, const Dims3& od);
   Status lowerAddSub(std::size_t index);
   Status lowerMul(std::size_t index);
   Status lowerRescale(std::size_t index);
@@ -593,20 +595,7 @@ Status Lowering::lowerPool(std::size_t index) {
   if (npu.padTop > 127 || npu.padLeft > 127 || npu.padBottom > 128 || npu.padRight > 128) {
     return unsupported("{}: padding beyond the NPU limits", what);
   }
-  if (npu.mode == 1) {
-    if (npu.padTop || npu.padBottom || npu.padLeft || npu.padRight) {
-      return unsupported("{}: AVG_POOL2D with padding divides by a per-position count; the NPU's rounding for it is not "
-                         "specified, so it cannot be run bit-exactly", what);
-    }
-    // TOSA reciprocal_scale(kh*kw) with single rounding (specs/ethosu.md §4.3).
-    const std::uint32_t count = static_cast<std::uint32_t>(npu.kh * npu.kw);
-    unsigned k = 0;
-    while (k < 32 && (std::uint64_t{1} << k) < count) ++k;
-    npu.globalScale = true;
-    npu.ofmScale = static_cast<std::uint32_t>((((std::uint64_t{1} << 30) + 1) << k) / count);
-    npu.ofmShift = 30 + k;
-    npu.roundMode = 2;
-  }
+  if (npu.mode == 1) setAveragePoolScale(npu, npu.kh * npu.kw);
   OPENVGF_ASSIGN_OR_RETURN(npu.ifm, viewOf(inputName, what));
   OPENVGF_ASSIGN_OR_RETURN(Dims3 od, dims3(op.outputs[0], what));
   if ((od.h - 1) * npu.sy + npu.kh - npu.padTop - npu.padBottom != npu.ifm.h ||
@@ -615,7 +604,92 @@ Status Lowering::lowerPool(std::size_t index) {
   }
   std::string finalName = op.outputs[0];
   fuseClamp(finalName, npu);
+  if (npu.mode == 1 && (npu.padTop || npu.padBottom || npu.padLeft || npu.padRight)) {
+    return lowerPaddedAveragePool(std::move(npu), finalName, od);
+  }
   pushOp(std::move(npu), finalName, od);
+  return {};
+}
+
+namespace {
+
+/// One run of output rows (or columns) whose pooling windows, clipped to the input, have the
+/// same offset and size within the kernel: they form one unpadded pool.
+struct WindowRun {
+  int first = 0, count = 0;  // output rows
+  int inputStart = 0;        // input row of the first window
+  int kernel = 0;            // clipped window size
+};
+
+std::vector<WindowRun> windowRuns(int outputs, int inputs, int kernel, int stride, int padBefore) {
+  std::vector<WindowRun> runs;
+  int lastA = -1, lastB = -1;
+  for (int y = 0; y < outputs; ++y) {
+    const int origin = y * stride - padBefore;
+    const int a = std::max(0, -origin), b = std::min(kernel, inputs - origin);
+    if (!runs.empty() && a == lastA && b == lastB) {
+      ++runs.back().count;
+    } else {
+      runs.push_back(WindowRun{y, 1, origin + a, b - a});
+    }
+    lastA = a;
+    lastB = b;
+  }
+  return runs;
+}
+
+}  // namespace
+
+void Lowering::setAveragePoolScale(NpuOp& npu, int count) {
+  // TOSA reciprocal_scale(count) with single rounding (specs/ethosu.md §4.3).
+  unsigned k = 0;
+  while (k < 32 && (std::uint64_t{1} << k) < static_cast<std::uint64_t>(count)) ++k;
+  npu.globalScale = true;
+  npu.ofmScale = static_cast<std::uint32_t>((((std::uint64_t{1} << 30) + 1) << k) / static_cast<std::uint64_t>(count));
+  npu.ofmShift = 30 + k;
+  npu.roundMode = 2;
+}
+
+Status Lowering::lowerPaddedAveragePool(NpuOp&& npu, const std::string& finalName, const Dims3& od) {
+  // TOSA divides each window sum by its count of in-bounds elements. How the NPU's own padded
+  // average treats the divisor and rounding is not specified, so the output is split into
+  // rectangles whose windows, clipped to the input, have one size; each runs as an unpadded
+  // average pool over the clipped window with that count's reciprocal scale, which is the
+  // unpadded case that matches TOSA exactly.
+  const std::vector<WindowRun> rows = windowRuns(od.h, npu.ifm.h, npu.kh, npu.sy, npu.padTop);
+  const std::vector<WindowRun> cols = windowRuns(od.w, npu.ifm.w, npu.kw, npu.sx, npu.padLeft);
+  for (const WindowRun& r : rows) {
+    if (r.kernel < 1) return invalidInput("{}: output row {} has a pooling window of padding only", npu.what, r.first);
+  }
+  for (const WindowRun& c : cols) {
+    if (c.kernel < 1) return invalidInput("{}: output column {} has a pooling window of padding only", npu.what, c.first);
+  }
+  const View input = npu.ifm;
+  const View output = allocateOutput(finalName, od);
+  for (const WindowRun& r : rows) {
+    for (const WindowRun& c : cols) {
+      NpuOp part = npu;
+      part.what = fmt::format("{} (rows {}..{}, columns {}..{})", npu.what, r.first, r.first + r.count - 1, c.first,
+                              c.first + c.count - 1);
+      part.padTop = part.padBottom = part.padLeft = part.padRight = 0;
+      part.kh = r.kernel;
+      part.kw = c.kernel;
+      setAveragePoolScale(part, r.kernel * c.kernel);
+      part.ifm = input;
+      part.ifm.offset = input.offset + static_cast<std::uint32_t>(r.inputStart) * input.strideY +
+                        static_cast<std::uint32_t>(c.inputStart) * input.strideX;
+      part.ifm.h = (r.count - 1) * npu.sy + r.kernel;
+      part.ifm.w = (c.count - 1) * npu.sx + c.kernel;
+      part.ofm = output;
+      part.ofm.offset = output.offset + static_cast<std::uint32_t>(r.first) * output.strideY +
+                        static_cast<std::uint32_t>(c.first) * output.strideX;
+      part.ofm.h = r.count;
+      part.ofm.w = c.count;
+      ops.push_back(std::move(part));
+    }
+  }
+  // Several operations write the output, so a following TABLE runs as its own operation.
+  views[finalName] = output;
   return {};
 }
 
