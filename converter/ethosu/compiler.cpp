@@ -1325,7 +1325,9 @@ Result<CompiledModel> compile(const tosa::Graph& graph, const CompileOptions& op
   }
   const AcceleratorConfig config = *configOpt;
   if (config.cores != 1) {
-    return unsupported("{}: two-core streams (weights split per core) are not generated; use ethos-u65-256", config.name);
+    return unsupported("{}: two-core streams are not generated: how the cores divide an operation (per-core weight "
+                       "stream order and block depth, pooling and elementwise work) is not specified; use ethos-u65-256",
+                       config.name);
   }
   const tosa::Block* block = graph.mainBlock();
   if (!block) return invalidInput("{}: expected a main block, got none", sourceName);

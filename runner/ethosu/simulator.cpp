@@ -212,6 +212,13 @@ Status Simulator::run(std::span<const Command> commands, const MemoryRegions& me
 }
 
 Status Simulator::execute(const Command& op, const MemoryRegions& memory) {
+  const bool kernelOp = op.code == cmd0::kOpConv || op.code == cmd0::kOpDepthwise || op.code == cmd0::kOpPool ||
+                        op.code == cmd0::kOpElementwise;
+  if (kernelOp && (p(cmd0::kParallelMode) & 1) != 0) {
+    // How two cores divide an operation (and its WEIGHT1/SCALE1 streams) is not specified
+    // in enough detail to model; running it on one core would give wrong results silently.
+    return unsupported("PARALLEL_MODE 1 (two cores): dividing an operation between cores is not modelled");
+  }
   switch (op.code) {
     case cmd0::kOpConv: ++stats_.operations; return runConvolution(false, memory);
     case cmd0::kOpDepthwise: ++stats_.operations; return runConvolution(true, memory);
