@@ -4,6 +4,7 @@
 #include "converter/ethosu/compiler.h"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <map>
 #include <optional>
@@ -150,7 +151,10 @@ class Lowering {
   Status lowerMatMul(std::size_t index);
   Status lowerPool(std::size_t index);
   static void setAveragePoolScale(NpuOp& npu, int count);
-  Status lowerPaddedAveragePool(NpuOp&& npu, const std::string& finalName, const Dims3& od);
+  struct CountedPadding {
+    int top = 0, bottom = 0, left = 0, right = 0;
+  };
+  Status lowerPaddedAveragePool(NpuOp&& npu, const CountedPadding& counted, const std::string& finalName, const Dims3& od);
   Status lowerAddSub(std::size_t index);
   Status lowerMul(std::size_t index);
   Status lowerRescale(std::size_t index);
@@ -248,7 +252,8 @@ Result<View> Lowering::viewOf(const std::string& name, const std::string& what) 
   auto it = views.find(name);
   if (it != views.end()) return it->second;
   if (pads_.count(name)) {
-    return unsupported("{}: input '{}' comes from a PAD that can only be folded into a CONV2D, DEPTHWISE_CONV2D or MAX_POOL2D",
+    return unsupported("{}: input '{}' comes from a PAD that can only be folded into a CONV2D, DEPTHWISE_CONV2D, MAX_POOL2D or "
+                       "AVG_POOL2D",
                        what, name);
   }
   auto c = constants_.find(name);
@@ -591,21 +596,34 @@ Status Lowering::lowerPool(std::size_t index) {
     npu.padRight += p->second.right;
     inputName = p->second.input;
   }
+  // A PAD with the input zero point before an average pool adds elements that count in the
+  // divisor but contribute 0 to the sum.
+  CountedPadding counted;
+  if (auto p = pads_.find(inputName); p != pads_.end() && npu.mode == 1) {
+    if (p->second.value != npu.ifmZp) {
+      return unsupported("{}: the PAD before it pads with {}; only the input zero point {} can be folded into an average pool",
+                         what, p->second.value, npu.ifmZp);
+    }
+    counted = CountedPadding{p->second.top, p->second.bottom, p->second.left, p->second.right};
+    inputName = p->second.input;
+  }
   if (npu.sy < 1 || npu.sy > 3 || npu.sx < 1 || npu.sx > 3) return unsupported("{}: stride {}x{} (NPU: 1..3)", what, npu.sy, npu.sx);
-  if (npu.padTop > 127 || npu.padLeft > 127 || npu.padBottom > 128 || npu.padRight > 128) {
+  if (npu.mode == 0 && (npu.padTop > 127 || npu.padLeft > 127 || npu.padBottom > 128 || npu.padRight > 128)) {
     return unsupported("{}: padding beyond the NPU limits", what);
   }
   if (npu.mode == 1) setAveragePoolScale(npu, npu.kh * npu.kw);
   OPENVGF_ASSIGN_OR_RETURN(npu.ifm, viewOf(inputName, what));
   OPENVGF_ASSIGN_OR_RETURN(Dims3 od, dims3(op.outputs[0], what));
-  if ((od.h - 1) * npu.sy + npu.kh - npu.padTop - npu.padBottom != npu.ifm.h ||
-      (od.w - 1) * npu.sx + npu.kw - npu.padLeft - npu.padRight != npu.ifm.w || od.c != npu.ifm.c) {
+  if ((od.h - 1) * npu.sy + npu.kh - npu.padTop - npu.padBottom != npu.ifm.h + counted.top + counted.bottom ||
+      (od.w - 1) * npu.sx + npu.kw - npu.padLeft - npu.padRight != npu.ifm.w + counted.left + counted.right ||
+      od.c != npu.ifm.c) {
     return invalidInput("{}: output shape does not match input, kernel, stride and padding", what);
   }
   std::string finalName = op.outputs[0];
   fuseClamp(finalName, npu);
-  if (npu.mode == 1 && (npu.padTop || npu.padBottom || npu.padLeft || npu.padRight)) {
-    return lowerPaddedAveragePool(std::move(npu), finalName, od);
+  if (npu.mode == 1 && (npu.padTop || npu.padBottom || npu.padLeft || npu.padRight || counted.top || counted.bottom ||
+                        counted.left || counted.right)) {
+    return lowerPaddedAveragePool(std::move(npu), counted, finalName, od);
   }
   pushOp(std::move(npu), finalName, od);
   return {};
@@ -614,26 +632,33 @@ Status Lowering::lowerPool(std::size_t index) {
 namespace {
 
 /// One run of output rows (or columns) whose pooling windows, clipped to the input, have the
-/// same offset and size within the kernel: they form one unpadded pool.
+/// same offset, size and divisor: they form one unpadded pool.
 struct WindowRun {
   int first = 0, count = 0;  // output rows
   int inputStart = 0;        // input row of the first window
-  int kernel = 0;            // clipped window size
+  int kernel = 0;            // window clipped to the input data
+  int divisor = 0;           // window clipped to the input and the counted (PAD) padding
 };
 
-std::vector<WindowRun> windowRuns(int outputs, int inputs, int kernel, int stride, int padBefore) {
+/// Rows (or columns) of a virtual input made of `countedBefore` counted padding rows, `inputs`
+/// data rows and `countedAfter` counted rows, pooled with a kernel whose window starts at
+/// y * stride - padBefore (pool padding, not counted).
+std::vector<WindowRun> windowRuns(int outputs, int inputs, int kernel, int stride, int padBefore, int countedBefore,
+                                  int countedAfter) {
   std::vector<WindowRun> runs;
-  int lastA = -1, lastB = -1;
+  std::array<int, 4> last{-1, -1, -1, -1};
+  const int virtualExtent = countedBefore + inputs + countedAfter;
   for (int y = 0; y < outputs; ++y) {
     const int origin = y * stride - padBefore;
-    const int a = std::max(0, -origin), b = std::min(kernel, inputs - origin);
-    if (!runs.empty() && a == lastA && b == lastB) {
+    const int countA = std::max(0, origin), countB = std::min(virtualExtent, origin + kernel);
+    const int dataA = std::max(countedBefore, origin), dataB = std::min(countedBefore + inputs, origin + kernel);
+    const std::array<int, 4> key{countA - origin, countB - origin, dataA - origin, dataB - origin};
+    if (!runs.empty() && key == last) {
       ++runs.back().count;
     } else {
-      runs.push_back(WindowRun{y, 1, origin + a, b - a});
+      runs.push_back(WindowRun{y, 1, dataA - countedBefore, dataB - dataA, countB - countA});
     }
-    lastA = a;
-    lastB = b;
+    last = key;
   }
   return runs;
 }
@@ -650,19 +675,21 @@ void Lowering::setAveragePoolScale(NpuOp& npu, int count) {
   npu.roundMode = 2;
 }
 
-Status Lowering::lowerPaddedAveragePool(NpuOp&& npu, const std::string& finalName, const Dims3& od) {
-  // TOSA divides each window sum by its count of in-bounds elements. How the NPU's own padded
-  // average treats the divisor and rounding is not specified, so the output is split into
-  // rectangles whose windows, clipped to the input, have one size; each runs as an unpadded
-  // average pool over the clipped window with that count's reciprocal scale, which is the
-  // unpadded case that matches TOSA exactly.
-  const std::vector<WindowRun> rows = windowRuns(od.h, npu.ifm.h, npu.kh, npu.sy, npu.padTop);
-  const std::vector<WindowRun> cols = windowRuns(od.w, npu.ifm.w, npu.kw, npu.sx, npu.padLeft);
+Status Lowering::lowerPaddedAveragePool(NpuOp&& npu, const CountedPadding& counted, const std::string& finalName,
+                                        const Dims3& od) {
+  // TOSA divides each window sum by its count of in-bounds elements (a folded PAD's elements
+  // count too and add 0). How the NPU's own padded average treats the divisor and rounding is
+  // not specified, so the output is split into rectangles whose windows, clipped to the
+  // input, have one size and one divisor; each runs as an unpadded average pool over the
+  // clipped window with that divisor's reciprocal scale, which is the unpadded case that
+  // matches TOSA exactly.
+  const std::vector<WindowRun> rows = windowRuns(od.h, npu.ifm.h, npu.kh, npu.sy, npu.padTop, counted.top, counted.bottom);
+  const std::vector<WindowRun> cols = windowRuns(od.w, npu.ifm.w, npu.kw, npu.sx, npu.padLeft, counted.left, counted.right);
   for (const WindowRun& r : rows) {
-    if (r.kernel < 1) return invalidInput("{}: output row {} has a pooling window of padding only", npu.what, r.first);
+    if (r.kernel < 1) return unsupported("{}: output row {} has a pooling window of padding only", npu.what, r.first);
   }
   for (const WindowRun& c : cols) {
-    if (c.kernel < 1) return invalidInput("{}: output column {} has a pooling window of padding only", npu.what, c.first);
+    if (c.kernel < 1) return unsupported("{}: output column {} has a pooling window of padding only", npu.what, c.first);
   }
   const View input = npu.ifm;
   const View output = allocateOutput(finalName, od);
@@ -674,7 +701,7 @@ Status Lowering::lowerPaddedAveragePool(NpuOp&& npu, const std::string& finalNam
       part.padTop = part.padBottom = part.padLeft = part.padRight = 0;
       part.kh = r.kernel;
       part.kw = c.kernel;
-      setAveragePoolScale(part, r.kernel * c.kernel);
+      setAveragePoolScale(part, r.divisor * c.divisor);
       part.ifm = input;
       part.ifm.offset = input.offset + static_cast<std::uint32_t>(r.inputStart) * input.strideY +
                         static_cast<std::uint32_t>(c.inputStart) * input.strideX;
@@ -1110,10 +1137,11 @@ Status Lowering::lowerViewOp(std::size_t index) {
     const bool foldable = !graphOutputs_.count(outName) && it != consumers_.end() &&
                           std::all_of(it->second.begin(), it->second.end(), [&](std::size_t c) {
                             Op k = block_.operators[c].op;
-                            return k == Op::Conv2d || k == Op::DepthwiseConv2d || k == Op::MaxPool2d;
+                            return k == Op::Conv2d || k == Op::DepthwiseConv2d || k == Op::MaxPool2d || k == Op::AvgPool2d;
                           });
     if (!foldable) {
-      return unsupported("{}: PAD is only supported folded into a following CONV2D, DEPTHWISE_CONV2D or MAX_POOL2D", what);
+      return unsupported("{}: PAD is only supported folded into a following CONV2D, DEPTHWISE_CONV2D, MAX_POOL2D or AVG_POOL2D",
+                         what);
     }
     pads_[outName] = PendingPad{op.inputs[0], static_cast<int>(padding[2]), static_cast<int>(padding[3]),
                                 static_cast<int>(padding[4]), static_cast<int>(padding[5]), value};

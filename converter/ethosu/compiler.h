@@ -11,7 +11,7 @@
 // input is first rescaled into int32 scratch by its own elementwise op); MUL with
 // zero-point-removing (identity) input rescales; standalone RESCALE int8->int8; CLAMP; TABLE
 // int8; RESHAPE/IDENTITY, CONCAT and SLICE on H/W/C as views; PAD folded into a following
-// convolution or max pool. Everything else is refused with a message naming the operator:
+// convolution or pool. Everything else is refused with a message naming the operator:
 // nothing is approximated.
 #pragma once
 

@@ -141,6 +141,50 @@ TEST(EthosUConvert, PaddedAveragePoolDividesByTheInBoundsCount) {
     auto model = expectBitExact(g.graph(), rng);
     EXPECT_EQ(model.stats.npuOperations, 10u);
   }
+  // A PAD with the input zero point before the pool (count_include_pad): padded elements
+  // count in the divisor and add 0; alone, and together with the pool's own padding.
+  struct PadCase {
+    std::vector<std::int64_t> padding;  // PAD: N before/after, H, W, C
+    std::vector<std::int32_t> poolPad;
+    tosa::Shape out;
+  };
+  for (const PadCase& c : {PadCase{{0, 0, 1, 1, 1, 1, 0, 0}, {0, 0, 0, 0}, {1, 7, 5, 6}},
+                           PadCase{{0, 0, 1, 0, 0, 1, 0, 0}, {1, 0, 2, 1}, {1, 7, 7, 6}}}) {
+    GraphBuilder g;
+    std::string x = g.input("x", {1, 7, 5, 6});
+    const tosa::Shape ps{1, 7 + c.padding[2] + c.padding[3], 5 + c.padding[4] + c.padding[5], 6};
+    std::string padded = g.op(Op::Pad, std::monostate{}, {x, g.shapeConst(c.padding), g.scalar(DType::Int8, -4)}, ps, DType::Int8);
+    tosa::AvgPool2dAttrs a{{3, 3}, {1, 1}, c.poolPad, DType::Int32};
+    g.output(g.op(Op::AvgPool2d, a, {padded, g.scalar(DType::Int8, -4), g.scalar(DType::Int8, 6)}, c.out, DType::Int8));
+    expectBitExact(g.graph(), rng);
+    ASSERT_EQ(lastOutputs().size(), 1u);
+    EXPECT_GT(std::set<std::uint8_t>(lastOutputs()[0].begin(), lastOutputs()[0].end()).size(), 4u);
+  }
+  {
+    GraphBuilder g;  // a PAD value other than the zero point would add a constant per padded element
+    std::string x = g.input("x", {1, 4, 4, 2});
+    std::string padded = g.op(Op::Pad, std::monostate{}, {x, g.shapeConst({0, 0, 1, 1, 1, 1, 0, 0}), g.scalar(DType::Int8, 9)},
+                              {1, 6, 6, 2}, DType::Int8);
+    tosa::AvgPool2dAttrs a{{3, 3}, {1, 1}, {0, 0, 0, 0}, DType::Int32};
+    g.output(g.op(Op::AvgPool2d, a, {padded, g.scalar(DType::Int8, 0), g.scalar(DType::Int8, 0)}, {1, 4, 4, 2}, DType::Int8));
+    auto r = converter::ethosu::compile(g.graph(), {}, "m.tosa");
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message().find("only the input zero point 0 can be folded into an average pool"), std::string::npos)
+        << r.error().message();
+  }
+  {
+    GraphBuilder g;  // windows that hold no input element at all are refused
+    std::string x = g.input("x", {1, 4, 4, 2});
+    std::string padded = g.op(Op::Pad, std::monostate{}, {x, g.shapeConst({0, 0, 2, 0, 0, 0, 0, 0}), g.scalar(DType::Int8, 0)},
+                              {1, 6, 4, 2}, DType::Int8);
+    tosa::AvgPool2dAttrs a{{2, 2}, {1, 1}, {1, 0, 0, 0}, DType::Int32};
+    g.output(g.op(Op::AvgPool2d, a, {padded, g.scalar(DType::Int8, 0), g.scalar(DType::Int8, 0)}, {1, 6, 3, 2}, DType::Int8));
+    auto r = converter::ethosu::compile(g.graph(), {}, "m.tosa");
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message().find("output row 0 has a pooling window of padding only"), std::string::npos)
+        << r.error().message();
+    EXPECT_EQ(r.error().exitCode(), 2);
+  }
 }
 
 /// ADD/SUB in the TOSA int8 form: RESCALE both inputs to int32 (one by exactly 2^19).
