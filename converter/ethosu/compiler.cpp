@@ -4,6 +4,7 @@
 #include "converter/ethosu/compiler.h"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <map>
 #include <optional>
@@ -25,23 +26,28 @@ struct View {
   int buffer = -1;           // region 1: index into buffers; region 0: -1
   std::uint32_t offset = 0;  // within the buffer (region 1) or the read-only blob (region 0)
   int h = 1, w = 1, c = 1;
-  std::uint32_t strideY = 0, strideX = 0;
+  std::uint32_t strideY = 0, strideX = 0;  // bytes
+  int elem = 1;                            // bytes per element: 1 (int8) or 4 (int32 scratch)
 
   bool dense() const {
-    return strideX == static_cast<std::uint32_t>(c) && strideY == static_cast<std::uint32_t>(c * w);
+    return strideX == static_cast<std::uint32_t>(c * elem) && strideY == static_cast<std::uint32_t>(c * w * elem);
   }
 };
 
-View denseView(int buffer, int h, int w, int c) {
+View denseView(int buffer, int h, int w, int c, int elem = 1) {
   View v;
   v.buffer = buffer;
   v.h = h;
   v.w = w;
   v.c = c;
-  v.strideX = static_cast<std::uint32_t>(c);
-  v.strideY = static_cast<std::uint32_t>(c * w);
+  v.elem = elem;
+  v.strideX = static_cast<std::uint32_t>(c * elem);
+  v.strideY = static_cast<std::uint32_t>(c * w * elem);
   return v;
 }
+
+/// The hardware precision field for an element size: 0 = 8-bit, 2 = 32-bit.
+unsigned precisionBits(const View& v) { return v.elem == 4 ? 2u : 0u; }
 
 struct Buffer {
   std::uint32_t size = 0;
@@ -75,6 +81,9 @@ struct NpuOp {
   unsigned ifmScaleMode = 0;
   std::uint32_t opaScale = 0;
   unsigned opaShift = 0;
+  std::uint32_t opbScale = 0;  // OPA_OPB_16 mode only
+  bool ifm2Scalar = false;     // IFM2 is the IFM2_SCALAR register (broadcast bit 7)
+  int ifm2ScalarValue = 0;
   unsigned ifmRound = 0;
   bool swapOperands = false;
   unsigned broadcast = 0;
@@ -141,6 +150,11 @@ class Lowering {
   Status lowerConv(std::size_t index);
   Status lowerMatMul(std::size_t index);
   Status lowerPool(std::size_t index);
+  static void setAveragePoolScale(NpuOp& npu, int count);
+  struct CountedPadding {
+    int top = 0, bottom = 0, left = 0, right = 0;
+  };
+  Status lowerPaddedAveragePool(NpuOp&& npu, const CountedPadding& counted, const std::string& finalName, const Dims3& od);
   Status lowerAddSub(std::size_t index);
   Status lowerMul(std::size_t index);
   Status lowerRescale(std::size_t index);
@@ -238,7 +252,8 @@ Result<View> Lowering::viewOf(const std::string& name, const std::string& what) 
   auto it = views.find(name);
   if (it != views.end()) return it->second;
   if (pads_.count(name)) {
-    return unsupported("{}: input '{}' comes from a PAD that can only be folded into a CONV2D, DEPTHWISE_CONV2D or MAX_POOL2D",
+    return unsupported("{}: input '{}' comes from a PAD that can only be folded into a CONV2D, DEPTHWISE_CONV2D, MAX_POOL2D or "
+                       "AVG_POOL2D",
                        what, name);
   }
   auto c = constants_.find(name);
@@ -581,33 +596,127 @@ Status Lowering::lowerPool(std::size_t index) {
     npu.padRight += p->second.right;
     inputName = p->second.input;
   }
+  // A PAD with the input zero point before an average pool adds elements that count in the
+  // divisor but contribute 0 to the sum.
+  CountedPadding counted;
+  if (auto p = pads_.find(inputName); p != pads_.end() && npu.mode == 1) {
+    if (p->second.value != npu.ifmZp) {
+      return unsupported("{}: the PAD before it pads with {}; only the input zero point {} can be folded into an average pool",
+                         what, p->second.value, npu.ifmZp);
+    }
+    counted = CountedPadding{p->second.top, p->second.bottom, p->second.left, p->second.right};
+    inputName = p->second.input;
+  }
   if (npu.sy < 1 || npu.sy > 3 || npu.sx < 1 || npu.sx > 3) return unsupported("{}: stride {}x{} (NPU: 1..3)", what, npu.sy, npu.sx);
-  if (npu.padTop > 127 || npu.padLeft > 127 || npu.padBottom > 128 || npu.padRight > 128) {
+  if (npu.mode == 0 && (npu.padTop > 127 || npu.padLeft > 127 || npu.padBottom > 128 || npu.padRight > 128)) {
     return unsupported("{}: padding beyond the NPU limits", what);
   }
-  if (npu.mode == 1) {
-    if (npu.padTop || npu.padBottom || npu.padLeft || npu.padRight) {
-      return unsupported("{}: AVG_POOL2D with padding divides by a per-position count; the NPU's rounding for it is not "
-                         "specified, so it cannot be run bit-exactly", what);
-    }
-    // TOSA reciprocal_scale(kh*kw) with single rounding (specs/ethosu.md §4.3).
-    const std::uint32_t count = static_cast<std::uint32_t>(npu.kh * npu.kw);
-    unsigned k = 0;
-    while (k < 32 && (std::uint64_t{1} << k) < count) ++k;
-    npu.globalScale = true;
-    npu.ofmScale = static_cast<std::uint32_t>((((std::uint64_t{1} << 30) + 1) << k) / count);
-    npu.ofmShift = 30 + k;
-    npu.roundMode = 2;
-  }
+  if (npu.mode == 1) setAveragePoolScale(npu, npu.kh * npu.kw);
   OPENVGF_ASSIGN_OR_RETURN(npu.ifm, viewOf(inputName, what));
   OPENVGF_ASSIGN_OR_RETURN(Dims3 od, dims3(op.outputs[0], what));
-  if ((od.h - 1) * npu.sy + npu.kh - npu.padTop - npu.padBottom != npu.ifm.h ||
-      (od.w - 1) * npu.sx + npu.kw - npu.padLeft - npu.padRight != npu.ifm.w || od.c != npu.ifm.c) {
+  if ((od.h - 1) * npu.sy + npu.kh - npu.padTop - npu.padBottom != npu.ifm.h + counted.top + counted.bottom ||
+      (od.w - 1) * npu.sx + npu.kw - npu.padLeft - npu.padRight != npu.ifm.w + counted.left + counted.right ||
+      od.c != npu.ifm.c) {
     return invalidInput("{}: output shape does not match input, kernel, stride and padding", what);
   }
   std::string finalName = op.outputs[0];
   fuseClamp(finalName, npu);
+  if (npu.mode == 1 && (npu.padTop || npu.padBottom || npu.padLeft || npu.padRight || counted.top || counted.bottom ||
+                        counted.left || counted.right)) {
+    return lowerPaddedAveragePool(std::move(npu), counted, finalName, od);
+  }
   pushOp(std::move(npu), finalName, od);
+  return {};
+}
+
+namespace {
+
+/// One run of output rows (or columns) whose pooling windows, clipped to the input, have the
+/// same offset, size and divisor: they form one unpadded pool.
+struct WindowRun {
+  int first = 0, count = 0;  // output rows
+  int inputStart = 0;        // input row of the first window
+  int kernel = 0;            // window clipped to the input data
+  int divisor = 0;           // window clipped to the input and the counted (PAD) padding
+};
+
+/// Rows (or columns) of a virtual input made of `countedBefore` counted padding rows, `inputs`
+/// data rows and `countedAfter` counted rows, pooled with a kernel whose window starts at
+/// y * stride - padBefore (pool padding, not counted).
+std::vector<WindowRun> windowRuns(int outputs, int inputs, int kernel, int stride, int padBefore, int countedBefore,
+                                  int countedAfter) {
+  std::vector<WindowRun> runs;
+  std::array<int, 4> last{-1, -1, -1, -1};
+  const int virtualExtent = countedBefore + inputs + countedAfter;
+  for (int y = 0; y < outputs; ++y) {
+    const int origin = y * stride - padBefore;
+    const int countA = std::max(0, origin), countB = std::min(virtualExtent, origin + kernel);
+    const int dataA = std::max(countedBefore, origin), dataB = std::min(countedBefore + inputs, origin + kernel);
+    const std::array<int, 4> key{countA - origin, countB - origin, dataA - origin, dataB - origin};
+    if (!runs.empty() && key == last) {
+      ++runs.back().count;
+    } else {
+      runs.push_back(WindowRun{y, 1, dataA - countedBefore, dataB - dataA, countB - countA});
+    }
+    last = key;
+  }
+  return runs;
+}
+
+}  // namespace
+
+void Lowering::setAveragePoolScale(NpuOp& npu, int count) {
+  // TOSA reciprocal_scale(count) with single rounding (specs/ethosu.md §4.3).
+  unsigned k = 0;
+  while (k < 32 && (std::uint64_t{1} << k) < static_cast<std::uint64_t>(count)) ++k;
+  npu.globalScale = true;
+  npu.ofmScale = static_cast<std::uint32_t>((((std::uint64_t{1} << 30) + 1) << k) / static_cast<std::uint64_t>(count));
+  npu.ofmShift = 30 + k;
+  npu.roundMode = 2;
+}
+
+Status Lowering::lowerPaddedAveragePool(NpuOp&& npu, const CountedPadding& counted, const std::string& finalName,
+                                        const Dims3& od) {
+  // TOSA divides each window sum by its count of in-bounds elements (a folded PAD's elements
+  // count too and add 0). How the NPU's own padded average treats the divisor and rounding is
+  // not specified, so the output is split into rectangles whose windows, clipped to the
+  // input, have one size and one divisor; each runs as an unpadded average pool over the
+  // clipped window with that divisor's reciprocal scale, which is the unpadded case that
+  // matches TOSA exactly.
+  const std::vector<WindowRun> rows = windowRuns(od.h, npu.ifm.h, npu.kh, npu.sy, npu.padTop, counted.top, counted.bottom);
+  const std::vector<WindowRun> cols = windowRuns(od.w, npu.ifm.w, npu.kw, npu.sx, npu.padLeft, counted.left, counted.right);
+  for (const WindowRun& r : rows) {
+    if (r.kernel < 1) return unsupported("{}: output row {} has a pooling window of padding only", npu.what, r.first);
+  }
+  for (const WindowRun& c : cols) {
+    if (c.kernel < 1) return unsupported("{}: output column {} has a pooling window of padding only", npu.what, c.first);
+  }
+  const View input = npu.ifm;
+  const View output = allocateOutput(finalName, od);
+  for (const WindowRun& r : rows) {
+    for (const WindowRun& c : cols) {
+      NpuOp part = npu;
+      part.what = fmt::format("{} (rows {}..{}, columns {}..{})", npu.what, r.first, r.first + r.count - 1, c.first,
+                              c.first + c.count - 1);
+      part.padTop = part.padBottom = part.padLeft = part.padRight = 0;
+      part.kh = r.kernel;
+      part.kw = c.kernel;
+      setAveragePoolScale(part, r.divisor * c.divisor);
+      part.ifm = input;
+      part.ifm.offset = input.offset + static_cast<std::uint32_t>(r.inputStart) * input.strideY +
+                        static_cast<std::uint32_t>(c.inputStart) * input.strideX;
+      part.ifm.h = (r.count - 1) * npu.sy + r.kernel;
+      part.ifm.w = (c.count - 1) * npu.sx + c.kernel;
+      part.ofm = output;
+      part.ofm.offset = output.offset + static_cast<std::uint32_t>(r.first) * output.strideY +
+                        static_cast<std::uint32_t>(c.first) * output.strideX;
+      part.ofm.h = r.count;
+      part.ofm.w = c.count;
+      ops.push_back(std::move(part));
+    }
+  }
+  // Several operations write the output, so a following TABLE runs as its own operation.
+  views[finalName] = output;
   return {};
 }
 
@@ -619,6 +728,16 @@ bool isExactPowerOfTwoScale(std::int64_t m, std::int64_t s, int target) {
   int k = 0;
   while ((std::int64_t{1} << k) != m) ++k;
   return k - s == target;
+}
+
+/// m·2^-s when that is a non-negative integer below 2^32: apply_scale_32/16 then multiply
+/// exactly, whatever the rounding mode (the rounding term stays below 2^s).
+std::optional<std::uint32_t> exactIntegerScale(std::int64_t m, std::int64_t s) {
+  if (m < 0 || s < 0 || s > 62) return std::nullopt;
+  if ((m & ((std::int64_t{1} << s) - 1)) != 0) return std::nullopt;
+  const std::int64_t q = m >> s;
+  if (q > 0xFFFFFFFF) return std::nullopt;
+  return static_cast<std::uint32_t>(q);
 }
 
 }  // namespace
@@ -676,8 +795,16 @@ Status Lowering::lowerAddSub(std::size_t index) {
   if (npu.swapOperands && npu.mode == 1) npu.swapOperands = false;
   const Rescale& ra = in[ifmIdx].r;
   const Rescale& rb = in[ifm2Idx].r;
-  // The hardware shifts one operand left by 19 (8-bit) and rescales the other (specs §4.4).
-  if (isExactPowerOfTwoScale(rb.multiplier[0], rb.shift[0], 19)) {
+  const std::optional<std::uint32_t> qa = exactIntegerScale(ra.multiplier[0], ra.shift[0]);
+  const std::optional<std::uint32_t> qb = exactIntegerScale(rb.multiplier[0], rb.shift[0]);
+  if (qa && qb && *qa <= 0xFFFF && *qb <= 0xFFFF) {
+    // Both input rescales multiply by an integer (no rounding): OPA_OPB_16 multiplies each
+    // operand by a 16-bit integer, so A and B equal TOSA's int32 operands exactly.
+    npu.ifmScaleMode = 0;
+    npu.opaScale = *qa;
+    npu.opbScale = *qb;
+  } else if (isExactPowerOfTwoScale(rb.multiplier[0], rb.shift[0], 19)) {
+    // The hardware shifts one operand left by 19 (8-bit) and rescales the other (specs §4.4).
     npu.ifmScaleMode = 1;  // OPA_32: IFM rescaled
     npu.opaScale = static_cast<std::uint32_t>(ra.multiplier[0]);
     npu.opaShift = static_cast<unsigned>(ra.shift[0]);
@@ -688,8 +815,40 @@ Status Lowering::lowerAddSub(std::size_t index) {
     npu.opaShift = static_cast<unsigned>(rb.shift[0]);
     npu.ifmRound = rb.round;
   } else {
-    return unsupported("{}: one input RESCALE must scale by exactly 2^19 (the NPU's fixed operand shift); got "
-                       "{}*2^-{} and {}*2^-{}", what, ra.multiplier[0], ra.shift[0], rb.multiplier[0], rb.shift[0]);
+    // No single operation computes round(a*ma) + round(b*mb) with both roundings: each input
+    // RESCALE runs as its own elementwise ADD of a scalar 0 whose IFM path applies the
+    // multiplier, shift and rounding and whose int32 OFM is written unscaled; the int32
+    // operands are then combined with unit OPA_OPB_16 scales and the output RESCALE.
+    View scaled[2];
+    for (int k = 0; k < 2; ++k) {
+      const Operand& o = in[k];
+      NpuOp pre;
+      pre.kind = Kind::Elementwise;
+      pre.mode = 1;
+      pre.what = fmt::format("{} (RESCALE of input {} to INT32)", what, k + 1);
+      pre.ifm2Scalar = true;
+      pre.ifmZp = static_cast<int>(o.r.inputZp);
+      pre.ifmScaleMode = 1;
+      pre.opaScale = static_cast<std::uint32_t>(o.r.multiplier[0]);
+      pre.opaShift = static_cast<unsigned>(o.r.shift[0]);
+      pre.ifmRound = o.r.round;
+      pre.globalScale = true;
+      pre.actMin = -32768;
+      pre.actMax = 32767;
+      OPENVGF_ASSIGN_OR_RETURN(pre.ifm, viewOf(o.source, what));
+      pre.ofm = denseView(newBuffer(static_cast<std::uint32_t>(o.d.h * o.d.w * o.d.c * 4)), o.d.h, o.d.w, o.d.c, 4);
+      scaled[k] = pre.ofm;
+      ops.push_back(std::move(pre));
+    }
+    npu.ifmScaleMode = 0;
+    npu.opaScale = 1;
+    npu.opbScale = 1;
+    npu.ifm = scaled[ifmIdx];
+    npu.ifm2 = scaled[ifm2Idx];
+    std::string finalName;
+    OPENVGF_TRY(fuseOutputStage(index, op.outputs[0], npu, od.c, finalName, false));
+    pushOp(std::move(npu), finalName, od);
+    return {};
   }
   npu.ifmZp = static_cast<int>(ra.inputZp);
   npu.ifm2Zp = static_cast<int>(rb.inputZp);
@@ -978,10 +1137,11 @@ Status Lowering::lowerViewOp(std::size_t index) {
     const bool foldable = !graphOutputs_.count(outName) && it != consumers_.end() &&
                           std::all_of(it->second.begin(), it->second.end(), [&](std::size_t c) {
                             Op k = block_.operators[c].op;
-                            return k == Op::Conv2d || k == Op::DepthwiseConv2d || k == Op::MaxPool2d;
+                            return k == Op::Conv2d || k == Op::DepthwiseConv2d || k == Op::MaxPool2d || k == Op::AvgPool2d;
                           });
     if (!foldable) {
-      return unsupported("{}: PAD is only supported folded into a following CONV2D, DEPTHWISE_CONV2D or MAX_POOL2D", what);
+      return unsupported("{}: PAD is only supported folded into a following CONV2D, DEPTHWISE_CONV2D, MAX_POOL2D or AVG_POOL2D",
+                         what);
     }
     pads_[outName] = PendingPad{op.inputs[0], static_cast<int>(padding[2]), static_cast<int>(padding[3]),
                                 static_cast<int>(padding[4]), static_cast<int>(padding[5]), value};
@@ -1160,8 +1320,8 @@ std::optional<BlockChoice> chooseBlock(const NpuOp& op, const AcceleratorConfig&
         int ifmD = op.kind == Kind::Conv
                        ? roundUp(std::min(op.ifm.c, op.weights.traversal == Traversal::PartKernelFirst ? 16 : 32), cfg.ifmUblock.d)
                        : d;
-        const int granule = elementwise ? cfg.granuleIfm8Ew : cfg.granuleIfm8;
-        const int ifmBanks = roundUp(((ifmW * ifmH * roundUp(ifmD, 8) + 1023) / 1024) * 2, granule);
+        const int granule = op.ifm.elem == 4 ? cfg.granuleIfm32 : elementwise ? cfg.granuleIfm8Ew : cfg.granuleIfm8;
+        const int ifmBanks = roundUp(((ifmW * ifmH * roundUp(ifmD * op.ifm.elem, 8) + 1023) / 1024) * 2, granule);
         BlockChoice c{w, h, d, 2 + ifmBanks, 0, 0};
         if (elementwise) {
           c.ifm2IbStart = c.ibEnd;
@@ -1193,7 +1353,9 @@ Result<CompiledModel> compile(const tosa::Graph& graph, const CompileOptions& op
   }
   const AcceleratorConfig config = *configOpt;
   if (config.cores != 1) {
-    return unsupported("{}: two-core streams (weights split per core) are not generated; use ethos-u65-256", config.name);
+    return unsupported("{}: two-core streams are not generated: how the cores divide an operation (per-core weight "
+                       "stream order and block depth, pooling and elementwise work) is not specified; use ethos-u65-256",
+                       config.name);
   }
   const tosa::Block* block = graph.mainBlock();
   if (!block) return invalidInput("{}: expected a main block, got none", sourceName);
@@ -1270,7 +1432,7 @@ Result<CompiledModel> compile(const tosa::Graph& graph, const CompileOptions& op
     }
     if (op.kind == Kind::Elementwise) {
       e.cmd1(reg::kOpaScale, op.opaScale, static_cast<std::uint16_t>(op.opaShift));
-      e.cmd1(reg::kOpbScale, 0);
+      e.cmd1(reg::kOpbScale, op.opbScale);
       e.cmd1(reg::kOfmScale, op.ofmScale, static_cast<std::uint16_t>(op.ofmShift));
     }
     auto fm = [&](const View& v, std::uint16_t regionReg, std::uint16_t base0, std::uint16_t h0, std::uint16_t h1,
@@ -1283,14 +1445,15 @@ Result<CompiledModel> compile(const tosa::Graph& graph, const CompileOptions& op
       e.cmd0(h0, static_cast<std::uint16_t>(v.h - 1));
       e.cmd0(h1, static_cast<std::uint16_t>(v.h - 1));
       e.cmd0(w0, static_cast<std::uint16_t>(v.w - 1));
-      e.cmd1(static_cast<std::uint16_t>(strideX + 2), 1);
+      e.cmd1(static_cast<std::uint16_t>(strideX + 2), static_cast<std::uint32_t>(v.elem));
       e.cmd1(static_cast<std::uint16_t>(strideX + 1), v.strideY);
       e.cmd1(strideX, v.strideX);
     };
     fm(op.ifm, reg::kIfmRegion, reg::kIfmBase0, reg::kIfmHeight0M1, reg::kIfmHeight1M1, reg::kIfmWidth0M1, reg::kIfmStrideX);
     e.cmd0(reg::kIfmDepthM1, static_cast<std::uint16_t>(op.ifm.c - 1));
     e.cmd0(reg::kIfmZeroPoint, static_cast<std::uint16_t>(op.ifmZp));
-    e.cmd0(reg::kIfmPrecision, static_cast<std::uint16_t>(0x0001 | (op.ifmScaleMode << 8) | (op.ifmRound << 14)));
+    e.cmd0(reg::kIfmPrecision, static_cast<std::uint16_t>(0x0001 | (precisionBits(op.ifm) << 2) | (op.ifmScaleMode << 8) |
+                                                            (op.ifmRound << 14)));
     e.cmd0(reg::kIfmUpscale, 0);
     if (op.kind != Kind::Elementwise) {
       e.cmd0(reg::kIfmPadTop, static_cast<std::uint16_t>(op.padTop));
@@ -1303,7 +1466,8 @@ Result<CompiledModel> compile(const tosa::Graph& graph, const CompileOptions& op
     e.cmd0(reg::kOfmWidthM1, static_cast<std::uint16_t>(op.ofm.w - 1));
     e.cmd0(reg::kOfmDepthM1, static_cast<std::uint16_t>(op.ofm.c - 1));
     e.cmd0(reg::kOfmZeroPoint, static_cast<std::uint16_t>(op.ofmZp));
-    e.cmd0(reg::kOfmPrecision, static_cast<std::uint16_t>(0x0001 | (op.globalScale || op.kind == Kind::Elementwise ? 0x100 : 0) |
+    e.cmd0(reg::kOfmPrecision, static_cast<std::uint16_t>(0x0001 | (precisionBits(op.ofm) << 1) |
+                                                            (op.globalScale || op.kind == Kind::Elementwise ? 0x100 : 0) |
                                                             (op.roundMode << 14)));
     if (op.kind != Kind::Elementwise) {
       const int khExt = (op.kh - 1) * op.dy + 1, kwExt = (op.kw - 1) * op.dx + 1;
@@ -1336,11 +1500,17 @@ Result<CompiledModel> compile(const tosa::Graph& graph, const CompileOptions& op
     if (op.kind == Kind::Elementwise) e.cmd0(reg::kIfm2IbStart, static_cast<std::uint16_t>(op.ifm2IbStart));
     e.cmd0(reg::kAccFormat, 0);
     if (op.kind == Kind::Elementwise) {
-      fm(op.ifm2, reg::kIfm2Region, reg::kIfm2Base0, reg::kIfm2Height0M1, reg::kIfm2Height1M1, reg::kIfm2Width0M1,
-         reg::kIfm2StrideX);
-      e.cmd0(reg::kIfm2Precision, 0x0001);
+      if (op.ifm2Scalar) {
+        e.cmd0(reg::kIfm2Scalar, static_cast<std::uint16_t>(op.ifm2ScalarValue));
+      } else {
+        fm(op.ifm2, reg::kIfm2Region, reg::kIfm2Base0, reg::kIfm2Height0M1, reg::kIfm2Height1M1, reg::kIfm2Width0M1,
+           reg::kIfm2StrideX);
+      }
+      // IFM2 precision must match the IFM's.
+      e.cmd0(reg::kIfm2Precision, static_cast<std::uint16_t>(0x0001 | (precisionBits(op.ifm) << 2)));
       e.cmd0(reg::kIfm2ZeroPoint, static_cast<std::uint16_t>(op.ifm2Zp));
-      e.cmd0(reg::kIfm2Broadcast, static_cast<std::uint16_t>(op.broadcast | (op.swapOperands ? 0x40u : 0u)));
+      e.cmd0(reg::kIfm2Broadcast, static_cast<std::uint16_t>(op.broadcast | (op.swapOperands ? 0x40u : 0u) |
+                                                             (op.ifm2Scalar ? 0x80u : 0u)));
     }
     e.cmd0(reg::kBlockDep, 0);
     switch (op.kind) {

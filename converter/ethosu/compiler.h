@@ -4,12 +4,15 @@
 // register command stream and packages it as COP1 + vela_bin_stream.
 //
 // Supported (int8 activations, NHWC): CONV2D / DEPTHWISE_CONV2D (multiplier 1) / MATMUL with a
-// constant B, each followed by RESCALE int32->int8 [+ CLAMP]; MAX_POOL2D; AVG_POOL2D without
-// padding; ADD/SUB in the RESCALE(i8->i32) x2 -> op -> RESCALE(i32->i8) form where one input
-// rescale is exactly 2^19; MUL with zero-point-removing (identity) input rescales; standalone
-// RESCALE int8->int8; CLAMP; TABLE int8; RESHAPE/IDENTITY, CONCAT and SLICE on H/W/C as views;
-// PAD folded into a following convolution or max pool. Everything else is refused with a
-// message naming the operator: nothing is approximated.
+// constant B, each followed by RESCALE int32->int8 [+ CLAMP]; MAX_POOL2D; AVG_POOL2D (with
+// padding: split into unpadded pools over regions of equal clipped window size); ADD/SUB in
+// the RESCALE(i8->i32) x2 -> op -> RESCALE(i32->i8) form with per-tensor input rescales (one
+// elementwise op when both input scales are 16-bit integers or one is exactly 2^19, else each
+// input is first rescaled into int32 scratch by its own elementwise op); MUL with
+// zero-point-removing (identity) input rescales; standalone RESCALE int8->int8; CLAMP; TABLE
+// int8; RESHAPE/IDENTITY, CONCAT and SLICE on H/W/C as views; PAD folded into a following
+// convolution or pool. Everything else is refused with a message naming the operator:
+// nothing is approximated.
 #pragma once
 
 #include <cstdint>

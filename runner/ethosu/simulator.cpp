@@ -212,6 +212,13 @@ Status Simulator::run(std::span<const Command> commands, const MemoryRegions& me
 }
 
 Status Simulator::execute(const Command& op, const MemoryRegions& memory) {
+  const bool kernelOp = op.code == cmd0::kOpConv || op.code == cmd0::kOpDepthwise || op.code == cmd0::kOpPool ||
+                        op.code == cmd0::kOpElementwise;
+  if (kernelOp && (p(cmd0::kParallelMode) & 1) != 0) {
+    // How two cores divide an operation (and its WEIGHT1/SCALE1 streams) is not specified
+    // in enough detail to model; running it on one core would give wrong results silently.
+    return unsupported("PARALLEL_MODE 1 (two cores): dividing an operation between cores is not modelled");
+  }
   switch (op.code) {
     case cmd0::kOpConv: ++stats_.operations; return runConvolution(false, memory);
     case cmd0::kOpDepthwise: ++stats_.operations; return runConvolution(true, memory);
@@ -590,6 +597,13 @@ Status Simulator::runElementwise(unsigned mode, const MemoryRegions& memory) {
   const std::uint32_t opaScale = d(kOpaScale);
   const unsigned opaShift = cmd1Param_[kOpaScale] & 0x3F;
   const std::uint32_t opbScale = d(kOpbScale) & 0xFFFF;
+  if (!unary && ifm2.elemBytes != ifm.elemBytes) {
+    return invalidInput("IFM2_PRECISION: expected the IFM's {}-bit precision, got {}-bit", 8 * ifm.elemBytes, 8 * ifm2.elemBytes);
+  }
+  if ((mode == 1 || mode == 2) && scaleMode != 0 && ifm.elemBytes == 4) {
+    // The fixed left shift of the unscaled operand is only known for 8-bit (19) and 16-bit (14) inputs.
+    return unsupported("IFM_PRECISION: scale mode {} with a 32-bit IFM is not modelled (only OPA_OPB_16)", scaleMode);
+  }
   const unsigned implicitShift = ifm.elemBytes == 1 ? 19 : 14;
   const std::int64_t ifmZp = signExtend16(p(kIfmZeroPoint));
   const std::int64_t ifm2Zp = signExtend16(p(kIfm2ZeroPoint));

@@ -100,6 +100,93 @@ TEST(EthosUConvert, Pools) {
   }
 }
 
+TEST(EthosUConvert, PaddedAveragePoolDividesByTheInBoundsCount) {
+  std::mt19937 rng(19);
+  struct Case {
+    tosa::Shape in;
+    std::vector<std::int32_t> kernel, stride, pad;  // pad: top, bottom, left, right
+    int inZp, outZp;
+    std::size_t npuOps;
+  };
+  const std::vector<Case> cases = {
+      {{1, 4, 4, 4}, {3, 3}, {1, 1}, {1, 1, 1, 1}, 0, 0, 9},          // SAME 3x3: 3 row runs x 3 column runs
+      {{1, 9, 10, 13}, {3, 3}, {2, 2}, {1, 1, 1, 0}, -7, 12, 6},      // stride 2, no right padding
+      {{1, 8, 7, 5}, {5, 3}, {2, 3}, {2, 1, 0, 2}, 100, 90, 6},      // uneven kernel, strides and padding
+      {{1, 3, 3, 6}, {4, 4}, {1, 1}, {1, 2, 2, 1}, -128, -128, 9},    // kernel larger than the input
+      {{1, 1, 10, 17}, {1, 7}, {1, 3}, {0, 0, 3, 3}, 5, -5, 3},        // padding along W only
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(fmt::format("in {}x{} kernel {}x{}", c.in[1], c.in[2], c.kernel[0], c.kernel[1]));
+    GraphBuilder g;
+    std::string x = g.input("x", c.in);
+    const std::int64_t oh = (c.in[1] + c.pad[0] + c.pad[1] - c.kernel[0]) / c.stride[0] + 1;
+    const std::int64_t ow = (c.in[2] + c.pad[2] + c.pad[3] - c.kernel[1]) / c.stride[1] + 1;
+    tosa::AvgPool2dAttrs a{c.kernel, c.stride, c.pad, DType::Int32};
+    g.output(g.op(Op::AvgPool2d, a, {x, g.scalar(DType::Int8, c.inZp), g.scalar(DType::Int8, c.outZp)}, {1, oh, ow, c.in[3]},
+                  DType::Int8));
+    auto model = expectBitExact(g.graph(), rng);
+    EXPECT_EQ(model.stats.npuOperations, c.npuOps);
+    ASSERT_EQ(lastOutputs().size(), 1u);
+    EXPECT_GT(std::set<std::uint8_t>(lastOutputs()[0].begin(), lastOutputs()[0].end()).size(), 4u);
+  }
+  {
+    GraphBuilder g;  // with a fused CLAMP and a TABLE after it (run as its own operation)
+    std::string x = g.input("x", {1, 6, 6, 8});
+    tosa::AvgPool2dAttrs a{{3, 3}, {1, 1}, {1, 1, 1, 1}, DType::Int32};
+    std::string p = g.op(Op::AvgPool2d, a, {x, g.scalar(DType::Int8, 3), g.scalar(DType::Int8, -3)}, {1, 6, 6, 8}, DType::Int8);
+    std::vector<std::int64_t> table(256);
+    for (int i = 0; i < 256; ++i) table[static_cast<std::size_t>(i)] = 127 - i;
+    std::string t = g.constant(DType::Int8, {256}, table);
+    g.output(g.op(Op::Table, std::monostate{}, {g.clamp(p, -40, 60), t}, {1, 6, 6, 8}, DType::Int8));
+    auto model = expectBitExact(g.graph(), rng);
+    EXPECT_EQ(model.stats.npuOperations, 10u);
+  }
+  // A PAD with the input zero point before the pool (count_include_pad): padded elements
+  // count in the divisor and add 0; alone, and together with the pool's own padding.
+  struct PadCase {
+    std::vector<std::int64_t> padding;  // PAD: N before/after, H, W, C
+    std::vector<std::int32_t> poolPad;
+    tosa::Shape out;
+  };
+  for (const PadCase& c : {PadCase{{0, 0, 1, 1, 1, 1, 0, 0}, {0, 0, 0, 0}, {1, 7, 5, 6}},
+                           PadCase{{0, 0, 1, 0, 0, 1, 0, 0}, {1, 0, 2, 1}, {1, 7, 7, 6}}}) {
+    GraphBuilder g;
+    std::string x = g.input("x", {1, 7, 5, 6});
+    const tosa::Shape ps{1, 7 + c.padding[2] + c.padding[3], 5 + c.padding[4] + c.padding[5], 6};
+    std::string padded = g.op(Op::Pad, std::monostate{}, {x, g.shapeConst(c.padding), g.scalar(DType::Int8, -4)}, ps, DType::Int8);
+    tosa::AvgPool2dAttrs a{{3, 3}, {1, 1}, c.poolPad, DType::Int32};
+    g.output(g.op(Op::AvgPool2d, a, {padded, g.scalar(DType::Int8, -4), g.scalar(DType::Int8, 6)}, c.out, DType::Int8));
+    expectBitExact(g.graph(), rng);
+    ASSERT_EQ(lastOutputs().size(), 1u);
+    EXPECT_GT(std::set<std::uint8_t>(lastOutputs()[0].begin(), lastOutputs()[0].end()).size(), 4u);
+  }
+  {
+    GraphBuilder g;  // a PAD value other than the zero point would add a constant per padded element
+    std::string x = g.input("x", {1, 4, 4, 2});
+    std::string padded = g.op(Op::Pad, std::monostate{}, {x, g.shapeConst({0, 0, 1, 1, 1, 1, 0, 0}), g.scalar(DType::Int8, 9)},
+                              {1, 6, 6, 2}, DType::Int8);
+    tosa::AvgPool2dAttrs a{{3, 3}, {1, 1}, {0, 0, 0, 0}, DType::Int32};
+    g.output(g.op(Op::AvgPool2d, a, {padded, g.scalar(DType::Int8, 0), g.scalar(DType::Int8, 0)}, {1, 4, 4, 2}, DType::Int8));
+    auto r = converter::ethosu::compile(g.graph(), {}, "m.tosa");
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message().find("only the input zero point 0 can be folded into an average pool"), std::string::npos)
+        << r.error().message();
+  }
+  {
+    GraphBuilder g;  // windows that hold no input element at all are refused
+    std::string x = g.input("x", {1, 4, 4, 2});
+    std::string padded = g.op(Op::Pad, std::monostate{}, {x, g.shapeConst({0, 0, 2, 0, 0, 0, 0, 0}), g.scalar(DType::Int8, 0)},
+                              {1, 6, 4, 2}, DType::Int8);
+    tosa::AvgPool2dAttrs a{{2, 2}, {1, 1}, {1, 0, 0, 0}, DType::Int32};
+    g.output(g.op(Op::AvgPool2d, a, {padded, g.scalar(DType::Int8, 0), g.scalar(DType::Int8, 0)}, {1, 6, 3, 2}, DType::Int8));
+    auto r = converter::ethosu::compile(g.graph(), {}, "m.tosa");
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message().find("output row 0 has a pooling window of padding only"), std::string::npos)
+        << r.error().message();
+    EXPECT_EQ(r.error().exitCode(), 2);
+  }
+}
+
 /// ADD/SUB in the TOSA int8 form: RESCALE both inputs to int32 (one by exactly 2^19).
 std::string quantAddSub(GraphBuilder& g, Op kind, const std::string& a, const std::string& b, bool firstPlain) {
   std::string ra = firstPlain ? g.rescale(a, DType::Int32, {1 << 30}, {11}, 3, 0)
@@ -146,6 +233,86 @@ TEST(EthosUConvert, AddSubMulPatterns) {
     std::string p = g.op(Op::Mul, std::monostate{}, {ra, rb, g.scalar(DType::Int8, 0)}, {1, 6, 5, 9}, DType::Int32);
     g.output(g.clamp(g.rescale(p, DType::Int8, {1503238554}, {38}, 0, -2), -100, 100));
     expectBitExact(g.graph(), rng);
+  }
+}
+
+/// ADD/SUB with explicit input and output rescales.
+struct AddSubScales {
+  std::int64_t ma, sa, za, mb, sb, zb, mo, so, zo;
+  bool doubleRound;
+};
+
+std::string rescaledAddSub(GraphBuilder& g, Op kind, const std::string& a, const std::string& b, const AddSubScales& q) {
+  std::string ra = g.rescale(a, DType::Int32, {q.ma}, {q.sa}, q.za, 0, q.doubleRound);
+  std::string rb = g.rescale(b, DType::Int32, {q.mb}, {q.sb}, q.zb, 0, q.doubleRound);
+  tosa::Shape shape = g.shapeOf(ra);
+  for (std::size_t i = 0; i < shape.size(); ++i) shape[i] = std::max(shape[i], g.shapeOf(rb)[i]);
+  std::string sum = g.op(kind, std::monostate{}, {ra, rb}, shape, DType::Int32);
+  return g.rescale(sum, DType::Int8, {q.mo}, {q.so}, 0, q.zo, q.doubleRound);
+}
+
+TEST(EthosUConvert, AddSubWithGeneralInputScales) {
+  std::mt19937 rng(23);
+  struct Case {
+    AddSubScales q;
+    std::size_t npuOps;  // 1: fused into one elementwise op; 3: input rescales run first
+  };
+  const std::vector<Case> cases = {
+      // The zoo's residual add: one input scaled by 2^10, the other by ~998.05.
+      {{2093009312, 21, -3, 1073741824, 20, 5, 1288490189, 39, -1, true}, 3},
+      // Both scales integers (2^10 and 3): OPA_OPB_16, one operation.
+      {{1 << 30, 20, 7, 3 << 20, 20, -128, 1717986918, 40, 2, true}, 1},
+      // One scale exactly 2^19: the hardware's own operand shift, one operation.
+      {{644245094, 11, 3, 1 << 30, 11, -9, 1717986918, 50, 4, true}, 1},
+      // Arbitrary scales, single rounding, shifts on both sides of 31.
+      {{1518500250, 33, 100, 1947236311, 24, -100, 1431655765, 37, 9, false}, 3},
+      {{1073741825, 40, -128, 2147483647, 28, 127, 1073741824, 34, 0, true}, 3},
+      // 512 and 256 (integers) with single rounding of the output.
+      {{1 << 29, 20, 0, 1 << 29, 21, 0, 1 << 30, 40, 0, false}, 1},
+      // An integer scale too large for the 16-bit OPA/OPB multipliers (2^17): decomposed.
+      {{1 << 30, 13, 1, 1 << 30, 14, 2, 1 << 30, 48, 0, true}, 3},
+  };
+  for (Op kind : {Op::Add, Op::Sub}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(fmt::format("{} {}*2^-{} {}*2^-{}", tosa::toString(kind), c.q.ma, c.q.sa, c.q.mb, c.q.sb));
+      GraphBuilder g;
+      std::string a = g.input("a", {1, 5, 6, 7});
+      std::string b = g.input("b", {1, 5, 6, 7});
+      g.output(rescaledAddSub(g, kind, a, b, c.q));
+      auto model = expectBitExact(g.graph(), rng);
+      EXPECT_EQ(model.stats.npuOperations, c.npuOps);
+      ASSERT_EQ(lastOutputs().size(), 1u);
+      EXPECT_GT(std::set<std::uint8_t>(lastOutputs()[0].begin(), lastOutputs()[0].end()).size(), 8u);  // not saturated
+    }
+  }
+  // Broadcast of either operand with general scales (the first operand broadcast swaps the
+  // operands on the NPU, which matters for SUB), and a fused CLAMP.
+  const AddSubScales general{1518500250, 30, 4, 1105322465, 29, -6, 1374389535, 38, 3, true};
+  for (Op kind : {Op::Add, Op::Sub}) {
+    for (bool firstBroadcast : {false, true}) {
+      GraphBuilder g;
+      std::string a = g.input("a", firstBroadcast ? tosa::Shape{1, 1, 4, 8} : tosa::Shape{1, 3, 4, 8});
+      std::string b = g.input("b", firstBroadcast ? tosa::Shape{1, 3, 4, 8} : tosa::Shape{1, 1, 1, 8});
+      g.output(g.clamp(rescaledAddSub(g, kind, a, b, general), -50, 90));
+      auto model = expectBitExact(g.graph(), rng);
+      EXPECT_EQ(model.stats.npuOperations, 3u);
+    }
+  }
+  // Random scales and zero points.
+  std::uniform_int_distribution<std::int64_t> mult(1 << 30, (std::int64_t{1} << 31) - 1);
+  std::uniform_int_distribution<int> zp(-128, 127), inShift(12, 34), jitter(-1, 1);
+  for (int i = 0; i < 12; ++i) {
+    AddSubScales q{mult(rng), inShift(rng), zp(rng), mult(rng), inShift(rng), zp(rng), mult(rng), 0, zp(rng), i % 2 == 0};
+    // Sums of about 2^(39 - min shift) scaled back to about the int8 range.
+    q.so = 63 - std::min(q.sa, q.sb) + jitter(rng);
+    SCOPED_TRACE(fmt::format("random case {}", i));
+    GraphBuilder g;
+    std::string a = g.input("a", {1, 3, 5, 9});
+    std::string b = g.input("b", {1, 3, 5, 9});
+    g.output(rescaledAddSub(g, i % 3 == 0 ? Op::Sub : Op::Add, a, b, q));
+    expectBitExact(g.graph(), rng);
+    ASSERT_EQ(lastOutputs().size(), 1u);
+    EXPECT_GT(std::set<std::uint8_t>(lastOutputs()[0].begin(), lastOutputs()[0].end()).size(), 8u);
   }
 }
 
@@ -297,13 +464,6 @@ TEST(EthosUConvert, RefusesWhatTheNpuCannotRunExactly) {
   {
     GraphBuilder g;
     std::string x = g.input("x", {1, 4, 4, 4});
-    tosa::AvgPool2dAttrs a{{3, 3}, {1, 1}, {1, 1, 1, 1}, DType::Int32};
-    g.output(g.op(Op::AvgPool2d, a, {x, g.scalar(DType::Int8, 0), g.scalar(DType::Int8, 0)}, {1, 4, 4, 4}, DType::Int8, "pooled"));
-    refuse(g.graph(), "m.tosa: AVG_POOL2D 'pooled': AVG_POOL2D with padding");
-  }
-  {
-    GraphBuilder g;
-    std::string x = g.input("x", {1, 4, 4, 4});
     g.output(g.op(Op::Abs, std::monostate{}, {x}, {1, 4, 4, 4}, DType::Int8, "absolute"));
     refuse(g.graph(), "ABS 'absolute': operator ABS is not supported by the Ethos-U backend");
   }
@@ -316,14 +476,14 @@ TEST(EthosUConvert, RefusesWhatTheNpuCannotRunExactly) {
     refuse(g.graph(), "must feed exactly one RESCALE to INT8");
   }
   {
-    GraphBuilder g;  // ADD whose input scales are both arbitrary
-    std::string a = g.input("a", {1, 2, 2, 4});
-    std::string b = g.input("b", {1, 2, 2, 4});
-    std::string ra = g.rescale(a, DType::Int32, {1 << 30}, {12}, 0, 0);
+    GraphBuilder g;  // ADD with a per-channel input rescale (no per-channel IFM scale exists)
+    std::string a = g.input("a", {1, 2, 2, 2});
+    std::string b = g.input("b", {1, 2, 2, 2});
+    std::string ra = g.rescale(a, DType::Int32, {1 << 30, 1 << 29}, {12, 12}, 0, 0);
     std::string rb = g.rescale(b, DType::Int32, {1 << 29}, {12}, 0, 0);
-    std::string s = g.op(Op::Add, std::monostate{}, {ra, rb}, {1, 2, 2, 4}, DType::Int32);
+    std::string s = g.op(Op::Add, std::monostate{}, {ra, rb}, {1, 2, 2, 2}, DType::Int32);
     g.output(g.rescale(s, DType::Int8, {1 << 30}, {40}, 0, 0));
-    refuse(g.graph(), "exactly 2^19");
+    refuse(g.graph(), "per-channel input RESCALE");
   }
   {
     GraphBuilder g;

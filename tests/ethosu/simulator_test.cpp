@@ -307,6 +307,86 @@ TEST(EthosUSimulator, ElementwiseAddMulSubWithBroadcastAndScalar) {
       }
 }
 
+TEST(EthosUSimulator, Int32ElementwiseOperands) {
+  // ADD of a scalar 0 with OPA_32 writes the rescaled IFM as int32 (no OFM scaling); then two
+  // int32 maps are added with unit OPA_OPB_16 scales and scaled to int8.
+  const int h = 2, w = 3, c = 5;
+  const int n = h * w * c;
+  std::vector<std::uint8_t> mem(1024, 0);
+  for (int i = 0; i < n; ++i) mem[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(i * 37 - 120);
+  for (int i = 0; i < n; ++i) mem[static_cast<std::size_t>(32 + i)] = static_cast<std::uint8_t>(90 - i * 23);
+  auto int32Ofm = [&](Stream& s, std::uint32_t base) {
+    setFeatureMap(s, true, base, h, w, c, 0x0105);  // signed, 32-bit, global scale
+    s.set1(cmd1::kOfmStrideC, 4).set1(cmd1::kOfmStrideX, 4u * c).set1(cmd1::kOfmStrideY, 4u * c * w);
+  };
+  Stream s;
+  s.set0(cmd0::kIfm2Broadcast, 0x80).set0(cmd0::kIfm2Scalar, 0).set0(cmd0::kIfm2ZeroPoint, 0).set0(cmd0::kIfm2Precision, 1);
+  s.set0(cmd0::kActivationMin, static_cast<std::uint16_t>(-32768)).set0(cmd0::kActivationMax, 32767);
+  setFeatureMap(s, false, 0, h, w, c, 0x0101);  // OPA_32, DBL
+  s.set0(cmd0::kIfmZeroPoint, static_cast<std::uint16_t>(-7)).set1(cmd1::kOpaScale, 2093009312u, 21);
+  int32Ofm(s, 128);
+  s.set0(cmd0::kOpElementwise, 1);
+  setFeatureMap(s, false, 32, h, w, c, 0x8101);  // OPA_32, NATURAL
+  s.set0(cmd0::kIfmZeroPoint, 9).set1(cmd1::kOpaScale, 1518500250u, 33);
+  int32Ofm(s, 256);
+  s.set0(cmd0::kOpElementwise, 1);
+  setFeatureMap(s, false, 128, h, w, c, 0x0009);  // signed 32-bit, OPA_OPB_16
+  s.set1(cmd1::kIfmStrideC, 4).set1(cmd1::kIfmStrideX, 4u * c).set1(cmd1::kIfmStrideY, 4u * c * w);
+  s.set0(cmd0::kIfmZeroPoint, 0).set1(cmd1::kOpaScale, 1, 0).set1(cmd1::kOpbScale, 1);
+  s.set0(cmd0::kIfm2Region, 1).set1(cmd1::kIfm2Base0, 256).set0(cmd0::kIfm2Broadcast, 0).set0(cmd0::kIfm2Precision, 9);
+  s.set1(cmd1::kIfm2StrideC, 4).set1(cmd1::kIfm2StrideX, 4u * c).set1(cmd1::kIfm2StrideY, 4u * c * w);
+  s.set0(cmd0::kIfm2Height0M1, h - 1).set0(cmd0::kIfm2Width0M1, w - 1).set0(cmd0::kIfm2Height1M1, h - 1);
+  setFeatureMap(s, true, 512, h, w, c, 0x0101);
+  s.set0(cmd0::kOfmZeroPoint, 3).set0(cmd0::kActivationMin, static_cast<std::uint16_t>(-128)).set0(cmd0::kActivationMax, 127);
+  s.set1(cmd1::kOfmScale, 1288490189u, 41);
+  s.set0(cmd0::kOpElementwise, 2).set0(cmd0::kOpStop, 0);
+  MemoryRegions regions{};
+  regions[1] = mem;
+  Simulator sim(u55_128());
+  Status st = sim.run(s.commands(), regions);
+  ASSERT_TRUE(st) << st.error().message();
+  auto int32At = [&](std::size_t at) {
+    std::uint32_t u = 0;
+    for (int k = 0; k < 4; ++k) u |= std::uint32_t{mem[at + static_cast<std::size_t>(k)]} << (8 * k);
+    return static_cast<std::int64_t>(static_cast<std::int32_t>(u));
+  };
+  for (int i = 0; i < n; ++i) {
+    const std::int64_t a = applyScale32(static_cast<std::int8_t>(mem[static_cast<std::size_t>(i)]) + 7, 2093009312, 21, true);
+    const std::int64_t b = applyScale32(static_cast<std::int8_t>(mem[static_cast<std::size_t>(32 + i)]) - 9, 1518500250, 33, false);
+    EXPECT_EQ(int32At(128 + 4 * static_cast<std::size_t>(i)), a) << i;
+    EXPECT_EQ(int32At(256 + 4 * static_cast<std::size_t>(i)), b) << i;
+    const std::int64_t out = std::clamp<std::int64_t>(applyScale32(a - b, 1288490189, 41, true) + 3, -128, 127);
+    EXPECT_EQ(static_cast<std::int8_t>(mem[512 + static_cast<std::size_t>(i)]), out) << i;
+  }
+  // Refused rather than guessed: OPA_32 with a 32-bit IFM (its operand shift is unknown),
+  // IFM2 precision different from the IFM's, and two-core PARALLEL_MODE.
+  Stream opa32 = s;
+  opa32.commands().pop_back();
+  opa32.commands().pop_back();
+  opa32.set0(cmd0::kIfmPrecision, 0x0109).set0(cmd0::kOpElementwise, 1);
+  st = sim.run(opa32.commands(), regions);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message().find("scale mode 1 with a 32-bit IFM"), std::string::npos) << st.error().message();
+  Stream mixed = s;
+  mixed.commands().pop_back();
+  mixed.commands().pop_back();
+  mixed.set0(cmd0::kIfm2Precision, 1).set0(cmd0::kOpElementwise, 1);
+  st = sim.run(mixed.commands(), regions);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message().find("IFM2_PRECISION: expected the IFM's 32-bit precision, got 8-bit"), std::string::npos)
+      << st.error().message();
+  AcceleratorInfo u65;
+  u65.product = Product::U65;
+  u65.macs = 256;
+  u65.shramBanks = 48;
+  Simulator twoCores(u65);
+  Stream parallel = s;
+  parallel.commands().insert(parallel.commands().begin(), Command{0, 0, cmd0::kParallelMode, false, 1, 0});
+  st = twoCores.run(parallel.commands(), regions);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message().find("PARALLEL_MODE 1"), std::string::npos) << st.error().message();
+}
+
 TEST(EthosUSimulator, DmaLoadsALutThatAPoolAppliesAfterScaling) {
   // LUT in region 0 (256 bytes): out = 127 - index. Copy it to slot 1 of SHRAM.
   std::vector<std::uint8_t> region0(256);
