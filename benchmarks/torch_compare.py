@@ -416,10 +416,12 @@ def main():
     parser.add_argument("--no-timing", action="store_true", help="only check correctness")
     parser.add_argument("--openvgf", default="", help="run.sh results JSON, for the ratio column")
     parser.add_argument("--json", default="", help="write results here")
-    parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch default)")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="torch CPU threads (0: every core this process may use, as lavapipe does)")
     args = parser.parse_args()
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    # Some torch builds start with one thread (Debian's 1.13 on a 2-core VM does); lavapipe
+    # uses every core, so the CPU comparison does too unless told otherwise.
+    torch.set_num_threads(args.threads or len(os.sched_getaffinity(0)))
     torch.backends.cudnn.benchmark = True
     if args.device.startswith("cuda"):
         torch.backends.cuda.matmul.allow_tf32 = False
