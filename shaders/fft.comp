@@ -11,7 +11,8 @@
 //   scratch buffer: (a, b) -> (a + b, (a - b) * w^j). Afterwards the line holds SEGS
 //   independent sub-transforms, each on a contiguous segment of M elements.
 // - MODE 0: each workgroup loads LPW lines' segment `seg` into shared memory, finishes the
-//   decimation there (log2(M) stages, a barrier after each) and stores the bins in natural
+//   decimation there (log2(M) stages, fused in pairs into radix-4 steps with a barrier
+//   after each) and stores the bins in natural
 //   order: after a full in-place DIF, position p = seg*M + q holds bin
 //   bitreverse_L(p) = (bitreverse_M(q) << log2(SEGS)) | bitreverse_SEGS(seg).
 // Twiddles come from a constant table tw[k] = (cos, sin)(2*pi*k/L), k < L/2, computed by
@@ -160,23 +161,55 @@ void main() {
   }
   barrier();
 
-  // Remaining DIF stages: spans M/2 ... 1; a span h of the full line uses w_L^(j * L/(2h)).
-  for (uint h = uint(M) / 2u; h >= 1u; h >>= 1) {
+  // Remaining DIF stages, spans M/2 ... 1 (a span h of the full line uses twiddle
+  // w_L^(j * L/(2h))), two at a time: the stages of spans h and h/2 mix the four points
+  // base + {0, h/2, h, 3h/2}, so one invocation does both in registers (a radix-4 step)
+  // and a barrier follows every pair instead of every stage.
+  uint h = uint(M) / 2u;
+  for (; h >= 2u; h >>= 2) {
+    const uint q = h / 2u;
     const uint stride = uint(L) / (2u * h);
+    for (uint t = tid; t < uint(LPW * (M / 4)); t += uint(WG_X)) {
+      uint ll = t / uint(M / 4);
+      uint bt = t % uint(M / 4);
+      uint j = bt % q;
+      uint i0 = ll * uint(M) + (bt / q) * 2u * h + j;
+      vec2 x0 = vec2(sRe[i0], sIm[i0]);
+      vec2 x1 = vec2(sRe[i0 + q], sIm[i0 + q]);
+      vec2 x2 = vec2(sRe[i0 + h], sIm[i0 + h]);
+      vec2 x3 = vec2(sRe[i0 + h + q], sIm[i0 + h + q]);
+      // Span h: pairs (x0, x2) at offset j and (x1, x3) at offset j + q.
+      vec2 a0 = x0 + x2;
+      vec2 a2 = cmul(x0 - x2, twiddle(j * stride));
+      vec2 a1 = x1 + x3;
+      vec2 a3 = cmul(x1 - x3, twiddle((j + q) * stride));
+      // Span q: pairs (a0, a1) and (a2, a3), both at offset j.
+      vec2 w = twiddle(j * 2u * stride);
+      vec2 y1 = cmul(a0 - a1, w);
+      vec2 y3 = cmul(a2 - a3, w);
+      a0 += a1;
+      a2 += a3;
+      sRe[i0] = a0.x;
+      sIm[i0] = a0.y;
+      sRe[i0 + q] = y1.x;
+      sIm[i0 + q] = y1.y;
+      sRe[i0 + h] = a2.x;
+      sIm[i0 + h] = a2.y;
+      sRe[i0 + h + q] = y3.x;
+      sIm[i0 + h + q] = y3.y;
+    }
+    barrier();
+  }
+  if (h == 1u) {
+    // An odd number of stages: the last one has span 1, whose twiddle is 1.
     for (uint t = tid; t < uint(LPW * (M / 2)); t += uint(WG_X)) {
-      uint ll = t / uint(M / 2);
-      uint bt = t % uint(M / 2);
-      uint j = bt % h;
-      uint i0 = ll * uint(M) + (bt / h) * 2u * h + j;
-      uint i1 = i0 + h;
+      uint i0 = 2u * t;
       vec2 a = vec2(sRe[i0], sIm[i0]);
-      vec2 b = vec2(sRe[i1], sIm[i1]);
-      vec2 d = cmul(a - b, twiddle(j * stride));
-      a += b;
-      sRe[i0] = a.x;
-      sIm[i0] = a.y;
-      sRe[i1] = d.x;
-      sIm[i1] = d.y;
+      vec2 b = vec2(sRe[i0 + 1u], sIm[i0 + 1u]);
+      sRe[i0] = a.x + b.x;
+      sIm[i0] = a.y + b.y;
+      sRe[i0 + 1u] = a.x - b.x;
+      sIm[i0 + 1u] = a.y - b.y;
     }
     barrier();
   }
