@@ -127,10 +127,11 @@ void lowerAxis(LoweringContext& ctx, Axis axis, bool forward) {
     axis.realInput = false;
   }
 
-  // Lines per workgroup: enough that short lines still give a workgroup some work, and
-  // for column passes (inner > 1) neighbouring columns share cache lines; bounded by
-  // shared memory and by the number of lines.
-  const std::int64_t wanted = axis.inner > 1 ? std::max<std::int64_t>(8, 128 / segment) : std::max<std::int64_t>(1, 128 / segment);
+  // Lines per workgroup: at least 8 (more for short lines), so that a workgroup has enough
+  // work (on lavapipe a 256x256 row pass ran 1.6x faster with 8 lines per workgroup than
+  // with one) and a column pass reads neighbouring columns together; bounded by shared
+  // memory and by the number of lines.
+  const std::int64_t wanted = std::max<std::int64_t>(8, 128 / segment);
   const std::int64_t lpw = std::clamp<std::int64_t>(std::min(wanted, capacity / segment), 1, std::max<std::int64_t>(lines, 1));
   const int wg = static_cast<int>(std::clamp<std::int64_t>(lpw * segment / 2, 32, target.maxInvocations));
   ShaderDefines d;
