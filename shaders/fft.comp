@@ -21,9 +21,15 @@
 // forward transform multiplies by exp(-i*angle), the inverse by exp(+i*angle); no
 // normalisation (TOSA).
 //
+// RFFT2D's rows, when they fit in shared memory, take the packed form (PACKED_REAL, MODE 0,
+// INNER = 1): a real row of 2L points is read as L complex points (even + i*odd), so the
+// FFT is half as long; the store step separates the halves' transforms again (below).
+//
 // Defines: MODE (0/1), OUTER L INNER OL, LOG2L, M LOG2M (MODE 0), LPW (lines per
 //   workgroup, MODE 0), STAGE (MODE 1), FORWARD (1/0), REAL_INPUT (no imaginary input),
-//   IN_PLACE (MODE 1 after stage 0: the scratch buffers are read and written), WG_X.
+//   IN_PLACE (MODE 1 after stage 0: the scratch buffers are read and written),
+//   PACKED_REAL (L = half the real row, OL = L + 1), TW_STEP (table stride: 2 when
+//   PACKED_REAL, whose table is built for 2L), WG_X.
 // Bindings (set 0), all fp32: 0 input real, [1 input imaginary unless REAL_INPUT], then
 //   twiddles, output real, output imaginary. IN_PLACE: 0 twiddles, 1 real, 2 imaginary.
 // Grid: MODE 0: ceil(LINES/LPW) * SEGS workgroups; MODE 1: ceil(LINES*L/2 / WG_X);
@@ -46,6 +52,12 @@
 #define FORWARD 1
 #define REAL_INPUT 0
 #define IN_PLACE 0
+#endif
+#ifndef PACKED_REAL
+#define PACKED_REAL 0
+#endif
+#ifndef TW_STEP
+#define TW_STEP 1
 #endif
 #define LINES (OUTER * INNER)
 #define SEGS (L / M)
@@ -77,14 +89,17 @@ layout(set = 0, binding = TW_BINDING + 2) writeonly buffer OutIm { float outIm[]
 #define OUT_IM outIm
 #endif
 
-// w^k for the direction of the transform.
-vec2 twiddle(uint k) {
+// Entry k of the table for the direction of the transform.
+vec2 tableTwiddle(uint k) {
   vec2 w = tw[k];
 #if FORWARD
   w.y = -w.y;
 #endif
   return w;
 }
+
+// w_L^k: the table is built for length L*TW_STEP (PACKED_REAL: the real line's length).
+vec2 twiddle(uint k) { return tableTwiddle(k * uint(TW_STEP)); }
 
 vec2 cmul(vec2 a, vec2 b) { return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
 
@@ -154,7 +169,13 @@ void main() {
     if (line < uint(LINES)) {
       uint outer = line / uint(INNER);
       uint inner = line % uint(INNER);
+#if PACKED_REAL
+      // Real points 2p and 2p+1 of the row become complex point p.
+      uint src = (outer * uint(L) + lq.y) * 2u;
+      v = vec2(inRe[src], inRe[src + 1u]);
+#else
       v = load((outer * uint(L) + seg * uint(M) + lq.y) * uint(INNER) + inner);
+#endif
     }
     sRe[lq.x * uint(M) + lq.y] = v.x;
     sIm[lq.x * uint(M) + lq.y] = v.y;
@@ -214,6 +235,28 @@ void main() {
     barrier();
   }
 
+#if PACKED_REAL
+  // Z = FFT_L(x[2p] + i*x[2p+1]) gives the even and odd halves' transforms
+  // E[k] = (Z[k] + conj(Z[L-k])) / 2 and O[k] = (Z[k] - conj(Z[L-k])) / (2i), and the bins of
+  // the real line of length 2L are X[k] = E[k] + w_2L^k * O[k], k = 0..L (w_2L^L = -1).
+  for (uint e = tid; e < uint(LPW * OL); e += uint(WG_X)) {
+    uint ll = e / uint(OL);
+    uint k = e % uint(OL);
+    uint line = firstLine + ll;
+    if (line >= uint(LINES)) continue;
+    uint a = ll * uint(M) + reverseBits(k % uint(L), uint(LOG2M));
+    uint b = ll * uint(M) + reverseBits((uint(L) - k) % uint(L), uint(LOG2M));
+    vec2 z = vec2(sRe[a], sIm[a]);
+    vec2 zc = vec2(sRe[b], -sIm[b]);
+    vec2 even = 0.5 * (z + zc);
+    vec2 d = z - zc;
+    vec2 odd = 0.5 * vec2(d.y, -d.x);
+    vec2 x = k == uint(L) ? even - odd : even + cmul(odd, tableTwiddle(k));
+    uint dst = line * uint(OL) + k;
+    outRe[dst] = x.x;
+    outIm[dst] = x.y;
+  }
+#else
   const uint segBits = uint(LOG2L - LOG2M);
   const uint low = reverseBits(seg, segBits);
   for (uint e = tid; e < uint(LPW * M); e += uint(WG_X)) {
@@ -228,6 +271,7 @@ void main() {
     outRe[dst] = sRe[src];
     outIm[dst] = sIm[src];
   }
+#endif
 }
 
 #endif

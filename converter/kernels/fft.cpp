@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // FFT2D / RFFT2D family (shaders/fft.comp): a radix-2 FFT along W into converter-made
-// intermediates, then one along H into the outputs. Each axis is one shared-memory kernel
+// intermediates (RFFT2D: a half-length complex FFT of the packed real row), then one along
+// H into the outputs. Each axis is one shared-memory kernel
 // when a line fits in shared memory (2048 points on the portable target), else global
 // butterfly stages on a scratch copy first until the remaining segments fit. The twiddle
 // tables are constants computed here in double precision.
@@ -101,6 +102,29 @@ void lowerAxis(LoweringContext& ctx, Axis axis, bool forward) {
   const std::int64_t segment = std::min(axis.length, points);
   const std::int64_t lines = axis.outer * axis.inner;
   const std::size_t table = ctx.addConstant(DType::Fp32, {std::max<std::int64_t>(axis.length / 2, 1), 2}, twiddles(axis.length));
+
+  // RFFT2D rows that fit: a real row of W points is transformed as W/2 complex points
+  // (even + i*odd) and separated afterwards, half the butterflies of a complex FFT.
+  if (axis.realInput && axis.inner == 1 && axis.length >= 4 && axis.length / 2 <= points) {
+    const std::int64_t half = axis.length / 2;
+    const std::int64_t lpw = std::clamp<std::int64_t>(std::min(std::max<std::int64_t>(8, 128 / half), capacity / half), 1,
+                                                      std::max<std::int64_t>(lines, 1));
+    const int wg = static_cast<int>(std::clamp<std::int64_t>(lpw * half / 2, 32, target.maxInvocations));
+    ShaderDefines d;
+    d.set("OUTER", axis.outer).set("L", half).set("LOG2L", log2Of(half)).set("INNER", 1).set("OL", axis.outLength);
+    d.set("FORWARD", forward).set("MODE", 0).set("STAGE", 0).set("WG_X", wg).set("REAL_INPUT", true);
+    d.set("IN_PLACE", false).set("M", half).set("LOG2M", log2Of(half)).set("LPW", lpw).set("PACKED_REAL", true);
+    d.set("TW_STEP", 2);
+    std::vector<std::size_t> bindings = axis.inputs;
+    bindings.push_back(table);
+    bindings.push_back(axis.outRe);
+    bindings.push_back(axis.outIm);
+    PlanKernel kernel = kernelFor(axis.name, std::move(bindings), 2);
+    kernel.grid = linearGrid(ceilDiv(static_cast<std::uint64_t>(lines), static_cast<std::uint64_t>(lpw)), d);
+    kernel.shader = ShaderInstance{"fft.comp", std::move(d)};
+    ctx.addKernel(std::move(kernel));
+    return;
+  }
 
   // Global stages until the segments fit, on a scratch copy (the inputs stay untouched).
   const std::int64_t globalStages = log2Of(axis.length) - log2Of(segment);
