@@ -5,13 +5,13 @@
 // when a line fits in shared memory (2048 points on the portable target), else global
 // butterfly stages on a scratch copy first until the remaining segments fit. The twiddle
 // tables are constants computed here in double precision.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <numbers>
-
-#include <fmt/format.h>
 
 #include "converter/kernels/common.h"
 #include "converter/kernels/registry.h"
@@ -69,7 +69,9 @@ std::vector<std::uint8_t> twiddles(std::int64_t length) {
   return bytes;
 }
 
-std::int64_t log2Of(std::int64_t v) { return std::countr_zero(static_cast<std::uint64_t>(v)); }
+std::int64_t log2Of(std::int64_t v) {
+  return std::countr_zero(static_cast<std::uint64_t>(v));
+}
 
 // One axis: lines (outer, inner) of length `length`, stride `inner`, into lines of
 // `outLength` bins. `inputs` holds the real (and unless `realInput` the imaginary) input.
@@ -101,19 +103,29 @@ void lowerAxis(LoweringContext& ctx, Axis axis, bool forward) {
   const auto points = static_cast<std::int64_t>(std::bit_floor(static_cast<std::uint64_t>(capacity)));
   const std::int64_t segment = std::min(axis.length, points);
   const std::int64_t lines = axis.outer * axis.inner;
-  const std::size_t table = ctx.addConstant(DType::Fp32, {std::max<std::int64_t>(axis.length / 2, 1), 2}, twiddles(axis.length));
+  const std::size_t table =
+      ctx.addConstant(DType::Fp32, {std::max<std::int64_t>(axis.length / 2, 1), 2}, twiddles(axis.length));
 
   // RFFT2D rows that fit: a real row of W points is transformed as W/2 complex points
   // (even + i*odd) and separated afterwards, half the butterflies of a complex FFT.
   if (axis.realInput && axis.inner == 1 && axis.length >= 4 && axis.length / 2 <= points) {
     const std::int64_t half = axis.length / 2;
-    const std::int64_t lpw = std::clamp<std::int64_t>(std::min(std::max<std::int64_t>(8, 128 / half), capacity / half), 1,
-                                                      std::max<std::int64_t>(lines, 1));
+    const std::int64_t lpw =
+        std::clamp<std::int64_t>(std::min(std::max<std::int64_t>(8, 128 / half), capacity / half), 1,
+                                 std::max<std::int64_t>(lines, 1));
     const int wg = static_cast<int>(std::clamp<std::int64_t>(lpw * half / 2, 32, target.maxInvocations));
     ShaderDefines d;
-    d.set("OUTER", axis.outer).set("L", half).set("LOG2L", log2Of(half)).set("INNER", 1).set("OL", axis.outLength);
+    d.set("OUTER", axis.outer)
+        .set("L", half)
+        .set("LOG2L", log2Of(half))
+        .set("INNER", 1)
+        .set("OL", axis.outLength);
     d.set("FORWARD", forward).set("MODE", 0).set("STAGE", 0).set("WG_X", wg).set("REAL_INPUT", true);
-    d.set("IN_PLACE", false).set("M", half).set("LOG2M", log2Of(half)).set("LPW", lpw).set("PACKED_REAL", true);
+    d.set("IN_PLACE", false)
+        .set("M", half)
+        .set("LOG2M", log2Of(half))
+        .set("LPW", lpw)
+        .set("PACKED_REAL", true);
     d.set("TW_STEP", 2);
     std::vector<std::size_t> bindings = axis.inputs;
     bindings.push_back(table);
@@ -143,7 +155,8 @@ void lowerAxis(LoweringContext& ctx, Axis axis, bool forward) {
       bindings.push_back(scratchRe);
       bindings.push_back(scratchIm);
       PlanKernel kernel = kernelFor(fmt::format("{}_stage{}", axis.name, stage), std::move(bindings), 2);
-      kernel.grid = linearGrid(ceilDiv(static_cast<std::uint64_t>(lines * (axis.length / 2)), static_cast<std::uint64_t>(wg)), d);
+      kernel.grid = linearGrid(
+          ceilDiv(static_cast<std::uint64_t>(lines * (axis.length / 2)), static_cast<std::uint64_t>(wg)), d);
       kernel.shader = ShaderInstance{"fft.comp", std::move(d)};
       ctx.addKernel(std::move(kernel));
     }
@@ -156,7 +169,8 @@ void lowerAxis(LoweringContext& ctx, Axis axis, bool forward) {
   // with one) and a column pass reads neighbouring columns together; bounded by shared
   // memory and by the number of lines.
   const std::int64_t wanted = std::max<std::int64_t>(8, 128 / segment);
-  const std::int64_t lpw = std::clamp<std::int64_t>(std::min(wanted, capacity / segment), 1, std::max<std::int64_t>(lines, 1));
+  const std::int64_t lpw =
+      std::clamp<std::int64_t>(std::min(wanted, capacity / segment), 1, std::max<std::int64_t>(lines, 1));
   const int wg = static_cast<int>(std::clamp<std::int64_t>(lpw * segment / 2, 32, target.maxInvocations));
   ShaderDefines d;
   setShape(d, axis, forward);
@@ -168,7 +182,8 @@ void lowerAxis(LoweringContext& ctx, Axis axis, bool forward) {
   bindings.push_back(axis.outIm);
   PlanKernel kernel = kernelFor(axis.name, std::move(bindings), 2);
   const std::uint64_t segments = static_cast<std::uint64_t>(axis.length / segment);
-  kernel.grid = linearGrid(ceilDiv(static_cast<std::uint64_t>(lines), static_cast<std::uint64_t>(lpw)) * segments, d);
+  kernel.grid =
+      linearGrid(ceilDiv(static_cast<std::uint64_t>(lines), static_cast<std::uint64_t>(lpw)) * segments, d);
   kernel.shader = ShaderInstance{"fft.comp", std::move(d)};
   ctx.addKernel(std::move(kernel));
 }
@@ -178,14 +193,17 @@ Status lower(LoweringContext& ctx, const Node& node) {
   const auto& attrs = std::get<tosa::FftAttrs>(node.op.attrs);
   const tosa::Tensor& input = ctx.tensor(node.op.inputs[0]);
   const tosa::Tensor& output = ctx.tensor(node.op.outputs[0]);
-  if (input.shape.size() != 3 || output.shape.size() != 3) return invalidInput("{}: expected rank-3 tensors", nodeLabel(node));
+  if (input.shape.size() != 3 || output.shape.size() != 3)
+    return invalidInput("{}: expected rank-3 tensors", nodeLabel(node));
   const std::int64_t n = input.shape[0], h = input.shape[1], w = input.shape[2], ow = output.shape[2];
-  if (!std::has_single_bit(static_cast<std::uint64_t>(h)) || !std::has_single_bit(static_cast<std::uint64_t>(w))) {
-    return invalidInput("{}: input {}: expected H and W to be powers of two", nodeLabel(node), tosa::shapeToString(input.shape));
+  if (!std::has_single_bit(static_cast<std::uint64_t>(h)) ||
+      !std::has_single_bit(static_cast<std::uint64_t>(w))) {
+    return invalidInput("{}: input {}: expected H and W to be powers of two", nodeLabel(node),
+                        tosa::shapeToString(input.shape));
   }
   if (ow != (real ? w / 2 + 1 : w) || output.shape[0] != n || output.shape[1] != h) {
-    return invalidInput("{}: output {}: expected [{},{},{}]", nodeLabel(node), tosa::shapeToString(output.shape), n, h,
-                        real ? w / 2 + 1 : w);
+    return invalidInput("{}: output {}: expected [{},{},{}]", nodeLabel(node),
+                        tosa::shapeToString(output.shape), n, h, real ? w / 2 + 1 : w);
   }
   const bool forward = !attrs.inverse;
   const std::string name = fmt::format("{}_{}", tosa::toString(node.op.op), node.index);
@@ -218,6 +236,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
 
 }  // namespace
 
-KernelSpec fftKernel() { return KernelSpec{"fft", {Op::Fft2d, Op::Rfft2d}, check, lower, nullptr}; }
+KernelSpec fftKernel() {
+  return KernelSpec{"fft", {Op::Fft2d, Op::Rfft2d}, check, lower, nullptr};
+}
 
 }  // namespace openvgf::converter

@@ -2,10 +2,10 @@
 // The pass table and driver: pass selection (--passes), hooks for dumps (--dump-after)
 // and the per-pass invariant check (verifyProgram, on in Debug builds and with
 // --verify-each), so a pass that breaks the Program is caught and named.
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "converter/passes/passes.h"
 
@@ -13,10 +13,8 @@ namespace openvgf::converter::passes {
 
 std::span<const PassInfo> passPipeline() {
   static constexpr PassInfo kPasses[] = {
-      {"fold-constants", foldConstants},
-      {"elide-reshapes", elideReshapes},
-      {"eliminate-dead-code", eliminateDeadCode},
-      {"fuse-epilogues", fuseEpilogues},
+      {"fold-constants", foldConstants},          {"elide-reshapes", elideReshapes},
+      {"eliminate-dead-code", eliminateDeadCode}, {"fuse-epilogues", fuseEpilogues},
       {"fuse-elementwise", fuseElementwise},
   };
   return kPasses;
@@ -25,11 +23,12 @@ std::span<const PassInfo> passPipeline() {
 Status runPasses(Program& program, const PassOptions& options) {
   if (options.afterPass) options.afterPass("input", false, program);
   for (const PassInfo& pass : options.pipeline) {
-    const bool enabled = !options.enabled ||
-                         std::find(options.enabled->begin(), options.enabled->end(), pass.name) != options.enabled->end();
+    const bool enabled = !options.enabled || std::find(options.enabled->begin(), options.enabled->end(),
+                                                       pass.name) != options.enabled->end();
     if (enabled) {
       auto changed = pass.run(program);
-      if (!changed) return Unexpected(std::move(changed).error().addContext(fmt::format("pass {}", pass.name)));
+      if (!changed)
+        return Unexpected(std::move(changed).error().addContext(fmt::format("pass {}", pass.name)));
       if (options.verifyEach) {
         if (Status valid = verifyProgram(program); !valid) {
           return internalError("pass {} left an invalid program: {}", pass.name, valid.error().message());
@@ -62,7 +61,8 @@ Result<std::vector<std::string>> parsePassList(std::string_view list, std::span<
     const std::size_t comma = std::min(list.find(',', start), list.size());
     const std::string_view name = list.substr(start, comma - start);
     if (std::find(valid.begin(), valid.end(), name) == valid.end()) {
-      return invalidInput("--passes: '{}': expected all, none or a comma-separated list of {}", name, fmt::join(valid, ", "));
+      return invalidInput("--passes: '{}': expected all, none or a comma-separated list of {}", name,
+                          fmt::join(valid, ", "));
     }
     names.emplace_back(name);
     start = comma + 1;

@@ -50,7 +50,8 @@ TEST(PassPipeline, SelectedPassesRunInPipelineOrder) {
     seen.push_back(fmt::format("{}:{}", pass, changed));
   };
   ASSERT_TRUE(converter::passes::runPasses(program, options));
-  EXPECT_EQ(seen, (std::vector<std::string>{"input:false", "eliminate-dead-code:true", "fuse-elementwise:true"}));
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{"input:false", "eliminate-dead-code:true", "fuse-elementwise:true"}));
   EXPECT_EQ(converter::dumpProgram(program), "0 SUB(x, m) -> a |> EXP(a) -> b |> MUL(b, x) -> y\n");
 }
 
@@ -68,9 +69,12 @@ TEST(PassPipeline, StopAfterEndsThePipeline) {
   std::vector<std::string> seen;
   PassOptions options;
   options.stopAfter = "eliminate-dead-code";
-  options.afterPass = [&](std::string_view pass, bool, const converter::Program&) { seen.emplace_back(pass); };
+  options.afterPass = [&](std::string_view pass, bool, const converter::Program&) {
+    seen.emplace_back(pass);
+  };
   ASSERT_TRUE(converter::passes::runPasses(program, options));
-  EXPECT_EQ(seen, (std::vector<std::string>{"input", "fold-constants", "elide-reshapes", "eliminate-dead-code"}));
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{"input", "fold-constants", "elide-reshapes", "eliminate-dead-code"}));
 }
 
 // Deliberately broken: drops the first node, so its result is read but never computed.
@@ -93,7 +97,8 @@ TEST(PassPipeline, VerifyEachNamesTheBrokenPass) {
     auto status = converter::passes::runPasses(program, options);
     ASSERT_FALSE(status);
     EXPECT_EQ(status.error().kind(), ErrorKind::Internal);
-    EXPECT_NE(status.error().message().find("pass drop-first-node left an invalid program"), std::string::npos)
+    EXPECT_NE(status.error().message().find("pass drop-first-node left an invalid program"),
+              std::string::npos)
         << status.error().message();
     EXPECT_NE(status.error().message().find("input 'a'"), std::string::npos) << status.error().message();
   }
@@ -121,7 +126,8 @@ TEST(PassPipeline, ParsePassList) {
     auto r = converter::passes::parsePassList(bad);
     ASSERT_FALSE(r) << bad;
     EXPECT_EQ(r.error().kind(), ErrorKind::InvalidInput);
-    EXPECT_NE(r.error().message().find("fold-constants, elide-reshapes, eliminate-dead-code"), std::string::npos)
+    EXPECT_NE(r.error().message().find("fold-constants, elide-reshapes, eliminate-dead-code"),
+              std::string::npos)
         << r.error().message();
   }
 }
@@ -186,8 +192,9 @@ TEST(VerifyProgram, RejectsBrokenInvariants) {
   {
     converter::Program p = chainProgram();
     ASSERT_TRUE(converter::passes::fuseElementwise(p));
-    auto fused = std::find_if(p.nodes.begin(), p.nodes.end(), [](const converter::Node& n) { return !n.epilogue.empty(); });
-    ASSERT_NE(fused, p.nodes.end());  // SUB |> EXP |> MUL
+    auto fused = std::find_if(p.nodes.begin(), p.nodes.end(),
+                              [](const converter::Node& n) { return !n.epilogue.empty(); });
+    ASSERT_NE(fused, p.nodes.end());    // SUB |> EXP |> MUL
     fused->epilogue[0].chainInput = 1;  // EXP has one input
     expectInvalid(p, "expected input 1 to be the previous result 'a'");
   }
