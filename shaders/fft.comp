@@ -8,8 +8,9 @@
 // through log2(SEGS) global stages (MODE 1, one dispatch each) and then one shared-memory
 // kernel (MODE 0):
 // - MODE 1, stage STAGE: butterflies of span HALF = L >> (STAGE+1) on whole lines in a
-//   scratch buffer: (a, b) -> (a + b, (a - b) * w^j). Afterwards the line holds SEGS
-//   independent sub-transforms, each on a contiguous segment of M elements.
+//   scratch buffer: (a, b) -> (a + b, (a - b) * w^j); with RADIX4 also stage STAGE+1 in
+//   the same dispatch. Afterwards the line holds SEGS independent sub-transforms, each on a
+//   contiguous segment of M elements.
 // - MODE 0: each workgroup loads LPW lines' segment `seg` into shared memory, finishes the
 //   decimation there (log2(M) stages, fused in pairs into radix-4 steps with a barrier
 //   after each) and stores the bins in natural
@@ -29,10 +30,11 @@
 //   workgroup, MODE 0), STAGE (MODE 1), FORWARD (1/0), REAL_INPUT (no imaginary input),
 //   IN_PLACE (MODE 1 after stage 0: the scratch buffers are read and written),
 //   PACKED_REAL (L = half the real row, OL = L + 1), TW_STEP (table stride: 2 when
-//   PACKED_REAL, whose table is built for 2L), WG_X.
+//   PACKED_REAL, whose table is built for 2L), RADIX4 (MODE 1: two stages), WG_X.
 // Bindings (set 0), all fp32: 0 input real, [1 input imaginary unless REAL_INPUT], then
 //   twiddles, output real, output imaginary. IN_PLACE: 0 twiddles, 1 real, 2 imaginary.
-// Grid: MODE 0: ceil(LINES/LPW) * SEGS workgroups; MODE 1: ceil(LINES*L/2 / WG_X);
+// Grid: MODE 0: ceil(LINES/LPW) * SEGS workgroups; MODE 1: ceil(LINES*L/2 / WG_X)
+//   (RADIX4: LINES*L/4);
 //   folded as GRID_X x rows.
 #version 460
 #extension GL_GOOGLE_include_directive : require
@@ -58,6 +60,9 @@
 #endif
 #ifndef TW_STEP
 #define TW_STEP 1
+#endif
+#ifndef RADIX4
+#define RADIX4 0
 #endif
 #define LINES (OUTER * INNER)
 #define SEGS (L / M)
@@ -113,12 +118,52 @@ vec2 load(uint index) {
 
 #if MODE == 1
 
+// The four points base + {0, q, h, h+q} (times INNER in memory) through the stages of
+// spans h and q = h/2, at offset j in their blocks; `stride` is the span-h twiddle step
+// L/(2h). The shared-memory loop of MODE 0 does the same on the shared arrays.
+void radix4(uint base, uint q, uint h, uint j, uint stride) {
+  uint s = uint(INNER);
+  vec2 x0 = load(base);
+  vec2 x1 = load(base + q * s);
+  vec2 x2 = load(base + h * s);
+  vec2 x3 = load(base + (h + q) * s);
+  vec2 a0 = x0 + x2;
+  vec2 a2 = cmul(x0 - x2, twiddle(j * stride));
+  vec2 a1 = x1 + x3;
+  vec2 a3 = cmul(x1 - x3, twiddle((j + q) * stride));
+  vec2 w = twiddle(j * 2u * stride);
+  vec2 y1 = cmul(a0 - a1, w);
+  vec2 y3 = cmul(a2 - a3, w);
+  a0 += a1;
+  a2 += a3;
+  OUT_RE[base] = a0.x;
+  OUT_IM[base] = a0.y;
+  OUT_RE[base + q * s] = y1.x;
+  OUT_IM[base + q * s] = y1.y;
+  OUT_RE[base + h * s] = a2.x;
+  OUT_IM[base + h * s] = a2.y;
+  OUT_RE[base + (h + q) * s] = y3.x;
+  OUT_IM[base + (h + q) * s] = y3.y;
+}
+
 void main() {
   // Invocation t -> (outer, butterfly bt, inner) with inner fastest, so neighbouring
   // invocations of a column pass touch neighbouring addresses.
   uint t = ovgf_linear_group() * uint(WG_X) + gl_LocalInvocationID.x;
-  if (t >= uint(LINES * (L / 2))) return;
   const uint half_ = uint(L) >> (STAGE + 1);
+#if RADIX4
+  // Stages STAGE and STAGE+1 at once: L/4 four-point groups per line.
+  if (t >= uint(LINES * (L / 4))) return;
+  uint inner = t % uint(INNER);
+  uint rest = t / uint(INNER);
+  uint bt = rest % uint(L / 4);
+  uint outer = rest / uint(L / 4);
+  const uint q = half_ / 2u;
+  uint j = bt % q;
+  uint i0 = (bt / q) * 2u * half_ + j;
+  radix4((outer * uint(L) + i0) * uint(INNER) + inner, q, half_, j, 1u << STAGE);
+#else
+  if (t >= uint(LINES * (L / 2))) return;
   uint inner = t % uint(INNER);
   uint rest = t / uint(INNER);
   uint bt = rest % uint(L / 2);
@@ -135,6 +180,7 @@ void main() {
   OUT_IM[a0] = a.y;
   OUT_RE[a1] = d.x;
   OUT_IM[a1] = d.y;
+#endif
 }
 
 #else

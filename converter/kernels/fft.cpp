@@ -144,21 +144,25 @@ void lowerAxis(LoweringContext& ctx, Axis axis, bool forward) {
     const std::size_t scratchRe = ctx.addIntermediate(DType::Fp32, {axis.outer, axis.length, axis.inner});
     const std::size_t scratchIm = ctx.addIntermediate(DType::Fp32, {axis.outer, axis.length, axis.inner});
     const int wg = std::min(256, target.maxInvocations);
-    for (std::int64_t stage = 0; stage < globalStages; ++stage) {
+    // Two stages per dispatch (radix-4) while two remain, then a last single one.
+    for (std::int64_t stage = 0; stage < globalStages;) {
+      const bool radix4 = globalStages - stage >= 2;
       ShaderDefines d;
       setShape(d, axis, forward);
       d.set("MODE", 1).set("STAGE", stage).set("WG_X", wg).set("REAL_INPUT", stage == 0 && axis.realInput);
       d.set("IN_PLACE", stage > 0).set("M", segment).set("LOG2M", log2Of(segment)).set("LPW", 1);
+      d.set("RADIX4", radix4);
       std::vector<std::size_t> bindings;
       if (stage == 0) bindings = axis.inputs;
       bindings.push_back(table);
       bindings.push_back(scratchRe);
       bindings.push_back(scratchIm);
       PlanKernel kernel = kernelFor(fmt::format("{}_stage{}", axis.name, stage), std::move(bindings), 2);
-      kernel.grid = linearGrid(
-          ceilDiv(static_cast<std::uint64_t>(lines * (axis.length / 2)), static_cast<std::uint64_t>(wg)), d);
+      const auto invocations = static_cast<std::uint64_t>(lines * (axis.length / (radix4 ? 4 : 2)));
+      kernel.grid = linearGrid(ceilDiv(invocations, static_cast<std::uint64_t>(wg)), d);
       kernel.shader = ShaderInstance{"fft.comp", std::move(d)};
       ctx.addKernel(std::move(kernel));
+      stage += radix4 ? 2 : 1;
     }
     axis.inputs = {scratchRe, scratchIm};
     axis.realInput = false;

@@ -173,10 +173,13 @@ TEST_F(Fft2dTest, Large256x256) {
 
 TEST_F(Fft2dTest, LinesLongerThanSharedMemory) {
   // The portable target holds 2048 complex points per workgroup: 4096 and 8192 take one
-  // and two global butterfly stages before the shared-memory kernel (RFFT2D rows: 8192).
+  // and two global butterfly stages before the shared-memory kernel (RFFT2D rows: 8192),
+  // the two as one radix-4 dispatch.
   expectLargeCompliant(rng, 1, 2, 4096, false, false);
   expectLargeCompliant(rng, 2, 8192, 2, false, true);
   expectLargeCompliant(rng, 1, 4, 8192, true, false);
+  // Three global stages: one radix-4 dispatch, then a single in-place stage.
+  expectLargeCompliant(rng, 1, 16384, 1, false, false);
   // RFFT2D rows of 4096 real points are 2048 packed complex points: the largest that fit.
   expectLargeCompliant(rng, 2, 2, 4096, true, false);
 }
