@@ -151,7 +151,8 @@ void setup(CLI::App& sub, Action& action) {
                  "Print the graph (inputs, constants, aliases, one line per node with result types, outputs) after "
                  "PASS, or before the passes for PASS = input; PASS=FILE writes it to FILE instead of stdout. "
                  "Repeatable")
-      ->type_name("PASS[=FILE]");
+      ->type_name("PASS[=FILE]")
+      ->allow_extra_args(false);  // one value per --dump-after, so a following model path stays positional
   sub.add_flag("--verify-each", args->verifyEach,
                "Check the graph's invariants after every pass and name the pass that breaks them (always on in "
                "Debug builds)");

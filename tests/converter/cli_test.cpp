@@ -164,7 +164,8 @@ TEST_F(ConvertPassesCli, DumpAfterPrintsTheGraphOrWritesAFile) {
   const fs::path out = tempDir() / "chain_dump.vgf";
   const fs::path dump = tempDir() / "chain_input.txt";
   fs::remove(dump);
-  CliRun r = runCli(fmt::format("convert {} -o {} --dump-after fuse-elementwise --dump-after input={}", model_.string(),
+  // --dump-after takes one value, so the model path after it stays the positional argument.
+  CliRun r = runCli(fmt::format("convert --dump-after fuse-elementwise {} -o {} --dump-after input={}", model_.string(),
                                 out.string(), dump.string()));
   ASSERT_EQ(r.code, 0) << r.output;
   // After fusion: one node carrying the chain, with result types.
