@@ -44,7 +44,7 @@ TEST(PassPipeline, SelectedPassesRunInPipelineOrder) {
   converter::Program program = chainProgram();
   std::vector<std::string> seen;
   PassOptions options;
-  options.enabled = std::vector<std::string>{"fuse-elementwise", "eliminate-dead-code"};
+  options.enabled.emplace(std::vector<std::string>{"fuse-elementwise", "eliminate-dead-code"});
   options.verifyEach = true;
   options.afterPass = [&](std::string_view pass, bool changed, const converter::Program&) {
     seen.push_back(fmt::format("{}:{}", pass, changed));
@@ -59,7 +59,7 @@ TEST(PassPipeline, NoPassesLeavesTheProgram) {
   converter::Program program = chainProgram();
   const std::string before = converter::dumpProgram(program);
   PassOptions options;
-  options.enabled = std::vector<std::string>{};
+  options.enabled.emplace();
   ASSERT_TRUE(converter::passes::runPasses(program, options));
   EXPECT_EQ(converter::dumpProgram(program), before);
 }
