@@ -2,9 +2,11 @@
 // `openvgf convert model.tosa -o model.vgf`: reads and verifies a TOSA graph, converts it
 // for a Vulkan target (converter::convert) and writes the VGF atomically. --stats prints
 // the memory plan and kernel counts; a progress bar is drawn on a terminal while shaders
-// compile.
+// compile. --passes chooses the graph passes, --dump-after prints the graph after one,
+// --verify-each re-checks the graph after every pass.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -15,6 +17,7 @@
 #include "cli/convert_ethosu.h"
 #include "common/file_io.h"
 #include "converter/convert.h"
+#include "converter/passes/passes.h"
 #include "tosa/reader.h"
 #include "tosa/verifier.h"
 
@@ -27,6 +30,9 @@ struct ConvertArgs {
   std::string target = "portable";
   bool stats = false;
   bool noCache = false;
+  std::string passes;                  // "" = all
+  std::vector<std::string> dumpAfter;  // PASS or PASS=FILE
+  bool verifyEach = false;
 };
 
 std::string bytesText(std::uint64_t bytes) {
@@ -35,15 +41,71 @@ std::string bytesText(std::uint64_t bytes) {
   return fmt::format("{} B", bytes);
 }
 
+struct DumpRequest {
+  std::string pass;
+  std::string file;  // "" = stdout
+};
+
+// Parses the --dump-after values against the passes that will run ("input" = before them).
+Result<std::vector<DumpRequest>> dumpRequests(const ConvertArgs& args, const std::optional<std::vector<std::string>>& enabled) {
+  std::vector<DumpRequest> requests;
+  for (const std::string& value : args.dumpAfter) {
+    DumpRequest request;
+    const std::size_t eq = value.find('=');
+    request.pass = value.substr(0, eq);
+    if (eq != std::string::npos) request.file = value.substr(eq + 1);
+    if (eq != std::string::npos && request.file.empty()) {
+      return invalidInput("--dump-after {}: expected PASS or PASS=FILE, got an empty file name", value);
+    }
+    std::vector<std::string_view> running{"input"};
+    for (const auto& pass : converter::passes::passPipeline()) {
+      if (!enabled || std::find(enabled->begin(), enabled->end(), pass.name) != enabled->end()) running.push_back(pass.name);
+    }
+    if (std::find(running.begin(), running.end(), request.pass) == running.end()) {
+      return invalidInput("--dump-after {}: expected input or a pass that runs ({}), got '{}'", value,
+                          fmt::join(running, ", "), request.pass);
+    }
+    requests.push_back(std::move(request));
+  }
+  return requests;
+}
+
 Result<int> runConvert(const ConvertArgs& args) {
+  const bool passFlags = !args.passes.empty() || !args.dumpAfter.empty() || args.verifyEach;
   if (args.target.starts_with("ethos-u")) {
+    if (passFlags) {
+      return invalidInput("--target {}: expected no --passes, --dump-after or --verify-each (they apply to the Vulkan "
+                          "targets)", args.target);
+    }
     return convertEthosU(args.input, args.output, args.target, args.stats);
   }
+  converter::ConvertOptions options;
+  if (!args.passes.empty()) {
+    OPENVGF_ASSIGN_OR_RETURN(options.passes, converter::passes::parsePassList(args.passes));
+  }
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<DumpRequest> dumps, dumpRequests(args, options.passes));
   OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, tosa::readGraph(std::filesystem::path(args.input)));
   OPENVGF_TRY(withContext(tosa::verify(graph), args.input));
-  converter::ConvertOptions options;
   options.target = args.target;
   options.useCache = !args.noCache;
+  options.verifyEach = args.verifyEach;
+  Status dumpStatus;
+  if (!dumps.empty()) {
+    options.afterPass = [&](std::string_view pass, bool changed, const converter::Program& program) {
+      for (const DumpRequest& request : dumps) {
+        if (request.pass != pass) continue;
+        const std::string text = fmt::format("# {} {}{}\n{}", args.input, pass == "input" ? "before the passes" : "after ",
+                                             pass == "input" ? "" : fmt::format("{} ({})", pass, changed ? "changed" : "unchanged"),
+                                             converter::listProgram(program));
+        if (request.file.empty()) {
+          fmt::print("{}", text);
+          std::fflush(stdout);
+        } else if (dumpStatus) {
+          dumpStatus = writeFileAtomic(request.file, std::string_view(text));
+        }
+      }
+    };
+  }
   const bool tty = isatty(STDERR_FILENO) != 0;
   if (tty) {
     options.progress = [](std::size_t done, std::size_t total) {
@@ -54,6 +116,7 @@ Result<int> runConvert(const ConvertArgs& args) {
     };
   }
   auto model = converter::convert(graph, options);
+  OPENVGF_TRY(dumpStatus);
   if (!model) return Unexpected(std::move(model).error().addContext(args.input));
   OPENVGF_TRY(writeFileAtomic(args.output, model->vgf));
   if (args.stats) {
@@ -80,6 +143,19 @@ void setup(CLI::App& sub, Action& action) {
                  "configuration: ethos-u55-32|64|128|256, ethos-u65-256|512 (writes a vela_bin_stream)");
   sub.add_flag("--stats", args->stats, "Print kernels, modules, memory plan and constant bytes");
   sub.add_flag("--no-cache", args->noCache, "Do not read or write the SPIR-V cache");
+  sub.add_option("--passes", args->passes,
+                 "Graph passes to run: all (default), none, or a comma-separated list of fold-constants, "
+                 "elide-reshapes, eliminate-dead-code, fuse-epilogues, fuse-elementwise. They always run in that "
+                 "order, whatever the order of the list");
+  sub.add_option("--dump-after", args->dumpAfter,
+                 "Print the graph (inputs, constants, aliases, one line per node with result types, outputs) after "
+                 "PASS, or before the passes for PASS = input; PASS=FILE writes it to FILE instead of stdout. "
+                 "Repeatable")
+      ->type_name("PASS[=FILE]")
+      ->allow_extra_args(false);  // one value per --dump-after, so a following model path stays positional
+  sub.add_flag("--verify-each", args->verifyEach,
+               "Check the graph's invariants after every pass and name the pass that breaks them (always on in "
+               "Debug builds)");
   action = [args]() -> Result<int> { return runConvert(*args); };
 }
 

@@ -120,7 +120,11 @@ Result<ConvertedModel> emit(const Plan& plan, const MemoryPlan& memory, CompileR
 Result<ConvertedModel> convert(const tosa::Graph& graph, const ConvertOptions& options) {
   OPENVGF_ASSIGN_OR_RETURN(Target target, targetByName(options.target));
   OPENVGF_ASSIGN_OR_RETURN(Program program, makeProgram(graph));
-  OPENVGF_TRY(passes::runPasses(program));
+  passes::PassOptions passOptions;
+  passOptions.enabled = options.passes;
+  passOptions.verifyEach = passes::kVerifyEachByDefault || options.verifyEach;
+  passOptions.afterPass = options.afterPass;
+  OPENVGF_TRY(passes::runPasses(program, passOptions));
   OPENVGF_ASSIGN_OR_RETURN(Plan plan, lowerProgram(program, target));
   std::vector<ShaderInstance> instances;
   instances.reserve(plan.kernels.size());

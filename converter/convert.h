@@ -7,10 +7,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/error.h"
+#include "converter/program.h"
 #include "tosa/graph.h"
 #include "vgf/file.h"
 #include <span>
@@ -24,6 +27,13 @@ struct ConvertOptions {
   unsigned threads = 0;             // shader compilation threads; 0 = all cores
   /// Progress of shader compilation: (modules done, modules total).
   std::function<void(std::size_t, std::size_t)> progress;
+  /// Graph passes to run (names from passes::passPipeline(), run in pipeline order);
+  /// nullopt runs all of them (--passes).
+  std::optional<std::vector<std::string>> passes;
+  /// Re-check the graph after every pass (always on in Debug builds; --verify-each).
+  bool verifyEach = false;
+  /// Called with "input" before the passes, then after each pass that ran (--dump-after).
+  std::function<void(std::string_view pass, bool changed, const Program& program)> afterPass;
 };
 
 struct ConvertStats {

@@ -3,6 +3,7 @@
 #include "converter/program.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -232,6 +233,119 @@ std::string dumpProgram(const Program& program) {
     out += '\n';
   }
   return out;
+}
+
+}  // namespace openvgf::converter
+
+namespace openvgf::converter {
+namespace {
+
+std::string typedName(const Program& program, const std::string& name) {
+  const tosa::Tensor* t = program.find(name);
+  if (t == nullptr) return fmt::format("{}: ?", name);
+  return fmt::format("{}: {}{}", name, tosa::toString(t->dtype), tosa::shapeToString(t->shape));
+}
+
+}  // namespace
+
+std::string listProgram(const Program& program) {
+  std::string out;
+  for (const auto& name : program.inputs) out += fmt::format("input  {}\n", typedName(program, name));
+  // Constants and aliases that nodes read, in name order (the map's order).
+  std::set<std::string> read;
+  for (const Node& node : program.nodes) {
+    read.insert(node.op.inputs.begin(), node.op.inputs.end());
+    for (const FusedOp& f : node.epilogue) read.insert(f.op.inputs.begin(), f.op.inputs.end());
+  }
+  read.insert(program.outputs.begin(), program.outputs.end());
+  for (const auto& name : read) {
+    if (program.isConstant(name)) out += fmt::format("const  {}\n", typedName(program, name));
+  }
+  for (const auto& [view, base] : program.aliases) {
+    if (read.count(view) != 0) out += fmt::format("alias  {} = {}\n", typedName(program, view), base);
+  }
+  auto opText = [&](const tosa::Operator& op) {
+    std::vector<std::string> outs;
+    for (const auto& o : op.outputs) outs.push_back(typedName(program, o));
+    return fmt::format("{}({}) -> {}", tosa::toString(op.op), fmt::join(op.inputs, ", "), fmt::join(outs, ", "));
+  };
+  for (const Node& node : program.nodes) {
+    out += fmt::format("node   [{}] {}", node.index, opText(node.op));
+    for (const FusedOp& f : node.epilogue) out += fmt::format("\n         |> [{}] {}", f.index, opText(f.op));
+    out += '\n';
+  }
+  for (std::size_t i = 0; i < program.outputs.size(); ++i) {
+    const std::string& name = program.outputs[i];
+    const std::string& as = i < program.outputNames.size() ? program.outputNames[i] : name;
+    out += as == name ? fmt::format("output {}\n", name) : fmt::format("output {} as {}\n", name, as);
+  }
+  return out;
+}
+
+Status verifyProgram(const Program& program) {
+  auto known = [&](const std::string& name, std::string_view what) -> Status {
+    if (program.find(name) == nullptr) return invalidInput("{} '{}': expected a tensor of the program, got an unknown name", what, name);
+    return {};
+  };
+  for (const auto& [view, base] : program.aliases) {
+    OPENVGF_TRY(known(view, "alias"));
+    OPENVGF_TRY(known(base, fmt::format("alias {} -> base", view)));
+    if (program.aliases.count(base) != 0) {
+      return invalidInput("alias {} -> {}: expected a base that is not itself an alias", view, base);
+    }
+    const tosa::Tensor& a = *program.find(view);
+    const tosa::Tensor& b = *program.find(base);
+    if (a.dtype != b.dtype || tosa::elementCount(a.shape) != tosa::elementCount(b.shape)) {
+      return invalidInput("alias {} -> {}: expected the same type and element count, got {}{} and {}{}", view, base,
+                          tosa::toString(a.dtype), tosa::shapeToString(a.shape), tosa::toString(b.dtype),
+                          tosa::shapeToString(b.shape));
+    }
+  }
+  std::set<std::string> defined;
+  for (const auto& name : program.inputs) {
+    OPENVGF_TRY(known(name, "model input"));
+    defined.insert(name);
+  }
+  auto isDefined = [&](const std::string& name) {
+    return defined.count(name) != 0 || program.isConstant(name) || defined.count(program.bufferOf(name)) != 0 ||
+           (program.bufferOf(name) != name && program.isConstant(program.bufferOf(name)));
+  };
+  auto write = [&](const std::string& label, const std::string& name) -> Status {
+    OPENVGF_TRY(known(name, label + ": output"));
+    if (defined.count(name) != 0 || program.isConstant(name) || program.aliases.count(name) != 0) {
+      return invalidInput("{}: output '{}': expected a tensor written once (not a model input, constant, alias or "
+                          "earlier result)", label, name);
+    }
+    defined.insert(name);
+    return {};
+  };
+  for (const Node& node : program.nodes) {
+    const std::string label = fmt::format("node [{}] {}", node.index, tosa::toString(node.op.op));
+    if (node.op.outputs.empty()) return invalidInput("{}: expected at least one output, got none", label);
+    for (const auto& in : node.op.inputs) {
+      OPENVGF_TRY(known(in, label + ": input"));
+      if (!isDefined(in)) return invalidInput("{}: input '{}': expected a value computed before the node, got none", label, in);
+    }
+    for (const auto& out : node.op.outputs) OPENVGF_TRY(write(label, out));
+    std::string previous = node.op.outputs[0];
+    for (const FusedOp& f : node.epilogue) {
+      const std::string fused = fmt::format("{} |> [{}] {}", label, f.index, tosa::toString(f.op.op));
+      if (f.op.outputs.empty() || f.chainInput >= f.op.inputs.size() || f.op.inputs[f.chainInput] != previous) {
+        return invalidInput("{}: expected input {} to be the previous result '{}'", fused, f.chainInput, previous);
+      }
+      for (const auto& in : f.op.inputs) {
+        OPENVGF_TRY(known(in, fused + ": input"));
+        if (!isDefined(in)) return invalidInput("{}: input '{}': expected a value computed before the node, got none", fused, in);
+      }
+      for (const auto& out : f.op.outputs) OPENVGF_TRY(write(fused, out));
+      previous = f.op.outputs[0];
+    }
+  }
+  for (const auto& name : program.outputs) {
+    OPENVGF_TRY(known(name, "model output"));
+    if (!isDefined(name)) return invalidInput("model output '{}': expected a value the program computes, got none", name);
+  }
+  return {};
 }
 
 }  // namespace openvgf::converter

@@ -67,7 +67,20 @@ struct Program {
 /// Unsupported error.
 Result<Program> makeProgram(const tosa::Graph& graph);
 
-/// "<index> <OP>(<in>...) -> <out>" per node, for pass tests and --dump-after.
+/// "<index> <OP>(<in>...) -> <out>" per node, for pass tests.
 std::string dumpProgram(const Program& program);
+
+/// The readable listing `openvgf convert --dump-after` prints: model inputs, the constants
+/// and aliases nodes read, one line per node with the type and shape of what it writes
+/// (fused epilogue ops follow `|>`), and the model outputs.
+std::string listProgram(const Program& program);
+
+/// Checks the invariants every pass must keep (InvalidInput naming the first violation):
+/// every name refers to a tensor of the Program; a node reads only model inputs,
+/// constants, outputs of earlier nodes or aliases of those; each tensor is written once
+/// and never a model input or constant; an epilogue op reads the previous result at its
+/// `chainInput`; aliases point at a tensor that is not itself an alias, with the same type
+/// and element count; every model output is produced.
+Status verifyProgram(const Program& program);
 
 }  // namespace openvgf::converter

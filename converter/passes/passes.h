@@ -5,8 +5,12 @@
 // runs them, so tools can run a prefix (--passes) or dump after one (--dump-after).
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/error.h"
 #include "converter/program.h"
@@ -33,7 +37,39 @@ struct PassInfo {
 };
 std::span<const PassInfo> passPipeline();
 
-/// Runs the pipeline (optionally stopping after `stopAfter`, "" = all).
+/// Whether runPasses re-checks the Program after every pass unless told otherwise: on in
+/// Debug builds, off in Release (where `openvgf convert --verify-each` turns it on).
+#ifdef NDEBUG
+inline constexpr bool kVerifyEachByDefault = false;
+#else
+inline constexpr bool kVerifyEachByDefault = false;
+#endif
+
+struct PassOptions {
+  /// The passes to choose from, in the order they run (tests substitute their own table).
+  std::span<const PassInfo> pipeline = passPipeline();
+  /// Names of the passes to run; nullopt runs all of them. Passes always run in pipeline
+  /// order, whatever the order of this list, because each pass relies on what the earlier
+  /// ones did (fusion expects folded constants and removed dead nodes).
+  std::optional<std::vector<std::string>> enabled;
+  /// Stop after this pass ("" = run to the end of the pipeline).
+  std::string_view stopAfter;
+  /// Check the Program's invariants (verifyProgram) after every pass that ran.
+  bool verifyEach = kVerifyEachByDefault;
+  /// Called with "input" before the first pass, then after every pass that ran.
+  std::function<void(std::string_view pass, bool changed, const Program&)> afterPass;
+};
+
+/// Runs the pipeline. An error of a pass, or a Program that fails verification after it,
+/// names the pass.
+Status runPasses(Program& program, const PassOptions& options);
+/// Runs the whole pipeline (optionally stopping after `stopAfter`, "" = all).
 Status runPasses(Program& program, std::string_view stopAfter = {});
+
+/// Parses a pass list as `openvgf convert --passes` takes it: "all", "none", or
+/// comma-separated pass names. An unknown name is an InvalidInput error listing the valid
+/// names.
+Result<std::vector<std::string>> parsePassList(std::string_view list,
+                                               std::span<const PassInfo> pipeline = passPipeline());
 
 }  // namespace openvgf::converter::passes

@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "common/file_io.h"
 #include "tosa/builder.h"
+#include "tosa/npy.h"
 
 namespace openvgf::testing {
 namespace {
@@ -90,6 +92,97 @@ TEST(ConvertCli, UnsupportedOperatorNamesItAndExitsTwo) {
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("operators[0] CUSTOM (FP32 -> FP32)"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(out));
+}
+
+// --passes / --dump-after / --verify-each on y = MUL(EXP(SUB(x, c)), x) with c constant.
+class ConvertPassesCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tosa::Builder b;
+    tosa::Value x = b.input("x", tosa::DType::Fp32, {1, 8, 8, 4});
+    tosa::Value c = b.splat(tosa::DType::Fp32, {1, 1, 1, 4}, 0.5, "c");
+    tosa::Value a = b.sub(x, c, "a");
+    tosa::Value e = b.exp(a, "e");
+    b.output(b.mul(e, x, 0, "y"));
+    ASSERT_TRUE(b.write(model_));
+    tosa::HostTensor input(tosa::DType::Fp32, {1, 8, 8, 4});
+    auto values = input.as<float>();
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 13) * 0.25f - 1.5f;
+    auto array = tosa::npy::fromHostTensor(input);
+    ASSERT_TRUE(array);
+    ASSERT_TRUE(tosa::npy::writeFile(input_, *array));
+  }
+
+  static int kernels(const std::string& statsOutput) {
+    const std::size_t at = statsOutput.find("kernels:");
+    if (at == std::string::npos) return -1;
+    return std::atoi(statsOutput.c_str() + at + std::string_view("kernels:").size());
+  }
+
+  fs::path model_ = tempDir() / "chain.tosa";
+  fs::path input_ = tempDir() / "chain_x.npy";
+};
+
+TEST_F(ConvertPassesCli, DisablingFusionGivesMoreKernelsThatStillCheck) {
+  const fs::path fused = tempDir() / "chain_fused.vgf";
+  CliRun all = runCli(fmt::format("convert {} -o {} --stats --verify-each", model_.string(), fused.string()));
+  ASSERT_EQ(all.code, 0) << all.output;
+  EXPECT_EQ(kernels(all.output), 1) << all.output;
+  for (const char* passes : {"none", "fold-constants,eliminate-dead-code", "eliminate-dead-code,fold-constants"}) {
+    SCOPED_TRACE(passes);
+    const fs::path out = tempDir() / "chain_unfused.vgf";
+    CliRun c = runCli(fmt::format("convert {} -o {} --stats --passes {}", model_.string(), out.string(), passes));
+    ASSERT_EQ(c.code, 0) << c.output;
+    EXPECT_EQ(kernels(c.output), 3) << c.output;
+    CliRun r = runCli(fmt::format("run {} -i {} --check {}", out.string(), input_.string(), model_.string()));
+    EXPECT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find("check: PASS"), std::string::npos) << r.output;
+  }
+  CliRun r = runCli(fmt::format("run {} -i {} --check {}", fused.string(), input_.string(), model_.string()));
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("check: PASS"), std::string::npos) << r.output;
+}
+
+TEST_F(ConvertPassesCli, UnknownPassExitsTwoListingTheValidNames) {
+  const fs::path out = tempDir() / "chain_bad.vgf";
+  fs::remove(out);
+  CliRun r = runCli(fmt::format("convert {} -o {} --passes fold-constants,fuse-everything", model_.string(), out.string()));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("'fuse-everything'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("fold-constants, elide-reshapes, eliminate-dead-code, fuse-epilogues, fuse-elementwise"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(out));
+  // A dump after a pass that does not run is refused too.
+  r = runCli(fmt::format("convert {} -o {} --passes none --dump-after fuse-elementwise", model_.string(), out.string()));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("expected input or a pass that runs (input)"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(ConvertPassesCli, DumpAfterPrintsTheGraphOrWritesAFile) {
+  const fs::path out = tempDir() / "chain_dump.vgf";
+  const fs::path dump = tempDir() / "chain_input.txt";
+  fs::remove(dump);
+  // --dump-after takes one value, so the model path after it stays the positional argument.
+  CliRun r = runCli(fmt::format("convert --dump-after fuse-elementwise {} -o {} --dump-after input={}", model_.string(),
+                                out.string(), dump.string()));
+  ASSERT_EQ(r.code, 0) << r.output;
+  // After fusion: one node carrying the chain, with result types.
+  EXPECT_NE(r.output.find("after fuse-elementwise (changed)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("input  x: FP32[1,8,8,4]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("const  c: FP32[1,1,1,4]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("SUB(x, c) -> a: FP32[1,8,8,4]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("|> [4] MUL(e, x, shift_0) -> y: FP32[1,8,8,4]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("output y"), std::string::npos) << r.output;
+  // Before the passes (in the file): three separate nodes, nothing on stdout about it.
+  EXPECT_EQ(r.output.find("before the passes"), std::string::npos) << r.output;
+  auto text = readFile(dump);
+  ASSERT_TRUE(text) << dump;
+  const std::string listing(text->begin(), text->end());
+  EXPECT_NE(listing.find("before the passes"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("node   [2] EXP(a) -> e: FP32[1,8,8,4]"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("node   [4] MUL(e, x, shift_0) -> y: FP32[1,8,8,4]"), std::string::npos) << listing;
 }
 
 }  // namespace
