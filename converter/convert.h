@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
+#include "converter/targets/target.h"
 #include "tosa/graph.h"
 #include "vgf/file.h"
 #include <span>
@@ -19,6 +21,8 @@ namespace openvgf::converter {
 
 struct ConvertOptions {
   std::string target = "portable";  // "portable" | "native"
+  /// A target built by hand (tests, tools); when set, `target` is not looked up.
+  std::optional<Target> customTarget;
   bool useCache = true;             // on-disk SPIR-V cache (--no-cache turns it off)
   std::filesystem::path cacheDir;   // empty: $XDG_CACHE_HOME/openvgf/spirv
   unsigned threads = 0;             // shader compilation threads; 0 = all cores

@@ -343,10 +343,15 @@ Status Model::checkDevice(const vulkan::DeviceSnapshot& device) const {
     vulkan::FeatureSet missing = module.features.minus(device.features);
     if (!missing.empty()) {
       vulkan::Feature first = vulkan::features(missing).front();
+      // Extension features come from `--target native` on another device; say how to get a VGF
+      // that runs anywhere.
+      std::string_view extension = vulkan::featureExtension(first);
+      std::string feature = extension.empty() ? std::string(vulkan::featureName(first))
+                                              : fmt::format("{} of {}", vulkan::featureName(first), extension);
       return unsupported("{}: modules[{}] '{}' (segment '{}'): needs SPIR-V capability {} (device feature {}), "
-                         "expected {} to support it",
-                         source_, m, module.name, module.firstSegment, vulkan::capabilityForFeature(first),
-                         vulkan::featureName(first), device.name);
+                         "expected {} to support it{}",
+                         source_, m, module.name, module.firstSegment, vulkan::capabilityForFeature(first), feature,
+                         device.name, extension.empty() ? "" : " (convert with --target portable for any device)");
     }
     std::uint32_t missingOps = module.subgroupOperations & ~device.subgroupOperations;
     if (missingOps != 0) {

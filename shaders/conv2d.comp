@@ -7,11 +7,13 @@
 // Defines: BATCH IH IW IC OH OW OC KH KW STRIDE_Y STRIDE_X DIL_Y DIL_X PAD_T PAD_L
 //   IN_ZP W_ZP (integer zero points), W_KN, BIAS_BCAST (bias has one element),
 //   IN_STYPE IN_LD W_STYPE W_LD BIAS_STYPE BIAS_LD (types), A_CT ACC_CT,
-//   BM BN BK TM TN (tile), plus the epilogue defines of include/epilogue.glsl.
+//   BM BN BK TM TN (tile), plus the epilogue defines of include/epilogue.glsl;
+//   GEMM_COOPMAT=1 with CM_* WM WN SG selects include/gemm_coopmat.glsl (native target).
 // Bindings (set 0): 0 input, 1 weight, 2 bias, 3.. epilogue inputs, OUT_BINDING output.
 // Grid: (ceil(OC/BN), ceil(BATCH*OH*OW/BM), 1); workgroup (BN/TN)*(BM/TM) invocations.
 #version 460
 #extension GL_GOOGLE_include_directive : require
+#include "include/gemm_coopmat_ext.glsl"
 #include "include/common.glsl"
 #include "include/types.glsl"
 #include "include/intmath.glsl"
@@ -68,7 +70,11 @@
 #define N OC
 #define K (KH * KW * IC)
 
+#if GEMM_COOPMAT
+layout(local_size_x = (BM / (WM * CM_M)) * (BN / (WN * CM_N)) * SG, local_size_y = 1, local_size_z = 1) in;
+#else
 layout(local_size_x = (BN / TN) * (BM / TM), local_size_y = 1, local_size_z = 1) in;
+#endif
 
 layout(set = 0, binding = 0) readonly buffer In { IN_STYPE in0[]; };
 layout(set = 0, binding = 1) readonly buffer Weight { W_STYPE w0[]; };
@@ -104,6 +110,10 @@ void gemm_store(uint batch, uint m, uint n, ACC_CT acc) {
   epilogue_store(m * uint(OC) + n, n, acc + bias);
 }
 
+#if GEMM_COOPMAT
+#include "include/gemm_coopmat.glsl"
+#else
 #include "include/gemm.glsl"
+#endif
 
 void main() { gemm_main(); }

@@ -3,11 +3,13 @@
 // of include/gemm.glsl with the batch in the grid's z, then the fused epilogue.
 //
 // Defines: BATCH H C W (A is [BATCH,H,C], B is [BATCH,C,W]), A_ZP B_ZP,
-//   A_STYPE A_LD B_STYPE B_LD, A_CT ACC_CT, BM BN BK TM TN, epilogue defines.
+//   A_STYPE A_LD B_STYPE B_LD, A_CT ACC_CT, BM BN BK TM TN, epilogue defines;
+//   GEMM_COOPMAT=1 with CM_* WM WN SG selects include/gemm_coopmat.glsl (native target).
 // Bindings (set 0): 0 A, 1 B, 2.. epilogue inputs, OUT_BINDING output.
 // Grid: (ceil(W/BN), ceil(H/BM), BATCH); workgroup (BN/TN)*(BM/TM) invocations.
 #version 460
 #extension GL_GOOGLE_include_directive : require
+#include "include/gemm_coopmat_ext.glsl"
 #include "include/common.glsl"
 #include "include/types.glsl"
 #include "include/intmath.glsl"
@@ -47,7 +49,11 @@
 #define N W
 #define K C
 
+#if GEMM_COOPMAT
+layout(local_size_x = (BM / (WM * CM_M)) * (BN / (WN * CM_N)) * SG, local_size_y = 1, local_size_z = 1) in;
+#else
 layout(local_size_x = (BN / TN) * (BM / TM), local_size_y = 1, local_size_z = 1) in;
+#endif
 
 layout(set = 0, binding = 0) readonly buffer MatA { A_STYPE a0[]; };
 layout(set = 0, binding = 1) readonly buffer MatB { B_STYPE b0[]; };
@@ -66,6 +72,10 @@ void gemm_store(uint batch, uint m, uint n, ACC_CT acc) {
   epilogue_store((batch * uint(H) + m) * uint(W) + n, n, acc);
 }
 
+#if GEMM_COOPMAT
+#include "include/gemm_coopmat.glsl"
+#else
 #include "include/gemm.glsl"
+#endif
 
 void main() { gemm_main(); }

@@ -62,6 +62,7 @@ constexpr CapabilityRule kRules[] = {
     {6017, "DotProductInput4x8Bit", bit(Feature::ShaderIntegerDotProduct), 0},
     {6018, "DotProductInput4x8BitPacked", bit(Feature::ShaderIntegerDotProduct), 0},
     {6019, "DotProduct", bit(Feature::ShaderIntegerDotProduct), 0},
+    {5357, "CooperativeMatrixNV", bit(Feature::CooperativeMatrixNv), 0},
 };
 
 // Names of capabilities openvgf refuses, for the message only.
@@ -74,7 +75,6 @@ std::string capabilityName(std::uint32_t capability) {
     case 4436: return "StorageInputOutput16";
     case 4450: return "StoragePushConstant8";
     case 5347: return "PhysicalStorageBufferAddresses";
-    case 5357: return "CooperativeMatrixNV";
     case 6022: return "CooperativeMatrixKHR";
     default: return fmt::format("{}", capability);
   }
@@ -146,8 +146,13 @@ std::string_view featureName(Feature f) {
     case Feature::ShaderIntegerDotProduct: return "shaderIntegerDotProduct";
     case Feature::ShaderBufferInt64Atomics: return "shaderBufferInt64Atomics";
     case Feature::Maintenance4: return "maintenance4";
+    case Feature::CooperativeMatrixNv: return "cooperativeMatrix";
   }
   return "unknown";
+}
+
+std::string_view featureExtension(Feature f) {
+  return f == Feature::CooperativeMatrixNv ? "VK_NV_cooperative_matrix" : "";
 }
 
 std::string_view capabilityForFeature(Feature f) {

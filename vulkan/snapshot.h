@@ -35,8 +35,9 @@ enum class Feature : std::uint32_t {
   ShaderIntegerDotProduct = 1u << 13,           // Vulkan13 shaderIntegerDotProduct
   ShaderBufferInt64Atomics = 1u << 14,          // Vulkan12 shaderBufferInt64Atomics
   Maintenance4 = 1u << 15,                      // Vulkan13 maintenance4 (ExecutionMode LocalSizeId)
+  CooperativeMatrixNv = 1u << 16,               // VK_NV_cooperative_matrix cooperativeMatrix (device extension)
 };
-inline constexpr std::uint32_t kFeatureCount = 16;
+inline constexpr std::uint32_t kFeatureCount = 17;
 
 /// A set of Features (bit mask).
 struct FeatureSet {
@@ -52,6 +53,8 @@ struct FeatureSet {
 };
 /// Vulkan spelling of the feature, e.g. "shaderInt8".
 std::string_view featureName(Feature f);
+/// The device extension a feature needs enabled, or empty for core features.
+std::string_view featureExtension(Feature f);
 /// Every feature of the set, in bit order.
 std::vector<Feature> features(FeatureSet set);
 

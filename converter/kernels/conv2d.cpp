@@ -58,8 +58,16 @@ Status lower(LoweringContext& ctx, const Node& node) {
   setBufferType(d, "W", weight.dtype);
   setBufferType(d, "BIAS", bias.dtype);
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
-  const GemmTile tile = chooseTile(ctx.target(), batch * oh * ow, oc);
-  setTile(d, tile);
+  const DType accType = attrs.accType == DType::Unknown ? output.dtype : attrs.accType;
+  const auto coopMat = chooseCoopMat(ctx.target(), input.dtype, weight.dtype, accType, inZp, wZp, batch * oh * ow, oc);
+  GemmTile tile = chooseTile(ctx.target(), batch * oh * ow, oc);
+  if (coopMat) {
+    setCoopMat(d, *coopMat);
+    tile.bm = coopMat->bm;
+    tile.bn = coopMat->bn;
+  } else {
+    setTile(d, tile);
+  }
 
   PlanKernel kernel;
   kernel.name = fmt::format("CONV2D_{}", node.index);

@@ -2,7 +2,9 @@
 // Shared type rules and tile choice of the GEMM-shaped kernel families.
 #include "converter/kernels/gemm_common.h"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 namespace openvgf::converter {
 
@@ -35,6 +37,61 @@ GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n) {
 
 void setTile(ShaderDefines& defines, const GemmTile& tile) {
   defines.set("BM", tile.bm).set("BN", tile.bn).set("BK", tile.bk).set("TM", tile.tm).set("TN", tile.tn);
+}
+
+std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType weight, DType accType,
+                                          std::int64_t zeroPointA, std::int64_t zeroPointB, std::int64_t m,
+                                          std::int64_t n) {
+  if (!target.cooperativeMatrixNv || target.subgroupSize == 0 || m <= 16 || n <= 16) return std::nullopt;
+  std::vector<CoopMatTypes> wanted;
+  if (in == DType::Fp16 && weight == DType::Fp16) {
+    if (accType == DType::Fp16) wanted.push_back(CoopMatTypes::F16xF16ToF16);
+    wanted.push_back(CoopMatTypes::F16xF16ToF32);
+  } else if (in == DType::Int8 && weight == DType::Int8 && zeroPointA == 0 && zeroPointB == 0) {
+    wanted.push_back(CoopMatTypes::S8xS8ToS32);
+  } else {
+    return std::nullopt;
+  }
+  const int sg = static_cast<int>(target.subgroupSize);
+  for (CoopMatTypes types : wanted) {
+    // Largest fragment (fewest instructions per multiply) that fits the tile choices below.
+    std::optional<CoopMatShape> best;
+    for (const CoopMatShape& s : target.coopMatShapes) {
+      if (s.types != types || s.m <= 0 || s.n <= 0 || s.k <= 0 || 32 % s.m != 0 || 32 % s.n != 0 || 64 % s.k != 0) {
+        continue;
+      }
+      if (!best || s.m * s.n * s.k > best->m * best->n * best->k) best = s;
+    }
+    if (!best) continue;
+    // Each subgroup owns a 64 x 32 block of the output (32 x 32 for smaller problems);
+    // 2 x 4 subgroups (2 x 2) make the workgroup tile.
+    const bool large = m >= 256 && n >= 256;
+    CoopMatPlan plan;
+    plan.shape = *best;
+    plan.subgroupSize = sg;
+    plan.wm = (large ? 64 : 32) / best->m;
+    plan.wn = 32 / best->n;
+    plan.bm = 2 * plan.wm * best->m;
+    plan.bn = (large ? 4 : 2) * plan.wn * best->n;
+    plan.bk = std::max(32, best->k);
+    const int opBytes = types == CoopMatTypes::S8xS8ToS32 ? 1 : 2;
+    const int accBytes = types == CoopMatTypes::F16xF16ToF16 ? 2 : 4;
+    const int pad = 16 / opBytes;
+    const int subgroups = (plan.bm / (plan.wm * best->m)) * (plan.bn / (plan.wn * best->n));
+    const int shared = (plan.bm * (plan.bk + pad) + plan.bk * (plan.bn + pad)) * opBytes +
+                       subgroups * best->m * best->n * accBytes;
+    if (shared > target.maxSharedBytes || subgroups * sg > target.maxInvocations) continue;
+    return plan;
+  }
+  return std::nullopt;
+}
+
+void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan) {
+  defines.set("GEMM_COOPMAT", 1).set("CM_M", plan.shape.m).set("CM_N", plan.shape.n).set("CM_K", plan.shape.k);
+  defines.set("CM_INT", plan.shape.types == CoopMatTypes::S8xS8ToS32 ? 1 : 0);
+  defines.set("CM_ACC16", plan.shape.types == CoopMatTypes::F16xF16ToF16 ? 1 : 0);
+  defines.set("BM", plan.bm).set("BN", plan.bn).set("BK", plan.bk).set("WM", plan.wm).set("WN", plan.wn);
+  defines.set("SG", plan.subgroupSize);
 }
 
 void bindWeightsKN(LoweringContext& ctx, const Node& node, std::size_t input, ShaderDefines& defines,

@@ -37,8 +37,16 @@ Status lower(LoweringContext& ctx, const Node& node) {
   setBufferType(d, "A", a.dtype);
   setBufferType(d, "B", b.dtype);
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
-  const GemmTile tile = chooseTile(ctx.target(), h, w);
-  setTile(d, tile);
+  // MATMUL accumulates in its output type (specs/tosa.md).
+  const auto coopMat = chooseCoopMat(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp, h, w);
+  GemmTile tile = chooseTile(ctx.target(), h, w);
+  if (coopMat) {
+    setCoopMat(d, *coopMat);
+    tile.bm = coopMat->bm;
+    tile.bn = coopMat->bn;
+  } else {
+    setTile(d, tile);
+  }
   PlanKernel kernel;
   kernel.name = fmt::format("MATMUL_{}", node.index);
   kernel.bindings = {ctx.tensorId(node.op.inputs[0]), ctx.tensorId(node.op.inputs[1])};

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 
@@ -14,6 +15,17 @@ namespace openvgf::converter {
 struct GemmTile {
   int bm = 64, bn = 64, bk = 16;  // workgroup tile (M x N) and K step
   int tm = 4, tn = 4;             // register block per invocation
+};
+
+/// Operand / accumulator types of a cooperative-matrix shape (A and B share a type, C = D).
+enum class CoopMatTypes { F16xF16ToF32, F16xF16ToF16, S8xS8ToS32 };
+
+/// One shape vkGetPhysicalDeviceCooperativeMatrixPropertiesNV lists at subgroup scope:
+/// A is m x k, B is k x n, C/D are m x n.
+struct CoopMatShape {
+  int m = 0, n = 0, k = 0;
+  CoopMatTypes types = CoopMatTypes::F16xF16ToF32;
+  bool operator==(const CoopMatShape&) const = default;
 };
 
 struct Target {
@@ -28,7 +40,8 @@ struct Target {
   std::uint32_t subgroupSize = 0;         // 0 = unknown (portable)
   bool fp16Arithmetic = false;            // native: fp16 math in shaders
   bool integerDotProduct = false;         // native: GL_EXT_integer_dot_product
-  bool cooperativeMatrixNv = false;       // native: GL_NV_cooperative_matrix
+  bool cooperativeMatrixNv = false;       // native: GL_NV_cooperative_matrix (+ fp16, memory model)
+  std::vector<CoopMatShape> coopMatShapes;  // native: shapes the device lists (subgroup scope)
   std::string deviceName;                 // native: probed device
 };
 

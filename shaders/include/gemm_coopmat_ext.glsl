@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+// Extensions of the cooperative-matrix GEMM path (include/gemm_coopmat.glsl). Included by the
+// GEMM templates before any declaration, since #extension must precede them. Only modules
+// converted with GEMM_COOPMAT=1 declare them, so portable modules never need
+// VK_NV_cooperative_matrix.
+#ifndef OVGF_GEMM_COOPMAT_EXT_GLSL
+#define OVGF_GEMM_COOPMAT_EXT_GLSL
+
+#ifndef GEMM_COOPMAT
+#define GEMM_COOPMAT 0
+#endif
+#if GEMM_COOPMAT
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#if CM_INT
+#extension GL_NV_integer_cooperative_matrix : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+#endif
+#endif
+
+#endif  // OVGF_GEMM_COOPMAT_EXT_GLSL

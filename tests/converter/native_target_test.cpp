@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: Apache-2.0
+// The native target's fast paths. A hand-built Target that claims GL_NV_cooperative_matrix
+// converts fp16 / int8 MATMUL and CONV2D into cooperative-matrix modules: the SPIR-V
+// validates (spirv-val runs inside the converter), the VGF declares CooperativeMatrixNV and
+// SPV_NV_cooperative_matrix where `openvgf inspect` shows them, and the runner asks for
+// VK_NV_cooperative_matrix (refusing clearly on a device without it, e.g. lavapipe). Then
+// `--target native` probed on this machine's device converts, runs with the validation
+// layer and passes the TOSA compliance checker against the reference interpreter.
+#include <random>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "converter/convert.h"
+#include "converter/targets/target.h"
+#include "runner/model.h"
+#include "tests/converter/run_util.h"
+#include "tosa/builder.h"
+#include "tosa/float_types.h"
+#include "vgf/decoder.h"
+#include "vgf/summary.h"
+#include "vulkan/snapshot.h"
+
+namespace openvgf::testing {
+namespace {
+
+using converter::CoopMatShape;
+using converter::CoopMatTypes;
+using tosa::DType;
+using tosa::HostTensor;
+using tosa::Value;
+
+converter::Target coopMatTarget() {
+  converter::Target t = converter::portableTarget();
+  t.name = "native";
+  t.subgroupSize = 32;
+  t.maxInvocations = 1024;
+  t.maxSharedBytes = 49152;
+  t.fp16Arithmetic = true;
+  t.cooperativeMatrixNv = true;
+  // Shapes an NVIDIA driver lists for VK_NV_cooperative_matrix.
+  t.coopMatShapes = {CoopMatShape{16, 16, 16, CoopMatTypes::F16xF16ToF32},
+                     CoopMatShape{16, 8, 16, CoopMatTypes::F16xF16ToF16},
+                     CoopMatShape{16, 8, 32, CoopMatTypes::S8xS8ToS32}};
+  return t;
+}
+
+HostTensor randomTensor(DType type, tosa::Shape shape, std::mt19937& rng) {
+  HostTensor t(type, std::move(shape));
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int> ints(-128, 127);
+  for (std::int64_t i = 0; i < t.size(); ++i) {
+    const auto at = static_cast<std::size_t>(i);
+    switch (type) {
+      case DType::Fp16: t.as<std::uint16_t>()[at] = tosa::doubleToFp16(real(rng)); break;
+      case DType::Fp32: t.as<float>()[at] = static_cast<float>(real(rng)); break;
+      case DType::Int8: t.as<std::int8_t>()[at] = static_cast<std::int8_t>(ints(rng)); break;
+      default: ADD_FAILURE() << "randomTensor: unexpected type"; break;
+    }
+  }
+  return t;
+}
+
+struct TestGraph {
+  tosa::Graph graph;
+  std::vector<HostTensor> inputs;
+};
+
+/// MATMUL [1,m,k] x [1,k,n] of `type` (fp16 -> `out` fp16 or fp32 is the builder's choice).
+TestGraph matmulGraph(DType type, std::int64_t m, std::int64_t k, std::int64_t n, std::mt19937& rng) {
+  TestGraph g;
+  tosa::Builder b;
+  g.inputs.push_back(randomTensor(type, {1, m, k}, rng));
+  g.inputs.push_back(randomTensor(type, {1, k, n}, rng));
+  Value x = b.input("a", type, {1, m, k});
+  Value y = b.input("b", type, {1, k, n});
+  b.output(b.matmul(x, y));
+  auto built = b.build();
+  EXPECT_TRUE(built) << (built ? "" : built.error().message());
+  if (built) g.graph = std::move(*built);
+  return g;
+}
+
+/// CONV2D 3x3, pad 1, NHWC [2,h,w,ic] -> oc channels, then CLAMP (a fused epilogue).
+TestGraph conv2dGraph(DType type, std::int64_t h, std::int64_t w, std::int64_t ic, std::int64_t oc,
+                      std::optional<DType> accType, std::mt19937& rng) {
+  TestGraph g;
+  tosa::Builder b;
+  g.inputs.push_back(randomTensor(type, {2, h, w, ic}, rng));
+  Value x = b.input("x", type, {2, h, w, ic});
+  Value wt = b.constant(randomTensor(type, {oc, 3, 3, ic}, rng));
+  tosa::ConvParams p;
+  p.pad = {1, 1, 1, 1};
+  p.stride = {1, 1};
+  p.dilation = {1, 1};
+  p.accType = accType;
+  Value y = b.conv2d(x, wt, std::nullopt, p);
+  if (type == DType::Int8) {
+    b.output(y);
+  } else {
+    b.output(b.clamp(y, -2.0, 2.0));
+  }
+  auto built = b.build();
+  EXPECT_TRUE(built) << (built ? "" : built.error().message());
+  if (built) g.graph = std::move(*built);
+  return g;
+}
+
+struct Converted {
+  converter::ConvertedModel model;
+  vgf::File file;
+};
+
+std::optional<Converted> convertWith(const tosa::Graph& graph, const converter::Target& target) {
+  converter::ConvertOptions options;
+  options.customTarget = target;
+  options.cacheDir = std::filesystem::temp_directory_path() / "openvgf-converter-test-cache";
+  auto model = converter::convert(graph, options);
+  if (!model) {
+    ADD_FAILURE() << model.error().message();
+    return std::nullopt;
+  }
+  auto file = vgf::decode(model->vgf);
+  if (!file) {
+    ADD_FAILURE() << file.error().message();
+    return std::nullopt;
+  }
+  return Converted{std::move(*model), std::move(*file)};
+}
+
+bool contains(const std::vector<std::string>& items, const std::string& item) {
+  return std::find(items.begin(), items.end(), item) != items.end();
+}
+
+/// The VGF needs cooperative matrices, visibly: conversion stats, inspect's summary and the
+/// runner's feature set all say so.
+void expectCoopMat(const Converted& c) {
+  EXPECT_TRUE(contains(c.model.stats.capabilities, "CooperativeMatrixNV"));
+  const std::string summary = vgf::formatSummary(c.file);
+  EXPECT_NE(summary.find("CooperativeMatrixNV"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("SPV_NV_cooperative_matrix"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("device requirements: capabilities"), std::string::npos) << summary;
+  auto model = runner::Model::create(c.file, "model.vgf");
+  ASSERT_TRUE(model) << model.error().message();
+  EXPECT_TRUE(model->requiredFeatures().has(vulkan::Feature::CooperativeMatrixNv));
+}
+
+TEST(NativeTargetCoopMat, Fp16MatmulDeclaresCooperativeMatrix) {
+  std::mt19937 rng(11);
+  TestGraph g = matmulGraph(DType::Fp16, 96, 80, 72, rng);
+  auto c = convertWith(g.graph, coopMatTarget());
+  ASSERT_TRUE(c);
+  expectCoopMat(*c);
+}
+
+TEST(NativeTargetCoopMat, Fp16Conv2dFp32AndFp16AccumulatorsDeclareCooperativeMatrix) {
+  std::mt19937 rng(12);
+  for (DType acc : {DType::Fp32, DType::Fp16}) {
+    TestGraph g = conv2dGraph(DType::Fp16, 9, 10, 24, 40, acc, rng);
+    auto c = convertWith(g.graph, coopMatTarget());
+    ASSERT_TRUE(c);
+    expectCoopMat(*c);
+  }
+}
+
+TEST(NativeTargetCoopMat, Int8WithZeroPointsZeroUsesIntegerCooperativeMatrix) {
+  std::mt19937 rng(13);
+  TestGraph g = matmulGraph(DType::Int8, 64, 64, 48, rng);
+  auto c = convertWith(g.graph, coopMatTarget());
+  ASSERT_TRUE(c);
+  expectCoopMat(*c);
+  EXPECT_TRUE(contains(c->model.stats.capabilities, "Int8"));
+}
+
+TEST(NativeTargetCoopMat, PortableAndSmallProblemsStayScalar) {
+  std::mt19937 rng(14);
+  TestGraph big = matmulGraph(DType::Fp16, 96, 80, 72, rng);
+  auto portable = convertWith(big.graph, converter::portableTarget());
+  ASSERT_TRUE(portable);
+  EXPECT_FALSE(contains(portable->model.stats.capabilities, "CooperativeMatrixNV"));
+  EXPECT_EQ(vgf::formatSummary(portable->file).find("SPV_NV_cooperative_matrix"), std::string::npos);
+  // fp32 has no cooperative-matrix shape; a 16-row GEMM is below the tile size.
+  TestGraph fp32 = matmulGraph(DType::Fp32, 96, 80, 72, rng);
+  TestGraph thin = matmulGraph(DType::Fp16, 16, 80, 72, rng);
+  for (const TestGraph* g : {&fp32, &thin}) {
+    auto c = convertWith(g->graph, coopMatTarget());
+    ASSERT_TRUE(c);
+    EXPECT_FALSE(contains(c->model.stats.capabilities, "CooperativeMatrixNV"));
+  }
+}
+
+TEST(NativeTargetCoopMat, RunnerRefusesDeviceWithoutTheExtension) {
+  std::mt19937 rng(15);
+  TestGraph g = matmulGraph(DType::Fp16, 96, 80, 72, rng);
+  auto c = convertWith(g.graph, coopMatTarget());
+  ASSERT_TRUE(c);
+  auto model = runner::Model::create(c->file, "model.vgf");
+  ASSERT_TRUE(model) << model.error().message();
+  runner::ContextOptions options;
+  options.pipelineCache = false;
+  auto context = runner::Context::create(options, *model);
+  if (!context && context.error().kind() == ErrorKind::Environment) GTEST_SKIP() << context.error().message();
+  if (context) GTEST_SKIP() << "this device has VK_NV_cooperative_matrix";
+  EXPECT_EQ(context.error().kind(), ErrorKind::Unsupported);
+  EXPECT_NE(context.error().message().find("VK_NV_cooperative_matrix"), std::string::npos)
+      << context.error().message();
+}
+
+/// `--target native` on this machine's device (lavapipe in CI; a GPU runs the
+/// cooperative-matrix kernels), judged by the compliance checker.
+class NativeTargetRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto target = converter::nativeTarget();
+    if (!target) GTEST_SKIP() << target.error().message();
+  }
+  void expectPasses(const TestGraph& g) {
+    converter::ConvertOptions options;
+    options.target = "native";
+    RunOutcome outcome = convertRunCheck(g.graph, g.inputs, options);
+    expectAllPass(outcome);
+  }
+};
+
+TEST_F(NativeTargetRun, Fp16Matmul) {
+  std::mt19937 rng(21);
+  expectPasses(matmulGraph(DType::Fp16, 70, 96, 136, rng));
+}
+
+TEST_F(NativeTargetRun, Fp16Conv2dWithClamp) {
+  std::mt19937 rng(22);
+  expectPasses(conv2dGraph(DType::Fp16, 7, 9, 20, 36, DType::Fp32, rng));
+  expectPasses(conv2dGraph(DType::Fp16, 7, 9, 20, 36, DType::Fp16, rng));
+}
+
+TEST_F(NativeTargetRun, Int8MatmulAndConv2dBitExact) {
+  std::mt19937 rng(23);
+  expectPasses(matmulGraph(DType::Int8, 40, 72, 56, rng));
+  expectPasses(conv2dGraph(DType::Int8, 6, 7, 16, 24, std::nullopt, rng));
+}
+
+}  // namespace
+}  // namespace openvgf::testing
