@@ -105,6 +105,30 @@ A_CT gemm_load_b(uint batch, uint k, uint n) {
 #endif
 }
 
+// 16-byte views of the input and the [K][OC] weights for the cooperative-matrix path (same
+// bindings, aliased): with IC a multiple of the chunk, a chunk of K stays inside one tap.
+#if GEMM_VEC_A
+layout(set = 0, binding = 0) readonly buffer Inv { uvec4 in0v[]; };
+uvec4 gemm_load_a_vec(uint batch, uint m, uint k) {
+  uint ox = m % uint(OW);
+  uint t = m / uint(OW);
+  uint oy = t % uint(OH);
+  uint b = t / uint(OH);
+  uint ic = k % uint(IC);
+  uint tap = k / uint(IC);
+  uint kx = tap % uint(KW);
+  uint ky = tap / uint(KW);
+  int y = int(oy) * STRIDE_Y - PAD_T + int(ky) * DIL_Y;
+  int x = int(ox) * STRIDE_X - PAD_L + int(kx) * DIL_X;
+  if (y < 0 || y >= IH || x < 0 || x >= IW) return uvec4(0u);
+  return in0v[(((b * uint(IH) + uint(y)) * uint(IW) + uint(x)) * uint(IC) + ic) / uint(CM_CHUNK)];
+}
+#endif
+#if GEMM_VEC_B
+layout(set = 0, binding = 1) readonly buffer Weightv { uvec4 w0v[]; };
+uvec4 gemm_load_b_vec(uint batch, uint k, uint n) { return w0v[(k * uint(OC) + n) / uint(CM_CHUNK)]; }
+#endif
+
 void gemm_store(uint batch, uint m, uint n, ACC_CT acc) {
   ACC_CT bias = ACC_CT(BIAS_LD(bias0[BIAS_BCAST != 0 ? 0u : n]));
   epilogue_store(m * uint(OC) + n, n, acc + bias);

@@ -68,6 +68,16 @@ A_CT gemm_load_b(uint batch, uint k, uint n) {
   return A_CT(B_LD(b0[(batch * uint(C) + k) * uint(W) + n])) - A_CT(B_ZP);
 }
 
+// 16-byte views of A and B for the cooperative-matrix path (same bindings, aliased).
+#if GEMM_VEC_A
+layout(set = 0, binding = 0) readonly buffer MatAv { uvec4 a0v[]; };
+uvec4 gemm_load_a_vec(uint batch, uint m, uint k) { return a0v[((batch * uint(H) + m) * uint(C) + k) / uint(CM_CHUNK)]; }
+#endif
+#if GEMM_VEC_B
+layout(set = 0, binding = 1) readonly buffer MatBv { uvec4 b0v[]; };
+uvec4 gemm_load_b_vec(uint batch, uint k, uint n) { return b0v[((batch * uint(C) + k) * uint(W) + n) / uint(CM_CHUNK)]; }
+#endif
+
 void gemm_store(uint batch, uint m, uint n, ACC_CT acc) {
   epilogue_store((batch * uint(H) + m) * uint(W) + n, n, acc);
 }

@@ -63,6 +63,10 @@ Status lower(LoweringContext& ctx, const Node& node) {
   GemmTile tile = chooseTile(ctx.target(), batch * oh * ow, oc);
   if (coopMat) {
     setCoopMat(d, *coopMat);
+    // Constant weights are stored as [K][OC] (bindWeightsKN), so rows of B are contiguous.
+    const bool weightsKN = ctx.program().isConstant(ctx.program().bufferOf(node.op.inputs[1]));
+    d.set("GEMM_VEC_A", ic % coopMat->chunk() == 0 ? 1 : 0);
+    d.set("GEMM_VEC_B", weightsKN && oc % coopMat->chunk() == 0 ? 1 : 0);
     tile.bm = coopMat->bm;
     tile.bn = coopMat->bn;
   } else {

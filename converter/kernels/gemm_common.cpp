@@ -57,7 +57,10 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
     // Largest fragment (fewest instructions per multiply) that fits the tile choices below.
     std::optional<CoopMatShape> best;
     for (const CoopMatShape& s : target.coopMatShapes) {
-      if (s.types != types || s.m <= 0 || s.n <= 0 || s.k <= 0 || 32 % s.m != 0 || 32 % s.n != 0 || 64 % s.k != 0) {
+      // Fragments start at 16-byte chunk boundaries of the shared tiles (include/gemm_coopmat.glsl).
+      const int chunk = types == CoopMatTypes::S8xS8ToS32 ? 16 : 8;
+      if (s.types != types || s.m <= 0 || s.n <= 0 || s.k <= 0 || 32 % s.m != 0 || 32 % s.n != 0 || 64 % s.k != 0 ||
+          s.n % chunk != 0 || s.k % chunk != 0) {
         continue;
       }
       if (!best || s.m * s.n * s.k > best->m * best->n * best->k) best = s;
@@ -76,7 +79,7 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
     plan.bk = std::max(32, best->k);
     const int opBytes = types == CoopMatTypes::S8xS8ToS32 ? 1 : 2;
     const int accBytes = types == CoopMatTypes::F16xF16ToF16 ? 2 : 4;
-    const int pad = 16 / opBytes;
+    const int pad = 16 / opBytes;  // one 16-byte chunk per row
     const int subgroups = (plan.bm / (plan.wm * best->m)) * (plan.bn / (plan.wn * best->n));
     const int shared = (plan.bm * (plan.bk + pad) + plan.bk * (plan.bn + pad)) * opBytes +
                        subgroups * best->m * best->n * accBytes;
@@ -85,6 +88,8 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
   }
   return std::nullopt;
 }
+
+int CoopMatPlan::chunk() const { return shape.types == CoopMatTypes::S8xS8ToS32 ? 16 : 8; }
 
 void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan) {
   defines.set("GEMM_COOPMAT", 1).set("CM_M", plan.shape.m).set("CM_N", plan.shape.n).set("CM_K", plan.shape.k);

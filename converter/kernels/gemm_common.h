@@ -29,6 +29,9 @@ struct CoopMatPlan {
   int bm = 0, bn = 0, bk = 0;  // workgroup tile
   int wm = 0, wn = 0;          // fragments per subgroup along M and N
   int subgroupSize = 0;
+  /// Operands per 16-byte chunk (8 fp16 or 16 int8): dimensions that are multiples of it
+  /// allow the template's vector loads (GEMM_VEC_A / GEMM_VEC_B).
+  int chunk() const;
 };
 
 /// The cooperative-matrix config for an M x N GEMM with these tensor types, or nullopt when

@@ -42,6 +42,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   GemmTile tile = chooseTile(ctx.target(), h, w);
   if (coopMat) {
     setCoopMat(d, *coopMat);
+    d.set("GEMM_VEC_A", c % coopMat->chunk() == 0 ? 1 : 0).set("GEMM_VEC_B", w % coopMat->chunk() == 0 ? 1 : 0);
     tile.bm = coopMat->bm;
     tile.bn = coopMat->bn;
   } else {

@@ -5,7 +5,8 @@
 // templates switch between the two with one define.
 //
 // A workgroup computes a BM x BN output tile. Per BK step its invocations stage the A
-// (BM x BK) and B (BK x BN) slices in shared memory as the operand type, then each subgroup
+// (BM x BK) and B (BK x BN) slices in shared memory as packed 16-byte chunks of the operand
+// type (fp16 or int8), then each subgroup
 // multiplies its WM x WN block of CM_M x CM_N accumulator tiles with coopMatMulAddNV. After
 // the K loop each subgroup stores one accumulator tile at a time into a shared staging
 // tile, and its invocations run the scalar epilogue (gemm_store) over it, so the epilogue
@@ -17,24 +18,24 @@
 //   CM_INT                  0: fp16 operands, 1: int8 operands with int32 accumulators
 //   CM_ACC16                1: fp16 accumulators (TOSA acc_type fp16), else fp32
 //   BM BN BK                workgroup tile; WM WN tiles per subgroup; SG subgroup size
+//   GEMM_VEC_A, GEMM_VEC_B  1: the template provides uvec4 gemm_load_a_vec(batch, m, k) /
+//                           gemm_load_b_vec(batch, k, n), one aligned 16-byte chunk of CH
+//                           consecutive raw operands (zero points 0, chunk inside K / N)
 // Workgroup: (BM / (WM*CM_M)) * (BN / (WN*CM_N)) subgroups of SG invocations.
 #ifndef OVGF_GEMM_COOPMAT_GLSL
 #define OVGF_GEMM_COOPMAT_GLSL
 
 #if CM_INT
-#define CM_OP_T int8_t
 #define CM_AMAT icoopmatNV<8, gl_ScopeSubgroup, CM_M, CM_K>
 #define CM_BMAT icoopmatNV<8, gl_ScopeSubgroup, CM_K, CM_N>
 #define CM_CMAT icoopmatNV<32, gl_ScopeSubgroup, CM_M, CM_N>
 #define CM_ACC_T int
 #elif CM_ACC16
-#define CM_OP_T float16_t
 #define CM_AMAT fcoopmatNV<16, gl_ScopeSubgroup, CM_M, CM_K>
 #define CM_BMAT fcoopmatNV<16, gl_ScopeSubgroup, CM_K, CM_N>
 #define CM_CMAT fcoopmatNV<16, gl_ScopeSubgroup, CM_M, CM_N>
 #define CM_ACC_T float16_t
 #else
-#define CM_OP_T float16_t
 #define CM_AMAT fcoopmatNV<16, gl_ScopeSubgroup, CM_M, CM_K>
 #define CM_BMAT fcoopmatNV<16, gl_ScopeSubgroup, CM_K, CM_N>
 #define CM_CMAT fcoopmatNV<32, gl_ScopeSubgroup, CM_M, CM_N>
@@ -45,23 +46,69 @@
 #define CM_SG_N (BN / (WN * CM_N))  // subgroups along N
 #define GEMM_THREADS (CM_SG_M * CM_SG_N * SG)
 
-// Row strides padded by 16 bytes: cooperative loads need 16-byte aligned rows, and the
-// padding spreads consecutive rows over different shared-memory banks.
-#define CM_PAD (16 / (CM_INT != 0 ? 1 : 2))
-#define SA_STRIDE (BK + CM_PAD)
-#define SB_STRIDE (BN + CM_PAD)
-shared CM_OP_T sA[BM * SA_STRIDE];  // [m][k]
-shared CM_OP_T sB[BK * SB_STRIDE];  // [k][n]
+// Operands live in shared memory as 16-byte chunks (uvec4) of CH consecutive elements along
+// K (A) or N (B): one 16-byte store per chunk, and cooperative loads read 16-byte aligned
+// rows. Row strides are padded by one chunk so that consecutive rows start in different
+// shared-memory banks. Strides and offsets below are in chunks.
+#define CH CM_CHUNK
+#define SA_STRIDE (BK / CH + 1)
+#define SB_STRIDE (BN / CH + 1)
+shared uvec4 sA[BM * SA_STRIDE];  // [m][k / CH]
+shared uvec4 sB[BK * SB_STRIDE];  // [k][n / CH]
 shared CM_ACC_T sC[CM_SG_M * CM_SG_N * CM_M * CM_N];  // one staging tile per subgroup
 
-#define A_PER_THREAD ((BM * BK + GEMM_THREADS - 1) / GEMM_THREADS)
-#define B_PER_THREAD ((BN * BK + GEMM_THREADS - 1) / GEMM_THREADS)
+#define A_CHUNKS (BM * BK / CH)
+#define B_CHUNKS (BK * BN / CH)
+#define A_PER_THREAD ((A_CHUNKS + GEMM_THREADS - 1) / GEMM_THREADS)
+#define B_PER_THREAD ((B_CHUNKS + GEMM_THREADS - 1) / GEMM_THREADS)
 
-CM_OP_T cm_operand(A_CT v) {
+// Packs four consecutive operands into one 32-bit word (fp16 pairs or int8 bytes).
 #if CM_INT
-  return int8_t(v);
+uint cm_pack4(A_CT v0, A_CT v1, A_CT v2, A_CT v3) {
+  return (uint(v0) & 0xFFu) | ((uint(v1) & 0xFFu) << 8) | ((uint(v2) & 0xFFu) << 16) | (uint(v3) << 24);
+}
 #else
-  return float16_t(v);
+uint cm_pack2(A_CT v0, A_CT v1) { return packFloat2x16(f16vec2(float16_t(v0), float16_t(v1))); }
+#endif
+
+// Element-wise chunk loads (any layout, padding, zero points already applied by the
+// template); out-of-range elements are zero.
+A_CT cm_a(uint batch, uint m, uint k) { return (m < uint(M) && k < uint(K)) ? gemm_load_a(batch, m, k) : A_CT(0); }
+A_CT cm_b(uint batch, uint k, uint n) { return (n < uint(N) && k < uint(K)) ? gemm_load_b(batch, k, n) : A_CT(0); }
+
+uvec4 cm_chunk_a(uint batch, uint m, uint k) {
+#if GEMM_VEC_A
+  return (m < uint(M) && k < uint(K)) ? gemm_load_a_vec(batch, m, k) : uvec4(0u);
+#else
+  uvec4 c;
+  for (int w = 0; w < 4; ++w) {
+#if CM_INT
+    uint kk = k + uint(4 * w);
+    c[w] = cm_pack4(cm_a(batch, m, kk), cm_a(batch, m, kk + 1u), cm_a(batch, m, kk + 2u), cm_a(batch, m, kk + 3u));
+#else
+    uint kk = k + uint(2 * w);
+    c[w] = cm_pack2(cm_a(batch, m, kk), cm_a(batch, m, kk + 1u));
+#endif
+  }
+  return c;
+#endif
+}
+
+uvec4 cm_chunk_b(uint batch, uint k, uint n) {
+#if GEMM_VEC_B
+  return (n < uint(N) && k < uint(K)) ? gemm_load_b_vec(batch, k, n) : uvec4(0u);
+#else
+  uvec4 c;
+  for (int w = 0; w < 4; ++w) {
+#if CM_INT
+    uint nn = n + uint(4 * w);
+    c[w] = cm_pack4(cm_b(batch, k, nn), cm_b(batch, k, nn + 1u), cm_b(batch, k, nn + 2u), cm_b(batch, k, nn + 3u));
+#else
+    uint nn = n + uint(2 * w);
+    c[w] = cm_pack2(cm_b(batch, k, nn), cm_b(batch, k, nn + 1u));
+#endif
+  }
+  return c;
 #endif
 }
 
@@ -79,35 +126,35 @@ void gemm_main() {
   for (int i = 0; i < WM; ++i)
     for (int j = 0; j < WN; ++j) acc[i][j] = CM_CMAT(CM_ACC_T(0));
 
-  // Register stage of the next K slice (loaded while the current one is multiplied).
-  CM_OP_T ra[A_PER_THREAD];
-  CM_OP_T rb[B_PER_THREAD];
+  // Register stage of the next K slice, fetched while the current one is multiplied.
+  uvec4 ra[A_PER_THREAD];
+  uvec4 rb[B_PER_THREAD];
   for (uint k0 = 0u; k0 < uint(K) + uint(BK); k0 += uint(BK)) {
     if (k0 > 0u) {
-      // Publish the slice fetched last iteration; all subgroups finished reading the old one.
+      // Publish the slice fetched last iteration once every subgroup is done with the old one.
       barrier();
       for (int r = 0; r < A_PER_THREAD; ++r) {
         uint e = tid + uint(r * GEMM_THREADS);
-        if (e < uint(BM * BK)) sA[(e / uint(BK)) * uint(SA_STRIDE) + e % uint(BK)] = ra[r];
+        if (e < uint(A_CHUNKS)) sA[(e / uint(BK / CH)) * uint(SA_STRIDE) + e % uint(BK / CH)] = ra[r];
       }
       for (int r = 0; r < B_PER_THREAD; ++r) {
         uint e = tid + uint(r * GEMM_THREADS);
-        if (e < uint(BN * BK)) sB[(e / uint(BN)) * uint(SB_STRIDE) + e % uint(BN)] = rb[r];
+        if (e < uint(B_CHUNKS)) sB[(e / uint(BN / CH)) * uint(SB_STRIDE) + e % uint(BN / CH)] = rb[r];
       }
       barrier();
     }
     if (k0 < uint(K)) {
       for (int r = 0; r < A_PER_THREAD; ++r) {
         uint e = tid + uint(r * GEMM_THREADS);
-        uint m = m0 + e / uint(BK);
-        uint k = k0 + e % uint(BK);
-        ra[r] = cm_operand((e < uint(BM * BK) && m < uint(M) && k < uint(K)) ? gemm_load_a(batch, m, k) : A_CT(0));
+        uint m = m0 + e / uint(BK / CH);
+        uint k = k0 + (e % uint(BK / CH)) * uint(CH);
+        ra[r] = e < uint(A_CHUNKS) ? cm_chunk_a(batch, m, k) : uvec4(0u);
       }
       for (int r = 0; r < B_PER_THREAD; ++r) {
         uint e = tid + uint(r * GEMM_THREADS);
-        uint k = k0 + e / uint(BN);
-        uint n = n0 + e % uint(BN);
-        rb[r] = cm_operand((e < uint(BN * BK) && n < uint(N) && k < uint(K)) ? gemm_load_b(batch, k, n) : A_CT(0));
+        uint k = k0 + e / uint(BN / CH);
+        uint n = n0 + (e % uint(BN / CH)) * uint(CH);
+        rb[r] = e < uint(B_CHUNKS) ? cm_chunk_b(batch, k, n) : uvec4(0u);
       }
     }
     if (k0 > 0u) {
@@ -116,11 +163,11 @@ void gemm_main() {
         CM_BMAT fb[WN];
         for (int i = 0; i < WM; ++i) {
           uint row = (sgM * uint(WM) + uint(i)) * uint(CM_M);
-          coopMatLoadNV(fa[i], sA, row * uint(SA_STRIDE) + kk, uint(SA_STRIDE), false);
+          coopMatLoadNV(fa[i], sA, row * uint(SA_STRIDE) + kk / uint(CH), uint(SA_STRIDE), false);
         }
         for (int j = 0; j < WN; ++j) {
           uint col = (sgN * uint(WN) + uint(j)) * uint(CM_N);
-          coopMatLoadNV(fb[j], sB, kk * uint(SB_STRIDE) + col, uint(SB_STRIDE), false);
+          coopMatLoadNV(fb[j], sB, kk * uint(SB_STRIDE) + col / uint(CH), uint(SB_STRIDE), false);
         }
         for (int i = 0; i < WM; ++i)
           for (int j = 0; j < WN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);

@@ -9,6 +9,17 @@
 #ifndef GEMM_COOPMAT
 #define GEMM_COOPMAT 0
 #endif
+#ifndef CM_INT
+#define CM_INT 0
+#endif
+// Operands per 16-byte shared-memory chunk (and per vector load of GEMM_VEC_A/B).
+#define CM_CHUNK (CM_INT != 0 ? 16 : 8)
+#ifndef GEMM_VEC_A
+#define GEMM_VEC_A 0
+#endif
+#ifndef GEMM_VEC_B
+#define GEMM_VEC_B 0
+#endif
 #if GEMM_COOPMAT
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require

@@ -6,9 +6,11 @@
 // VK_NV_cooperative_matrix (refusing clearly on a device without it, e.g. lavapipe). Then
 // `--target native` probed on this machine's device converts, runs with the validation
 // layer and passes the TOSA compliance checker against the reference interpreter.
+#include <cstdio>
 #include <random>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "converter/convert.h"
@@ -38,10 +40,12 @@ converter::Target coopMatTarget() {
   t.maxSharedBytes = 49152;
   t.fp16Arithmetic = true;
   t.cooperativeMatrixNv = true;
-  // Shapes an NVIDIA driver lists for VK_NV_cooperative_matrix.
+  // Shapes of the kind drivers list for VK_NV_cooperative_matrix. int8 needs N a multiple of
+  // 16 (one 16-byte chunk), so 16x8x32 is listed but not chosen.
   t.coopMatShapes = {CoopMatShape{16, 16, 16, CoopMatTypes::F16xF16ToF32},
                      CoopMatShape{16, 8, 16, CoopMatTypes::F16xF16ToF16},
-                     CoopMatShape{16, 8, 32, CoopMatTypes::S8xS8ToS32}};
+                     CoopMatShape{16, 8, 32, CoopMatTypes::S8xS8ToS32},
+                     CoopMatShape{16, 16, 32, CoopMatTypes::S8xS8ToS32}};
   return t;
 }
 
@@ -147,10 +151,13 @@ void expectCoopMat(const Converted& c) {
 
 TEST(NativeTargetCoopMat, Fp16MatmulDeclaresCooperativeMatrix) {
   std::mt19937 rng(11);
-  TestGraph g = matmulGraph(DType::Fp16, 96, 80, 72, rng);
-  auto c = convertWith(g.graph, coopMatTarget());
-  ASSERT_TRUE(c);
-  expectCoopMat(*c);
+  // 16-byte vector loads (K and N multiples of 8) and element-wise packing (neither).
+  for (auto [k, n] : {std::pair<std::int64_t, std::int64_t>{80, 72}, {81, 70}}) {
+    TestGraph g = matmulGraph(DType::Fp16, 96, k, n, rng);
+    auto c = convertWith(g.graph, coopMatTarget());
+    ASSERT_TRUE(c);
+    expectCoopMat(*c);
+  }
 }
 
 TEST(NativeTargetCoopMat, Fp16Conv2dFp32AndFp16AccumulatorsDeclareCooperativeMatrix) {
@@ -206,6 +213,30 @@ TEST(NativeTargetCoopMat, RunnerRefusesDeviceWithoutTheExtension) {
       << context.error().message();
 }
 
+const char* typesName(CoopMatTypes t) {
+  switch (t) {
+    case CoopMatTypes::F16xF16ToF32: return "f16*f16+f32";
+    case CoopMatTypes::F16xF16ToF16: return "f16*f16+f16";
+    case CoopMatTypes::S8xS8ToS32: return "s8*s8+s32";
+  }
+  return "?";
+}
+
+TEST(NativeTargetProbe, RecordsWhatTheDeviceOffers) {
+  auto target = converter::nativeTarget();
+  if (!target) GTEST_SKIP() << target.error().message();
+  std::string shapes;
+  for (const CoopMatShape& s : target->coopMatShapes) {
+    shapes += fmt::format("{}{}x{}x{} {}", shapes.empty() ? "" : ", ", s.m, s.n, s.k, typesName(s.types));
+  }
+  // Shown in the test log: what `--target native` will use on this device.
+  std::printf("device %s: subgroup %u, fp16 %d, integer dot %d, cooperative matrix %d [%s]\n",
+              target->deviceName.c_str(), target->subgroupSize, target->fp16Arithmetic ? 1 : 0,
+              target->integerDotProduct ? 1 : 0, target->cooperativeMatrixNv ? 1 : 0, shapes.c_str());
+  EXPECT_EQ(target->cooperativeMatrixNv, !target->coopMatShapes.empty());
+  EXPECT_NE(target->subgroupSize, 0u);
+}
+
 /// `--target native` on this machine's device (lavapipe in CI; a GPU runs the
 /// cooperative-matrix kernels), judged by the compliance checker.
 class NativeTargetRun : public ::testing::Test {
@@ -222,20 +253,25 @@ class NativeTargetRun : public ::testing::Test {
   }
 };
 
+// Shapes with and without 16-byte aligned rows (vector loads vs element-wise packing on the
+// cooperative-matrix path) and with partial tiles.
 TEST_F(NativeTargetRun, Fp16Matmul) {
   std::mt19937 rng(21);
   expectPasses(matmulGraph(DType::Fp16, 70, 96, 136, rng));
+  expectPasses(matmulGraph(DType::Fp16, 70, 83, 50, rng));
 }
 
 TEST_F(NativeTargetRun, Fp16Conv2dWithClamp) {
   std::mt19937 rng(22);
   expectPasses(conv2dGraph(DType::Fp16, 7, 9, 20, 36, DType::Fp32, rng));
   expectPasses(conv2dGraph(DType::Fp16, 7, 9, 20, 36, DType::Fp16, rng));
+  expectPasses(conv2dGraph(DType::Fp16, 6, 8, 32, 64, DType::Fp32, rng));
 }
 
 TEST_F(NativeTargetRun, Int8MatmulAndConv2dBitExact) {
   std::mt19937 rng(23);
   expectPasses(matmulGraph(DType::Int8, 40, 72, 56, rng));
+  expectPasses(matmulGraph(DType::Int8, 48, 64, 32, rng));
   expectPasses(conv2dGraph(DType::Int8, 6, 7, 16, 24, std::nullopt, rng));
 }
 
