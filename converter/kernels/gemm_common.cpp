@@ -53,37 +53,35 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
     return std::nullopt;
   }
   const int sg = static_cast<int>(target.subgroupSize);
+  const CoopMatTile& tile = m >= 256 && n >= 256 ? target.coopMatTile : target.coopMatTileSmall;
   for (CoopMatTypes types : wanted) {
-    // Largest fragment (fewest instructions per multiply) that fits the tile choices below.
+    const int chunk = types == CoopMatTypes::S8xS8ToS32 ? 16 : 8;  // operands per 16-byte chunk
+    // Largest fragment (fewest instructions per multiply) that tiles the subgroup block and
+    // starts at 16-byte chunk boundaries of the shared tiles (include/gemm_coopmat.glsl).
     std::optional<CoopMatShape> best;
     for (const CoopMatShape& s : target.coopMatShapes) {
-      // Fragments start at 16-byte chunk boundaries of the shared tiles (include/gemm_coopmat.glsl).
-      const int chunk = types == CoopMatTypes::S8xS8ToS32 ? 16 : 8;
-      if (s.types != types || s.m <= 0 || s.n <= 0 || s.k <= 0 || 32 % s.m != 0 || 32 % s.n != 0 || 64 % s.k != 0 ||
-          s.n % chunk != 0 || s.k % chunk != 0) {
+      if (s.types != types || s.m <= 0 || s.n <= 0 || s.k <= 0 || tile.blockM % s.m != 0 || tile.blockN % s.n != 0 ||
+          tile.bk % s.k != 0 || s.n % chunk != 0 || s.k % chunk != 0) {
         continue;
       }
       if (!best || s.m * s.n * s.k > best->m * best->n * best->k) best = s;
     }
     if (!best) continue;
-    // Each subgroup owns a 64 x 32 block of the output (32 x 32 for smaller problems);
-    // 2 x 4 subgroups (2 x 2) make the workgroup tile.
-    const bool large = m >= 256 && n >= 256;
     CoopMatPlan plan;
     plan.shape = *best;
     plan.subgroupSize = sg;
-    plan.wm = (large ? 64 : 32) / best->m;
-    plan.wn = 32 / best->n;
-    plan.bm = 2 * plan.wm * best->m;
-    plan.bn = (large ? 4 : 2) * plan.wn * best->n;
-    plan.bk = std::max(32, best->k);
-    const int opBytes = types == CoopMatTypes::S8xS8ToS32 ? 1 : 2;
+    plan.wm = tile.blockM / best->m;
+    plan.wn = tile.blockN / best->n;
+    plan.bm = tile.subgroupsM * tile.blockM;
+    plan.bn = tile.subgroupsN * tile.blockN;
+    plan.bk = tile.bk;
     const int accBytes = types == CoopMatTypes::F16xF16ToF16 ? 2 : 4;
-    const int pad = 16 / opBytes;  // one 16-byte chunk per row
-    const int subgroups = (plan.bm / (plan.wm * best->m)) * (plan.bn / (plan.wn * best->n));
-    const int shared = (plan.bm * (plan.bk + pad) + plan.bk * (plan.bn + pad)) * opBytes +
+    const int subgroups = tile.subgroupsM * tile.subgroupsN;
+    // Two buffers of 16-byte chunks per operand, rows padded by one chunk, plus one
+    // accumulator staging tile per subgroup.
+    const int shared = 2 * (plan.bm * (plan.bk / chunk + 1) + plan.bk * (plan.bn / chunk + 1)) * 16 +
                        subgroups * best->m * best->n * accBytes;
-    if (shared > target.maxSharedBytes || subgroups * sg > target.maxInvocations) continue;
+    if (shared > target.maxSharedBytes || subgroups * sg > target.maxInvocations || plan.bn % chunk != 0) continue;
     return plan;
   }
   return std::nullopt;

@@ -28,6 +28,15 @@ struct CoopMatShape {
   bool operator==(const CoopMatShape&) const = default;
 };
 
+/// Cooperative-matrix GEMM tiling (include/gemm_coopmat.glsl): subgroups per workgroup
+/// along M and N, the output block each subgroup owns (multiples of the fragment shape) and
+/// the K slice staged in shared memory per step.
+struct CoopMatTile {
+  int subgroupsM = 2, subgroupsN = 4;
+  int blockM = 64, blockN = 32;
+  int bk = 32;
+};
+
 struct Target {
   std::string name;                       // "portable", "native"
   GemmTile gemm;                          // CONV2D / MATMUL / CONV3D / TRANSPOSE_CONV2D
@@ -42,6 +51,8 @@ struct Target {
   bool integerDotProduct = false;         // native: GL_EXT_integer_dot_product
   bool cooperativeMatrixNv = false;       // native: GL_NV_cooperative_matrix (+ fp16, memory model)
   std::vector<CoopMatShape> coopMatShapes;  // native: shapes the device lists (subgroup scope)
+  CoopMatTile coopMatTile;                   // GEMMs with M and N >= 256
+  CoopMatTile coopMatTileSmall{2, 2, 32, 32, 32};
   std::string deviceName;                 // native: probed device
 };
 

@@ -11,7 +11,8 @@
 // the K loop each subgroup stores one accumulator tile at a time into a shared staging
 // tile, and its invocations run the scalar epilogue (gemm_store) over it, so the epilogue
 // (bias, RESCALE, CLAMP, residual ADD, ...) is the same code as the scalar kernel's.
-// The next K slice is fetched into registers while the current one is multiplied.
+// The next K slice is fetched into registers while the current one is multiplied and then
+// written to the other of two shared buffers (one barrier per K slice).
 //
 // Defines (set by the converter; GEMM_COOPMAT=1 selects this file):
 //   CM_M CM_N CM_K          one cooperative-matrix shape the device lists
@@ -53,8 +54,12 @@
 #define CH CM_CHUNK
 #define SA_STRIDE (BK / CH + 1)
 #define SB_STRIDE (BN / CH + 1)
-shared uvec4 sA[BM * SA_STRIDE];  // [m][k / CH]
-shared uvec4 sB[BK * SB_STRIDE];  // [k][n / CH]
+// Two buffers per operand: while the subgroups multiply one K slice, the next is written to
+// the other, so one barrier per slice suffices.
+#define SA_SIZE (BM * SA_STRIDE)
+#define SB_SIZE (BK * SB_STRIDE)
+shared uvec4 sA[2 * SA_SIZE];  // [buffer][m][k / CH]
+shared uvec4 sB[2 * SB_SIZE];  // [buffer][k][n / CH]
 shared CM_ACC_T sC[CM_SG_M * CM_SG_N * CM_M * CM_N];  // one staging tile per subgroup
 
 #define A_CHUNKS (BM * BK / CH)
@@ -112,6 +117,34 @@ uvec4 cm_chunk_b(uint batch, uint k, uint n) {
 #endif
 }
 
+// Global -> registers: this invocation's chunks of the K slice starting at k0.
+void fetch_slice(uint batch, uint m0, uint n0, uint k0, uint tid, out uvec4 ra[A_PER_THREAD], out uvec4 rb[B_PER_THREAD]) {
+  [[unroll]] for (int r = 0; r < A_PER_THREAD; ++r) {
+    uint e = tid + uint(r * GEMM_THREADS);
+    uint m = m0 + e / uint(BK / CH);
+    uint k = k0 + (e % uint(BK / CH)) * uint(CH);
+    ra[r] = e < uint(A_CHUNKS) ? cm_chunk_a(batch, m, k) : uvec4(0u);
+  }
+  [[unroll]] for (int r = 0; r < B_PER_THREAD; ++r) {
+    uint e = tid + uint(r * GEMM_THREADS);
+    uint k = k0 + e / uint(BN / CH);
+    uint n = n0 + (e % uint(BN / CH)) * uint(CH);
+    rb[r] = e < uint(B_CHUNKS) ? cm_chunk_b(batch, k, n) : uvec4(0u);
+  }
+}
+
+// Registers -> shared buffer `buf`.
+void store_slice(uint buf, uint tid, uvec4 ra[A_PER_THREAD], uvec4 rb[B_PER_THREAD]) {
+  [[unroll]] for (int r = 0; r < A_PER_THREAD; ++r) {
+    uint e = tid + uint(r * GEMM_THREADS);
+    if (e < uint(A_CHUNKS)) sA[buf * uint(SA_SIZE) + (e / uint(BK / CH)) * uint(SA_STRIDE) + e % uint(BK / CH)] = ra[r];
+  }
+  [[unroll]] for (int r = 0; r < B_PER_THREAD; ++r) {
+    uint e = tid + uint(r * GEMM_THREADS);
+    if (e < uint(B_CHUNKS)) sB[buf * uint(SB_SIZE) + (e / uint(BN / CH)) * uint(SB_STRIDE) + e % uint(BN / CH)] = rb[r];
+  }
+}
+
 void gemm_main() {
   uint tid = gl_LocalInvocationIndex;
   uint sg = tid / uint(SG);
@@ -122,61 +155,42 @@ void gemm_main() {
   uint n0 = gl_WorkGroupID.x * uint(BN);
   uint batch = gl_WorkGroupID.z;
 
+  // Fragment arrays are indexed with unrolled constant indices only, so they stay in registers.
   CM_CMAT acc[WM][WN];
-  for (int i = 0; i < WM; ++i)
-    for (int j = 0; j < WN; ++j) acc[i][j] = CM_CMAT(CM_ACC_T(0));
+  [[unroll]] for (int i = 0; i < WM; ++i)
+    [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = CM_CMAT(CM_ACC_T(0));
 
-  // Register stage of the next K slice, fetched while the current one is multiplied.
+  // The next K slice is fetched into registers (global loads in flight) while the current
+  // one is multiplied, then written to the other shared buffer.
   uvec4 ra[A_PER_THREAD];
   uvec4 rb[B_PER_THREAD];
-  for (uint k0 = 0u; k0 < uint(K) + uint(BK); k0 += uint(BK)) {
-    if (k0 > 0u) {
-      // Publish the slice fetched last iteration once every subgroup is done with the old one.
-      barrier();
-      for (int r = 0; r < A_PER_THREAD; ++r) {
-        uint e = tid + uint(r * GEMM_THREADS);
-        if (e < uint(A_CHUNKS)) sA[(e / uint(BK / CH)) * uint(SA_STRIDE) + e % uint(BK / CH)] = ra[r];
+  const uint slices = (uint(K) + uint(BK) - 1u) / uint(BK);
+  fetch_slice(batch, m0, n0, 0u, tid, ra, rb);
+  store_slice(0u, tid, ra, rb);
+  barrier();
+  for (uint t = 0u; t < slices; ++t) {
+    const uint cur = t & 1u;
+    if (t + 1u < slices) fetch_slice(batch, m0, n0, (t + 1u) * uint(BK), tid, ra, rb);
+    [[unroll]] for (uint kk = 0u; kk < uint(BK); kk += uint(CM_K)) {
+      CM_AMAT fa[WM];
+      CM_BMAT fb[WN];
+      [[unroll]] for (int i = 0; i < WM; ++i) {
+        uint row = (sgM * uint(WM) + uint(i)) * uint(CM_M);
+        coopMatLoadNV(fa[i], sA, cur * uint(SA_SIZE) + row * uint(SA_STRIDE) + kk / uint(CH), uint(SA_STRIDE), false);
       }
-      for (int r = 0; r < B_PER_THREAD; ++r) {
-        uint e = tid + uint(r * GEMM_THREADS);
-        if (e < uint(B_CHUNKS)) sB[(e / uint(BN / CH)) * uint(SB_STRIDE) + e % uint(BN / CH)] = rb[r];
+      [[unroll]] for (int j = 0; j < WN; ++j) {
+        uint col = (sgN * uint(WN) + uint(j)) * uint(CM_N);
+        coopMatLoadNV(fb[j], sB, cur * uint(SB_SIZE) + kk * uint(SB_STRIDE) + col / uint(CH), uint(SB_STRIDE), false);
       }
-      barrier();
+      [[unroll]] for (int i = 0; i < WM; ++i)
+        [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
     }
-    if (k0 < uint(K)) {
-      for (int r = 0; r < A_PER_THREAD; ++r) {
-        uint e = tid + uint(r * GEMM_THREADS);
-        uint m = m0 + e / uint(BK / CH);
-        uint k = k0 + (e % uint(BK / CH)) * uint(CH);
-        ra[r] = e < uint(A_CHUNKS) ? cm_chunk_a(batch, m, k) : uvec4(0u);
-      }
-      for (int r = 0; r < B_PER_THREAD; ++r) {
-        uint e = tid + uint(r * GEMM_THREADS);
-        uint k = k0 + e / uint(BN / CH);
-        uint n = n0 + (e % uint(BN / CH)) * uint(CH);
-        rb[r] = e < uint(B_CHUNKS) ? cm_chunk_b(batch, k, n) : uvec4(0u);
-      }
-    }
-    if (k0 > 0u) {
-      for (uint kk = 0u; kk < uint(BK); kk += uint(CM_K)) {
-        CM_AMAT fa[WM];
-        CM_BMAT fb[WN];
-        for (int i = 0; i < WM; ++i) {
-          uint row = (sgM * uint(WM) + uint(i)) * uint(CM_M);
-          coopMatLoadNV(fa[i], sA, row * uint(SA_STRIDE) + kk / uint(CH), uint(SA_STRIDE), false);
-        }
-        for (int j = 0; j < WN; ++j) {
-          uint col = (sgN * uint(WN) + uint(j)) * uint(CM_N);
-          coopMatLoadNV(fb[j], sB, kk * uint(SB_STRIDE) + col / uint(CH), uint(SB_STRIDE), false);
-        }
-        for (int i = 0; i < WM; ++i)
-          for (int j = 0; j < WN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
-      }
-    }
+    if (t + 1u < slices) store_slice(cur ^ 1u, tid, ra, rb);
+    barrier();
   }
 
-  for (int i = 0; i < WM; ++i) {
-    for (int j = 0; j < WN; ++j) {
+  [[unroll]] for (int i = 0; i < WM; ++i) {
+    [[unroll]] for (int j = 0; j < WN; ++j) {
       coopMatStoreNV(acc[i][j], sC, sg * uint(CM_M * CM_N), uint(CM_N), false);
       subgroupMemoryBarrierShared();
       subgroupBarrier();

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -152,8 +153,9 @@ void expectCoopMat(const Converted& c) {
 TEST(NativeTargetCoopMat, Fp16MatmulDeclaresCooperativeMatrix) {
   std::mt19937 rng(11);
   // 16-byte vector loads (K and N multiples of 8) and element-wise packing (neither).
-  for (auto [k, n] : {std::pair<std::int64_t, std::int64_t>{80, 72}, {81, 70}}) {
-    TestGraph g = matmulGraph(DType::Fp16, 96, k, n, rng);
+  // The last one is large enough for the large tile (Target::coopMatTile).
+  for (auto [m, k, n] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{96, 80, 72}, {96, 81, 70}, {256, 64, 264}}) {
+    TestGraph g = matmulGraph(DType::Fp16, m, k, n, rng);
     auto c = convertWith(g.graph, coopMatTarget());
     ASSERT_TRUE(c);
     expectCoopMat(*c);
