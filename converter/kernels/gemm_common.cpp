@@ -53,7 +53,10 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
     return std::nullopt;
   }
   const int sg = static_cast<int>(target.subgroupSize);
-  const CoopMatTile& tile = m >= 256 && n >= 256 ? target.coopMatTile : target.coopMatTileSmall;
+  const CoopMatTile& large = target.coopMatTile;
+  const std::int64_t largeM = large.subgroupsM * large.blockM, largeN = large.subgroupsN * large.blockN;
+  const std::int64_t largeTiles = ((m + largeM - 1) / largeM) * ((n + largeN - 1) / largeN);
+  const CoopMatTile& tile = largeTiles >= target.coopMatLargeMinTiles ? large : target.coopMatTileSmall;
   for (CoopMatTypes types : wanted) {
     const int chunk = types == CoopMatTypes::S8xS8ToS32 ? 16 : 8;  // operands per 16-byte chunk
     // Largest fragment (fewest instructions per multiply) that tiles the subgroup block and

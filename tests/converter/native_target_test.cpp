@@ -153,10 +153,12 @@ void expectCoopMat(const Converted& c) {
 TEST(NativeTargetCoopMat, Fp16MatmulDeclaresCooperativeMatrix) {
   std::mt19937 rng(11);
   // 16-byte vector loads (K and N multiples of 8) and element-wise packing (neither).
-  // The last one is large enough for the large tile (Target::coopMatTile).
+  // The last one takes the large tile (Target::coopMatTile) and has partial tiles.
   for (auto [m, k, n] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{96, 80, 72}, {96, 81, 70}, {256, 64, 264}}) {
     TestGraph g = matmulGraph(DType::Fp16, m, k, n, rng);
-    auto c = convertWith(g.graph, coopMatTarget());
+    converter::Target target = coopMatTarget();
+    target.coopMatLargeMinTiles = 1;
+    auto c = convertWith(g.graph, target);
     ASSERT_TRUE(c);
     expectCoopMat(*c);
   }
