@@ -8,7 +8,8 @@
 //   IN_ZP W_ZP (integer zero points), W_KN, BIAS_BCAST (bias has one element),
 //   IN_STYPE IN_LD W_STYPE W_LD BIAS_STYPE BIAS_LD (types), A_CT ACC_CT,
 //   BM BN BK TM TN (tile), plus the epilogue defines of include/epilogue.glsl;
-//   GEMM_COOPMAT=1 with CM_* WM WN SG selects include/gemm_coopmat.glsl (native target).
+//   GEMM_COOPMAT=1 with CM_* WM WN SG selects include/gemm_coopmat.glsl, GEMM_DOT4=1 the int8
+//   dot-product core include/gemm_dot4.glsl (native target).
 // Bindings (set 0): 0 input, 1 weight, 2 bias, 3.. epilogue inputs, OUT_BINDING output.
 // Grid: (ceil(OC/BN), ceil(BATCH*OH*OW/BM), 1); workgroup (BN/TN)*(BM/TM) invocations.
 #version 460
@@ -136,6 +137,10 @@ void gemm_store(uint batch, uint m, uint n, ACC_CT acc) {
 
 #if GEMM_COOPMAT
 #include "include/gemm_coopmat.glsl"
+#elif GEMM_DOT4
+#define GEMM_ZP_A IN_ZP
+#define GEMM_ZP_B W_ZP
+#include "include/gemm_dot4.glsl"
 #else
 #include "include/gemm.glsl"
 #endif

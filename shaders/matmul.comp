@@ -4,7 +4,8 @@
 //
 // Defines: BATCH H C W (A is [BATCH,H,C], B is [BATCH,C,W]), A_ZP B_ZP,
 //   A_STYPE A_LD B_STYPE B_LD, A_CT ACC_CT, BM BN BK TM TN, epilogue defines;
-//   GEMM_COOPMAT=1 with CM_* WM WN SG selects include/gemm_coopmat.glsl (native target).
+//   GEMM_COOPMAT=1 with CM_* WM WN SG selects include/gemm_coopmat.glsl, GEMM_DOT4=1 the int8
+//   dot-product core include/gemm_dot4.glsl (native target).
 // Bindings (set 0): 0 A, 1 B, 2.. epilogue inputs, OUT_BINDING output.
 // Grid: (ceil(W/BN), ceil(H/BM), BATCH); workgroup (BN/TN)*(BM/TM) invocations.
 #version 460
@@ -84,6 +85,10 @@ void gemm_store(uint batch, uint m, uint n, ACC_CT acc) {
 
 #if GEMM_COOPMAT
 #include "include/gemm_coopmat.glsl"
+#elif GEMM_DOT4
+#define GEMM_ZP_A A_ZP
+#define GEMM_ZP_B B_ZP
+#include "include/gemm_dot4.glsl"
 #else
 #include "include/gemm.glsl"
 #endif

@@ -71,6 +71,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
     tile.bn = coopMat->bn;
   } else {
     setTile(d, tile);
+    if (useDot4(ctx.target(), input.dtype, weight.dtype, output.dtype, inZp, wZp)) d.set("GEMM_DOT4", 1);
   }
 
   PlanKernel kernel;

@@ -90,6 +90,13 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
   return std::nullopt;
 }
 
+bool useDot4(const Target& target, DType in, DType weight, DType out, std::int64_t zeroPointA,
+             std::int64_t zeroPointB) {
+  auto int8Range = [](std::int64_t v) { return v >= -128 && v <= 127; };
+  return target.integerDotProduct && in == DType::Int8 && (weight == DType::Int8 || weight == DType::Int4) &&
+         out == DType::Int32 && int8Range(zeroPointA) && int8Range(zeroPointB);
+}
+
 int CoopMatPlan::chunk() const { return shape.types == CoopMatTypes::S8xS8ToS32 ? 16 : 8; }
 
 void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan) {

@@ -44,6 +44,12 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, tosa::DType in, t
 /// GEMM_COOPMAT=1 and the CM_* / tile defines of `plan`.
 void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan);
 
+/// Whether an int8 GEMM uses packed 4 x 8-bit dot products (include/gemm_dot4.glsl): the
+/// target has shaderIntegerDotProduct, operands are int8 (or int4 stored as int8) with an
+/// int32 accumulator and int8-range zero points.
+bool useDot4(const Target& target, tosa::DType in, tosa::DType weight, tosa::DType out, std::int64_t zeroPointA,
+             std::int64_t zeroPointB);
+
 /// Binds the weight input of a conv-like node: a constant [OC, K...] tensor is stored
 /// pre-transposed to [K][OC] (constant plan: coalesced B-tile loads) and W_KN=1 is set; a
 /// run-time weight is bound as is with W_KN=0.

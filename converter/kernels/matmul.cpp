@@ -47,6 +47,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
     tile.bn = coopMat->bn;
   } else {
     setTile(d, tile);
+    if (useDot4(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp)) d.set("GEMM_DOT4", 1);
   }
   PlanKernel kernel;
   kernel.name = fmt::format("MATMUL_{}", node.index);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Extensions of the cooperative-matrix GEMM path (include/gemm_coopmat.glsl). Included by the
-// GEMM templates before any declaration, since #extension must precede them. Only modules
-// converted with GEMM_COOPMAT=1 declare them, so portable modules never need
-// VK_NV_cooperative_matrix.
+// Extensions of the native GEMM paths (include/gemm_coopmat.glsl, include/gemm_dot4.glsl).
+// Included by the GEMM templates before any declaration, since #extension must precede them.
+// Only modules converted with GEMM_COOPMAT=1 / GEMM_DOT4=1 declare them, so portable modules
+// never need VK_NV_cooperative_matrix or shaderIntegerDotProduct.
 #ifndef OVGF_GEMM_COOPMAT_EXT_GLSL
 #define OVGF_GEMM_COOPMAT_EXT_GLSL
 
@@ -19,6 +19,12 @@
 #endif
 #ifndef GEMM_VEC_B
 #define GEMM_VEC_B 0
+#endif
+#ifndef GEMM_DOT4
+#define GEMM_DOT4 0
+#endif
+#if GEMM_DOT4
+#extension GL_EXT_spirv_intrinsics : require
 #endif
 #if GEMM_COOPMAT
 #extension GL_NV_cooperative_matrix : require

@@ -72,14 +72,18 @@ struct TestGraph {
 };
 
 /// MATMUL [1,m,k] x [1,k,n] of `type` (fp16 -> `out` fp16 or fp32 is the builder's choice).
-TestGraph matmulGraph(DType type, std::int64_t m, std::int64_t k, std::int64_t n, std::mt19937& rng) {
+TestGraph matmulGraph(DType type, std::int64_t m, std::int64_t k, std::int64_t n, std::mt19937& rng,
+                      std::int64_t aZp = 0, std::int64_t bZp = 0) {
   TestGraph g;
   tosa::Builder b;
   g.inputs.push_back(randomTensor(type, {1, m, k}, rng));
   g.inputs.push_back(randomTensor(type, {1, k, n}, rng));
   Value x = b.input("a", type, {1, m, k});
   Value y = b.input("b", type, {1, k, n});
-  b.output(b.matmul(x, y));
+  tosa::MatMulParams params;
+  params.aZp = aZp;
+  params.bZp = bZp;
+  b.output(b.matmul(x, y, params));
   auto built = b.build();
   EXPECT_TRUE(built) << (built ? "" : built.error().message());
   if (built) g.graph = std::move(*built);
@@ -88,7 +92,7 @@ TestGraph matmulGraph(DType type, std::int64_t m, std::int64_t k, std::int64_t n
 
 /// CONV2D 3x3, pad 1, NHWC [2,h,w,ic] -> oc channels, then CLAMP (a fused epilogue).
 TestGraph conv2dGraph(DType type, std::int64_t h, std::int64_t w, std::int64_t ic, std::int64_t oc,
-                      std::optional<DType> accType, std::mt19937& rng) {
+                      std::optional<DType> accType, std::mt19937& rng, std::int64_t inputZp = 0) {
   TestGraph g;
   tosa::Builder b;
   g.inputs.push_back(randomTensor(type, {2, h, w, ic}, rng));
@@ -99,6 +103,7 @@ TestGraph conv2dGraph(DType type, std::int64_t h, std::int64_t w, std::int64_t i
   p.stride = {1, 1};
   p.dilation = {1, 1};
   p.accType = accType;
+  p.inputZp = inputZp;
   Value y = b.conv2d(x, wt, std::nullopt, p);
   if (type == DType::Int8) {
     b.output(y);
@@ -183,6 +188,30 @@ TEST(NativeTargetCoopMat, Int8WithZeroPointsZeroUsesIntegerCooperativeMatrix) {
   EXPECT_TRUE(contains(c->model.stats.capabilities, "Int8"));
 }
 
+TEST(NativeTargetDot4, Int8WithoutCooperativeMatrixUsesIntegerDotProduct) {
+  std::mt19937 rng(16);
+  converter::Target target = converter::portableTarget();
+  target.name = "native";
+  target.integerDotProduct = true;
+  TestGraph mm = matmulGraph(DType::Int8, 40, 36, 24, rng, 3, -5);
+  TestGraph conv = conv2dGraph(DType::Int8, 6, 7, 12, 20, std::nullopt, rng, -7);
+  for (const TestGraph* g : {&mm, &conv}) {
+    auto c = convertWith(g->graph, target);
+    ASSERT_TRUE(c);
+    EXPECT_TRUE(contains(c->model.stats.capabilities, "DotProduct"));
+    EXPECT_TRUE(contains(c->model.stats.capabilities, "DotProductInput4x8BitPacked"));
+    const std::string summary = vgf::formatSummary(c->file);
+    EXPECT_NE(summary.find("DotProductInput4x8BitPacked"), std::string::npos) << summary;
+    auto model = runner::Model::create(c->file, "model.vgf");
+    ASSERT_TRUE(model) << model.error().message();
+    EXPECT_TRUE(model->requiredFeatures().has(vulkan::Feature::ShaderIntegerDotProduct));
+  }
+  // The portable target never asks for it.
+  auto portable = convertWith(mm.graph, converter::portableTarget());
+  ASSERT_TRUE(portable);
+  EXPECT_FALSE(contains(portable->model.stats.capabilities, "DotProduct"));
+}
+
 TEST(NativeTargetCoopMat, PortableAndSmallProblemsStayScalar) {
   std::mt19937 rng(14);
   TestGraph big = matmulGraph(DType::Fp16, 96, 80, 72, rng);
@@ -248,13 +277,20 @@ class NativeTargetRun : public ::testing::Test {
   void SetUp() override {
     auto target = converter::nativeTarget();
     if (!target) GTEST_SKIP() << target.error().message();
+    target_ = *target;
   }
   void expectPasses(const TestGraph& g) {
     converter::ConvertOptions options;
     options.target = "native";
     RunOutcome outcome = convertRunCheck(g.graph, g.inputs, options);
     expectAllPass(outcome);
+    // int8 GEMMs take a fast path wherever the device has one.
+    if (g.inputs.front().dtype == DType::Int8 && (target_.integerDotProduct || target_.cooperativeMatrixNv)) {
+      EXPECT_TRUE(contains(outcome.stats.capabilities, "DotProduct") ||
+                  contains(outcome.stats.capabilities, "CooperativeMatrixNV"));
+    }
   }
+  converter::Target target_;
 };
 
 // Shapes with and without 16-byte aligned rows (vector loads vs element-wise packing on the
@@ -277,6 +313,11 @@ TEST_F(NativeTargetRun, Int8MatmulAndConv2dBitExact) {
   expectPasses(matmulGraph(DType::Int8, 40, 72, 56, rng));
   expectPasses(matmulGraph(DType::Int8, 48, 64, 32, rng));
   expectPasses(conv2dGraph(DType::Int8, 6, 7, 16, 24, std::nullopt, rng));
+  // Zero points (taken out of the packed dot products exactly) with padding and K not a
+  // multiple of the tile.
+  expectPasses(matmulGraph(DType::Int8, 40, 37, 24, rng, 3, -5));
+  expectPasses(matmulGraph(DType::Int8, 40, 36, 24, rng, -128, 127));
+  expectPasses(conv2dGraph(DType::Int8, 6, 7, 12, 20, std::nullopt, rng, -7));
 }
 
 }  // namespace
