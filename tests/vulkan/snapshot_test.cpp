@@ -107,6 +107,19 @@ TEST(RequiredFeatures, LocalSizeIdNeedsMaintenance4) {
   EXPECT_EQ(capabilityForFeature(Feature::Maintenance4), "ExecutionMode LocalSizeId");
 }
 
+TEST(RequiredFeatures, CooperativeMatrixNvNeedsItsDeviceExtension) {
+  FeatureSet f = *requiredFeatures(moduleWith({1, 9, 5345, 5357}));
+  EXPECT_TRUE(f.has(Feature::CooperativeMatrixNv));
+  EXPECT_TRUE(f.has(Feature::ShaderFloat16));
+  EXPECT_TRUE(f.has(Feature::VulkanMemoryModel));
+  EXPECT_EQ(capabilityForFeature(Feature::CooperativeMatrixNv), "CooperativeMatrixNV");
+  EXPECT_EQ(featureName(Feature::CooperativeMatrixNv), "cooperativeMatrix");
+  EXPECT_EQ(featureExtension(Feature::CooperativeMatrixNv), "VK_NV_cooperative_matrix");
+  EXPECT_EQ(featureExtension(Feature::ShaderFloat16), "");
+  // Packed int8 dot products (the native target's int8 GEMM path).
+  EXPECT_TRUE(requiredFeatures(moduleWith({1, 6018, 6019}))->has(Feature::ShaderIntegerDotProduct));
+}
+
 TEST(RequiredFeatures, RefusesCapabilitiesNoComputeDeviceEnables) {
   Result<FeatureSet> kernel = requiredFeatures(moduleWith({1, 6}));
   ASSERT_FALSE(kernel);
