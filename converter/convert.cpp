@@ -119,7 +119,9 @@ Result<ConvertedModel> convert(const tosa::Graph& graph, const ConvertOptions& o
   compileOptions.progress = options.progress;
   OPENVGF_ASSIGN_OR_RETURN(CompileResult compiled, compileShaders(instances, compileOptions));
   MemoryPlan memory = planMemory(plan);
-  return emit(plan, memory, compiled, program);
+  OPENVGF_ASSIGN_OR_RETURN(ConvertedModel model, emit(plan, memory, compiled, program));
+  model.stats.target = describeTarget(target);
+  return model;
 }
 
 }  // namespace openvgf::converter

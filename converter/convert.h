@@ -40,6 +40,7 @@ struct ConvertStats {
   std::size_t aliasGroups = 0;
   std::size_t cacheHits = 0;          // modules taken from the SPIR-V cache
   std::vector<std::string> capabilities;  // union of SPIR-V OpCapability names the VGF needs
+  std::string target;                     // describeTarget(): name, device, fast paths it offered
 };
 
 /// A converted model: the encoded VGF file (format 0.4.3, validated by vgf::Builder) and

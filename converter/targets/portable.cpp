@@ -3,6 +3,7 @@
 // GPU and lavapipe share (8/16-bit storage, Int64, subgroup arithmetic). Tiles sized for
 // 256-invocation workgroups and 16 KiB of shared memory.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "converter/targets/target.h"
 
@@ -27,6 +28,27 @@ Result<Target> targetByName(const std::string& name) {
   }
   OPENVGF_TRY(verifyTarget(t));
   return t;
+}
+
+std::string describeTarget(const Target& target) {
+  std::string out = target.name;
+  if (!target.deviceName.empty()) out += fmt::format(" ({})", target.deviceName);
+  std::vector<std::string> features;
+  if (target.subgroupSize != 0) features.push_back(fmt::format("subgroup {}", target.subgroupSize));
+  if (target.fp16Arithmetic) features.push_back("fp16");
+  if (target.integerDotProduct) features.push_back("integer dot product");
+  if (target.cooperativeMatrixNv) {
+    std::string shapes;
+    for (const CoopMatShape& s : target.coopMatShapes) {
+      const char* types = s.types == CoopMatTypes::F16xF16ToF32   ? "f16+f32"
+                          : s.types == CoopMatTypes::F16xF16ToF16 ? "f16+f16"
+                                                                  : "s8+s32";
+      shapes += fmt::format(" {}x{}x{} {}", s.m, s.n, s.k, types);
+    }
+    features.push_back("cooperative matrix" + shapes);
+  }
+  if (!features.empty()) out += ": " + fmt::format("{}", fmt::join(features, ", "));
+  return out;
 }
 
 Status verifyTarget(const Target& target) {

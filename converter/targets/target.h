@@ -66,6 +66,11 @@ Result<Target> nativeTarget();
 /// "portable" | "native".
 Result<Target> targetByName(const std::string& name);
 
+/// One line for `convert --stats`: the target's name, probed device and the optional features
+/// kernels may use, e.g. "native (NVIDIA H100): subgroup 32, fp16, integer dot product,
+/// cooperative matrix 16x16x16 f16+f32 ...".
+std::string describeTarget(const Target& target);
+
 /// Checks a target's tile configs against its limits (invocations, shared memory).
 Status verifyTarget(const Target& target);
 

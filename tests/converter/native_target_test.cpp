@@ -146,6 +146,7 @@ bool contains(const std::vector<std::string>& items, const std::string& item) {
 /// runner's feature set all say so.
 void expectCoopMat(const Converted& c) {
   EXPECT_TRUE(contains(c.model.stats.capabilities, "CooperativeMatrixNV"));
+  EXPECT_NE(c.model.stats.target.find("cooperative matrix 16x16x16 f16+f32"), std::string::npos) << c.model.stats.target;
   const std::string summary = vgf::formatSummary(c.file);
   EXPECT_NE(summary.find("CooperativeMatrixNV"), std::string::npos) << summary;
   EXPECT_NE(summary.find("SPV_NV_cooperative_matrix"), std::string::npos) << summary;
