@@ -22,6 +22,8 @@ const std::map<std::uint32_t, std::string_view>& capabilityNames() {
       {66, "GroupNonUniformShuffleRelative"}, {67, "GroupNonUniformClustered"}, {68, "GroupNonUniformQuad"},
       {4433, "StorageBuffer16BitAccess"}, {4434, "UniformAndStorageBuffer16BitAccess"},
       {4448, "StorageBuffer8BitAccess"}, {4449, "UniformAndStorageBuffer8BitAccess"},
+      {4464, "DenormPreserve"}, {4465, "DenormFlushToZero"}, {4466, "SignedZeroInfNanPreserve"},
+      {4467, "RoundingModeRTE"}, {4468, "RoundingModeRTZ"},
       {5345, "VulkanMemoryModel"}, {5357, "CooperativeMatrixNV"}, {6016, "DotProductInputAll"},
       {6017, "DotProductInput4x8Bit"}, {6018, "DotProductInput4x8BitPacked"}, {6019, "DotProduct"},
       {6022, "CooperativeMatrixKHR"}};

@@ -213,6 +213,11 @@ DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
   }
   s.subgroupSize = props11.subgroupSize;
   if (props11.subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) s.subgroupOperations = props11.subgroupSupportedOperations;
+  if (is12) {
+    if (props12.shaderRoundingModeRTEFloat16) s.roundingModeRte |= kFloatWidth16;
+    if (props12.shaderRoundingModeRTEFloat32) s.roundingModeRte |= kFloatWidth32;
+    if (props12.shaderRoundingModeRTEFloat64) s.roundingModeRte |= kFloatWidth64;
+  }
   if (is13) {
     s.minSubgroupSize = props13.minSubgroupSize;
     s.maxSubgroupSize = props13.maxSubgroupSize;

@@ -15,6 +15,7 @@ namespace {
 constexpr std::uint32_t kSpirvMagic = 0x07230203u;
 constexpr std::uint32_t kOpCapability = 17;
 constexpr std::uint32_t kOpFunction = 54;
+constexpr std::uint32_t kOpExecutionMode = 16, kRoundingModeRte = 4462;
 constexpr std::uint32_t kOpExecutionModeId = 331;
 constexpr std::uint32_t kLocalSizeId = 38, kLocalSizeHintId = 39;
 
@@ -63,6 +64,8 @@ constexpr CapabilityRule kRules[] = {
     {6018, "DotProductInput4x8BitPacked", bit(Feature::ShaderIntegerDotProduct), 0},
     {6019, "DotProduct", bit(Feature::ShaderIntegerDotProduct), 0},
     {5357, "CooperativeMatrixNV", bit(Feature::CooperativeMatrixNv), 0},
+    // A property per float width, checked through the RoundingModeRTE execution mode.
+    {4467, "RoundingModeRTE", 0, 0},
 };
 
 // Names of capabilities openvgf refuses, for the message only.
@@ -83,6 +86,7 @@ std::string capabilityName(std::uint32_t capability) {
 struct CapabilityScan {
   std::uint32_t features = 0;
   std::uint32_t subgroup = 0;
+  std::uint32_t roundingModeRte = 0;  // kFloatWidth* bits
 };
 
 Result<CapabilityScan> scanCapabilities(std::span<const std::uint32_t> spirv) {
@@ -108,6 +112,10 @@ Result<CapabilityScan> scanCapabilities(std::span<const std::uint32_t> spirv) {
     if (opcode == kOpExecutionModeId && count >= 3 &&
         (spirv[pos + 2] == kLocalSizeId || spirv[pos + 2] == kLocalSizeHintId)) {
       scan.features |= bit(Feature::Maintenance4);  // Vulkan spec VUID-RuntimeSpirv-LocalSizeId-06434
+    }
+    if (opcode == kOpExecutionMode && count >= 4 && spirv[pos + 2] == kRoundingModeRte) {
+      const std::uint32_t width = spirv[pos + 3];
+      scan.roundingModeRte |= width == 16 ? kFloatWidth16 : width == 32 ? kFloatWidth32 : width == 64 ? kFloatWidth64 : 0;
     }
     if (opcode == kOpCapability) {
       if (count != 2) return invalidInput("SPIR-V module: word {}: expected OpCapability of 2 words, got {}", pos, count);
@@ -270,6 +278,11 @@ Result<FeatureSet> requiredFeatures(std::span<const std::uint32_t> spirv) {
 Result<std::uint32_t> requiredSubgroupOperations(std::span<const std::uint32_t> spirv) {
   OPENVGF_ASSIGN_OR_RETURN(CapabilityScan scan, scanCapabilities(spirv));
   return scan.subgroup;
+}
+
+Result<std::uint32_t> requiredRoundingModeRte(std::span<const std::uint32_t> spirv) {
+  OPENVGF_ASSIGN_OR_RETURN(CapabilityScan scan, scanCapabilities(spirv));
+  return scan.roundingModeRte;
 }
 
 namespace {

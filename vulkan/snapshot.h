@@ -95,6 +95,7 @@ struct DeviceSnapshot {
   std::uint32_t minSubgroupSize = 0;
   std::uint32_t maxSubgroupSize = 0;
   std::uint32_t subgroupOperations = 0;  // VkSubgroupFeatureFlags supported in compute
+  std::uint32_t roundingModeRte = 0;     // kFloatWidth* bits: shaderRoundingModeRTEFloat16/32/64
   bool hasComputeQueue = false;
   std::uint32_t timestampValidBits = 0;  // of the compute queue family; 0 = no timestamps
   std::uint64_t deviceLocalBytes = 0;    // sum of DEVICE_LOCAL heaps
@@ -121,6 +122,12 @@ Result<FeatureSet> requiredFeatures(std::span<const std::uint32_t> spirv);
 /// capabilities. Part of the same OpCapability scan; kept apart because they are properties,
 /// not enableable features.
 Result<std::uint32_t> requiredSubgroupOperations(std::span<const std::uint32_t> spirv);
+
+/// Float widths of the RoundingModeRTE execution mode (float controls, Vulkan 1.2 properties).
+inline constexpr std::uint32_t kFloatWidth16 = 1u << 0, kFloatWidth32 = 1u << 1, kFloatWidth64 = 1u << 2;
+/// The float widths whose results a module requires rounded to nearest even (OpExecutionMode
+/// RoundingModeRTE); a device must report shaderRoundingModeRTEFloat<width> for each.
+Result<std::uint32_t> requiredRoundingModeRte(std::span<const std::uint32_t> spirv);
 
 /// The SPIR-V capability spelling for a Feature, used in "module needs capability X" messages.
 std::string_view capabilityForFeature(Feature f);

@@ -85,8 +85,11 @@ Result<Target> nativeTarget() {
   enumerate(instance, &count, devices.data());
   VkPhysicalDevice device = devices[0];
 
+  VkPhysicalDeviceVulkan12Properties props12{};
+  props12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES;
   VkPhysicalDeviceSubgroupProperties subgroup{};
   subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+  subgroup.pNext = &props12;
   VkPhysicalDeviceProperties2 props{};
   props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
   props.pNext = &subgroup;
@@ -124,6 +127,7 @@ Result<Target> nativeTarget() {
   t.maxInvocations = static_cast<int>(std::min<std::uint32_t>(props.properties.limits.maxComputeWorkGroupInvocations, 1024));
   t.maxSharedBytes = static_cast<int>(std::min<std::uint32_t>(props.properties.limits.maxComputeSharedMemorySize, 49152));
   t.fp16Arithmetic = f12.shaderFloat16 == VK_TRUE;
+  t.fp16RoundingRte = props12.shaderRoundingModeRTEFloat16 == VK_TRUE;
   t.integerDotProduct = f13.shaderIntegerDotProduct == VK_TRUE;
   // Cooperative-matrix modules also declare Float16 (fp16 fragments) and VulkanMemoryModel
   // (GL_KHR_memory_scope_semantics), so all three must be there.

@@ -35,7 +35,7 @@ std::string describeTarget(const Target& target) {
   if (!target.deviceName.empty()) out += fmt::format(" ({})", target.deviceName);
   std::vector<std::string> features;
   if (target.subgroupSize != 0) features.push_back(fmt::format("subgroup {}", target.subgroupSize));
-  if (target.fp16Arithmetic) features.push_back("fp16");
+  if (target.fp16Arithmetic) features.push_back(target.fp16RoundingRte ? "fp16 (RTE)" : "fp16");
   if (target.integerDotProduct) features.push_back("integer dot product");
   if (target.cooperativeMatrixNv) {
     std::string shapes;

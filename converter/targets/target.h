@@ -47,7 +47,8 @@ struct Target {
   int maxSharedBytes = 16384;             // shared memory a kernel may use
   int maxInvocations = 256;               // per workgroup
   std::uint32_t subgroupSize = 0;         // 0 = unknown (portable)
-  bool fp16Arithmetic = false;            // native: fp16 math in shaders
+  bool fp16Arithmetic = false;            // native: shaderFloat16 (fp16 math in shaders)
+  bool fp16RoundingRte = false;           // native: shaderRoundingModeRTEFloat16
   bool integerDotProduct = false;         // native: GL_EXT_integer_dot_product
   bool cooperativeMatrixNv = false;       // native: GL_NV_cooperative_matrix (+ fp16, memory model)
   std::vector<CoopMatShape> coopMatShapes;  // native: shapes the device lists (subgroup scope)

@@ -116,6 +116,38 @@ TestGraph conv2dGraph(DType type, std::int64_t h, std::int64_t w, std::int64_t i
   return g;
 }
 
+/// An fp16 elementwise chain with broadcasting, a scalar constant and special values
+/// (inf, NaN, a subnormal, an overflowing sum): ADD, MUL, CLAMP, ABS, NEGATE, MAXIMUM, SUB.
+TestGraph fp16ChainGraph(std::mt19937& rng) {
+  TestGraph g;
+  tosa::Builder b;
+  g.inputs.push_back(randomTensor(DType::Fp16, {3, 7, 40}, rng));
+  g.inputs.push_back(randomTensor(DType::Fp16, {3, 7, 40}, rng));
+  g.inputs.push_back(randomTensor(DType::Fp16, {1, 1, 40}, rng));
+  auto x = g.inputs[0].as<std::uint16_t>();
+  auto y = g.inputs[1].as<std::uint16_t>();
+  x[0] = 0x7C00;                          // +inf
+  x[1] = 0x7E00;                          // NaN
+  x[2] = 0x0010;                          // subnormal
+  x[3] = tosa::doubleToFp16(60000.0);     // with y[3]: overflows fp16
+  y[3] = tosa::doubleToFp16(60000.0);
+  x[4] = tosa::doubleToFp16(1.0 / 3.0);   // rounding of the sum
+  y[4] = tosa::doubleToFp16(1e-3);
+  Value vx = b.input("x", DType::Fp16, {3, 7, 40});
+  Value vy = b.input("y", DType::Fp16, {3, 7, 40});
+  Value vz = b.input("z", DType::Fp16, {1, 1, 40});
+  Value scale = b.constant(DType::Fp16, {1, 1, 1}, std::vector<std::uint16_t>{tosa::doubleToFp16(1.5)});
+  Value sum = b.mul(b.add(vx, vy), scale);
+  Value clamped = b.clamp(sum, -2.0, 2.0);
+  Value m = b.maximum(clamped, b.negate(b.abs(vy)));
+  b.output(b.sub(m, vz));
+  b.output(sum);
+  auto built = b.build();
+  EXPECT_TRUE(built) << (built ? "" : built.error().message());
+  if (built) g.graph = std::move(*built);
+  return g;
+}
+
 struct Converted {
   converter::ConvertedModel model;
   vgf::File file;
@@ -213,6 +245,41 @@ TEST(NativeTargetDot4, Int8WithoutCooperativeMatrixUsesIntegerDotProduct) {
   EXPECT_FALSE(contains(portable->model.stats.capabilities, "DotProduct"));
 }
 
+TEST(NativeTargetFp16, ElementwiseChainsComputeInFp16WithRoundToNearestEven) {
+  std::mt19937 rng(17);
+  TestGraph g = fp16ChainGraph(rng);
+  converter::Target target = converter::portableTarget();
+  target.name = "native";
+  target.fp16Arithmetic = true;
+  target.fp16RoundingRte = true;
+  auto c = convertWith(g.graph, target);
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(contains(c->model.stats.capabilities, "Float16"));
+  EXPECT_TRUE(contains(c->model.stats.capabilities, "RoundingModeRTE"));
+  EXPECT_NE(vgf::formatSummary(c->file).find("RoundingModeRTE"), std::string::npos);
+  auto model = runner::Model::create(c->file, "model.vgf");
+  ASSERT_TRUE(model) << model.error().message();
+  // A device that does not round fp16 to nearest even is refused by name.
+  vulkan::DeviceSnapshot device;
+  device.name = "Fake GPU";
+  device.features.bits = ~0u;
+  device.subgroupOperations = 0xFF;
+  device.limits.maxStorageBufferRange = 1u << 30;
+  device.limits.maxBoundDescriptorSets = 4;
+  device.limits.maxComputeWorkGroupCount = {65535, 65535, 65535};
+  Status refused = model->checkDevice(device);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find("RoundingModeRTE 16"), std::string::npos) << refused.error().message();
+  device.roundingModeRte = vulkan::kFloatWidth16;
+  EXPECT_TRUE(model->checkDevice(device));
+  // Without the rounding guarantee the chain stays in fp32.
+  target.fp16RoundingRte = false;
+  auto fp32 = convertWith(g.graph, target);
+  ASSERT_TRUE(fp32);
+  EXPECT_FALSE(contains(fp32->model.stats.capabilities, "RoundingModeRTE"));
+  EXPECT_FALSE(contains(fp32->model.stats.capabilities, "Float16"));
+}
+
 TEST(NativeTargetCoopMat, PortableAndSmallProblemsStayScalar) {
   std::mt19937 rng(14);
   TestGraph big = matmulGraph(DType::Fp16, 96, 80, 72, rng);
@@ -280,7 +347,7 @@ class NativeTargetRun : public ::testing::Test {
     if (!target) GTEST_SKIP() << target.error().message();
     target_ = *target;
   }
-  void expectPasses(const TestGraph& g) {
+  RunOutcome expectPasses(const TestGraph& g) {
     converter::ConvertOptions options;
     options.target = "native";
     RunOutcome outcome = convertRunCheck(g.graph, g.inputs, options);
@@ -290,6 +357,7 @@ class NativeTargetRun : public ::testing::Test {
       EXPECT_TRUE(contains(outcome.stats.capabilities, "DotProduct") ||
                   contains(outcome.stats.capabilities, "CooperativeMatrixNV"));
     }
+    return outcome;
   }
   converter::Target target_;
 };
@@ -307,6 +375,15 @@ TEST_F(NativeTargetRun, Fp16Conv2dWithClamp) {
   expectPasses(conv2dGraph(DType::Fp16, 7, 9, 20, 36, DType::Fp32, rng));
   expectPasses(conv2dGraph(DType::Fp16, 7, 9, 20, 36, DType::Fp16, rng));
   expectPasses(conv2dGraph(DType::Fp16, 6, 8, 32, 64, DType::Fp32, rng));
+}
+
+TEST_F(NativeTargetRun, Fp16ElementwiseChain) {
+  std::mt19937 rng(24);
+  TestGraph g = fp16ChainGraph(rng);
+  RunOutcome outcome = expectPasses(g);
+  if (target_.fp16Arithmetic && target_.fp16RoundingRte) {
+    EXPECT_TRUE(contains(outcome.stats.capabilities, "RoundingModeRTE"));
+  }
 }
 
 TEST_F(NativeTargetRun, Int8MatmulAndConv2dBitExact) {
