@@ -120,6 +120,15 @@ TEST(RequiredFeatures, CooperativeMatrixNvNeedsItsDeviceExtension) {
   EXPECT_TRUE(requiredFeatures(moduleWith({1, 6018, 6019}))->has(Feature::ShaderIntegerDotProduct));
 }
 
+TEST(RequiredFeatures, RoundingModeRteIsAPropertyPerFloatWidth) {
+  // OpCapability RoundingModeRTE; OpExecutionMode %1 RoundingModeRTE 16.
+  std::vector<std::uint32_t> words = {0x07230203u, 0x00010600u, 0, 10, 0, (2u << 16) | 17u, 1, (2u << 16) | 17u, 4467,
+                                      (4u << 16) | 16u, 1, 4462, 16};
+  EXPECT_TRUE(requiredFeatures(words)->empty());
+  EXPECT_EQ(*requiredRoundingModeRte(words), kFloatWidth16);
+  EXPECT_EQ(*requiredRoundingModeRte(moduleWith({1})), 0u);
+}
+
 TEST(RequiredFeatures, RefusesCapabilitiesNoComputeDeviceEnables) {
   Result<FeatureSet> kernel = requiredFeatures(moduleWith({1, 6}));
   ASSERT_FALSE(kernel);
