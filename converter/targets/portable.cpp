@@ -69,6 +69,15 @@ Status verifyTarget(const Target& target) {
                            target.maxSharedBytes);
     }
   }
+  for (const CoopMatTile* tile : {&target.coopMatTile, &target.coopMatTileSmall}) {
+    // Shared tiles are stored in 16-byte chunks (8 fp16 / 16 int8 along K and N).
+    if (tile->subgroupsM < 1 || tile->subgroupsN < 1 || tile->blockM < 8 || tile->blockN < 8 || tile->bk < 16 ||
+        tile->blockM % 8 != 0 || tile->blockN % 8 != 0 || tile->bk % 16 != 0) {
+      return internalError("target {}: cooperative-matrix tile {}x{} subgroups of {}x{}, K slice {}: expected at "
+                           "least one subgroup each way, blocks multiples of 8 and a K slice multiple of 16",
+                           target.name, tile->subgroupsM, tile->subgroupsN, tile->blockM, tile->blockN, tile->bk);
+    }
+  }
   if (target.elementwiseWg > target.maxInvocations || target.reduceThreads > target.maxInvocations) {
     return internalError("target {}: workgroup size exceeds {} invocations", target.name, target.maxInvocations);
   }

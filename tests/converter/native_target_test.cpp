@@ -280,6 +280,15 @@ TEST(NativeTargetFp16, ElementwiseChainsComputeInFp16WithRoundToNearestEven) {
   EXPECT_FALSE(contains(fp32->model.stats.capabilities, "Float16"));
 }
 
+TEST(NativeTargetCoopMat, TileConfigsAreVerified) {
+  converter::Target target = coopMatTarget();
+  EXPECT_TRUE(converter::verifyTarget(target));
+  target.coopMatTile.blockN = 12;
+  Status bad = converter::verifyTarget(target);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("cooperative-matrix tile"), std::string::npos) << bad.error().message();
+}
+
 TEST(NativeTargetCoopMat, PortableAndSmallProblemsStayScalar) {
   std::mt19937 rng(14);
   TestGraph big = matmulGraph(DType::Fp16, 96, 80, 72, rng);
