@@ -60,6 +60,7 @@ HostTensor randomTensor(DType type, tosa::Shape shape, std::mt19937& rng) {
       case DType::Fp16: t.as<std::uint16_t>()[at] = tosa::doubleToFp16(real(rng)); break;
       case DType::Fp32: t.as<float>()[at] = static_cast<float>(real(rng)); break;
       case DType::Int8: t.as<std::int8_t>()[at] = static_cast<std::int8_t>(ints(rng)); break;
+      case DType::Int4: t.as<std::int8_t>()[at] = static_cast<std::int8_t>(ints(rng) / 16); break;
       default: ADD_FAILURE() << "randomTensor: unexpected type"; break;
     }
   }
@@ -92,12 +93,13 @@ TestGraph matmulGraph(DType type, std::int64_t m, std::int64_t k, std::int64_t n
 
 /// CONV2D 3x3, pad 1, NHWC [2,h,w,ic] -> oc channels, then CLAMP (a fused epilogue).
 TestGraph conv2dGraph(DType type, std::int64_t h, std::int64_t w, std::int64_t ic, std::int64_t oc,
-                      std::optional<DType> accType, std::mt19937& rng, std::int64_t inputZp = 0) {
+                      std::optional<DType> accType, std::mt19937& rng, std::int64_t inputZp = 0,
+                      std::optional<DType> weightType = std::nullopt) {
   TestGraph g;
   tosa::Builder b;
   g.inputs.push_back(randomTensor(type, {2, h, w, ic}, rng));
   Value x = b.input("x", type, {2, h, w, ic});
-  Value wt = b.constant(randomTensor(type, {oc, 3, 3, ic}, rng));
+  Value wt = b.constant(randomTensor(weightType.value_or(type), {oc, 3, 3, ic}, rng));
   tosa::ConvParams p;
   p.pad = {1, 1, 1, 1};
   p.stride = {1, 1};
@@ -405,6 +407,7 @@ TEST_F(NativeTargetRun, Int8MatmulAndConv2dBitExact) {
   expectPasses(matmulGraph(DType::Int8, 40, 37, 24, rng, 3, -5));
   expectPasses(matmulGraph(DType::Int8, 40, 36, 24, rng, -128, 127));
   expectPasses(conv2dGraph(DType::Int8, 6, 7, 12, 20, std::nullopt, rng, -7));
+  expectPasses(conv2dGraph(DType::Int8, 5, 6, 8, 12, std::nullopt, rng, 4, DType::Int4));
 }
 
 }  // namespace
