@@ -6,8 +6,8 @@
 //
 // A workgroup computes a BM x BN output tile. Per BK step its invocations stage the A
 // (BM x BK) and B (BK x BN) slices in shared memory as packed 16-byte chunks of the operand
-// type (fp16 or int8), then each subgroup
-// multiplies its WM x WN block of CM_M x CM_N accumulator tiles with coopMatMulAddNV. After
+// type (fp16 or int8), then each subgroup multiplies its WM x WN block of CM_M x CM_N
+// accumulator tiles with coopMatMulAddNV. After
 // the K loop each subgroup stores one accumulator tile at a time into a shared staging
 // tile, and its invocations run the scalar epilogue (gemm_store) over it, so the epilogue
 // (bias, RESCALE, CLAMP, residual ADD, ...) is the same code as the scalar kernel's.
