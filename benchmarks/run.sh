@@ -32,6 +32,7 @@ TORCH_PY=""
 NO_TORCH=0
 PREVIOUS=""
 QUICK=0
+TARGET=portable
 ORIGINAL_ARGS="$*"
 
 usage() {
@@ -44,6 +45,8 @@ Options:
   --zoo-bin PATH       openvgf-zoo binary (default DIR/benchmarks/models/openvgf-zoo)
   --bundle DIR         use DIR/openvgf and DIR/openvgf-zoo (a folder made by benchmarks/bundle.sh)
   --device D           Vulkan device index or name substring (passed to openvgf)
+  --target T           conversion target passed to openvgf convert: portable (default) or native
+                       (fast paths of the converting machine's device; pair it with --slug)
   --models a,b         zoo models at batch 1 (default: all; see openvgf-zoo --list)
   --batch-models a,b   CNNs also measured at --batch (default $BATCH_MODELS; "" for none)
   --batch N            batch size of --batch-models (default $BATCH)
@@ -68,6 +71,7 @@ while [ $# -gt 0 ]; do
     --zoo-bin) ZOO_BIN="$2"; shift 2 ;;
     --bundle) OPENVGF="$2/openvgf"; ZOO_BIN="$2/openvgf-zoo"; shift 2 ;;
     --device) DEVICE="$2"; shift 2 ;;
+    --target) TARGET="$2"; shift 2 ;;
     --models) MODELS="$2"; shift 2 ;;
     --batch-models) BATCH_MODELS="$2"; shift 2 ;;
     --batch) BATCH="$2"; shift 2 ;;
@@ -162,13 +166,13 @@ for stem in "${STEMS[@]}"; do
   rm -rf "$CACHE" && mkdir -p "$CACHE/nvidia"
   t0=$(now)
   convert_rc=0
-  "$OPENVGF" convert "$tosa" -o "$vgf" >"$log" 2>&1 || convert_rc=$?
+  "$OPENVGF" convert "$tosa" --target "$TARGET" -o "$vgf" >"$log" 2>&1 || convert_rc=$?
   t1=$(now)
   cold=$(elapsed "$t0" "$t1")
   cached=null
   if [ "$convert_rc" = 0 ]; then
     t0=$(now)
-    "$OPENVGF" convert "$tosa" -o "$vgf" >>"$log" 2>&1 || convert_rc=$?
+    "$OPENVGF" convert "$tosa" --target "$TARGET" -o "$vgf" >>"$log" 2>&1 || convert_rc=$?
     t1=$(now)
     cached=$(elapsed "$t0" "$t1")
   fi

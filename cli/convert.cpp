@@ -121,7 +121,7 @@ Result<int> runConvert(const ConvertArgs& args) {
   OPENVGF_TRY(writeFileAtomic(args.output, model->vgf));
   if (args.stats) {
     const auto& s = model->stats;
-    fmt::print("target:                 {}\n", args.target);
+    fmt::print("target:                 {}\n", s.target);
     fmt::print("kernels:                {}\n", s.kernels);
     fmt::print("unique modules:         {}\n", s.uniqueModules);
     fmt::print("peak live bytes:        {} ({})\n", s.peakLiveBytes, bytesText(s.peakLiveBytes));

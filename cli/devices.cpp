@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
@@ -18,6 +19,15 @@ std::string uuidString(const std::array<std::uint8_t, 16>& uuid) {
   std::string out;
   for (std::uint8_t b : uuid) out += fmt::format("{:02x}", b);
   return out;
+}
+
+/// Float widths with shaderRoundingModeRTEFloat<width> (the native target's fp16 chains need 16).
+std::vector<int> roundingWidths(std::uint32_t bits) {
+  std::vector<int> widths;
+  if (bits & vulkan::kFloatWidth16) widths.push_back(16);
+  if (bits & vulkan::kFloatWidth32) widths.push_back(32);
+  if (bits & vulkan::kFloatWidth64) widths.push_back(64);
+  return widths;
 }
 
 nlohmann::json toJson(const vulkan::DeviceSnapshot& d, bool isDefault) {
@@ -43,6 +53,7 @@ nlohmann::json toJson(const vulkan::DeviceSnapshot& d, bool isDefault) {
           {"min_subgroup_size", d.minSubgroupSize},
           {"max_subgroup_size", d.maxSubgroupSize},
           {"subgroup_operations", d.subgroupOperations},
+          {"rounding_mode_rte", roundingWidths(d.roundingModeRte)},
           {"timestamp_valid_bits", d.timestampValidBits},
           {"device_local_bytes", d.deviceLocalBytes},
           {"limits",
@@ -81,6 +92,9 @@ std::string toText(const vulkan::DeviceSnapshot& d, bool isDefault) {
     list += fmt::format("{}{}", list.empty() ? "" : " ", vulkan::featureName(f));
   }
   out += fmt::format("   features: {}\n", yes.empty() ? "-" : yes);
+  const std::vector<int> rte = roundingWidths(d.roundingModeRte);
+  out += fmt::format("   round-to-nearest-even execution mode (shaderRoundingModeRTEFloat*): {}\n",
+                     rte.empty() ? "-" : fmt::format("fp{}", fmt::join(rte, " fp")));
   if (!no.empty()) out += fmt::format("   missing:  {}\n", no);
   return out;
 }

@@ -17,32 +17,13 @@
 #include "converter/passes/passes.h"
 #include "converter/shader_compiler.h"
 #include "converter/targets/target.h"
+#include "vgf/spirv_info.h"
 #include "vgf/builder.h"
 
 namespace openvgf::converter {
 
 std::vector<std::string> spirvCapabilities(std::span<const std::uint32_t> module) {
-  static const std::map<std::uint32_t, std::string_view> kNames = {
-      {1, "Shader"}, {9, "Float16"}, {10, "Float64"}, {11, "Int64"}, {12, "Int64Atomics"}, {22, "Int16"},
-      {39, "Int8"}, {61, "GroupNonUniform"}, {62, "GroupNonUniformVote"}, {63, "GroupNonUniformArithmetic"},
-      {64, "GroupNonUniformBallot"}, {65, "GroupNonUniformShuffle"}, {66, "GroupNonUniformShuffleRelative"},
-      {67, "GroupNonUniformClustered"}, {68, "GroupNonUniformQuad"}, {4433, "StorageBuffer16BitAccess"},
-      {4434, "UniformAndStorageBuffer16BitAccess"}, {4448, "StorageBuffer8BitAccess"},
-      {4449, "UniformAndStorageBuffer8BitAccess"}, {5345, "VulkanMemoryModel"}, {5357, "CooperativeMatrixNV"},
-      {6016, "DotProductInputAll"}, {6017, "DotProductInput4x8Bit"}, {6018, "DotProductInput4x8BitPacked"},
-      {6019, "DotProduct"}};
-  std::vector<std::string> names;
-  std::size_t i = 5;
-  while (i < module.size()) {
-    const std::uint32_t count = module[i] >> 16, opcode = module[i] & 0xFFFFu;
-    if (count == 0 || i + count > module.size()) break;
-    if (opcode == 17 && count >= 2) {
-      auto it = kNames.find(module[i + 1]);
-      names.push_back(it != kNames.end() ? std::string(it->second) : fmt::format("Capability{}", module[i + 1]));
-    }
-    i += count;
-  }
-  return names;
+  return vgf::spirvRequirements(module).capabilities;
 }
 
 namespace {
@@ -118,7 +99,13 @@ Result<ConvertedModel> emit(const Plan& plan, const MemoryPlan& memory, CompileR
 }  // namespace
 
 Result<ConvertedModel> convert(const tosa::Graph& graph, const ConvertOptions& options) {
-  OPENVGF_ASSIGN_OR_RETURN(Target target, targetByName(options.target));
+  Target target;
+  if (options.customTarget) {
+    target = *options.customTarget;
+    OPENVGF_TRY(verifyTarget(target));
+  } else {
+    OPENVGF_ASSIGN_OR_RETURN(target, targetByName(options.target));
+  }
   OPENVGF_ASSIGN_OR_RETURN(Program program, makeProgram(graph));
   passes::PassOptions passOptions;
   passOptions.enabled = options.passes;
@@ -136,7 +123,9 @@ Result<ConvertedModel> convert(const tosa::Graph& graph, const ConvertOptions& o
   compileOptions.progress = options.progress;
   OPENVGF_ASSIGN_OR_RETURN(CompileResult compiled, compileShaders(instances, compileOptions));
   MemoryPlan memory = planMemory(plan);
-  return emit(plan, memory, compiled, program);
+  OPENVGF_ASSIGN_OR_RETURN(ConvertedModel model, emit(plan, memory, compiled, program));
+  model.stats.target = describeTarget(target);
+  return model;
 }
 
 }  // namespace openvgf::converter

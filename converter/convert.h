@@ -14,6 +14,7 @@
 
 #include "common/error.h"
 #include "converter/program.h"
+#include "converter/targets/target.h"
 #include "tosa/graph.h"
 #include "vgf/file.h"
 #include <span>
@@ -22,6 +23,8 @@ namespace openvgf::converter {
 
 struct ConvertOptions {
   std::string target = "portable";  // "portable" | "native"
+  /// A target built by hand (tests, tools); when set, `target` is not looked up.
+  std::optional<Target> customTarget;
   bool useCache = true;             // on-disk SPIR-V cache (--no-cache turns it off)
   std::filesystem::path cacheDir;   // empty: $XDG_CACHE_HOME/openvgf/spirv
   unsigned threads = 0;             // shader compilation threads; 0 = all cores
@@ -46,6 +49,7 @@ struct ConvertStats {
   std::size_t aliasGroups = 0;
   std::size_t cacheHits = 0;          // modules taken from the SPIR-V cache
   std::vector<std::string> capabilities;  // union of SPIR-V OpCapability names the VGF needs
+  std::string target;                     // describeTarget(): name, device, fast paths it offered
 };
 
 /// A converted model: the encoded VGF file (format 0.4.3, validated by vgf::Builder) and

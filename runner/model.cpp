@@ -225,6 +225,7 @@ Result<Model> Model::create(const vgf::File& file, std::string source) {
       info.spirv = module.spirv;
       info.features = *features;
       info.subgroupOperations = *vulkan::requiredSubgroupOperations(module.spirv);
+      info.roundingModeRte = *vulkan::requiredRoundingModeRte(module.spirv);
       info.firstSegment = seg.name;
       moduleChecked[seg.moduleIndex] = true;
     }
@@ -343,10 +344,15 @@ Status Model::checkDevice(const vulkan::DeviceSnapshot& device) const {
     vulkan::FeatureSet missing = module.features.minus(device.features);
     if (!missing.empty()) {
       vulkan::Feature first = vulkan::features(missing).front();
+      // Extension features come from `--target native` on another device; say how to get a VGF
+      // that runs anywhere.
+      std::string_view extension = vulkan::featureExtension(first);
+      std::string feature = extension.empty() ? std::string(vulkan::featureName(first))
+                                              : fmt::format("{} of {}", vulkan::featureName(first), extension);
       return unsupported("{}: modules[{}] '{}' (segment '{}'): needs SPIR-V capability {} (device feature {}), "
-                         "expected {} to support it",
-                         source_, m, module.name, module.firstSegment, vulkan::capabilityForFeature(first),
-                         vulkan::featureName(first), device.name);
+                         "expected {} to support it{}",
+                         source_, m, module.name, module.firstSegment, vulkan::capabilityForFeature(first), feature,
+                         device.name, extension.empty() ? "" : " (convert with --target portable for any device)");
     }
     std::uint32_t missingOps = module.subgroupOperations & ~device.subgroupOperations;
     if (missingOps != 0) {
@@ -354,6 +360,14 @@ Status Model::checkDevice(const vulkan::DeviceSnapshot& device) const {
                          "expected {} to support them (it supports {:#x})",
                          source_, m, module.name, module.firstSegment, missingOps, device.name,
                          device.subgroupOperations);
+    }
+    std::uint32_t missingRte = module.roundingModeRte & ~device.roundingModeRte;
+    if (missingRte != 0) {
+      const int width = (missingRte & vulkan::kFloatWidth16) != 0 ? 16 : (missingRte & vulkan::kFloatWidth32) != 0 ? 32 : 64;
+      return unsupported("{}: modules[{}] '{}' (segment '{}'): needs execution mode RoundingModeRTE {} (property "
+                         "shaderRoundingModeRTEFloat{}), expected {} to support it (convert with --target portable "
+                         "for any device)",
+                         source_, m, module.name, module.firstSegment, width, width, device.name);
     }
   }
   for (const SegmentInfo& seg : segments_) {

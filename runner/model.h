@@ -57,6 +57,7 @@ struct ModuleInfo {
   std::span<const std::uint32_t> spirv;
   vulkan::FeatureSet features;         // from the OpCapability list
   std::uint32_t subgroupOperations = 0;
+  std::uint32_t roundingModeRte = 0;  // vulkan::kFloatWidth* bits
   std::string firstSegment;            // name of a segment that uses it (for messages)
 };
 

@@ -7,11 +7,14 @@
 // Defines: BATCH IH IW IC OH OW OC KH KW STRIDE_Y STRIDE_X DIL_Y DIL_X PAD_T PAD_L
 //   IN_ZP W_ZP (integer zero points), W_KN, BIAS_BCAST (bias has one element),
 //   IN_STYPE IN_LD W_STYPE W_LD BIAS_STYPE BIAS_LD (types), A_CT ACC_CT,
-//   BM BN BK TM TN (tile), plus the epilogue defines of include/epilogue.glsl.
+//   BM BN BK TM TN (tile), plus the epilogue defines of include/epilogue.glsl;
+//   GEMM_COOPMAT=1 with CM_* WM WN SG selects include/gemm_coopmat.glsl, GEMM_DOT4=1 the int8
+//   dot-product core include/gemm_dot4.glsl (native target).
 // Bindings (set 0): 0 input, 1 weight, 2 bias, 3.. epilogue inputs, OUT_BINDING output.
 // Grid: (ceil(OC/BN), ceil(BATCH*OH*OW/BM), 1); workgroup (BN/TN)*(BM/TM) invocations.
 #version 460
 #extension GL_GOOGLE_include_directive : require
+#include "include/gemm_coopmat_ext.glsl"
 #include "include/common.glsl"
 #include "include/types.glsl"
 #include "include/intmath.glsl"
@@ -68,7 +71,11 @@
 #define N OC
 #define K (KH * KW * IC)
 
+#if GEMM_COOPMAT
+layout(local_size_x = (BM / (WM * CM_M)) * (BN / (WN * CM_N)) * SG, local_size_y = 1, local_size_z = 1) in;
+#else
 layout(local_size_x = (BN / TN) * (BM / TM), local_size_y = 1, local_size_z = 1) in;
+#endif
 
 layout(set = 0, binding = 0) readonly buffer In { IN_STYPE in0[]; };
 layout(set = 0, binding = 1) readonly buffer Weight { W_STYPE w0[]; };
@@ -99,11 +106,43 @@ A_CT gemm_load_b(uint batch, uint k, uint n) {
 #endif
 }
 
+// 16-byte views of the input and the [K][OC] weights for the cooperative-matrix path (same
+// bindings, aliased): with IC a multiple of the chunk, a chunk of K stays inside one tap.
+#if GEMM_VEC_A
+layout(set = 0, binding = 0) readonly buffer Inv { uvec4 in0v[]; };
+uvec4 gemm_load_a_vec(uint batch, uint m, uint k) {
+  uint ox = m % uint(OW);
+  uint t = m / uint(OW);
+  uint oy = t % uint(OH);
+  uint b = t / uint(OH);
+  uint ic = k % uint(IC);
+  uint tap = k / uint(IC);
+  uint kx = tap % uint(KW);
+  uint ky = tap / uint(KW);
+  int y = int(oy) * STRIDE_Y - PAD_T + int(ky) * DIL_Y;
+  int x = int(ox) * STRIDE_X - PAD_L + int(kx) * DIL_X;
+  if (y < 0 || y >= IH || x < 0 || x >= IW) return uvec4(0u);
+  return in0v[(((b * uint(IH) + uint(y)) * uint(IW) + uint(x)) * uint(IC) + ic) / uint(CM_CHUNK)];
+}
+#endif
+#if GEMM_VEC_B
+layout(set = 0, binding = 1) readonly buffer Weightv { uvec4 w0v[]; };
+uvec4 gemm_load_b_vec(uint batch, uint k, uint n) { return w0v[(k * uint(OC) + n) / uint(CM_CHUNK)]; }
+#endif
+
 void gemm_store(uint batch, uint m, uint n, ACC_CT acc) {
   ACC_CT bias = ACC_CT(BIAS_LD(bias0[BIAS_BCAST != 0 ? 0u : n]));
   epilogue_store(m * uint(OC) + n, n, acc + bias);
 }
 
+#if GEMM_COOPMAT
+#include "include/gemm_coopmat.glsl"
+#elif GEMM_DOT4
+#define GEMM_ZP_A IN_ZP
+#define GEMM_ZP_B W_ZP
+#include "include/gemm_dot4.glsl"
+#else
 #include "include/gemm.glsl"
+#endif
 
 void main() { gemm_main(); }

@@ -16,10 +16,19 @@
 //   EW_DECLS             constant declarations the body uses (tables, per-channel scales)
 //   EW_BODY              statements that compute `OUT_CT r` from a0..a3 and `ch`
 //   EPT                  elements per invocation (strided by WG_X for coalescing)
+//   FP16_MATH            1: fp16 chains compute in float16_t (ew_ops.glsl's f16 helpers)
 // Bindings (set 0): binding k = input k (k < NUM_IN), binding NUM_IN = output.
 // Grid: ceil(TOTAL / (WG_X * EPT)) workgroups, as GRID_X x ceil(n / GRID_X).
 #version 460
 #extension GL_GOOGLE_include_directive : require
+// FP16_MATH=1 (native target): the chain computes in float16_t, each operator rounded to
+// nearest even as TOSA rounds each fp16 result (the module then needs Float16 and
+// RoundingModeRTE for 16-bit, which the runner checks against the device).
+#if defined(FP16_MATH) && FP16_MATH
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_spirv_intrinsics : require
+spirv_execution_mode(capabilities = [4467], 4462, 16);
+#endif
 #include "include/common.glsl"
 #include "include/types.glsl"
 #include "include/intmath.glsl"

@@ -3,11 +3,14 @@
 // of include/gemm.glsl with the batch in the grid's z, then the fused epilogue.
 //
 // Defines: BATCH H C W (A is [BATCH,H,C], B is [BATCH,C,W]), A_ZP B_ZP,
-//   A_STYPE A_LD B_STYPE B_LD, A_CT ACC_CT, BM BN BK TM TN, epilogue defines.
+//   A_STYPE A_LD B_STYPE B_LD, A_CT ACC_CT, BM BN BK TM TN, epilogue defines;
+//   GEMM_COOPMAT=1 with CM_* WM WN SG selects include/gemm_coopmat.glsl, GEMM_DOT4=1 the int8
+//   dot-product core include/gemm_dot4.glsl (native target).
 // Bindings (set 0): 0 A, 1 B, 2.. epilogue inputs, OUT_BINDING output.
 // Grid: (ceil(W/BN), ceil(H/BM), BATCH); workgroup (BN/TN)*(BM/TM) invocations.
 #version 460
 #extension GL_GOOGLE_include_directive : require
+#include "include/gemm_coopmat_ext.glsl"
 #include "include/common.glsl"
 #include "include/types.glsl"
 #include "include/intmath.glsl"
@@ -47,7 +50,11 @@
 #define N W
 #define K C
 
+#if GEMM_COOPMAT
+layout(local_size_x = (BM / (WM * CM_M)) * (BN / (WN * CM_N)) * SG, local_size_y = 1, local_size_z = 1) in;
+#else
 layout(local_size_x = (BN / TN) * (BM / TM), local_size_y = 1, local_size_z = 1) in;
+#endif
 
 layout(set = 0, binding = 0) readonly buffer MatA { A_STYPE a0[]; };
 layout(set = 0, binding = 1) readonly buffer MatB { B_STYPE b0[]; };
@@ -62,10 +69,28 @@ A_CT gemm_load_b(uint batch, uint k, uint n) {
   return A_CT(B_LD(b0[(batch * uint(C) + k) * uint(W) + n])) - A_CT(B_ZP);
 }
 
+// 16-byte views of A and B for the cooperative-matrix path (same bindings, aliased).
+#if GEMM_VEC_A
+layout(set = 0, binding = 0) readonly buffer MatAv { uvec4 a0v[]; };
+uvec4 gemm_load_a_vec(uint batch, uint m, uint k) { return a0v[((batch * uint(H) + m) * uint(C) + k) / uint(CM_CHUNK)]; }
+#endif
+#if GEMM_VEC_B
+layout(set = 0, binding = 1) readonly buffer MatBv { uvec4 b0v[]; };
+uvec4 gemm_load_b_vec(uint batch, uint k, uint n) { return b0v[((batch * uint(C) + k) * uint(W) + n) / uint(CM_CHUNK)]; }
+#endif
+
 void gemm_store(uint batch, uint m, uint n, ACC_CT acc) {
   epilogue_store((batch * uint(H) + m) * uint(W) + n, n, acc);
 }
 
+#if GEMM_COOPMAT
+#include "include/gemm_coopmat.glsl"
+#elif GEMM_DOT4
+#define GEMM_ZP_A A_ZP
+#define GEMM_ZP_B B_ZP
+#include "include/gemm_dot4.glsl"
+#else
 #include "include/gemm.glsl"
+#endif
 
 void main() { gemm_main(); }

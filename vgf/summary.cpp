@@ -2,7 +2,11 @@
 // Text summary of a VGF (see summary.h).
 #include "vgf/summary.h"
 
+#include <set>
+
 #include <fmt/format.h>
+
+#include "vgf/spirv_info.h"
 
 namespace openvgf::vgf {
 namespace {
@@ -40,6 +44,12 @@ std::string interfaceText(const std::vector<BindingSlot>& slots, const std::vect
   return out.empty() ? "-" : out;
 }
 
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out.empty() ? "-" : out;
+}
+
 }  // namespace
 
 std::string formatSummary(const File& file, const std::string& indent) {
@@ -51,6 +61,7 @@ std::string formatSummary(const File& file, const std::string& indent) {
   line(fmt::format("inputs:  {}", interfaceText(file.inputs, file.inputNames, file)));
   line(fmt::format("outputs: {}", interfaceText(file.outputs, file.outputNames, file)));
   line(fmt::format("modules ({}):", file.modules.size()));
+  std::set<std::string> allCapabilities, allExtensions;
   for (std::size_t i = 0; i < file.modules.size(); ++i) {
     const Module& m = file.modules[i];
     std::string code = !m.hasCode                      ? std::string("no code")
@@ -58,7 +69,17 @@ std::string formatSummary(const File& file, const std::string& indent) {
                                                        : fmt::format("{} characters", m.source.size());
     line(fmt::format("  [{}] {} '{}' entry '{}': {}, {}", i, toString(m.type), m.name, m.entryPoint,
                      toString(m.codeKind), code));
+    if (m.hasCode && m.codeKind == CodeKind::Spirv) {
+      SpirvRequirements needs = spirvRequirements(m.spirv);
+      line(fmt::format("      capabilities: {}; extensions: {}", joined(needs.capabilities), joined(needs.extensions)));
+      allCapabilities.insert(needs.capabilities.begin(), needs.capabilities.end());
+      allExtensions.insert(needs.extensions.begin(), needs.extensions.end());
+    }
   }
+  // What a device must offer to run this VGF, in one place (the runner enables exactly these).
+  line(fmt::format("device requirements: capabilities {}; extensions {}",
+                   joined(std::vector<std::string>(allCapabilities.begin(), allCapabilities.end())),
+                   joined(std::vector<std::string>(allExtensions.begin(), allExtensions.end()))));
   line(fmt::format("resources ({}):", file.resources.size()));
   for (std::size_t i = 0; i < file.resources.size(); ++i) {
     const Resource& r = file.resources[i];

@@ -18,6 +18,7 @@
   X(vkCreateInstance) X(vkDestroyInstance) X(vkEnumeratePhysicalDevices)                               \
   X(vkGetPhysicalDeviceProperties) X(vkGetPhysicalDeviceProperties2) X(vkGetPhysicalDeviceFeatures2)   \
   X(vkGetPhysicalDeviceMemoryProperties) X(vkGetPhysicalDeviceQueueFamilyProperties)                   \
+  X(vkEnumerateDeviceExtensionProperties)                                                             \
   X(vkCreateDevice) X(vkDestroyDevice) X(vkGetDeviceQueue) X(vkDeviceWaitIdle) X(vkQueueSubmit2)      \
   X(vkCreateBuffer) X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements) X(vkAllocateMemory)            \
   X(vkFreeMemory) X(vkBindBufferMemory) X(vkMapMemory)                                                 \

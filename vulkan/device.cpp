@@ -3,6 +3,7 @@
 #include "vulkan/device.h"
 
 #include <string>
+#include <vector>
 
 #include "vulkan/check.h"
 
@@ -68,6 +69,17 @@ Result<Device> Device::create(const Instance& instance, std::size_t index, const
   f13.synchronization2 = f.has(Feature::Synchronization2);
   f13.shaderIntegerDotProduct = f.has(Feature::ShaderIntegerDotProduct);
   f13.maintenance4 = f.has(Feature::Maintenance4);
+  // Extension features: the extension is enabled and its feature struct chained only when a
+  // module needs it, so portable models run on drivers without the extension.
+  std::vector<const char*> extensions;
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coopMat =
+      vkStruct<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
+  if (f.has(Feature::CooperativeMatrixNv)) {
+    coopMat.cooperativeMatrix = VK_TRUE;
+    coopMat.pNext = f13.pNext;
+    f13.pNext = &coopMat;
+    extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  }
 
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queueInfo = vkStruct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
@@ -78,6 +90,8 @@ Result<Device> Device::create(const Instance& instance, std::size_t index, const
   info.pNext = &f2;
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queueInfo;
+  info.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
   OPENVGF_VK_TRY(vkCreateDevice(device.physical_, &info, nullptr, &device.device_));
   vkGetDeviceQueue(device.device_, device.queueFamily_, 0, &device.queue_);
   return device;

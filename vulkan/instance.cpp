@@ -213,6 +213,11 @@ DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
   }
   s.subgroupSize = props11.subgroupSize;
   if (props11.subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) s.subgroupOperations = props11.subgroupSupportedOperations;
+  if (is12) {
+    if (props12.shaderRoundingModeRTEFloat16) s.roundingModeRte |= kFloatWidth16;
+    if (props12.shaderRoundingModeRTEFloat32) s.roundingModeRte |= kFloatWidth32;
+    if (props12.shaderRoundingModeRTEFloat64) s.roundingModeRte |= kFloatWidth64;
+  }
   if (is13) {
     s.minSubgroupSize = props13.minSubgroupSize;
     s.maxSubgroupSize = props13.maxSubgroupSize;
@@ -258,6 +263,22 @@ DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
   f.pNext = &f11;
   if (is12) f11.pNext = &f12;
   if (is13) f12.pNext = &f13;
+  // Extension feature structs may only be chained when the device offers the extension.
+  std::uint32_t extCount = 0;
+  vkEnumerateDeviceExtensionProperties(device, nullptr, &extCount, nullptr);
+  std::vector<VkExtensionProperties> exts(extCount);
+  if (extCount > 0) vkEnumerateDeviceExtensionProperties(device, nullptr, &extCount, exts.data());
+  exts.resize(extCount);
+  bool coopMatExt = false;
+  for (const VkExtensionProperties& e : exts) {
+    if (std::strcmp(e.extensionName, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0) coopMatExt = true;
+  }
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coopMat =
+      vkStruct<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
+  if (coopMatExt) {
+    coopMat.pNext = f.pNext;
+    f.pNext = &coopMat;
+  }
   vkGetPhysicalDeviceFeatures2(device, &f);
   auto set = [&](Feature feature, VkBool32 on) {
     if (on) s.features.add(feature);
@@ -282,6 +303,7 @@ DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
     set(Feature::ShaderIntegerDotProduct, f13.shaderIntegerDotProduct);
     set(Feature::Maintenance4, f13.maintenance4);
   }
+  set(Feature::CooperativeMatrixNv, coopMatExt ? coopMat.cooperativeMatrix : VK_FALSE);
   return s;
 }
 

@@ -15,6 +15,7 @@ namespace {
 constexpr std::uint32_t kSpirvMagic = 0x07230203u;
 constexpr std::uint32_t kOpCapability = 17;
 constexpr std::uint32_t kOpFunction = 54;
+constexpr std::uint32_t kOpExecutionMode = 16, kRoundingModeRte = 4462;
 constexpr std::uint32_t kOpExecutionModeId = 331;
 constexpr std::uint32_t kLocalSizeId = 38, kLocalSizeHintId = 39;
 
@@ -62,6 +63,9 @@ constexpr CapabilityRule kRules[] = {
     {6017, "DotProductInput4x8Bit", bit(Feature::ShaderIntegerDotProduct), 0},
     {6018, "DotProductInput4x8BitPacked", bit(Feature::ShaderIntegerDotProduct), 0},
     {6019, "DotProduct", bit(Feature::ShaderIntegerDotProduct), 0},
+    {5357, "CooperativeMatrixNV", bit(Feature::CooperativeMatrixNv), 0},
+    // A property per float width, checked through the RoundingModeRTE execution mode.
+    {4467, "RoundingModeRTE", 0, 0},
 };
 
 // Names of capabilities openvgf refuses, for the message only.
@@ -74,7 +78,6 @@ std::string capabilityName(std::uint32_t capability) {
     case 4436: return "StorageInputOutput16";
     case 4450: return "StoragePushConstant8";
     case 5347: return "PhysicalStorageBufferAddresses";
-    case 5357: return "CooperativeMatrixNV";
     case 6022: return "CooperativeMatrixKHR";
     default: return fmt::format("{}", capability);
   }
@@ -83,6 +86,7 @@ std::string capabilityName(std::uint32_t capability) {
 struct CapabilityScan {
   std::uint32_t features = 0;
   std::uint32_t subgroup = 0;
+  std::uint32_t roundingModeRte = 0;  // kFloatWidth* bits
 };
 
 Result<CapabilityScan> scanCapabilities(std::span<const std::uint32_t> spirv) {
@@ -108,6 +112,10 @@ Result<CapabilityScan> scanCapabilities(std::span<const std::uint32_t> spirv) {
     if (opcode == kOpExecutionModeId && count >= 3 &&
         (spirv[pos + 2] == kLocalSizeId || spirv[pos + 2] == kLocalSizeHintId)) {
       scan.features |= bit(Feature::Maintenance4);  // Vulkan spec VUID-RuntimeSpirv-LocalSizeId-06434
+    }
+    if (opcode == kOpExecutionMode && count >= 4 && spirv[pos + 2] == kRoundingModeRte) {
+      const std::uint32_t width = spirv[pos + 3];
+      scan.roundingModeRte |= width == 16 ? kFloatWidth16 : width == 32 ? kFloatWidth32 : width == 64 ? kFloatWidth64 : 0;
     }
     if (opcode == kOpCapability) {
       if (count != 2) return invalidInput("SPIR-V module: word {}: expected OpCapability of 2 words, got {}", pos, count);
@@ -146,8 +154,13 @@ std::string_view featureName(Feature f) {
     case Feature::ShaderIntegerDotProduct: return "shaderIntegerDotProduct";
     case Feature::ShaderBufferInt64Atomics: return "shaderBufferInt64Atomics";
     case Feature::Maintenance4: return "maintenance4";
+    case Feature::CooperativeMatrixNv: return "cooperativeMatrix";
   }
   return "unknown";
+}
+
+std::string_view featureExtension(Feature f) {
+  return f == Feature::CooperativeMatrixNv ? "VK_NV_cooperative_matrix" : "";
 }
 
 std::string_view capabilityForFeature(Feature f) {
@@ -265,6 +278,11 @@ Result<FeatureSet> requiredFeatures(std::span<const std::uint32_t> spirv) {
 Result<std::uint32_t> requiredSubgroupOperations(std::span<const std::uint32_t> spirv) {
   OPENVGF_ASSIGN_OR_RETURN(CapabilityScan scan, scanCapabilities(spirv));
   return scan.subgroup;
+}
+
+Result<std::uint32_t> requiredRoundingModeRte(std::span<const std::uint32_t> spirv) {
+  OPENVGF_ASSIGN_OR_RETURN(CapabilityScan scan, scanCapabilities(spirv));
+  return scan.roundingModeRte;
 }
 
 namespace {

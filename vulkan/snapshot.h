@@ -35,8 +35,9 @@ enum class Feature : std::uint32_t {
   ShaderIntegerDotProduct = 1u << 13,           // Vulkan13 shaderIntegerDotProduct
   ShaderBufferInt64Atomics = 1u << 14,          // Vulkan12 shaderBufferInt64Atomics
   Maintenance4 = 1u << 15,                      // Vulkan13 maintenance4 (ExecutionMode LocalSizeId)
+  CooperativeMatrixNv = 1u << 16,               // VK_NV_cooperative_matrix cooperativeMatrix (device extension)
 };
-inline constexpr std::uint32_t kFeatureCount = 16;
+inline constexpr std::uint32_t kFeatureCount = 17;
 
 /// A set of Features (bit mask).
 struct FeatureSet {
@@ -52,6 +53,8 @@ struct FeatureSet {
 };
 /// Vulkan spelling of the feature, e.g. "shaderInt8".
 std::string_view featureName(Feature f);
+/// The device extension a feature needs enabled, or empty for core features.
+std::string_view featureExtension(Feature f);
 /// Every feature of the set, in bit order.
 std::vector<Feature> features(FeatureSet set);
 
@@ -92,6 +95,7 @@ struct DeviceSnapshot {
   std::uint32_t minSubgroupSize = 0;
   std::uint32_t maxSubgroupSize = 0;
   std::uint32_t subgroupOperations = 0;  // VkSubgroupFeatureFlags supported in compute
+  std::uint32_t roundingModeRte = 0;     // kFloatWidth* bits: shaderRoundingModeRTEFloat16/32/64
   bool hasComputeQueue = false;
   std::uint32_t timestampValidBits = 0;  // of the compute queue family; 0 = no timestamps
   std::uint64_t deviceLocalBytes = 0;    // sum of DEVICE_LOCAL heaps
@@ -118,6 +122,12 @@ Result<FeatureSet> requiredFeatures(std::span<const std::uint32_t> spirv);
 /// capabilities. Part of the same OpCapability scan; kept apart because they are properties,
 /// not enableable features.
 Result<std::uint32_t> requiredSubgroupOperations(std::span<const std::uint32_t> spirv);
+
+/// Float widths of the RoundingModeRTE execution mode (float controls, Vulkan 1.2 properties).
+inline constexpr std::uint32_t kFloatWidth16 = 1u << 0, kFloatWidth32 = 1u << 1, kFloatWidth64 = 1u << 2;
+/// The float widths whose results a module requires rounded to nearest even (OpExecutionMode
+/// RoundingModeRTE); a device must report shaderRoundingModeRTEFloat<width> for each.
+Result<std::uint32_t> requiredRoundingModeRte(std::span<const std::uint32_t> spirv);
 
 /// The SPIR-V capability spelling for a Feature, used in "module needs capability X" messages.
 std::string_view capabilityForFeature(Feature f);

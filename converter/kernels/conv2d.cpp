@@ -58,8 +58,21 @@ Status lower(LoweringContext& ctx, const Node& node) {
   setBufferType(d, "W", weight.dtype);
   setBufferType(d, "BIAS", bias.dtype);
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
-  const GemmTile tile = chooseTile(ctx.target(), batch * oh * ow, oc);
-  setTile(d, tile);
+  const DType accType = attrs.accType == DType::Unknown ? output.dtype : attrs.accType;
+  const auto coopMat = chooseCoopMat(ctx.target(), input.dtype, weight.dtype, accType, inZp, wZp, batch * oh * ow, oc);
+  GemmTile tile = chooseTile(ctx.target(), batch * oh * ow, oc);
+  if (coopMat) {
+    setCoopMat(d, *coopMat);
+    // Constant weights are stored as [K][OC] (bindWeightsKN), so rows of B are contiguous.
+    const bool weightsKN = ctx.program().isConstant(ctx.program().bufferOf(node.op.inputs[1]));
+    d.set("GEMM_VEC_A", ic % coopMat->chunk() == 0 ? 1 : 0);
+    d.set("GEMM_VEC_B", weightsKN && oc % coopMat->chunk() == 0 ? 1 : 0);
+    tile.bm = coopMat->bm;
+    tile.bn = coopMat->bn;
+  } else {
+    setTile(d, tile);
+    if (useDot4(ctx.target(), input.dtype, weight.dtype, output.dtype, inZp, wZp)) d.set("GEMM_DOT4", 1);
+  }
 
   PlanKernel kernel;
   kernel.name = fmt::format("CONV2D_{}", node.index);

@@ -3,6 +3,7 @@
 // CAST, CLAMP, RESCALE, TABLE and IDENTITY, with broadcasting, plus any chain of them the
 // fusion pass attached as an epilogue: one kernel, one pass over memory.
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 #include <fmt/format.h>
@@ -30,6 +31,67 @@ std::vector<const tosa::Operator*> chainOf(const Node& node) {
   return ops;
 }
 
+/// fp16 arithmetic (native target, shaderFloat16 + RTE rounding for fp16): a chain whose
+/// tensors are all fp16 and whose operators are exactly representable as IEEE fp16 operations
+/// computes in float16_t. ADD/SUB/MUL rounded to nearest even give TOSA's correctly rounded
+/// fp16 result (bit-identical to computing in fp32 and rounding once, since fp32 carries more
+/// than 2*11+1 bits); MAX/MIN/ABS/NEGATE/CLAMP/IDENTITY are exact. Subnormal results may be
+/// flushed, which TOSA's compliance rules allow for fp16.
+bool fp16MathChain(const LoweringContext& ctx, const std::vector<const tosa::Operator*>& ops) {
+  using tosa::Op;
+  const Target& target = ctx.target();
+  if (!target.fp16Arithmetic || !target.fp16RoundingRte) return false;
+  for (const tosa::Operator* op : ops) {
+    switch (op->op) {
+      case Op::Add: case Op::Sub: case Op::Mul: case Op::Maximum: case Op::Minimum: case Op::Abs:
+      case Op::Negate: case Op::Clamp: case Op::Identity: break;
+      default: return false;
+    }
+    if (ctx.tensor(op->outputs.at(0)).dtype != tosa::DType::Fp16) return false;
+    for (std::size_t i : dataInputs(*op)) {
+      if (ctx.tensor(op->inputs.at(i)).dtype != tosa::DType::Fp16) return false;
+    }
+  }
+  return true;
+}
+
+/// One operator of an fp16 chain (fp16MathChain) as a float16_t expression.
+Result<std::string> fp16Expression(const LoweringContext& ctx, const tosa::Operator& op, std::size_t opIndex,
+                                   const std::vector<std::string>& args) {
+  using tosa::Op;
+  auto arg = [&](std::size_t i) { return i < args.size() ? args[i] : std::string("float16_t(0)"); };
+  const bool ignoreNan = std::holds_alternative<tosa::NanModeAttrs>(op.attrs) &&
+                         std::get<tosa::NanModeAttrs>(op.attrs).nanMode == tosa::NanMode::Ignore;
+  switch (op.op) {
+    case Op::Add: return fmt::format("({} + {})", arg(0), arg(1));
+    case Op::Sub: return fmt::format("({} - {})", arg(0), arg(1));
+    case Op::Mul: return fmt::format("({} * {})", arg(0), arg(1));
+    case Op::Maximum: return fmt::format("ovgf_max_{}({}, {})", ignoreNan ? "i" : "p", arg(0), arg(1));
+    case Op::Minimum: return fmt::format("ovgf_min_{}({}, {})", ignoreNan ? "i" : "p", arg(0), arg(1));
+    case Op::Abs: return fmt::format("abs({})", arg(0));
+    case Op::Negate: return fmt::format("(-{})", arg(0));
+    case Op::Identity: return arg(0);
+    case Op::Clamp: {
+      if (!std::holds_alternative<tosa::ClampAttrs>(op.attrs)) {
+        return invalidInput("{}: expected a ClampAttribute", describeOp(ctx.program(), op, opIndex));
+      }
+      const auto& attrs = std::get<tosa::ClampAttrs>(op.attrs);
+      if (attrs.minVal.size() < 2 || attrs.maxVal.size() < 2) {
+        return invalidInput("{}: min_val/max_val: expected 2 bytes each", describeOp(ctx.program(), op, opIndex));
+      }
+      tosa::HostTensor lo(tosa::DType::Fp16, {1}), hi(tosa::DType::Fp16, {1});
+      std::memcpy(lo.bytes.data(), attrs.minVal.data(), 2);
+      std::memcpy(hi.bytes.data(), attrs.maxVal.data(), 2);
+      // fp16 bounds are exact in fp32 literals, so the float16_t conversion is exact too.
+      return fmt::format("ovgf_clamp_{}({}, float16_t({}), float16_t({}))",
+                         attrs.nanMode == tosa::NanMode::Ignore ? "i" : "p", arg(0),
+                         glslFloat(static_cast<float>(constFloat(lo, 0))), glslFloat(static_cast<float>(constFloat(hi, 0))));
+    }
+    default: break;
+  }
+  return internalError("{}: not an fp16-arithmetic operator", describeOp(ctx.program(), op, opIndex));
+}
+
 Status check(const LoweringContext& ctx, const Node& node) {
   OPENVGF_TRY(checkElementwiseTypes(ctx, node.op, node.index));
   for (const FusedOp& f : node.epilogue) OPENVGF_TRY(checkElementwiseTypes(ctx, f.op, f.index));
@@ -53,6 +115,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   std::string prev;
   int uid = 0;
   const auto ops = chainOf(node);
+  const bool fp16Math = fp16MathChain(ctx, ops);
   for (std::size_t k = 0; k < ops.size(); ++k) {
     const tosa::Operator& op = *ops[k];
     const std::size_t opIndex = k == 0 ? node.index : node.epilogue[k - 1].index;
@@ -66,7 +129,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
       const std::string& name = op.inputs.at(i);
       const tosa::Tensor& t = ctx.tensor(name);
       if (p.isConstant(name) && tosa::elementCount(t.shape) == 1) {
-        args.push_back(scalarLiteral(t));
+        args.push_back(fp16Math ? fmt::format("float16_t({})", scalarLiteral(t)) : scalarLiteral(t));
         continue;
       }
       auto it = std::find(inputNames.begin(), inputNames.end(), name);
@@ -79,10 +142,15 @@ Status lower(LoweringContext& ctx, const Node& node) {
       }
       args.push_back(fmt::format("a{}", slot));
     }
-    OPENVGF_ASSIGN_OR_RETURN(std::string expr, elementwiseExpression(ctx, op, opIndex, args, decls, uid++));
+    std::string expr;
+    if (fp16Math) {
+      OPENVGF_ASSIGN_OR_RETURN(expr, fp16Expression(ctx, op, opIndex, args));
+    } else {
+      OPENVGF_ASSIGN_OR_RETURN(expr, elementwiseExpression(ctx, op, opIndex, args, decls, uid++));
+    }
     auto info = typeInfo(ctx.tensor(op.outputs.at(0)).dtype);
     std::string var = fmt::format("t{}", k);
-    body += fmt::format("{} {} = {}; ", info->compute, var, expr);
+    body += fmt::format("{} {} = {}; ", fp16Math ? "float16_t" : info->compute, var, expr);
     prev = var;
   }
   body += fmt::format("r = {};", prev);
@@ -148,6 +216,12 @@ Status lower(LoweringContext& ctx, const Node& node) {
     kernel.writes.push_back(false);
   }
   setBufferType(defines, "OUT", outT.dtype);
+  if (fp16Math) {
+    defines.set("FP16_MATH", 1).setCode("OUT_ST", "st_f16_math").setCode("OUT_CT", "float16_t");
+    for (std::size_t i = 0; i < inputNames.size(); ++i) {
+      defines.setCode(fmt::format("IN{}_LD", i), "ld_f16_math").setCode(fmt::format("IN{}_CT", i), "float16_t");
+    }
+  }
   kernel.bindings.push_back(ctx.tensorId(node.output()));
   kernel.writes.push_back(true);
   const std::uint64_t perGroup =

@@ -2,7 +2,9 @@
 // Shared type rules and tile choice of the GEMM-shaped kernel families.
 #include "converter/kernels/gemm_common.h"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 namespace openvgf::converter {
 
@@ -35,6 +37,74 @@ GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n) {
 
 void setTile(ShaderDefines& defines, const GemmTile& tile) {
   defines.set("BM", tile.bm).set("BN", tile.bn).set("BK", tile.bk).set("TM", tile.tm).set("TN", tile.tn);
+}
+
+std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType weight, DType accType,
+                                          std::int64_t zeroPointA, std::int64_t zeroPointB, std::int64_t m,
+                                          std::int64_t n) {
+  if (!target.cooperativeMatrixNv || target.subgroupSize == 0 || m <= 16 || n <= 16) return std::nullopt;
+  std::vector<CoopMatTypes> wanted;
+  if (in == DType::Fp16 && weight == DType::Fp16) {
+    if (accType == DType::Fp16) wanted.push_back(CoopMatTypes::F16xF16ToF16);
+    wanted.push_back(CoopMatTypes::F16xF16ToF32);
+  } else if (in == DType::Int8 && weight == DType::Int8 && zeroPointA == 0 && zeroPointB == 0) {
+    wanted.push_back(CoopMatTypes::S8xS8ToS32);
+  } else {
+    return std::nullopt;
+  }
+  const int sg = static_cast<int>(target.subgroupSize);
+  const CoopMatTile& large = target.coopMatTile;
+  const std::int64_t largeM = large.subgroupsM * large.blockM, largeN = large.subgroupsN * large.blockN;
+  const std::int64_t largeTiles = ((m + largeM - 1) / largeM) * ((n + largeN - 1) / largeN);
+  const CoopMatTile& tile = largeTiles >= target.coopMatLargeMinTiles ? large : target.coopMatTileSmall;
+  for (CoopMatTypes types : wanted) {
+    const int chunk = types == CoopMatTypes::S8xS8ToS32 ? 16 : 8;  // operands per 16-byte chunk
+    // Largest fragment (fewest instructions per multiply) that tiles the subgroup block and
+    // starts at 16-byte chunk boundaries of the shared tiles (include/gemm_coopmat.glsl).
+    std::optional<CoopMatShape> best;
+    for (const CoopMatShape& s : target.coopMatShapes) {
+      if (s.types != types || s.m <= 0 || s.n <= 0 || s.k <= 0 || tile.blockM % s.m != 0 || tile.blockN % s.n != 0 ||
+          tile.bk % s.k != 0 || s.n % chunk != 0 || s.k % chunk != 0) {
+        continue;
+      }
+      if (!best || s.m * s.n * s.k > best->m * best->n * best->k) best = s;
+    }
+    if (!best) continue;
+    CoopMatPlan plan;
+    plan.shape = *best;
+    plan.subgroupSize = sg;
+    plan.wm = tile.blockM / best->m;
+    plan.wn = tile.blockN / best->n;
+    plan.bm = tile.subgroupsM * tile.blockM;
+    plan.bn = tile.subgroupsN * tile.blockN;
+    plan.bk = tile.bk;
+    const int accBytes = types == CoopMatTypes::F16xF16ToF16 ? 2 : 4;
+    const int subgroups = tile.subgroupsM * tile.subgroupsN;
+    // Two buffers of 16-byte chunks per operand, rows padded by one chunk, plus one
+    // accumulator staging tile per subgroup.
+    const int shared = 2 * (plan.bm * (plan.bk / chunk + 1) + plan.bk * (plan.bn / chunk + 1)) * 16 +
+                       subgroups * best->m * best->n * accBytes;
+    if (shared > target.maxSharedBytes || subgroups * sg > target.maxInvocations || plan.bn % chunk != 0) continue;
+    return plan;
+  }
+  return std::nullopt;
+}
+
+bool useDot4(const Target& target, DType in, DType weight, DType out, std::int64_t zeroPointA,
+             std::int64_t zeroPointB) {
+  auto int8Range = [](std::int64_t v) { return v >= -128 && v <= 127; };
+  return target.integerDotProduct && in == DType::Int8 && (weight == DType::Int8 || weight == DType::Int4) &&
+         out == DType::Int32 && int8Range(zeroPointA) && int8Range(zeroPointB);
+}
+
+int CoopMatPlan::chunk() const { return shape.types == CoopMatTypes::S8xS8ToS32 ? 16 : 8; }
+
+void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan) {
+  defines.set("GEMM_COOPMAT", 1).set("CM_M", plan.shape.m).set("CM_N", plan.shape.n).set("CM_K", plan.shape.k);
+  defines.set("CM_INT", plan.shape.types == CoopMatTypes::S8xS8ToS32 ? 1 : 0);
+  defines.set("CM_ACC16", plan.shape.types == CoopMatTypes::F16xF16ToF16 ? 1 : 0);
+  defines.set("BM", plan.bm).set("BN", plan.bn).set("BK", plan.bk).set("WM", plan.wm).set("WN", plan.wn);
+  defines.set("SG", plan.subgroupSize);
 }
 
 void bindWeightsKN(LoweringContext& ctx, const Node& node, std::size_t input, ShaderDefines& defines,

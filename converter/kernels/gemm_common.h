@@ -22,6 +22,34 @@ std::optional<GemmTypes> gemmTypes(tosa::DType in, tosa::DType weight, tosa::DTy
 GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n);
 void setTile(ShaderDefines& defines, const GemmTile& tile);
 
+/// Cooperative-matrix GEMM config (include/gemm_coopmat.glsl): the fragment shape, the
+/// workgroup tile and the fragments per subgroup.
+struct CoopMatPlan {
+  CoopMatShape shape;
+  int bm = 0, bn = 0, bk = 0;  // workgroup tile
+  int wm = 0, wn = 0;          // fragments per subgroup along M and N
+  int subgroupSize = 0;
+  /// Operands per 16-byte chunk (8 fp16 or 16 int8): dimensions that are multiples of it
+  /// allow the template's vector loads (GEMM_VEC_A / GEMM_VEC_B).
+  int chunk() const;
+};
+
+/// The cooperative-matrix config for an M x N GEMM with these tensor types, or nullopt when
+/// the target has no matching shape or the portable kernel suits better (tiny M or N).
+/// fp16 x fp16: fp16 accumulators when `accType` is FP16 and the device lists such a shape,
+/// else fp32. int8 x int8 -> int32 only with zero points 0 (fragments hold the raw bytes).
+std::optional<CoopMatPlan> chooseCoopMat(const Target& target, tosa::DType in, tosa::DType weight,
+                                          tosa::DType accType, std::int64_t zeroPointA, std::int64_t zeroPointB,
+                                          std::int64_t m, std::int64_t n);
+/// GEMM_COOPMAT=1 and the CM_* / tile defines of `plan`.
+void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan);
+
+/// Whether an int8 GEMM uses packed 4 x 8-bit dot products (include/gemm_dot4.glsl): the
+/// target has shaderIntegerDotProduct, operands are int8 (or int4 stored as int8) with an
+/// int32 accumulator and int8-range zero points.
+bool useDot4(const Target& target, tosa::DType in, tosa::DType weight, tosa::DType out, std::int64_t zeroPointA,
+             std::int64_t zeroPointB);
+
 /// Binds the weight input of a conv-like node: a constant [OC, K...] tensor is stored
 /// pre-transposed to [K][OC] (constant plan: coalesced B-tile loads) and W_KN=1 is set; a
 /// run-time weight is bound as is with W_KN=0.

@@ -37,8 +37,18 @@ Status lower(LoweringContext& ctx, const Node& node) {
   setBufferType(d, "A", a.dtype);
   setBufferType(d, "B", b.dtype);
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
-  const GemmTile tile = chooseTile(ctx.target(), h, w);
-  setTile(d, tile);
+  // MATMUL accumulates in its output type (specs/tosa.md).
+  const auto coopMat = chooseCoopMat(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp, h, w);
+  GemmTile tile = chooseTile(ctx.target(), h, w);
+  if (coopMat) {
+    setCoopMat(d, *coopMat);
+    d.set("GEMM_VEC_A", c % coopMat->chunk() == 0 ? 1 : 0).set("GEMM_VEC_B", w % coopMat->chunk() == 0 ? 1 : 0);
+    tile.bm = coopMat->bm;
+    tile.bn = coopMat->bn;
+  } else {
+    setTile(d, tile);
+    if (useDot4(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp)) d.set("GEMM_DOT4", 1);
+  }
   PlanKernel kernel;
   kernel.name = fmt::format("MATMUL_{}", node.index);
   kernel.bindings = {ctx.tensorId(node.op.inputs[0]), ctx.tensorId(node.op.inputs[1])};

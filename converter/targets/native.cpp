@@ -5,6 +5,7 @@
 // features found on the device are recorded in the Target.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -14,6 +15,33 @@
 
 namespace openvgf::converter {
 namespace {
+
+/// The subgroup-scope shapes of the kinds openvgf's cooperative-matrix GEMM uses.
+std::vector<CoopMatShape> coopMatShapes(VkPhysicalDevice device, PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV query) {
+  std::vector<CoopMatShape> shapes;
+  if (query == nullptr) return shapes;
+  std::uint32_t count = 0;
+  if (query(device, &count, nullptr) != VK_SUCCESS || count == 0) return shapes;
+  std::vector<VkCooperativeMatrixPropertiesNV> props(count);
+  for (auto& p : props) p.sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
+  if (query(device, &count, props.data()) != VK_SUCCESS) return shapes;
+  props.resize(count);
+  for (const auto& p : props) {
+    if (p.scope != VK_SCOPE_SUBGROUP_NV || p.AType != p.BType || p.CType != p.DType) continue;
+    CoopMatShape shape{static_cast<int>(p.MSize), static_cast<int>(p.NSize), static_cast<int>(p.KSize)};
+    if (p.AType == VK_COMPONENT_TYPE_FLOAT16_NV && p.CType == VK_COMPONENT_TYPE_FLOAT32_NV) {
+      shape.types = CoopMatTypes::F16xF16ToF32;
+    } else if (p.AType == VK_COMPONENT_TYPE_FLOAT16_NV && p.CType == VK_COMPONENT_TYPE_FLOAT16_NV) {
+      shape.types = CoopMatTypes::F16xF16ToF16;
+    } else if (p.AType == VK_COMPONENT_TYPE_SINT8_NV && p.CType == VK_COMPONENT_TYPE_SINT32_NV) {
+      shape.types = CoopMatTypes::S8xS8ToS32;
+    } else {
+      continue;
+    }
+    shapes.push_back(shape);
+  }
+  return shapes;
+}
 
 struct Loader {
   void* handle = nullptr;
@@ -57,8 +85,11 @@ Result<Target> nativeTarget() {
   enumerate(instance, &count, devices.data());
   VkPhysicalDevice device = devices[0];
 
+  VkPhysicalDeviceVulkan12Properties props12{};
+  props12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES;
   VkPhysicalDeviceSubgroupProperties subgroup{};
   subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+  subgroup.pNext = &props12;
   VkPhysicalDeviceProperties2 props{};
   props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
   props.pNext = &subgroup;
@@ -68,20 +99,26 @@ Result<Target> nativeTarget() {
   VkPhysicalDeviceVulkan13Features f13{};
   f13.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES;
   f13.pNext = &f12;
-  VkPhysicalDeviceFeatures2 features{};
-  features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
-  features.pNext = &f13;
-  features2(device, &features);
   std::uint32_t extCount = 0;
   extensions(device, nullptr, &extCount, nullptr);
   std::vector<VkExtensionProperties> exts(extCount);
   extensions(device, nullptr, &extCount, exts.data());
+  exts.resize(extCount);
   auto hasExt = [&](const char* name) {
     for (const auto& e : exts) {
       if (std::strcmp(e.extensionName, name) == 0) return true;
     }
     return false;
   };
+  // The feature struct of an extension may only be chained when the device offers it.
+  const bool coopMatExt = hasExt(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coopMat{};
+  coopMat.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
+  if (coopMatExt) f12.pNext = &coopMat;
+  VkPhysicalDeviceFeatures2 features{};
+  features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+  features.pNext = &f13;
+  features2(device, &features);
 
   Target t = portableTarget();
   t.name = "native";
@@ -90,8 +127,20 @@ Result<Target> nativeTarget() {
   t.maxInvocations = static_cast<int>(std::min<std::uint32_t>(props.properties.limits.maxComputeWorkGroupInvocations, 1024));
   t.maxSharedBytes = static_cast<int>(std::min<std::uint32_t>(props.properties.limits.maxComputeSharedMemorySize, 49152));
   t.fp16Arithmetic = f12.shaderFloat16 == VK_TRUE;
+  t.fp16RoundingRte = props12.shaderRoundingModeRTEFloat16 == VK_TRUE;
   t.integerDotProduct = f13.shaderIntegerDotProduct == VK_TRUE;
-  t.cooperativeMatrixNv = hasExt("VK_NV_cooperative_matrix");
+  // Cooperative-matrix modules also declare Float16 (fp16 fragments) and VulkanMemoryModel
+  // (GL_KHR_memory_scope_semantics), so all three must be there.
+  if (coopMatExt && coopMat.cooperativeMatrix == VK_TRUE && t.fp16Arithmetic && f12.vulkanMemoryModel == VK_TRUE &&
+      t.subgroupSize != 0) {
+    t.coopMatShapes = coopMatShapes(device, reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+                                                proc("vkGetPhysicalDeviceCooperativeMatrixPropertiesNV")));
+    // Int8 fragments are stored in shared memory as int8_t (Int8 capability).
+    if (f12.shaderInt8 != VK_TRUE) {
+      std::erase_if(t.coopMatShapes, [](const CoopMatShape& s) { return s.types == CoopMatTypes::S8xS8ToS32; });
+    }
+    t.cooperativeMatrixNv = !t.coopMatShapes.empty();
+  }
   // Larger register blocks where shared memory and invocations allow (desktop GPUs).
   if (t.maxSharedBytes >= 32768 && t.maxInvocations >= 256) t.gemm = GemmTile{128, 64, 16, 8, 4};
   destroyInstance(instance, nullptr);

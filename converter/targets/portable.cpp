@@ -3,6 +3,7 @@
 // GPU and lavapipe share (8/16-bit storage, Int64, subgroup arithmetic). Tiles sized for
 // 256-invocation workgroups and 16 KiB of shared memory.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "converter/targets/target.h"
 
@@ -29,6 +30,27 @@ Result<Target> targetByName(const std::string& name) {
   return t;
 }
 
+std::string describeTarget(const Target& target) {
+  std::string out = target.name;
+  if (!target.deviceName.empty()) out += fmt::format(" ({})", target.deviceName);
+  std::vector<std::string> features;
+  if (target.subgroupSize != 0) features.push_back(fmt::format("subgroup {}", target.subgroupSize));
+  if (target.fp16Arithmetic) features.push_back(target.fp16RoundingRte ? "fp16 (RTE)" : "fp16");
+  if (target.integerDotProduct) features.push_back("integer dot product");
+  if (target.cooperativeMatrixNv) {
+    std::string shapes;
+    for (const CoopMatShape& s : target.coopMatShapes) {
+      const char* types = s.types == CoopMatTypes::F16xF16ToF32   ? "f16+f32"
+                          : s.types == CoopMatTypes::F16xF16ToF16 ? "f16+f16"
+                                                                  : "s8+s32";
+      shapes += fmt::format(" {}x{}x{} {}", s.m, s.n, s.k, types);
+    }
+    features.push_back("cooperative matrix" + shapes);
+  }
+  if (!features.empty()) out += ": " + fmt::format("{}", fmt::join(features, ", "));
+  return out;
+}
+
 Status verifyTarget(const Target& target) {
   for (const GemmTile* tile : {&target.gemm, &target.gemmSmall}) {
     if (tile->bm % tile->tm != 0 || tile->bn % tile->tn != 0) {
@@ -45,6 +67,15 @@ Status verifyTarget(const Target& target) {
     if (shared > target.maxSharedBytes) {
       return internalError("target {}: GEMM tile needs {} bytes of shared memory, limit {}", target.name, shared,
                            target.maxSharedBytes);
+    }
+  }
+  for (const CoopMatTile* tile : {&target.coopMatTile, &target.coopMatTileSmall}) {
+    // Shared tiles are stored in 16-byte chunks (8 fp16 / 16 int8 along K and N).
+    if (tile->subgroupsM < 1 || tile->subgroupsN < 1 || tile->blockM < 8 || tile->blockN < 8 || tile->bk < 16 ||
+        tile->blockM % 8 != 0 || tile->blockN % 8 != 0 || tile->bk % 16 != 0) {
+      return internalError("target {}: cooperative-matrix tile {}x{} subgroups of {}x{}, K slice {}: expected at "
+                           "least one subgroup each way, blocks multiples of 8 and a K slice multiple of 16",
+                           target.name, tile->subgroupsM, tile->subgroupsN, tile->blockM, tile->blockN, tile->bk);
     }
   }
   if (target.elementwiseWg > target.maxInvocations || target.reduceThreads > target.maxInvocations) {

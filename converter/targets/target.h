@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 
@@ -14,6 +15,26 @@ namespace openvgf::converter {
 struct GemmTile {
   int bm = 64, bn = 64, bk = 16;  // workgroup tile (M x N) and K step
   int tm = 4, tn = 4;             // register block per invocation
+};
+
+/// Operand / accumulator types of a cooperative-matrix shape (A and B share a type, C = D).
+enum class CoopMatTypes { F16xF16ToF32, F16xF16ToF16, S8xS8ToS32 };
+
+/// One shape vkGetPhysicalDeviceCooperativeMatrixPropertiesNV lists at subgroup scope:
+/// A is m x k, B is k x n, C/D are m x n.
+struct CoopMatShape {
+  int m = 0, n = 0, k = 0;
+  CoopMatTypes types = CoopMatTypes::F16xF16ToF32;
+  bool operator==(const CoopMatShape&) const = default;
+};
+
+/// Cooperative-matrix GEMM tiling (include/gemm_coopmat.glsl): subgroups per workgroup
+/// along M and N, the output block each subgroup owns (multiples of the fragment shape) and
+/// the K slice staged in shared memory per step.
+struct CoopMatTile {
+  int subgroupsM = 2, subgroupsN = 2;
+  int blockM = 64, blockN = 64;
+  int bk = 32;
 };
 
 struct Target {
@@ -26,9 +47,17 @@ struct Target {
   int maxSharedBytes = 16384;             // shared memory a kernel may use
   int maxInvocations = 256;               // per workgroup
   std::uint32_t subgroupSize = 0;         // 0 = unknown (portable)
-  bool fp16Arithmetic = false;            // native: fp16 math in shaders
+  bool fp16Arithmetic = false;            // native: shaderFloat16 (fp16 math in shaders)
+  bool fp16RoundingRte = false;           // native: shaderRoundingModeRTEFloat16
   bool integerDotProduct = false;         // native: GL_EXT_integer_dot_product
-  bool cooperativeMatrixNv = false;       // native: GL_NV_cooperative_matrix
+  bool cooperativeMatrixNv = false;       // native: GL_NV_cooperative_matrix (+ fp16, memory model)
+  std::vector<CoopMatShape> coopMatShapes;  // native: shapes the device lists (subgroup scope)
+  // Default tile: the fastest of the variants measured on an H100 for fp16 MATMUL 4096 with
+  // both fp16 and fp32 accumulators (README, Performance). GEMMs that would get fewer than
+  // coopMatLargeMinTiles workgroups of it use the small tile, so more of the GPU is busy.
+  CoopMatTile coopMatTile;
+  CoopMatTile coopMatTileSmall{2, 2, 32, 32, 32};
+  int coopMatLargeMinTiles = 256;
   std::string deviceName;                 // native: probed device
 };
 
@@ -37,6 +66,11 @@ Target portableTarget();
 Result<Target> nativeTarget();
 /// "portable" | "native".
 Result<Target> targetByName(const std::string& name);
+
+/// One line for `convert --stats`: the target's name, probed device and the optional features
+/// kernels may use, e.g. "native (NVIDIA H100): subgroup 32, fp16, integer dot product,
+/// cooperative matrix 16x16x16 f16+f32 ...".
+std::string describeTarget(const Target& target);
 
 /// Checks a target's tile configs against its limits (invocations, shared memory).
 Status verifyTarget(const Target& target);

@@ -15,6 +15,16 @@ float ovgf_max_i(float a, float b) { return isnan(a) ? b : isnan(b) ? a : max(a,
 float ovgf_min_i(float a, float b) { return isnan(a) ? b : isnan(b) ? a : min(a, b); }
 float ovgf_clamp_p(float x, float lo, float hi) { return isnan(x) ? x : min(max(x, lo), hi); }
 float ovgf_clamp_i(float x, float lo, float hi) { return isnan(x) ? lo : min(max(x, lo), hi); }
+#if defined(FP16_MATH) && FP16_MATH
+// The same in fp16 arithmetic (elementwise.comp with FP16_MATH=1).
+#define kOvgfNanH float16_t(kOvgfNan)
+float16_t ovgf_max_p(float16_t a, float16_t b) { return isnan(a) || isnan(b) ? kOvgfNanH : max(a, b); }
+float16_t ovgf_min_p(float16_t a, float16_t b) { return isnan(a) || isnan(b) ? kOvgfNanH : min(a, b); }
+float16_t ovgf_max_i(float16_t a, float16_t b) { return isnan(a) ? b : isnan(b) ? a : max(a, b); }
+float16_t ovgf_min_i(float16_t a, float16_t b) { return isnan(a) ? b : isnan(b) ? a : min(a, b); }
+float16_t ovgf_clamp_p(float16_t x, float16_t lo, float16_t hi) { return isnan(x) ? x : min(max(x, lo), hi); }
+float16_t ovgf_clamp_i(float16_t x, float16_t lo, float16_t hi) { return isnan(x) ? lo : min(max(x, lo), hi); }
+#endif
 
 // Transcendentals with TOSA's special values.
 float ovgf_sigmoid(float x) { return 1.0 / (1.0 + exp(-x)); }

@@ -17,6 +17,9 @@ float ld_f32(float v) { return v; }
 float st_f32(float v) { return v; }
 #define ld_f16(v) float(v)
 #define st_f16(v) float16_t(v)
+// fp16 arithmetic (FP16_MATH): loads and stores keep float16_t.
+#define ld_f16_math(v) float16_t(v)
+#define st_f16_math(v) float16_t(v)
 
 // BF16: upper half of an fp32; stores round to nearest even and keep NaNs quiet.
 float ovgf_bf16_to_f32(uint b) { return uintBitsToFloat(b << 16); }

@@ -27,10 +27,10 @@ struct RunOutcome {
   std::vector<runner::OutputCheck> checks;
 };
 
-inline RunOutcome convertRunCheck(const tosa::Graph& graph, const std::vector<tosa::HostTensor>& inputs) {
+inline RunOutcome convertRunCheck(const tosa::Graph& graph, const std::vector<tosa::HostTensor>& inputs,
+                                  converter::ConvertOptions options = {}) {
   RunOutcome outcome;
-  converter::ConvertOptions options;
-  options.cacheDir = std::filesystem::temp_directory_path() / "openvgf-converter-test-cache";
+  if (options.cacheDir.empty()) options.cacheDir = std::filesystem::temp_directory_path() / "openvgf-converter-test-cache";
   auto converted = converter::convert(graph, options);
   if (!converted) {
     ADD_FAILURE() << converted.error().message();

@@ -107,6 +107,28 @@ TEST(RequiredFeatures, LocalSizeIdNeedsMaintenance4) {
   EXPECT_EQ(capabilityForFeature(Feature::Maintenance4), "ExecutionMode LocalSizeId");
 }
 
+TEST(RequiredFeatures, CooperativeMatrixNvNeedsItsDeviceExtension) {
+  FeatureSet f = *requiredFeatures(moduleWith({1, 9, 5345, 5357}));
+  EXPECT_TRUE(f.has(Feature::CooperativeMatrixNv));
+  EXPECT_TRUE(f.has(Feature::ShaderFloat16));
+  EXPECT_TRUE(f.has(Feature::VulkanMemoryModel));
+  EXPECT_EQ(capabilityForFeature(Feature::CooperativeMatrixNv), "CooperativeMatrixNV");
+  EXPECT_EQ(featureName(Feature::CooperativeMatrixNv), "cooperativeMatrix");
+  EXPECT_EQ(featureExtension(Feature::CooperativeMatrixNv), "VK_NV_cooperative_matrix");
+  EXPECT_EQ(featureExtension(Feature::ShaderFloat16), "");
+  // Packed int8 dot products (the native target's int8 GEMM path).
+  EXPECT_TRUE(requiredFeatures(moduleWith({1, 6018, 6019}))->has(Feature::ShaderIntegerDotProduct));
+}
+
+TEST(RequiredFeatures, RoundingModeRteIsAPropertyPerFloatWidth) {
+  // OpCapability RoundingModeRTE; OpExecutionMode %1 RoundingModeRTE 16.
+  std::vector<std::uint32_t> words = {0x07230203u, 0x00010600u, 0, 10, 0, (2u << 16) | 17u, 1, (2u << 16) | 17u, 4467,
+                                      (4u << 16) | 16u, 1, 4462, 16};
+  EXPECT_TRUE(requiredFeatures(words)->empty());
+  EXPECT_EQ(*requiredRoundingModeRte(words), kFloatWidth16);
+  EXPECT_EQ(*requiredRoundingModeRte(moduleWith({1})), 0u);
+}
+
 TEST(RequiredFeatures, RefusesCapabilitiesNoComputeDeviceEnables) {
   Result<FeatureSet> kernel = requiredFeatures(moduleWith({1, 6}));
   ASSERT_FALSE(kernel);

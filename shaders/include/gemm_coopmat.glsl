@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0
+// Cooperative-matrix GEMM core (GL_NV_cooperative_matrix), the `native` target's fast path
+// for fp16 (and int8, with GL_NV_integer_cooperative_matrix) MATMUL and CONV2D. Same
+// contract as include/gemm.glsl (gemm_load_a / gemm_load_b / gemm_store, M N K), so the
+// templates switch between the two with one define.
+//
+// A workgroup computes a BM x BN output tile. Per BK step its invocations stage the A
+// (BM x BK) and B (BK x BN) slices in shared memory as packed 16-byte chunks of the operand
+// type (fp16 or int8), then each subgroup multiplies its WM x WN block of CM_M x CM_N
+// accumulator tiles with coopMatMulAddNV. After
+// the K loop each subgroup stores one accumulator tile at a time into a shared staging
+// tile, and its invocations run the scalar epilogue (gemm_store) over it, so the epilogue
+// (bias, RESCALE, CLAMP, residual ADD, ...) is the same code as the scalar kernel's.
+// The next K slice is fetched into registers while the current one is multiplied and then
+// written to the other of two shared buffers (one barrier per K slice).
+//
+// Defines (set by the converter; GEMM_COOPMAT=1 selects this file):
+//   CM_M CM_N CM_K          one cooperative-matrix shape the device lists
+//   CM_INT                  0: fp16 operands, 1: int8 operands with int32 accumulators
+//   CM_ACC16                1: fp16 accumulators (TOSA acc_type fp16), else fp32
+//   BM BN BK                workgroup tile; WM WN tiles per subgroup; SG subgroup size
+//   GEMM_VEC_A, GEMM_VEC_B  1: the template provides uvec4 gemm_load_a_vec(batch, m, k) /
+//                           gemm_load_b_vec(batch, k, n), one aligned 16-byte chunk of CH
+//                           consecutive raw operands (zero points 0, chunk inside K / N)
+// Workgroup: (BM / (WM*CM_M)) * (BN / (WN*CM_N)) subgroups of SG invocations.
+#ifndef OVGF_GEMM_COOPMAT_GLSL
+#define OVGF_GEMM_COOPMAT_GLSL
+
+#if CM_INT
+#define CM_AMAT icoopmatNV<8, gl_ScopeSubgroup, CM_M, CM_K>
+#define CM_BMAT icoopmatNV<8, gl_ScopeSubgroup, CM_K, CM_N>
+#define CM_CMAT icoopmatNV<32, gl_ScopeSubgroup, CM_M, CM_N>
+#define CM_ACC_T int
+#elif CM_ACC16
+#define CM_AMAT fcoopmatNV<16, gl_ScopeSubgroup, CM_M, CM_K>
+#define CM_BMAT fcoopmatNV<16, gl_ScopeSubgroup, CM_K, CM_N>
+#define CM_CMAT fcoopmatNV<16, gl_ScopeSubgroup, CM_M, CM_N>
+#define CM_ACC_T float16_t
+#else
+#define CM_AMAT fcoopmatNV<16, gl_ScopeSubgroup, CM_M, CM_K>
+#define CM_BMAT fcoopmatNV<16, gl_ScopeSubgroup, CM_K, CM_N>
+#define CM_CMAT fcoopmatNV<32, gl_ScopeSubgroup, CM_M, CM_N>
+#define CM_ACC_T float
+#endif
+
+#define CM_SG_M (BM / (WM * CM_M))  // subgroups along M
+#define CM_SG_N (BN / (WN * CM_N))  // subgroups along N
+#define GEMM_THREADS (CM_SG_M * CM_SG_N * SG)
+
+// Operands live in shared memory as 16-byte chunks (uvec4) of CH consecutive elements along
+// K (A) or N (B): one 16-byte store per chunk, and cooperative loads read 16-byte aligned
+// rows. Row strides are padded by one chunk so that consecutive rows start in different
+// shared-memory banks. Strides and offsets below are in chunks.
+#define CH CM_CHUNK
+#define SA_STRIDE (BK / CH + 1)
+#define SB_STRIDE (BN / CH + 1)
+// Two buffers per operand: while the subgroups multiply one K slice, the next is written to
+// the other, so one barrier per slice suffices.
+#define SA_SIZE (BM * SA_STRIDE)
+#define SB_SIZE (BK * SB_STRIDE)
+shared uvec4 sA[2 * SA_SIZE];  // [buffer][m][k / CH]
+shared uvec4 sB[2 * SB_SIZE];  // [buffer][k][n / CH]
+shared CM_ACC_T sC[CM_SG_M * CM_SG_N * CM_M * CM_N];  // one staging tile per subgroup
+
+#define A_CHUNKS (BM * BK / CH)
+#define B_CHUNKS (BK * BN / CH)
+#define A_PER_THREAD ((A_CHUNKS + GEMM_THREADS - 1) / GEMM_THREADS)
+#define B_PER_THREAD ((B_CHUNKS + GEMM_THREADS - 1) / GEMM_THREADS)
+
+// Packs four consecutive operands into one 32-bit word (fp16 pairs or int8 bytes).
+#if CM_INT
+uint cm_pack4(A_CT v0, A_CT v1, A_CT v2, A_CT v3) {
+  return (uint(v0) & 0xFFu) | ((uint(v1) & 0xFFu) << 8) | ((uint(v2) & 0xFFu) << 16) | (uint(v3) << 24);
+}
+#else
+uint cm_pack2(A_CT v0, A_CT v1) { return packFloat2x16(f16vec2(float16_t(v0), float16_t(v1))); }
+#endif
+
+// Element-wise chunk loads (any layout, padding, zero points already applied by the
+// template); out-of-range elements are zero.
+A_CT cm_a(uint batch, uint m, uint k) { return (m < uint(M) && k < uint(K)) ? gemm_load_a(batch, m, k) : A_CT(0); }
+A_CT cm_b(uint batch, uint k, uint n) { return (n < uint(N) && k < uint(K)) ? gemm_load_b(batch, k, n) : A_CT(0); }
+
+uvec4 cm_chunk_a(uint batch, uint m, uint k) {
+#if GEMM_VEC_A
+  return (m < uint(M) && k < uint(K)) ? gemm_load_a_vec(batch, m, k) : uvec4(0u);
+#else
+  uvec4 c;
+  for (int w = 0; w < 4; ++w) {
+#if CM_INT
+    uint kk = k + uint(4 * w);
+    c[w] = cm_pack4(cm_a(batch, m, kk), cm_a(batch, m, kk + 1u), cm_a(batch, m, kk + 2u), cm_a(batch, m, kk + 3u));
+#else
+    uint kk = k + uint(2 * w);
+    c[w] = cm_pack2(cm_a(batch, m, kk), cm_a(batch, m, kk + 1u));
+#endif
+  }
+  return c;
+#endif
+}
+
+uvec4 cm_chunk_b(uint batch, uint k, uint n) {
+#if GEMM_VEC_B
+  return (n < uint(N) && k < uint(K)) ? gemm_load_b_vec(batch, k, n) : uvec4(0u);
+#else
+  uvec4 c;
+  for (int w = 0; w < 4; ++w) {
+#if CM_INT
+    uint nn = n + uint(4 * w);
+    c[w] = cm_pack4(cm_b(batch, k, nn), cm_b(batch, k, nn + 1u), cm_b(batch, k, nn + 2u), cm_b(batch, k, nn + 3u));
+#else
+    uint nn = n + uint(2 * w);
+    c[w] = cm_pack2(cm_b(batch, k, nn), cm_b(batch, k, nn + 1u));
+#endif
+  }
+  return c;
+#endif
+}
+
+// Global -> registers: this invocation's chunks of the K slice starting at k0.
+void fetch_slice(uint batch, uint m0, uint n0, uint k0, uint tid, out uvec4 ra[A_PER_THREAD], out uvec4 rb[B_PER_THREAD]) {
+  [[unroll]] for (int r = 0; r < A_PER_THREAD; ++r) {
+    uint e = tid + uint(r * GEMM_THREADS);
+    uint m = m0 + e / uint(BK / CH);
+    uint k = k0 + (e % uint(BK / CH)) * uint(CH);
+    ra[r] = e < uint(A_CHUNKS) ? cm_chunk_a(batch, m, k) : uvec4(0u);
+  }
+  [[unroll]] for (int r = 0; r < B_PER_THREAD; ++r) {
+    uint e = tid + uint(r * GEMM_THREADS);
+    uint k = k0 + e / uint(BN / CH);
+    uint n = n0 + (e % uint(BN / CH)) * uint(CH);
+    rb[r] = e < uint(B_CHUNKS) ? cm_chunk_b(batch, k, n) : uvec4(0u);
+  }
+}
+
+// Registers -> shared buffer `buf`.
+void store_slice(uint buf, uint tid, uvec4 ra[A_PER_THREAD], uvec4 rb[B_PER_THREAD]) {
+  [[unroll]] for (int r = 0; r < A_PER_THREAD; ++r) {
+    uint e = tid + uint(r * GEMM_THREADS);
+    if (e < uint(A_CHUNKS)) sA[buf * uint(SA_SIZE) + (e / uint(BK / CH)) * uint(SA_STRIDE) + e % uint(BK / CH)] = ra[r];
+  }
+  [[unroll]] for (int r = 0; r < B_PER_THREAD; ++r) {
+    uint e = tid + uint(r * GEMM_THREADS);
+    if (e < uint(B_CHUNKS)) sB[buf * uint(SB_SIZE) + (e / uint(BN / CH)) * uint(SB_STRIDE) + e % uint(BN / CH)] = rb[r];
+  }
+}
+
+void gemm_main() {
+  uint tid = gl_LocalInvocationIndex;
+  uint sg = tid / uint(SG);
+  uint lane = tid % uint(SG);
+  uint sgM = sg / uint(CM_SG_N);
+  uint sgN = sg % uint(CM_SG_N);
+  uint m0 = gl_WorkGroupID.y * uint(BM);
+  uint n0 = gl_WorkGroupID.x * uint(BN);
+  uint batch = gl_WorkGroupID.z;
+
+  // Fragment arrays are indexed with unrolled constant indices only, so they stay in registers.
+  CM_CMAT acc[WM][WN];
+  [[unroll]] for (int i = 0; i < WM; ++i)
+    [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = CM_CMAT(CM_ACC_T(0));
+
+  // The next K slice is fetched into registers (global loads in flight) while the current
+  // one is multiplied, then written to the other shared buffer.
+  uvec4 ra[A_PER_THREAD];
+  uvec4 rb[B_PER_THREAD];
+  const uint slices = (uint(K) + uint(BK) - 1u) / uint(BK);
+  fetch_slice(batch, m0, n0, 0u, tid, ra, rb);
+  store_slice(0u, tid, ra, rb);
+  barrier();
+  for (uint t = 0u; t < slices; ++t) {
+    const uint cur = t & 1u;
+    if (t + 1u < slices) fetch_slice(batch, m0, n0, (t + 1u) * uint(BK), tid, ra, rb);
+    [[unroll]] for (uint kk = 0u; kk < uint(BK); kk += uint(CM_K)) {
+      CM_AMAT fa[WM];
+      CM_BMAT fb[WN];
+      [[unroll]] for (int i = 0; i < WM; ++i) {
+        uint row = (sgM * uint(WM) + uint(i)) * uint(CM_M);
+        coopMatLoadNV(fa[i], sA, cur * uint(SA_SIZE) + row * uint(SA_STRIDE) + kk / uint(CH), uint(SA_STRIDE), false);
+      }
+      [[unroll]] for (int j = 0; j < WN; ++j) {
+        uint col = (sgN * uint(WN) + uint(j)) * uint(CM_N);
+        coopMatLoadNV(fb[j], sB, cur * uint(SB_SIZE) + kk * uint(SB_STRIDE) + col / uint(CH), uint(SB_STRIDE), false);
+      }
+      [[unroll]] for (int i = 0; i < WM; ++i)
+        [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
+    }
+    if (t + 1u < slices) store_slice(cur ^ 1u, tid, ra, rb);
+    barrier();
+  }
+
+  [[unroll]] for (int i = 0; i < WM; ++i) {
+    [[unroll]] for (int j = 0; j < WN; ++j) {
+      coopMatStoreNV(acc[i][j], sC, sg * uint(CM_M * CM_N), uint(CM_N), false);
+      subgroupMemoryBarrierShared();
+      subgroupBarrier();
+      uint mBase = m0 + (sgM * uint(WM) + uint(i)) * uint(CM_M);
+      uint nBase = n0 + (sgN * uint(WN) + uint(j)) * uint(CM_N);
+      for (uint e = lane; e < uint(CM_M * CM_N); e += uint(SG)) {
+        uint m = mBase + e / uint(CM_N);
+        uint n = nBase + e % uint(CM_N);
+        if (m < uint(M) && n < uint(N)) gemm_store(batch, m, n, ACC_CT(sC[sg * uint(CM_M * CM_N) + e]));
+      }
+      subgroupBarrier();
+    }
+  }
+}
+
+#endif  // OVGF_GEMM_COOPMAT_GLSL

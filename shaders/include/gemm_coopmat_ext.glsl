@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// Extensions of the native GEMM paths (include/gemm_coopmat.glsl, include/gemm_dot4.glsl).
+// Included by the GEMM templates before any declaration, since #extension must precede them.
+// Only modules converted with GEMM_COOPMAT=1 / GEMM_DOT4=1 declare them, so portable modules
+// never need VK_NV_cooperative_matrix or shaderIntegerDotProduct.
+#ifndef OVGF_GEMM_COOPMAT_EXT_GLSL
+#define OVGF_GEMM_COOPMAT_EXT_GLSL
+
+#ifndef GEMM_COOPMAT
+#define GEMM_COOPMAT 0
+#endif
+#ifndef CM_INT
+#define CM_INT 0
+#endif
+// Operands per 16-byte shared-memory chunk (and per vector load of GEMM_VEC_A/B).
+#define CM_CHUNK (CM_INT != 0 ? 16 : 8)
+#ifndef GEMM_VEC_A
+#define GEMM_VEC_A 0
+#endif
+#ifndef GEMM_VEC_B
+#define GEMM_VEC_B 0
+#endif
+#ifndef GEMM_DOT4
+#define GEMM_DOT4 0
+#endif
+#if GEMM_DOT4
+#extension GL_EXT_spirv_intrinsics : require
+#endif
+#if GEMM_COOPMAT
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#if CM_INT
+#extension GL_NV_integer_cooperative_matrix : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+#endif
+#endif
+
+#endif  // OVGF_GEMM_COOPMAT_EXT_GLSL

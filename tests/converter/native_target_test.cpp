@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: Apache-2.0
+// The native target's fast paths. A hand-built Target that claims GL_NV_cooperative_matrix
+// converts fp16 / int8 MATMUL and CONV2D into cooperative-matrix modules: the SPIR-V
+// validates (spirv-val runs inside the converter), the VGF declares CooperativeMatrixNV and
+// SPV_NV_cooperative_matrix where `openvgf inspect` shows them, and the runner asks for
+// VK_NV_cooperative_matrix (refusing clearly on a device without it, e.g. lavapipe). Then
+// `--target native` probed on this machine's device converts, runs with the validation
+// layer and passes the TOSA compliance checker against the reference interpreter.
+#include <cstdio>
+#include <random>
+#include <string>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "converter/convert.h"
+#include "converter/targets/target.h"
+#include "runner/model.h"
+#include "tests/converter/run_util.h"
+#include "tosa/builder.h"
+#include "tosa/float_types.h"
+#include "vgf/decoder.h"
+#include "vgf/summary.h"
+#include "vulkan/snapshot.h"
+
+namespace openvgf::testing {
+namespace {
+
+using converter::CoopMatShape;
+using converter::CoopMatTypes;
+using tosa::DType;
+using tosa::HostTensor;
+using tosa::Value;
+
+converter::Target coopMatTarget() {
+  converter::Target t = converter::portableTarget();
+  t.name = "native";
+  t.subgroupSize = 32;
+  t.maxInvocations = 1024;
+  t.maxSharedBytes = 49152;
+  t.fp16Arithmetic = true;
+  t.cooperativeMatrixNv = true;
+  // Shapes of the kind drivers list for VK_NV_cooperative_matrix. int8 needs N a multiple of
+  // 16 (one 16-byte chunk), so 16x8x32 is listed but not chosen.
+  t.coopMatShapes = {CoopMatShape{16, 16, 16, CoopMatTypes::F16xF16ToF32},
+                     CoopMatShape{16, 8, 16, CoopMatTypes::F16xF16ToF16},
+                     CoopMatShape{16, 8, 32, CoopMatTypes::S8xS8ToS32},
+                     CoopMatShape{16, 16, 32, CoopMatTypes::S8xS8ToS32}};
+  return t;
+}
+
+HostTensor randomTensor(DType type, tosa::Shape shape, std::mt19937& rng) {
+  HostTensor t(type, std::move(shape));
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int> ints(-128, 127);
+  for (std::int64_t i = 0; i < t.size(); ++i) {
+    const auto at = static_cast<std::size_t>(i);
+    switch (type) {
+      case DType::Fp16: t.as<std::uint16_t>()[at] = tosa::doubleToFp16(real(rng)); break;
+      case DType::Fp32: t.as<float>()[at] = static_cast<float>(real(rng)); break;
+      case DType::Int8: t.as<std::int8_t>()[at] = static_cast<std::int8_t>(ints(rng)); break;
+      case DType::Int4: t.as<std::int8_t>()[at] = static_cast<std::int8_t>(ints(rng) / 16); break;
+      default: ADD_FAILURE() << "randomTensor: unexpected type"; break;
+    }
+  }
+  return t;
+}
+
+struct TestGraph {
+  tosa::Graph graph;
+  std::vector<HostTensor> inputs;
+};
+
+/// MATMUL [1,m,k] x [1,k,n] of `type` (fp16 -> `out` fp16 or fp32 is the builder's choice).
+TestGraph matmulGraph(DType type, std::int64_t m, std::int64_t k, std::int64_t n, std::mt19937& rng,
+                      std::int64_t aZp = 0, std::int64_t bZp = 0) {
+  TestGraph g;
+  tosa::Builder b;
+  g.inputs.push_back(randomTensor(type, {1, m, k}, rng));
+  g.inputs.push_back(randomTensor(type, {1, k, n}, rng));
+  Value x = b.input("a", type, {1, m, k});
+  Value y = b.input("b", type, {1, k, n});
+  tosa::MatMulParams params;
+  params.aZp = aZp;
+  params.bZp = bZp;
+  b.output(b.matmul(x, y, params));
+  auto built = b.build();
+  EXPECT_TRUE(built) << (built ? "" : built.error().message());
+  if (built) g.graph = std::move(*built);
+  return g;
+}
+
+/// CONV2D 3x3, pad 1, NHWC [2,h,w,ic] -> oc channels, then CLAMP (a fused epilogue).
+TestGraph conv2dGraph(DType type, std::int64_t h, std::int64_t w, std::int64_t ic, std::int64_t oc,
+                      std::optional<DType> accType, std::mt19937& rng, std::int64_t inputZp = 0,
+                      std::optional<DType> weightType = std::nullopt) {
+  TestGraph g;
+  tosa::Builder b;
+  g.inputs.push_back(randomTensor(type, {2, h, w, ic}, rng));
+  Value x = b.input("x", type, {2, h, w, ic});
+  Value wt = b.constant(randomTensor(weightType.value_or(type), {oc, 3, 3, ic}, rng));
+  tosa::ConvParams p;
+  p.pad = {1, 1, 1, 1};
+  p.stride = {1, 1};
+  p.dilation = {1, 1};
+  p.accType = accType;
+  p.inputZp = inputZp;
+  Value y = b.conv2d(x, wt, std::nullopt, p);
+  if (type == DType::Int8) {
+    b.output(y);
+  } else {
+    b.output(b.clamp(y, -2.0, 2.0));
+  }
+  auto built = b.build();
+  EXPECT_TRUE(built) << (built ? "" : built.error().message());
+  if (built) g.graph = std::move(*built);
+  return g;
+}
+
+/// An fp16 elementwise chain with broadcasting, a scalar constant and special values
+/// (inf, NaN, a subnormal, an overflowing sum): ADD, MUL, CLAMP, ABS, NEGATE, MAXIMUM, SUB.
+TestGraph fp16ChainGraph(std::mt19937& rng) {
+  TestGraph g;
+  tosa::Builder b;
+  g.inputs.push_back(randomTensor(DType::Fp16, {3, 7, 40}, rng));
+  g.inputs.push_back(randomTensor(DType::Fp16, {3, 7, 40}, rng));
+  g.inputs.push_back(randomTensor(DType::Fp16, {1, 1, 40}, rng));
+  auto x = g.inputs[0].as<std::uint16_t>();
+  auto y = g.inputs[1].as<std::uint16_t>();
+  x[0] = 0x7C00;                          // +inf
+  x[1] = 0x7E00;                          // NaN
+  x[2] = 0x0010;                          // subnormal
+  x[3] = tosa::doubleToFp16(60000.0);     // with y[3]: overflows fp16
+  y[3] = tosa::doubleToFp16(60000.0);
+  x[4] = tosa::doubleToFp16(1.0 / 3.0);   // rounding of the sum
+  y[4] = tosa::doubleToFp16(1e-3);
+  Value vx = b.input("x", DType::Fp16, {3, 7, 40});
+  Value vy = b.input("y", DType::Fp16, {3, 7, 40});
+  Value vz = b.input("z", DType::Fp16, {1, 1, 40});
+  Value scale = b.constant(DType::Fp16, {1, 1, 1}, std::vector<std::uint16_t>{tosa::doubleToFp16(1.5)});
+  Value sum = b.mul(b.add(vx, vy), scale);
+  Value clamped = b.clamp(sum, -2.0, 2.0);
+  Value m = b.maximum(clamped, b.negate(b.abs(vy)));
+  b.output(b.sub(m, vz));
+  b.output(sum);
+  auto built = b.build();
+  EXPECT_TRUE(built) << (built ? "" : built.error().message());
+  if (built) g.graph = std::move(*built);
+  return g;
+}
+
+struct Converted {
+  converter::ConvertedModel model;
+  vgf::File file;
+};
+
+std::optional<Converted> convertWith(const tosa::Graph& graph, const converter::Target& target) {
+  converter::ConvertOptions options;
+  options.customTarget = target;
+  options.cacheDir = std::filesystem::temp_directory_path() / "openvgf-converter-test-cache";
+  auto model = converter::convert(graph, options);
+  if (!model) {
+    ADD_FAILURE() << model.error().message();
+    return std::nullopt;
+  }
+  auto file = vgf::decode(model->vgf);
+  if (!file) {
+    ADD_FAILURE() << file.error().message();
+    return std::nullopt;
+  }
+  return Converted{std::move(*model), std::move(*file)};
+}
+
+bool contains(const std::vector<std::string>& items, const std::string& item) {
+  return std::find(items.begin(), items.end(), item) != items.end();
+}
+
+/// The VGF needs cooperative matrices, visibly: conversion stats, inspect's summary and the
+/// runner's feature set all say so.
+void expectCoopMat(const Converted& c) {
+  EXPECT_TRUE(contains(c.model.stats.capabilities, "CooperativeMatrixNV"));
+  EXPECT_NE(c.model.stats.target.find("cooperative matrix 16x16x16 f16+f32"), std::string::npos) << c.model.stats.target;
+  const std::string summary = vgf::formatSummary(c.file);
+  EXPECT_NE(summary.find("CooperativeMatrixNV"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("SPV_NV_cooperative_matrix"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("device requirements: capabilities"), std::string::npos) << summary;
+  auto model = runner::Model::create(c.file, "model.vgf");
+  ASSERT_TRUE(model) << model.error().message();
+  EXPECT_TRUE(model->requiredFeatures().has(vulkan::Feature::CooperativeMatrixNv));
+}
+
+TEST(NativeTargetCoopMat, Fp16MatmulDeclaresCooperativeMatrix) {
+  std::mt19937 rng(11);
+  // 16-byte vector loads (K and N multiples of 8) and element-wise packing (neither).
+  // The last one takes the large tile (Target::coopMatTile) and has partial tiles.
+  for (auto [m, k, n] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{96, 80, 72}, {96, 81, 70}, {256, 64, 264}}) {
+    TestGraph g = matmulGraph(DType::Fp16, m, k, n, rng);
+    converter::Target target = coopMatTarget();
+    target.coopMatLargeMinTiles = 1;
+    auto c = convertWith(g.graph, target);
+    ASSERT_TRUE(c);
+    expectCoopMat(*c);
+  }
+}
+
+TEST(NativeTargetCoopMat, Fp16Conv2dFp32AndFp16AccumulatorsDeclareCooperativeMatrix) {
+  std::mt19937 rng(12);
+  for (DType acc : {DType::Fp32, DType::Fp16}) {
+    TestGraph g = conv2dGraph(DType::Fp16, 9, 10, 24, 40, acc, rng);
+    auto c = convertWith(g.graph, coopMatTarget());
+    ASSERT_TRUE(c);
+    expectCoopMat(*c);
+  }
+}
+
+TEST(NativeTargetCoopMat, Int8WithZeroPointsZeroUsesIntegerCooperativeMatrix) {
+  std::mt19937 rng(13);
+  TestGraph g = matmulGraph(DType::Int8, 64, 64, 48, rng);
+  auto c = convertWith(g.graph, coopMatTarget());
+  ASSERT_TRUE(c);
+  expectCoopMat(*c);
+  EXPECT_TRUE(contains(c->model.stats.capabilities, "Int8"));
+}
+
+TEST(NativeTargetDot4, Int8WithoutCooperativeMatrixUsesIntegerDotProduct) {
+  std::mt19937 rng(16);
+  converter::Target target = converter::portableTarget();
+  target.name = "native";
+  target.integerDotProduct = true;
+  TestGraph mm = matmulGraph(DType::Int8, 40, 36, 24, rng, 3, -5);
+  TestGraph conv = conv2dGraph(DType::Int8, 6, 7, 12, 20, std::nullopt, rng, -7);
+  for (const TestGraph* g : {&mm, &conv}) {
+    auto c = convertWith(g->graph, target);
+    ASSERT_TRUE(c);
+    EXPECT_TRUE(contains(c->model.stats.capabilities, "DotProduct"));
+    EXPECT_TRUE(contains(c->model.stats.capabilities, "DotProductInput4x8BitPacked"));
+    const std::string summary = vgf::formatSummary(c->file);
+    EXPECT_NE(summary.find("DotProductInput4x8BitPacked"), std::string::npos) << summary;
+    auto model = runner::Model::create(c->file, "model.vgf");
+    ASSERT_TRUE(model) << model.error().message();
+    EXPECT_TRUE(model->requiredFeatures().has(vulkan::Feature::ShaderIntegerDotProduct));
+  }
+  // The portable target never asks for it.
+  auto portable = convertWith(mm.graph, converter::portableTarget());
+  ASSERT_TRUE(portable);
+  EXPECT_FALSE(contains(portable->model.stats.capabilities, "DotProduct"));
+}
+
+TEST(NativeTargetFp16, ElementwiseChainsComputeInFp16WithRoundToNearestEven) {
+  std::mt19937 rng(17);
+  TestGraph g = fp16ChainGraph(rng);
+  converter::Target target = converter::portableTarget();
+  target.name = "native";
+  target.fp16Arithmetic = true;
+  target.fp16RoundingRte = true;
+  auto c = convertWith(g.graph, target);
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(contains(c->model.stats.capabilities, "Float16"));
+  EXPECT_TRUE(contains(c->model.stats.capabilities, "RoundingModeRTE"));
+  EXPECT_NE(vgf::formatSummary(c->file).find("RoundingModeRTE"), std::string::npos);
+  auto model = runner::Model::create(c->file, "model.vgf");
+  ASSERT_TRUE(model) << model.error().message();
+  // A device that does not round fp16 to nearest even is refused by name.
+  vulkan::DeviceSnapshot device;
+  device.name = "Fake GPU";
+  device.features.bits = ~0u;
+  device.subgroupOperations = 0xFF;
+  device.limits.maxStorageBufferRange = 1u << 30;
+  device.limits.maxBoundDescriptorSets = 4;
+  device.limits.maxComputeWorkGroupCount = {65535, 65535, 65535};
+  Status refused = model->checkDevice(device);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find("RoundingModeRTE 16"), std::string::npos) << refused.error().message();
+  device.roundingModeRte = vulkan::kFloatWidth16;
+  EXPECT_TRUE(model->checkDevice(device));
+  // Without the rounding guarantee the chain stays in fp32.
+  target.fp16RoundingRte = false;
+  auto fp32 = convertWith(g.graph, target);
+  ASSERT_TRUE(fp32);
+  EXPECT_FALSE(contains(fp32->model.stats.capabilities, "RoundingModeRTE"));
+  EXPECT_FALSE(contains(fp32->model.stats.capabilities, "Float16"));
+}
+
+TEST(NativeTargetCoopMat, TileConfigsAreVerified) {
+  converter::Target target = coopMatTarget();
+  EXPECT_TRUE(converter::verifyTarget(target));
+  target.coopMatTile.blockN = 12;
+  Status bad = converter::verifyTarget(target);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("cooperative-matrix tile"), std::string::npos) << bad.error().message();
+}
+
+TEST(NativeTargetCoopMat, PortableAndSmallProblemsStayScalar) {
+  std::mt19937 rng(14);
+  TestGraph big = matmulGraph(DType::Fp16, 96, 80, 72, rng);
+  auto portable = convertWith(big.graph, converter::portableTarget());
+  ASSERT_TRUE(portable);
+  EXPECT_FALSE(contains(portable->model.stats.capabilities, "CooperativeMatrixNV"));
+  EXPECT_EQ(vgf::formatSummary(portable->file).find("SPV_NV_cooperative_matrix"), std::string::npos);
+  // fp32 has no cooperative-matrix shape; a 16-row GEMM is below the tile size.
+  TestGraph fp32 = matmulGraph(DType::Fp32, 96, 80, 72, rng);
+  TestGraph thin = matmulGraph(DType::Fp16, 16, 80, 72, rng);
+  for (const TestGraph* g : {&fp32, &thin}) {
+    auto c = convertWith(g->graph, coopMatTarget());
+    ASSERT_TRUE(c);
+    EXPECT_FALSE(contains(c->model.stats.capabilities, "CooperativeMatrixNV"));
+  }
+}
+
+TEST(NativeTargetCoopMat, RunnerRefusesDeviceWithoutTheExtension) {
+  std::mt19937 rng(15);
+  TestGraph g = matmulGraph(DType::Fp16, 96, 80, 72, rng);
+  auto c = convertWith(g.graph, coopMatTarget());
+  ASSERT_TRUE(c);
+  auto model = runner::Model::create(c->file, "model.vgf");
+  ASSERT_TRUE(model) << model.error().message();
+  runner::ContextOptions options;
+  options.pipelineCache = false;
+  auto context = runner::Context::create(options, *model);
+  if (!context && context.error().kind() == ErrorKind::Environment) GTEST_SKIP() << context.error().message();
+  if (context) GTEST_SKIP() << "this device has VK_NV_cooperative_matrix";
+  EXPECT_EQ(context.error().kind(), ErrorKind::Unsupported);
+  EXPECT_NE(context.error().message().find("VK_NV_cooperative_matrix"), std::string::npos)
+      << context.error().message();
+}
+
+const char* typesName(CoopMatTypes t) {
+  switch (t) {
+    case CoopMatTypes::F16xF16ToF32: return "f16*f16+f32";
+    case CoopMatTypes::F16xF16ToF16: return "f16*f16+f16";
+    case CoopMatTypes::S8xS8ToS32: return "s8*s8+s32";
+  }
+  return "?";
+}
+
+TEST(NativeTargetProbe, RecordsWhatTheDeviceOffers) {
+  auto target = converter::nativeTarget();
+  if (!target) GTEST_SKIP() << target.error().message();
+  std::string shapes;
+  for (const CoopMatShape& s : target->coopMatShapes) {
+    shapes += fmt::format("{}{}x{}x{} {}", shapes.empty() ? "" : ", ", s.m, s.n, s.k, typesName(s.types));
+  }
+  // Shown in the test log: what `--target native` will use on this device.
+  std::printf("device %s: subgroup %u, fp16 %d, integer dot %d, cooperative matrix %d [%s]\n",
+              target->deviceName.c_str(), target->subgroupSize, target->fp16Arithmetic ? 1 : 0,
+              target->integerDotProduct ? 1 : 0, target->cooperativeMatrixNv ? 1 : 0, shapes.c_str());
+  EXPECT_EQ(target->cooperativeMatrixNv, !target->coopMatShapes.empty());
+  EXPECT_NE(target->subgroupSize, 0u);
+}
+
+/// `--target native` on this machine's device (lavapipe in CI; a GPU runs the
+/// cooperative-matrix kernels), judged by the compliance checker.
+class NativeTargetRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto target = converter::nativeTarget();
+    if (!target) GTEST_SKIP() << target.error().message();
+    target_ = *target;
+  }
+  RunOutcome expectPasses(const TestGraph& g) {
+    converter::ConvertOptions options;
+    options.target = "native";
+    RunOutcome outcome = convertRunCheck(g.graph, g.inputs, options);
+    expectAllPass(outcome);
+    // int8 GEMMs take a fast path wherever the device has one.
+    if (g.inputs.front().dtype == DType::Int8 && (target_.integerDotProduct || target_.cooperativeMatrixNv)) {
+      EXPECT_TRUE(contains(outcome.stats.capabilities, "DotProduct") ||
+                  contains(outcome.stats.capabilities, "CooperativeMatrixNV"));
+    }
+    return outcome;
+  }
+  converter::Target target_;
+};
+
+// Shapes with and without 16-byte aligned rows (vector loads vs element-wise packing on the
+// cooperative-matrix path) and with partial tiles.
+TEST_F(NativeTargetRun, Fp16Matmul) {
+  std::mt19937 rng(21);
+  expectPasses(matmulGraph(DType::Fp16, 70, 96, 136, rng));
+  expectPasses(matmulGraph(DType::Fp16, 70, 83, 50, rng));
+}
+
+TEST_F(NativeTargetRun, Fp16Conv2dWithClamp) {
+  std::mt19937 rng(22);
+  expectPasses(conv2dGraph(DType::Fp16, 7, 9, 20, 36, DType::Fp32, rng));
+  expectPasses(conv2dGraph(DType::Fp16, 7, 9, 20, 36, DType::Fp16, rng));
+  expectPasses(conv2dGraph(DType::Fp16, 6, 8, 32, 64, DType::Fp32, rng));
+}
+
+TEST_F(NativeTargetRun, Fp16ElementwiseChain) {
+  std::mt19937 rng(24);
+  TestGraph g = fp16ChainGraph(rng);
+  RunOutcome outcome = expectPasses(g);
+  if (target_.fp16Arithmetic && target_.fp16RoundingRte) {
+    EXPECT_TRUE(contains(outcome.stats.capabilities, "RoundingModeRTE"));
+  }
+}
+
+TEST_F(NativeTargetRun, Int8MatmulAndConv2dBitExact) {
+  std::mt19937 rng(23);
+  expectPasses(matmulGraph(DType::Int8, 40, 72, 56, rng));
+  expectPasses(matmulGraph(DType::Int8, 48, 64, 32, rng));
+  expectPasses(conv2dGraph(DType::Int8, 6, 7, 16, 24, std::nullopt, rng));
+  // Zero points (taken out of the packed dot products exactly) with padding and K not a
+  // multiple of the tile.
+  expectPasses(matmulGraph(DType::Int8, 40, 37, 24, rng, 3, -5));
+  expectPasses(matmulGraph(DType::Int8, 40, 36, 24, rng, -128, 127));
+  expectPasses(conv2dGraph(DType::Int8, 6, 7, 12, 20, std::nullopt, rng, -7));
+  expectPasses(conv2dGraph(DType::Int8, 5, 6, 8, 12, std::nullopt, rng, 4, DType::Int4));
+}
+
+}  // namespace
+}  // namespace openvgf::testing
