@@ -359,7 +359,7 @@ TEST(EthosUSimulator, Int32ElementwiseOperands) {
     EXPECT_EQ(static_cast<std::int8_t>(mem[512 + static_cast<std::size_t>(i)]), out) << i;
   }
   // Refused rather than guessed: OPA_32 with a 32-bit IFM (its operand shift is unknown),
-  // IFM2 precision different from the IFM's, and two-core PARALLEL_MODE.
+  // IFM2 precision different from the IFM's, and PARALLEL_MODE 1 on a one-core configuration.
   Stream opa32 = s;
   opa32.commands().pop_back();
   opa32.commands().pop_back();
@@ -384,7 +384,8 @@ TEST(EthosUSimulator, Int32ElementwiseOperands) {
   parallel.commands().insert(parallel.commands().begin(), Command{0, 0, cmd0::kParallelMode, false, 1, 0});
   st = twoCores.run(parallel.commands(), regions);
   ASSERT_FALSE(st);
-  EXPECT_NE(st.error().message().find("PARALLEL_MODE 1"), std::string::npos) << st.error().message();
+  EXPECT_NE(st.error().message().find("PARALLEL_MODE 1: expected a two-core configuration"), std::string::npos)
+      << st.error().message();
 }
 
 TEST(EthosUSimulator, DmaLoadsALutThatAPoolAppliesAfterScaling) {
