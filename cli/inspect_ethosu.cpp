@@ -24,8 +24,12 @@ Result<int> inspectEthosU(const InspectOptions& options, std::span<const std::ui
   if (options.json) {
     nlohmann::json j;
     j["format"] = model.hasIo ? "vela_bin_stream" : "COP1";
-    j["accelerator"] = {{"product", productName}, {"macs_per_cycle", model.accelerator.macs},
-                        {"cores", model.accelerator.cores}, {"shram_kb", model.payload.shramKb()}, {"config", model.payload.config}, {"id", model.payload.id}};
+    j["accelerator"] = {{"product", productName},
+                        {"macs_per_cycle", model.accelerator.macs},
+                        {"cores", model.accelerator.cores},
+                        {"shram_kb", model.payload.shramKb()},
+                        {"config", model.payload.config},
+                        {"id", model.payload.id}};
     if (model.hasIo) {
       j["weight_bytes"] = model.stream.weightData.size();
       j["scratch_size"] = model.stream.scratchSize;
