@@ -24,8 +24,12 @@ Result<int> inspectEthosU(const InspectOptions& options, std::span<const std::ui
   if (options.json) {
     nlohmann::json j;
     j["format"] = model.hasIo ? "vela_bin_stream" : "COP1";
-    j["accelerator"] = {{"product", productName}, {"macs_per_cycle", model.accelerator.macs},
-                        {"shram_kb", model.payload.shramKb()}, {"config", model.payload.config}, {"id", model.payload.id}};
+    j["accelerator"] = {{"product", productName},
+                        {"macs_per_cycle", model.accelerator.macs},
+                        {"cores", model.accelerator.cores},
+                        {"shram_kb", model.payload.shramKb()},
+                        {"config", model.payload.config},
+                        {"id", model.payload.id}};
     if (model.hasIo) {
       j["weight_bytes"] = model.stream.weightData.size();
       j["scratch_size"] = model.stream.scratchSize;
@@ -51,8 +55,10 @@ Result<int> inspectEthosU(const InspectOptions& options, std::span<const std::ui
     return 0;
   }
   fmt::print("{}: Ethos-U command stream ({})\n", options.path, model.hasIo ? "vela_bin_stream" : "COP1 payload");
-  fmt::print("accelerator: {} {} MACs/cycle, {} KB SHRAM (CONFIG 0x{:08x}, ID 0x{:08x})\n", productName,
-             model.accelerator.macs, model.payload.shramKb(), model.payload.config, model.payload.id);
+  fmt::print("accelerator: {} {} MACs/cycle, {} KB SHRAM{} (CONFIG 0x{:08x}, ID 0x{:08x})\n", productName,
+             model.accelerator.macs, model.payload.shramKb(),
+             model.accelerator.cores > 1 ? fmt::format(", {} cores", model.accelerator.cores) : std::string(),
+             model.payload.config, model.payload.id);
   if (model.hasIo) {
     fmt::print("weight_data: {} bytes (region 0)\nscratch_size: {} bytes (region 1)\n", model.stream.weightData.size(),
                model.stream.scratchSize);

@@ -90,8 +90,8 @@ struct NpuOp {
   int actMin = -128, actMax = 127;
   int lutSlot = -1;
   std::uint32_t lutOffset = 0;
-  // Filled by encoding.
-  std::uint32_t weightOffset = 0, weightLength = 0, scaleOffset = 0, scaleLength = 0;
+  // Filled by encoding: one weight and one scale stream per core (index = core).
+  std::array<std::uint32_t, 2> weightOffset{}, weightLength{}, scaleOffset{}, scaleLength{};
   int blkW = 1, blkH = 1, blkD = 8;
   int ibEnd = 0, abStart = 0, ifm2IbStart = 0;
   std::uint64_t macs = 0;
@@ -1309,7 +1309,11 @@ std::optional<BlockChoice> chooseBlock(const NpuOp& op, const AcceleratorConfig&
   std::optional<BlockChoice> best;
   long bestVolume = -1;
   const bool elementwise = op.kind == Kind::Elementwise;
+  const bool weighted = op.kind == Kind::Conv || op.kind == Kind::Depthwise;
   for (int d = maxD; d >= ub.d; d -= ub.d) {
+    // Two cores split each block's channels by parity; every core's share of a block must be
+    // whole micro-blocks unless one block covers the OFM depth (Vela only makes such blocks).
+    if (cfg.cores > 1 && weighted && d < ofmD && (d / cfg.cores) % ub.d != 0) continue;
     for (int h = maxH; h >= ub.h; h -= ub.h) {
       for (int w = maxW; w >= ub.w; w -= ub.w) {
         const long volume = static_cast<long>(w) * h * d;
@@ -1352,11 +1356,6 @@ Result<CompiledModel> compile(const tosa::Graph& graph, const CompileOptions& op
     return invalidInput("--target: expected one of {}, got '{}'", names, options.target);
   }
   const AcceleratorConfig config = *configOpt;
-  if (config.cores != 1) {
-    return unsupported("{}: two-core streams are not generated: how the cores divide an operation (per-core weight "
-                       "stream order and block depth, pooling and elementwise work) is not specified; use ethos-u65-256",
-                       config.name);
-  }
   const tosa::Block* block = graph.mainBlock();
   if (!block) return invalidInput("{}: expected a main block, got none", sourceName);
   Lowering lowering(*block, config);
@@ -1374,20 +1373,45 @@ Result<CompiledModel> compile(const tosa::Graph& graph, const CompileOptions& op
     op.abStart = choice->abStart;
     op.ifm2IbStart = choice->ifm2IbStart;
     if (op.kind == Kind::Conv || op.kind == Kind::Depthwise) {
-      op.weights.ofmBlockDepth = op.blkD;
-      const std::vector<std::int16_t> ordered = orderWeights(op.weights, config);
-      const std::vector<std::uint8_t> stream = encodeWeightStream(ordered);
-      const std::vector<std::uint8_t> scales = encodeScaleStream(op.bias, op.scales, op.shifts);
-      // Scales first, then weights, each 16-byte aligned (Vela's order).
-      lowering.readOnly.resize((lowering.readOnly.size() + 15) / 16 * 16, 0);
-      op.scaleOffset = static_cast<std::uint32_t>(lowering.readOnly.size());
-      op.scaleLength = static_cast<std::uint32_t>(scales.size());
-      lowering.readOnly.insert(lowering.readOnly.end(), scales.begin(), scales.end());
-      op.weightOffset = static_cast<std::uint32_t>(lowering.readOnly.size());
-      op.weightLength = static_cast<std::uint32_t>(stream.size());
-      lowering.readOnly.insert(lowering.readOnly.end(), stream.begin(), stream.end());
-      stats.weightBytes += stream.size();
-      stats.scaleBytes += scales.size();
+      // One stream pair per core: core k computes OFM channels k, k + cores, ... and its weights
+      // are ordered for a block depth of (blkD + cores - 1 - k) / cores (Vela
+      // weight_compressor.py). Per core: scales first, then weights, each 16-byte aligned.
+      const int cores = std::min(config.cores, op.ofm.c);
+      for (int core = 0; core < cores; ++core) {
+        WeightVolume volume = op.weights;
+        const std::size_t perChannel = static_cast<std::size_t>(volume.kernelHeight) * volume.kernelWidth * volume.ifmDepth;
+        volume.ofmDepth = (op.weights.ofmDepth + config.cores - 1 - core) / config.cores;
+        volume.ofmBlockDepth = (op.blkD + config.cores - 1 - core) / config.cores;
+        volume.values.clear();
+        std::vector<std::int64_t> bias;
+        std::vector<std::uint32_t> scale;
+        std::vector<std::uint8_t> shift;
+        for (int c = core; c < op.weights.ofmDepth; c += config.cores) {
+          const auto first = op.weights.values.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(c) * perChannel);
+          volume.values.insert(volume.values.end(), first, first + static_cast<std::ptrdiff_t>(perChannel));
+          bias.push_back(op.bias[static_cast<std::size_t>(c)]);
+          scale.push_back(op.scales[static_cast<std::size_t>(c)]);
+          shift.push_back(op.shifts[static_cast<std::size_t>(c)]);
+        }
+        const std::vector<std::int16_t> ordered = orderWeights(volume, config);
+        const std::vector<std::uint8_t> stream = encodeWeightStream(ordered);
+        const std::vector<std::uint8_t> scales = encodeScaleStream(bias, scale, shift);
+        const auto k = static_cast<std::size_t>(core);
+        lowering.readOnly.resize((lowering.readOnly.size() + 15) / 16 * 16, 0);
+        op.scaleOffset[k] = static_cast<std::uint32_t>(lowering.readOnly.size());
+        op.scaleLength[k] = static_cast<std::uint32_t>(scales.size());
+        lowering.readOnly.insert(lowering.readOnly.end(), scales.begin(), scales.end());
+        op.weightOffset[k] = static_cast<std::uint32_t>(lowering.readOnly.size());
+        op.weightLength[k] = static_cast<std::uint32_t>(stream.size());
+        lowering.readOnly.insert(lowering.readOnly.end(), stream.begin(), stream.end());
+        stats.weightBytes += stream.size();
+        stats.scaleBytes += scales.size();
+      }
+      // A core without channels gets core 0's addresses and length 0 (Vela's convention).
+      for (int core = cores; core < config.cores; ++core) {
+        op.weightOffset[static_cast<std::size_t>(core)] = op.weightOffset[0];
+        op.scaleOffset[static_cast<std::size_t>(core)] = op.scaleOffset[0];
+      }
     }
   }
   // Lifetimes: graph inputs from the start, outputs to the end.
@@ -1417,6 +1441,8 @@ Result<CompiledModel> compile(const tosa::Graph& graph, const CompileOptions& op
 
   // Command stream.
   reg::Emitter e;
+  // Every Ethos-U65 stream starts by selecting single-core or dual-core (depth split) mode.
+  if (config.product == 1) e.cmd0(reg::kParallelMode, static_cast<std::uint16_t>(config.cores - 1));
   const std::uint32_t lutStartBytes = static_cast<std::uint32_t>(config.shramBanks - 2) * 1024;
   for (const NpuOp& op : lowering.ops) {
     if (op.lutSlot >= 0) {
@@ -1424,7 +1450,8 @@ Result<CompiledModel> compile(const tosa::Graph& graph, const CompileOptions& op
       e.op(reg::kOpKernelWait, 0);
       e.cmd0(reg::kDmaSrcRegion, 0);
       e.cmd1(reg::kDmaSrc, op.lutOffset);
-      e.cmd0(reg::kDmaDstRegion, 0x101);
+      // INTERNAL destination; bits 2:0 are the core mask: every core's SHRAM gets the table.
+      e.cmd0(reg::kDmaDstRegion, static_cast<std::uint16_t>(0x100 | ((1u << config.cores) - 1)));
       e.cmd1(reg::kDmaDst, lutStartBytes + static_cast<std::uint32_t>(op.lutSlot) * 256);
       e.cmd1(reg::kDmaLen, 256);
       e.op(reg::kOpDmaStart, 0);
@@ -1481,11 +1508,19 @@ Result<CompiledModel> compile(const tosa::Graph& graph, const CompileOptions& op
     }
     if (op.kind == Kind::Conv || op.kind == Kind::Depthwise) {
       e.cmd0(reg::kWeightRegion, 0);
-      e.cmd1(reg::kWeightBase, op.weightOffset);
-      e.cmd1(reg::kWeightLength, op.weightLength);
+      e.cmd1(reg::kWeightBase, op.weightOffset[0]);
+      e.cmd1(reg::kWeightLength, op.weightLength[0]);
+      if (config.cores > 1) {
+        e.cmd1(reg::kWeight1Base, op.weightOffset[1]);
+        e.cmd1(reg::kWeight1Length, op.weightLength[1]);
+      }
       e.cmd0(reg::kScaleRegion, 0);
-      e.cmd1(reg::kScaleBase, op.scaleOffset);
-      e.cmd1(reg::kScaleLength, op.scaleLength);
+      e.cmd1(reg::kScaleBase, op.scaleOffset[0]);
+      e.cmd1(reg::kScaleLength, op.scaleLength[0]);
+      if (config.cores > 1) {
+        e.cmd1(reg::kScale1Base, op.scaleOffset[1]);
+        e.cmd1(reg::kScale1Length, op.scaleLength[1]);
+      }
     } else if (op.kind == Kind::Pool && op.globalScale) {
       e.cmd1(reg::kOfmScale, op.ofmScale, static_cast<std::uint16_t>(op.ofmShift));
     }
@@ -1521,9 +1556,11 @@ Result<CompiledModel> compile(const tosa::Graph& graph, const CompileOptions& op
     }
     ++stats.npuOperations;
     stats.macs += op.macs;
-    const std::uint64_t ublock = static_cast<std::uint64_t>(config.ofmUblock.w) * config.ofmUblock.h * config.ofmUblock.d;
+    const std::uint64_t ublock =
+        static_cast<std::uint64_t>(config.ofmUblock.w) * config.ofmUblock.h * config.ofmUblock.d * static_cast<std::uint64_t>(config.cores);
+    const std::uint64_t totalMacs = static_cast<std::uint64_t>(config.macs) * static_cast<std::uint64_t>(config.cores);
     const std::uint64_t elements = static_cast<std::uint64_t>(op.ofm.h) * op.ofm.w * op.ofm.c;
-    stats.cycles += op.macs > 0 ? (op.macs + static_cast<std::uint64_t>(config.macs) - 1) / static_cast<std::uint64_t>(config.macs)
+    stats.cycles += op.macs > 0 ? (op.macs + totalMacs - 1) / totalMacs
                                 : (elements * static_cast<std::uint64_t>(op.kh * op.kw) + ublock - 1) / ublock;
   }
   e.op(reg::kOpStop, 0xFFFF);

@@ -203,9 +203,11 @@ std::vector<std::uint8_t> encodeCop1(std::span<const std::uint32_t> words, const
   std::vector<std::uint8_t> out;
   putU32(out, 0x31504F43);             // "COP1"
   putU32(out, 0x01 | (0x0010u << 16));  // OPTIMIZER_CONFIG, release 0 patch 1
+  // CONFIG describes the whole NPU: MACs and SHRAM of all cores (Vela driver_actions.py).
+  const int totalMacs = config.macs * config.cores;
   unsigned log2Macs = 0;
-  while ((2 << log2Macs) <= config.macs) ++log2Macs;
-  putU32(out, log2Macs | (static_cast<std::uint32_t>(config.shramBanks) << 8) | (config.product << 28));
+  while ((2 << log2Macs) <= totalMacs) ++log2Macs;
+  putU32(out, log2Macs | (static_cast<std::uint32_t>(config.shramBanks * config.cores) << 8) | (config.product << 28));
   putU32(out, 0x10060000);  // ID: architecture 1.0.6
   while ((out.size() + 4) % 16 != 0) putU32(out, 0x05);  // NOPs: the stream starts 16-byte aligned
   const auto n = static_cast<std::uint32_t>(words.size());

@@ -22,7 +22,7 @@ inline constexpr std::uint16_t kOfmWidthM1 = 0x111, kOfmHeightM1 = 0x112, kOfmDe
                                kOfmZeroPoint = 0x118, kOfmWidth0M1 = 0x11A, kOfmHeight0M1 = 0x11B, kOfmHeight1M1 = 0x11C,
                                kOfmRegion = 0x11F;
 inline constexpr std::uint16_t kKernelWidthM1 = 0x120, kKernelHeightM1 = 0x121, kKernelStride = 0x122,
-                               kAccFormat = 0x124, kActivation = 0x125, kActivationMin = 0x126, kActivationMax = 0x127,
+                               kParallelMode = 0x123, kAccFormat = 0x124, kActivation = 0x125, kActivationMin = 0x126, kActivationMax = 0x127,
                                kWeightRegion = 0x128, kScaleRegion = 0x129, kAbStart = 0x12D, kBlockDep = 0x12F,
                                kDmaSrcRegion = 0x130, kDmaDstRegion = 0x131;
 inline constexpr std::uint16_t kIfm2Broadcast = 0x180, kIfm2Scalar = 0x181, kIfm2Precision = 0x185,
@@ -34,7 +34,8 @@ inline constexpr std::uint16_t kIfmBase0 = 0x000, kIfmStrideX = 0x004, kIfmStrid
                                kWeightBase = 0x020, kWeightLength = 0x021, kScaleBase = 0x022, kScaleLength = 0x023,
                                kOfmScale = 0x024, kOpaScale = 0x025, kOpbScale = 0x026, kDmaSrc = 0x030, kDmaDst = 0x031,
                                kDmaLen = 0x032, kIfm2Base0 = 0x080, kIfm2StrideX = 0x084, kIfm2StrideY = 0x085,
-                               kIfm2StrideC = 0x086;
+                               kIfm2StrideC = 0x086, kWeight1Base = 0x090, kWeight1Length = 0x091,
+                               kScale1Base = 0x092, kScale1Length = 0x093;
 
 /// Appends command words; remembers every register's last value to skip redundant writes.
 class Emitter {

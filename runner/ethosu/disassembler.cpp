@@ -110,6 +110,8 @@ std::string fields(const Command& c) {
     case cmd0::kIfm2Broadcast:
       return fmt::format("h={} w={} c={} operand_order={} scalar={}", p & 1, (p >> 1) & 1, (p >> 2) & 1, (p >> 6) & 1,
                          (p >> 7) & 1);
+    case cmd0::kParallelMode:
+      return fmt::format("{} ({})", p, (p & 1) ? "DUAL_CORE_DEPTH" : "SINGLE_CORE");
     case cmd0::kIfmPadTop:
     case cmd0::kIfmPadLeft:
     case cmd0::kIfmPadRight:
@@ -118,7 +120,6 @@ std::string fields(const Command& c) {
     case cmd0::kIfmIbEnd:
     case cmd0::kAbStart:
     case cmd0::kIfm2IbStart:
-    case cmd0::kParallelMode:
     case cmd0::kDmaSize0:
     case cmd0::kDmaSize1:
     case cmd0::kOpPmuMask:

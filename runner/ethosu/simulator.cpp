@@ -170,10 +170,15 @@ Result<AcceleratorInfo> acceleratorFromConfig(std::uint32_t configWord) {
     case 64: info.ofmUblockDepth = 8; info.ifmUblockDepth = 8; info.shramBanks = 16; break;
     case 128: info.ofmUblockDepth = 8; info.ifmUblockDepth = 8; info.shramBanks = 24; break;
     case 256: info.ofmUblockDepth = 8; info.ifmUblockDepth = 8; info.shramBanks = 48; break;
+    // Two cores of 256 MACs, 48 banks each; CONFIG holds the totals (Vela driver_actions.py).
+    case 512: info.ofmUblockDepth = 8; info.ifmUblockDepth = 8; info.shramBanks = 48; info.cores = 2; break;
     default: return unsupported("CONFIG: {} MACs per cycle is not an Ethos-U55/U65 configuration", info.macs);
   }
   if (info.product == Product::U65 && info.macs < 256) {
     return unsupported("CONFIG: Ethos-U65 with {} MACs per cycle does not exist", info.macs);
+  }
+  if (info.product == Product::U55 && info.cores > 1) {
+    return unsupported("CONFIG: Ethos-U55 with {} MACs per cycle does not exist", info.macs);
   }
   return info;
 }
@@ -184,7 +189,7 @@ void Simulator::reset() {
   cmd0_.fill(0);
   cmd1Data_.fill(0);
   cmd1Param_.fill(0);
-  shram_.assign(static_cast<std::size_t>(info_.shramBanks) * 1024, 0);
+  shram_.assign(static_cast<std::size_t>(info_.shramBanks) * 1024 * static_cast<std::size_t>(info_.cores), 0);
   stats_ = {};
 }
 
@@ -215,9 +220,20 @@ Status Simulator::execute(const Command& op, const MemoryRegions& memory) {
   const bool kernelOp = op.code == cmd0::kOpConv || op.code == cmd0::kOpDepthwise || op.code == cmd0::kOpPool ||
                         op.code == cmd0::kOpElementwise;
   if (kernelOp && (p(cmd0::kParallelMode) & 1) != 0) {
-    // How two cores divide an operation (and its WEIGHT1/SCALE1 streams) is not specified
-    // in enough detail to model; running it on one core would give wrong results silently.
-    return unsupported("PARALLEL_MODE 1 (two cores): dividing an operation between cores is not modelled");
+    if (info_.cores < 2) return invalidInput("PARALLEL_MODE 1: expected a two-core configuration, got {} core", info_.cores);
+    // Each core applies a table from its own SHRAM, and which core computes which channel of
+    // a pooling or elementwise operation is not documented; identical tables make it moot.
+    const unsigned act = p(cmd0::kActivation) & 0x1F;
+    if (act >= 16) {
+      const std::size_t coreBytes = static_cast<std::size_t>(info_.shramBanks) * 1024;
+      const std::size_t slot = coreBytes - 2048 + (act - 16) * 256;
+      if (!std::equal(shram_.begin() + static_cast<std::ptrdiff_t>(slot), shram_.begin() + static_cast<std::ptrdiff_t>(slot + 256),
+                      shram_.begin() + static_cast<std::ptrdiff_t>(coreBytes + slot))) {
+        return unsupported("PARALLEL_MODE 1: ACTIVATION TABLE_{} differs between the two cores' SHRAM (load it with DMA "
+                           "core mask 3): which core computes which channel is not modelled",
+                           act - 16);
+      }
+    }
   }
   switch (op.code) {
     case cmd0::kOpConv: ++stats_.operations; return runConvolution(false, memory);
@@ -382,21 +398,24 @@ Status Simulator::runConvolution(bool depthwise, const MemoryRegions& memory) {
   if (acc == 2) return unsupported("ACC_FORMAT F16 is not supported");
   const unsigned accBits = acc == 1 ? 40 : 32;
 
-  // Weights.
-  const unsigned weightRegion = p(kWeightRegion) & 7;
-  const std::uint64_t weightBase = d(kWeightBase);
-  const std::uint64_t weightLength = d(kWeightLength);
-  std::span<std::uint8_t> wmem = memory[weightRegion];
-  if (weightBase > wmem.size() || weightLength > wmem.size() - weightBase) {
-    return invalidInput("weights [0x{:x}, +{}) : expected within region {} of {} bytes", weightBase, weightLength,
-                        weightRegion, wmem.size());
+  // Weights and scales. With PARALLEL_MODE 1 (DUAL_CORE_DEPTH) the OFM channels are split
+  // between the two cores by parity: core k computes channels k, k+2, ... and reads its own
+  // weight stream (WEIGHT_BASE/LENGTH for core 0, WEIGHT1_BASE/LENGTH for core 1), encoded for
+  // its channels only with a per-core block depth of (OFM_BLK_DEPTH + 1 - k) / 2, and its own
+  // scale stream (SCALE_BASE/LENGTH, SCALE1_BASE/LENGTH). See docs/ethosu-multicore.md.
+  const bool globalScale = (ofmPrec >> 8) & 1;
+  const bool dualCore = (p(kParallelMode) & 1) != 0;
+  const int cores = dualCore ? 2 : 1;
+  const int blockDepth = p(kOfmBlkDepthM1) + 1;
+  if (dualCore && blockDepth % 2 != 0) {
+    return unsupported("PARALLEL_MODE 1: OFM_BLK_DEPTH {}: an odd block depth does not split evenly between the cores "
+                       "(the channel order of later blocks is not documented)",
+                       blockDepth);
   }
   WeightLayout layout;
-  layout.ofmDepth = static_cast<int>(ofmD);
   layout.kernelHeight = static_cast<int>(kh);
   layout.kernelWidth = static_cast<int>(kw);
   layout.ifmDepth = static_cast<int>(depthwise ? 1 : ifmD);
-  layout.ofmBlockDepth = p(kOfmBlkDepthM1) + 1;
   layout.ofmUblockDepth = info_.ofmUblockDepth;
   layout.ifmUblockDepth = info_.ifmUblockDepth;
   layout.dilationX = static_cast<int>(dilX);
@@ -404,38 +423,68 @@ Status Simulator::runConvolution(bool depthwise, const MemoryRegions& memory) {
   layout.ifm16Bit = ifm.elemBytes == 2;
   layout.traversal = depthwise ? WeightTraversal::Depthwise
                                : (partKernel ? WeightTraversal::PartKernelFirst : WeightTraversal::DepthFirst);
-  const std::vector<std::int64_t> order = weightStreamOrder(layout);
-  auto decoded = decodeWeightStream(wmem.subspan(weightBase, weightLength), order.size());
-  if (!decoded) return Unexpected(std::move(decoded).error());
-  if (decoded->size() != order.size()) {
-    return invalidInput("weights: expected {} decoded values for OFM depth {}, kernel {}x{}, IFM depth {}, block depth {}, got {}",
-                        order.size(), ofmD, kh, kw, layout.ifmDepth, layout.ofmBlockDepth, decoded->size());
-  }
   std::vector<std::int32_t> weights(static_cast<std::size_t>(ofmD * kh * kw * layout.ifmDepth), 0);
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    if (order[i] >= 0) {
-      weights[static_cast<std::size_t>(order[i])] = (*decoded)[i];
-    } else if ((*decoded)[i] != 0) {
-      return invalidInput("weights: value {}: expected 0 at a padding position of the weight order, got {}", i, (*decoded)[i]);
+  std::vector<ScaleRecord> scales(static_cast<std::size_t>(ofmD));
+  const std::size_t perChannel = static_cast<std::size_t>(kh * kw * layout.ifmDepth);
+  for (int core = 0; core < cores; ++core) {
+    const int channels = static_cast<int>((ofmD + cores - 1 - core) / cores);
+    if (channels == 0) continue;  // one OFM channel: core 1 has nothing to do
+    const char* const suffix = core == 0 ? "" : "1";
+    layout.ofmDepth = channels;
+    layout.ofmBlockDepth = (blockDepth + cores - 1 - core) / cores;
+    if (dualCore && channels > layout.ofmBlockDepth && layout.ofmBlockDepth % info_.ofmUblockDepth != 0) {
+      return unsupported("PARALLEL_MODE 1: core {} block depth {} is not a multiple of the OFM micro-block depth {}: "
+                         "how the hardware orders that core's weights across blocks is not documented",
+                         core, layout.ofmBlockDepth, info_.ofmUblockDepth);
     }
-  }
-
-  // Scales.
-  const bool globalScale = (ofmPrec >> 8) & 1;
-  std::vector<ScaleRecord> scales;
-  if (!globalScale) {
+    const unsigned weightRegion = p(kWeightRegion) & 7;
+    const std::uint64_t weightBase = d(core == 0 ? kWeightBase : kWeight1Base);
+    const std::uint64_t weightLength = d(core == 0 ? kWeightLength : kWeight1Length);
+    std::span<std::uint8_t> wmem = memory[weightRegion];
+    if (weightBase > wmem.size() || weightLength > wmem.size() - weightBase) {
+      return invalidInput("WEIGHT{}_BASE/LENGTH [0x{:x}, +{}): expected within region {} of {} bytes", suffix, weightBase,
+                          weightLength, weightRegion, wmem.size());
+    }
+    const std::vector<std::int64_t> order = weightStreamOrder(layout);
+    auto decoded = decodeWeightStream(wmem.subspan(weightBase, weightLength), order.size());
+    if (!decoded) {
+      if (core == 0) return Unexpected(std::move(decoded).error());
+      return Unexpected(std::move(decoded).error().addContext("WEIGHT1 (core 1)"));
+    }
+    if (decoded->size() != order.size()) {
+      return invalidInput("WEIGHT{}: expected {} decoded values for OFM depth {}, kernel {}x{}, IFM depth {}, block depth {}, got {}",
+                          suffix, order.size(), channels, kh, kw, layout.ifmDepth, layout.ofmBlockDepth, decoded->size());
+    }
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (order[i] >= 0) {
+        // Core-local channel o is OFM channel o * cores + core.
+        const std::size_t local = static_cast<std::size_t>(order[i]);
+        const std::size_t channel = (local / perChannel) * static_cast<std::size_t>(cores) + static_cast<std::size_t>(core);
+        weights[channel * perChannel + local % perChannel] = (*decoded)[i];
+      } else if ((*decoded)[i] != 0) {
+        return invalidInput("WEIGHT{}: value {}: expected 0 at a padding position of the weight order, got {}", suffix, i,
+                            (*decoded)[i]);
+      }
+    }
+    if (globalScale) continue;
     const unsigned scaleRegion = p(kScaleRegion) & 7;
-    const std::uint64_t scaleBase = d(kScaleBase);
-    const std::uint64_t scaleLength = d(kScaleLength);
+    const std::uint64_t scaleBase = d(core == 0 ? kScaleBase : kScale1Base);
+    const std::uint64_t scaleLength = d(core == 0 ? kScaleLength : kScale1Length);
     std::span<std::uint8_t> smem = memory[scaleRegion];
     if (scaleBase > smem.size() || scaleLength > smem.size() - scaleBase) {
-      return invalidInput("scales [0x{:x}, +{}): expected within region {} of {} bytes", scaleBase, scaleLength,
-                          scaleRegion, smem.size());
+      return invalidInput("SCALE{}_BASE/LENGTH [0x{:x}, +{}): expected within region {} of {} bytes", suffix, scaleBase,
+                          scaleLength, scaleRegion, smem.size());
     }
-    auto decodedScales = decodeScaleStream(smem.subspan(scaleBase, scaleLength), static_cast<std::size_t>(ofmD));
-    if (!decodedScales) return Unexpected(std::move(decodedScales).error());
-    scales = std::move(*decodedScales);
-  } else {
+    auto decodedScales = decodeScaleStream(smem.subspan(scaleBase, scaleLength), static_cast<std::size_t>(channels));
+    if (!decodedScales) {
+      if (core == 0) return Unexpected(std::move(decodedScales).error());
+      return Unexpected(std::move(decodedScales).error().addContext("SCALE1 (core 1)"));
+    }
+    for (int o = 0; o < channels; ++o) {
+      scales[static_cast<std::size_t>(o * cores + core)] = (*decodedScales)[static_cast<std::size_t>(o)];
+    }
+  }
+  if (globalScale) {
     scales.assign(static_cast<std::size_t>(ofmD), ScaleRecord{0, d(kOfmScale), static_cast<std::uint8_t>(cmd1Param_[kOfmScale] & 0x3F)});
   }
 
@@ -665,13 +714,15 @@ Status Simulator::runDma(const MemoryRegions& memory) {
   const std::uint64_t length = d(kDmaLen);
   const std::uint64_t src = d(kDmaSrc);
   const std::uint64_t dst = d(kDmaDst);
-  auto view = [&](unsigned reg, const char* what) -> Result<std::span<std::uint8_t>> {
-    if ((reg >> 8) & 1) return std::span<std::uint8_t>(shram_);
-    (void)what;
+  // INTERNAL addresses are in SHRAM; for a destination, region bits 2:0 are a core mask
+  // (bit k = core k) on multi-core configurations. A source is read from core 0.
+  const std::size_t coreBytes = static_cast<std::size_t>(info_.shramBanks) * 1024;
+  auto view = [&](unsigned reg, int core) -> std::span<std::uint8_t> {
+    if ((reg >> 8) & 1) return std::span<std::uint8_t>(shram_).subspan(static_cast<std::size_t>(core) * coreBytes, coreBytes);
     return memory[reg & 7];
   };
-  OPENVGF_ASSIGN_OR_RETURN(std::span<std::uint8_t> from, view(srcReg, "source"));
-  OPENVGF_ASSIGN_OR_RETURN(std::span<std::uint8_t> to, view(dstReg, "destination"));
+  const std::span<std::uint8_t> from = view(srcReg, 0);
+  const std::span<std::uint8_t> to = view(dstReg, 0);
   if (src > from.size() || length > from.size() - src) {
     return invalidInput("DMA source [0x{:x}, +{}) in {}: expected within {} bytes", src, length,
                         (srcReg >> 8) & 1 ? std::string("SHRAM") : fmt::format("region {}", srcReg & 7), from.size());
@@ -679,6 +730,17 @@ Status Simulator::runDma(const MemoryRegions& memory) {
   if (dst > to.size() || length > to.size() - dst) {
     return invalidInput("DMA destination [0x{:x}, +{}) in {}: expected within {} bytes", dst, length,
                         (dstReg >> 8) & 1 ? std::string("SHRAM") : fmt::format("region {}", dstReg & 7), to.size());
+  }
+  if (((dstReg >> 8) & 1) && info_.cores > 1) {
+    if ((dstReg & 3) == 0) return invalidInput("DMA destination SHRAM: core mask: expected 1..3, got 0");
+    for (int core = 0; core < info_.cores; ++core) {
+      if ((dstReg >> core) & 1) {
+        std::copy_n(from.begin() + static_cast<std::ptrdiff_t>(src), length,
+                    view(dstReg, core).begin() + static_cast<std::ptrdiff_t>(dst));
+      }
+    }
+    stats_.dmaBytes += length;
+    return {};
   }
   std::copy_n(from.begin() + static_cast<std::ptrdiff_t>(src), length, to.begin() + static_cast<std::ptrdiff_t>(dst));
   stats_.dmaBytes += length;

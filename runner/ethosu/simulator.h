@@ -25,9 +25,11 @@ struct AcceleratorInfo {
   int ofmUblockDepth = 8;
   int ifmUblockDepth = 8;
   int shramBanks = 24;  ///< 1 KB banks per core
+  int cores = 1;        ///< 2 on Ethos-U65-512 (each core has its own SHRAM)
 };
 
-/// The configuration a COP1 CONFIG register image describes (product and MACs/cycle).
+/// The configuration a COP1 CONFIG register image describes (product and MACs/cycle; the
+/// MACs count all cores, so 512 is the two-core Ethos-U65-512).
 Result<AcceleratorInfo> acceleratorFromConfig(std::uint32_t configWord);
 
 /// The host's base-pointer table: region i is memory[i]; absent regions are empty spans.

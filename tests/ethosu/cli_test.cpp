@@ -157,5 +157,26 @@ TEST(EthosUCli, ConvertToEthosUWritesTheFileAndPrintsStats) {
   fs::remove_all(dir);
 }
 
+TEST(EthosUCli, TwoCoreTargetConvertsRunsAndDisassembles) {
+  const fs::path dir = tempDir();
+  ASSERT_TRUE(tosa::writeGraph(smallModel(), dir / "small.tosa"));
+  CommandResult convert = runCli("convert " + (dir / "small.tosa").string() + " --target ethos-u65-512 -o " +
+                                 (dir / "small.ethosu").string());
+  ASSERT_EQ(convert.exitCode, 0) << convert.output;
+  std::mt19937 rng(8);
+  ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", randomInt8({1, 8, 8, 16}, rng)));
+  CommandResult run = runCli("run " + (dir / "small.ethosu").string() + " --input " + (dir / "x.npy").string() +
+                             " --check " + (dir / "small.tosa").string());
+  EXPECT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_NE(run.output.find("check: PASS"), std::string::npos) << run.output;
+  CommandResult inspect = runCli("inspect " + (dir / "small.ethosu").string());
+  EXPECT_EQ(inspect.exitCode, 0) << inspect.output;
+  EXPECT_NE(inspect.output.find("Ethos-U65 512 MACs/cycle, 96 KB SHRAM, 2 cores"), std::string::npos) << inspect.output;
+  EXPECT_NE(inspect.output.find("NPU_SET_PARALLEL_MODE 1 (DUAL_CORE_DEPTH)"), std::string::npos) << inspect.output;
+  EXPECT_NE(inspect.output.find("NPU_SET_WEIGHT1_BASE"), std::string::npos) << inspect.output;
+  EXPECT_NE(inspect.output.find("NPU_SET_SCALE1_LENGTH 80"), std::string::npos) << inspect.output;
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace openvgf::ethosu_test

@@ -4,10 +4,13 @@
 // weight/scale encodings read back through the runner's decoders.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "converter/ethosu/encoding.h"
+#include "runner/ethosu/command_stream.h"
 #include "runner/ethosu/disassembler.h"
+#include "runner/ethosu/payload.h"
 #include "runner/ethosu/weights.h"
 #include "tests/ethosu/graph_util.h"
 
@@ -39,7 +42,8 @@ TEST(EthosUConvert, ConvRescaleAcrossShapesStridesPaddingsAndZeroPoints) {
 }
 
 TEST(EthosUConvert, ConvWithFusedClampOnEveryConfiguration) {
-  for (std::string_view target : {"ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256", "ethos-u65-256"}) {
+  for (std::string_view target :
+       {"ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256", "ethos-u65-256", "ethos-u65-512"}) {
     std::mt19937 rng(11);
     GraphBuilder g;
     std::string x = g.input("x", {1, 7, 9, 20});
@@ -492,10 +496,212 @@ TEST(EthosUConvert, RefusesWhatTheNpuCannotRunExactly) {
     auto r = converter::ethosu::compile(g.graph(), {"ethos-u99-1"}, "m.tosa");
     ASSERT_FALSE(r);
     EXPECT_NE(r.error().message().find("expected one of ethos-u55-32"), std::string::npos);
-    r = converter::ethosu::compile(g.graph(), {"ethos-u65-512"}, "m.tosa");
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().kind(), ErrorKind::Unsupported);
   }
+}
+
+// Ethos-U65-512: two cores split every operation by OFM depth (PARALLEL_MODE 1); each core has
+// its own weight and scale stream for the channels it computes.
+
+const std::string kU65_512 = "ethos-u65-512";
+
+TEST(EthosUTwoCore, ConvolutionsAcrossChannelCountsAndBlockSplits) {
+  std::mt19937 rng(512);
+  struct Case {
+    tosa::Shape in;
+    int cout, kh, kw;
+    std::vector<std::int32_t> stride, pad, dilation;
+  };
+  const std::vector<Case> cases = {
+      {{1, 8, 8, 16}, 16, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}},   // one 16-deep block: 8 channels per core
+      {{1, 9, 7, 5}, 12, 3, 3, {2, 2}, {1, 1, 1, 1}, {1, 1}},    // part-kernel-first
+      {{1, 6, 6, 40}, 1, 1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}},    // one channel: core 1 idle
+      {{1, 5, 6, 7}, 5, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}},     // odd channel count
+      {{1, 11, 13, 6}, 19, 3, 3, {1, 1}, {2, 2, 2, 2}, {2, 2}},  // dilation 2, 10 + 9 channels
+      {{1, 4, 20, 3}, 130, 2, 9, {1, 1}, {0, 1, 4, 4}, {1, 1}},  // several blocks per core
+      {{1, 3, 3, 200}, 150, 1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}}, // deep IFM and OFM
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(fmt::format("in depth {} out depth {}", c.in[3], c.cout));
+    GraphBuilder g;
+    std::string x = g.input("x", c.in);
+    g.output(g.conv(x, c.cout, c.kh, c.kw, c.stride, c.pad, c.dilation, 3, -4, rng, false, 1));
+    auto model = expectBitExact(g.graph(), rng, kU65_512);
+    EXPECT_EQ(model.stats.npuOperations, 1u);
+  }
+}
+
+TEST(EthosUTwoCore, DepthwiseFullyConnectedPoolsAndElementwise) {
+  std::mt19937 rng(65);
+  for (int channels : {24, 9, 1}) {
+    GraphBuilder g;
+    std::string x = g.input("x", {1, 9, 10, channels});
+    std::string y = g.conv(x, 0, 3, 3, {2, 2}, {1, 1, 1, 0}, {1, 1}, -2, 6, rng, true, 1);
+    g.output(g.clamp(y, 6, 127));
+    expectBitExact(g.graph(), rng, kU65_512);
+  }
+  {
+    GraphBuilder g;
+    std::string x = g.input("x", {1, 3, 50});
+    std::vector<std::int64_t> b(50 * 21);
+    for (auto& v : b) v = std::uniform_int_distribution<int>(-128, 127)(rng);
+    std::string acc = g.op(Op::MatMul, std::monostate{},
+                           {x, g.constant(DType::Int8, {1, 50, 21}, b), g.scalar(DType::Int8, 9), g.scalar(DType::Int8, -4)},
+                           {1, 3, 21}, DType::Int32);
+    g.output(g.rescale(acc, DType::Int8, {1518500250}, {42}, 0, -1, false));
+    expectBitExact(g.graph(), rng, kU65_512);
+  }
+  {
+    GraphBuilder g;
+    std::string x = g.input("x", {1, 9, 9, 13});
+    tosa::MaxPool2dAttrs a{{3, 3}, {2, 2}, {1, 1, 1, 1}, tosa::NanMode::Propagate};
+    g.output(g.op(Op::MaxPool2d, a, {x}, {1, 5, 5, 13}, DType::Int8));
+    expectBitExact(g.graph(), rng, kU65_512);
+  }
+  {
+    GraphBuilder g;
+    std::string x = g.input("x", {1, 8, 6, 10});
+    tosa::AvgPool2dAttrs a{{2, 3}, {2, 3}, {0, 0, 0, 0}, DType::Int32};
+    g.output(g.op(Op::AvgPool2d, a, {x, g.scalar(DType::Int8, -5), g.scalar(DType::Int8, 7)}, {1, 4, 2, 10}, DType::Int8));
+    expectBitExact(g.graph(), rng, kU65_512);
+  }
+  {
+    GraphBuilder g;  // padded average pool (split into unpadded pools)
+    std::string x = g.input("x", {1, 9, 10, 13});
+    tosa::AvgPool2dAttrs a{{3, 3}, {2, 2}, {1, 1, 1, 0}, DType::Int32};
+    g.output(g.op(Op::AvgPool2d, a, {x, g.scalar(DType::Int8, -7), g.scalar(DType::Int8, 12)}, {1, 5, 5, 13}, DType::Int8));
+    expectBitExact(g.graph(), rng, kU65_512);
+  }
+  for (Op kind : {Op::Add, Op::Sub}) {
+    GraphBuilder g;
+    std::string a = g.input("a", {1, 5, 6, 7});
+    std::string b = g.input("b", {1, 1, 1, 7});
+    g.output(quantAddSub(g, kind, a, b, false));
+    expectBitExact(g.graph(), rng, kU65_512);
+  }
+  {
+    GraphBuilder g;
+    std::string a = g.input("a", {1, 6, 5, 9});
+    std::string b = g.input("b", {1, 6, 5, 9});
+    std::string ra = g.rescale(a, DType::Int32, {1 << 30}, {30}, -7, 0);
+    std::string rb = g.rescale(b, DType::Int32, {1 << 30}, {30}, 11, 0);
+    std::string prod = g.op(Op::Mul, std::monostate{}, {ra, rb, g.scalar(DType::Int8, 0)}, {1, 6, 5, 9}, DType::Int32);
+    g.output(g.clamp(g.rescale(prod, DType::Int8, {1503238554}, {38}, 0, -2), -100, 100));
+    expectBitExact(g.graph(), rng, kU65_512);
+  }
+  {
+    GraphBuilder g;  // tables (loaded into both cores' SHRAM), standalone rescale
+    std::string x = g.input("x", {1, 4, 5, 6});
+    std::vector<std::int64_t> table(256);
+    for (int i = 0; i < 256; ++i) table[static_cast<std::size_t>(i)] = static_cast<std::int8_t>((i * 37) ^ 0x55);
+    std::string y = g.op(Op::Table, std::monostate{}, {x, g.constant(DType::Int8, {256}, table)}, {1, 4, 5, 6}, DType::Int8);
+    g.output(g.rescale(y, DType::Int8, {1395864371}, {31}, 10, -10, true));
+    expectBitExact(g.graph(), rng, kU65_512);
+  }
+}
+
+/// The register values at the first NPU_OP_CONV/DEPTHWISE of a compiled model.
+std::map<std::uint16_t, std::uint32_t> registersAtFirstConv(const converter::ethosu::CompiledModel& model,
+                                                            std::vector<runner::ethosu::Command>* all = nullptr) {
+  std::map<std::uint16_t, std::uint32_t> regs;
+  auto cop = runner::ethosu::readCop1(model.cop1);
+  EXPECT_TRUE(cop) << (cop ? "" : cop.error().message());
+  if (!cop) return regs;
+  auto commands = runner::ethosu::decodeCommandStream(cop->commandStream, cop->product());
+  EXPECT_TRUE(commands);
+  if (!commands) return regs;
+  if (all) *all = *commands;
+  for (const runner::ethosu::Command& c : *commands) {
+    if (!c.isCmd1 && (c.code == 0x002 || c.code == 0x003)) break;
+    regs[static_cast<std::uint16_t>(c.code | (c.isCmd1 ? 0x4000 : 0))] = c.isCmd1 ? c.data : c.param;
+  }
+  return regs;
+}
+
+TEST(EthosUTwoCore, StreamsFollowVelasPerCoreLayout) {
+  // A 3x3 convolution with 20 output channels and known bias/scales: core 0 must get the
+  // records and weights of channels 0, 2, ..., 18 and core 1 those of 1, 3, ..., 19, each
+  // stream ordered for half the OFM block depth; scales before weights, all 16-byte aligned.
+  std::mt19937 rng(20);
+  const int cout = 20, cin = 6;
+  std::vector<std::int64_t> w(static_cast<std::size_t>(cout * 3 * 3 * cin)), bias(cout), mult(cout), shift(cout);
+  for (auto& v : w) v = std::uniform_int_distribution<int>(-127, 127)(rng);
+  for (int c = 0; c < cout; ++c) {
+    bias[static_cast<std::size_t>(c)] = 1000 * c - 7;
+    mult[static_cast<std::size_t>(c)] = (std::int64_t{1} << 30) + c;
+    shift[static_cast<std::size_t>(c)] = 33 + c % 5;
+  }
+  GraphBuilder g;
+  std::string x = g.input("x", {1, 5, 5, cin});
+  tosa::ConvAttrs a;
+  a.pad = {1, 1, 1, 1};
+  a.stride = {1, 1};
+  a.dilation = {1, 1};
+  a.accType = DType::Int32;
+  std::string acc = g.op(Op::Conv2d, a,
+                         {x, g.constant(DType::Int8, {cout, 3, 3, cin}, w), g.constant(DType::Int32, {cout}, bias),
+                          g.scalar(DType::Int8, 0), g.scalar(DType::Int8, 0)},
+                         {1, 5, 5, cout}, DType::Int32);
+  g.output(g.rescale(acc, DType::Int8, mult, shift, 0, 0));
+  auto model = expectBitExact(g.graph(), rng, kU65_512);
+  std::vector<runner::ethosu::Command> commands;
+  auto regs = registersAtFirstConv(model, &commands);
+  ASSERT_FALSE(commands.empty());
+  EXPECT_EQ(commands[0].code, 0x123);  // PARALLEL_MODE first, = 1
+  EXPECT_EQ(commands[0].param, 1u);
+  auto cop = runner::ethosu::readCop1(model.cop1);
+  ASSERT_TRUE(cop);
+  EXPECT_EQ(cop->macsPerCycle(), 512u);  // CONFIG counts both cores
+  EXPECT_EQ(cop->shramKb(), 96u);
+  const int blockDepth = static_cast<int>(regs[0x117]) + 1;
+  EXPECT_EQ(blockDepth % 16 == 0 || blockDepth >= cout, true) << blockDepth;
+  const std::uint32_t scaleBase[2] = {regs[0x4022], regs[0x4092]}, scaleLength[2] = {regs[0x4023], regs[0x4093]};
+  const std::uint32_t weightBase[2] = {regs[0x4020], regs[0x4090]}, weightLength[2] = {regs[0x4021], regs[0x4091]};
+  // Layout: scales 0, weights 0, scales 1, weights 1.
+  EXPECT_EQ(scaleBase[0] % 16, 0u);
+  EXPECT_EQ(weightBase[0], scaleBase[0] + scaleLength[0]);
+  EXPECT_EQ(scaleBase[1], weightBase[0] + weightLength[0]);
+  EXPECT_EQ(weightBase[1], scaleBase[1] + scaleLength[1]);
+  for (int core = 0; core < 2; ++core) {
+    SCOPED_TRACE(fmt::format("core {}", core));
+    EXPECT_EQ(scaleLength[core], 112u);  // 10 records of 10 bytes, padded to 16
+    EXPECT_EQ(weightLength[core] % 16, 0u);
+    auto records = runner::ethosu::decodeScaleStream(std::span(model.weightData).subspan(scaleBase[core], scaleLength[core]), 10);
+    ASSERT_TRUE(records);
+    for (int j = 0; j < 10; ++j) {
+      const auto c = static_cast<std::size_t>(2 * j + core);
+      EXPECT_EQ((*records)[static_cast<std::size_t>(j)].bias, bias[c]);
+      EXPECT_EQ((*records)[static_cast<std::size_t>(j)].scale, static_cast<std::uint32_t>(mult[c]));
+      EXPECT_EQ((*records)[static_cast<std::size_t>(j)].shift, shift[c]);
+    }
+    auto decoded = runner::ethosu::decodeWeightStream(std::span(model.weightData).subspan(weightBase[core], weightLength[core]));
+    ASSERT_TRUE(decoded);
+    runner::ethosu::WeightLayout l;
+    l.ofmDepth = 10;
+    l.kernelHeight = l.kernelWidth = 3;
+    l.ifmDepth = cin;
+    l.ofmBlockDepth = blockDepth / 2;
+    l.traversal = (regs[0x122] >> 2) & 1 ? runner::ethosu::WeightTraversal::PartKernelFirst
+                                         : runner::ethosu::WeightTraversal::DepthFirst;
+    auto order = runner::ethosu::weightStreamOrder(l);
+    ASSERT_EQ(order.size(), decoded->size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (order[i] < 0) continue;
+      const std::int64_t perChannel = 3 * 3 * cin;
+      const std::int64_t channel = 2 * (order[i] / perChannel) + core;
+      ASSERT_EQ((*decoded)[i], w[static_cast<std::size_t>(channel * perChannel + order[i] % perChannel)]) << i;
+    }
+  }
+
+  // One output channel: core 1 gets core 0's addresses with length 0.
+  GraphBuilder one;
+  std::string xi = one.input("x", {1, 4, 4, 8});
+  one.output(one.conv(xi, 1, 1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}, 0, 0, rng));
+  auto single = expectBitExact(one.graph(), rng, kU65_512);
+  auto r1 = registersAtFirstConv(single);
+  EXPECT_EQ(r1[0x4090], r1[0x4020]);
+  EXPECT_EQ(r1[0x4091], 0u);
+  EXPECT_EQ(r1[0x4092], r1[0x4022]);
+  EXPECT_EQ(r1[0x4093], 0u);
 }
 
 TEST(EthosUEncoding, WeightStreamsRoundTripThroughTheRunnerDecoder) {

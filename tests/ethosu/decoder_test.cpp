@@ -134,6 +134,24 @@ TEST(EthosUDecoder, GoldenConvWithoutItsWeightBytesFailsClearly) {
   EXPECT_NE(s.error().message().find("command 54 (NPU_OP_CONV): weight"), std::string::npos) << s.error().message();
 }
 
+TEST(EthosUDecoder, ConfigWordsOfTwoCoreAndOneCoreAccelerators) {
+  // Ethos-U65-512's CONFIG counts both cores: 512 MACs, 96 KB SHRAM (Vela driver_actions.py).
+  auto u65_512 = acceleratorFromConfig(makeConfigWord(Product::U65, 512, 96));
+  ASSERT_TRUE(u65_512) << u65_512.error().message();
+  EXPECT_EQ(u65_512->cores, 2);
+  EXPECT_EQ(u65_512->shramBanks, 48);
+  EXPECT_EQ(u65_512->ofmUblockDepth, 8);
+  auto u65_256 = acceleratorFromConfig(makeConfigWord(Product::U65, 256, 48));
+  ASSERT_TRUE(u65_256);
+  EXPECT_EQ(u65_256->cores, 1);
+  EXPECT_FALSE(acceleratorFromConfig(makeConfigWord(Product::U55, 512, 96)));
+  // The disassembler names the parallel mode.
+  EXPECT_NE(disassembleCommand(Command{0, 0, cmd0::kParallelMode, false, 1, 0}, Product::U65).find("DUAL_CORE_DEPTH"),
+            std::string::npos);
+  EXPECT_NE(disassembleCommand(Command{0, 0, cmd0::kParallelMode, false, 0, 0}, Product::U65).find("SINGLE_CORE"),
+            std::string::npos);
+}
+
 TEST(EthosUDecoder, RejectsMalformedStreams) {
   // Not a multiple of 4.
   std::vector<std::uint8_t> odd = {1, 2, 3};

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
 
 #include "runner/ethosu/simulator.h"
 #include "tests/ethosu/test_util.h"
@@ -33,6 +34,7 @@ struct ConvCase {
   int blockDepth = 16;
   AcceleratorInfo accel{};
   bool brickOfm = false;
+  std::string expectError;  ///< non-empty: the run must fail with a message containing this
 };
 
 void runConvCase(const ConvCase& t, std::uint32_t seed) {
@@ -79,26 +81,43 @@ void runConvCase(const ConvCase& t, std::uint32_t seed) {
         v = std::clamp<std::int64_t>(v, std::max(-128, t.actMin), std::min(127, t.actMax));
         expected[static_cast<std::size_t>((y * ow + x) * cout + c)] = static_cast<std::int8_t>(v);
       }
-  // Build region 0: weights at 0, scales 16-aligned after.
-  WeightLayout layout;
-  layout.ofmDepth = cout;
-  layout.kernelHeight = t.kh;
-  layout.kernelWidth = t.kw;
-  layout.ifmDepth = cinW;
-  layout.ofmBlockDepth = t.blockDepth;
-  layout.ofmUblockDepth = t.accel.ofmUblockDepth;
-  layout.ifmUblockDepth = t.accel.ifmUblockDepth;
-  layout.dilationY = t.dy;
-  layout.dilationX = t.dx;
-  layout.traversal = t.depthwise ? WeightTraversal::Depthwise
-                                 : (t.partKernel ? WeightTraversal::PartKernelFirst : WeightTraversal::DepthFirst);
-  std::vector<std::uint8_t> region0 = testing::encodeWeights(weights, layout);
-  const std::uint32_t weightLength = static_cast<std::uint32_t>(region0.size());
-  const std::uint32_t scaleBase = weightLength;
-  for (int c = 0; c < cout; ++c)
-    testing::appendScaleRecord(region0, bias[static_cast<std::size_t>(c)], mult[static_cast<std::size_t>(c)],
-                               static_cast<unsigned>(shift[static_cast<std::size_t>(c)]));
-  const std::uint32_t scaleLength = static_cast<std::uint32_t>(region0.size()) - scaleBase;
+  // Build region 0: per core, weights then scales, 16-aligned. With two cores (PARALLEL_MODE 1)
+  // core k gets channels k, k+2, ... ordered for half the block depth (Vela's per-core streams).
+  const int cores = t.accel.cores;
+  std::vector<std::uint8_t> region0;
+  std::uint32_t weightBase[2] = {0, 0}, weightLength[2] = {0, 0}, scaleBase[2] = {0, 0}, scaleLength[2] = {0, 0};
+  const std::size_t perChannel = static_cast<std::size_t>(t.kh * t.kw * cinW);
+  for (int core = 0; core < cores; ++core) {
+    const int channels = (cout + cores - 1 - core) / cores;
+    if (channels == 0) continue;
+    WeightLayout layout;
+    layout.ofmDepth = channels;
+    layout.kernelHeight = t.kh;
+    layout.kernelWidth = t.kw;
+    layout.ifmDepth = cinW;
+    layout.ofmBlockDepth = t.blockDepth / cores;
+    layout.ofmUblockDepth = t.accel.ofmUblockDepth;
+    layout.ifmUblockDepth = t.accel.ifmUblockDepth;
+    layout.dilationY = t.dy;
+    layout.dilationX = t.dx;
+    layout.traversal = t.depthwise ? WeightTraversal::Depthwise
+                                   : (t.partKernel ? WeightTraversal::PartKernelFirst : WeightTraversal::DepthFirst);
+    std::vector<std::int16_t> coreWeights;
+    for (int c = core; c < cout; c += cores) {
+      const auto first = weights.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(c) * perChannel);
+      coreWeights.insert(coreWeights.end(), first, first + static_cast<std::ptrdiff_t>(perChannel));
+    }
+    const std::vector<std::uint8_t> stream = testing::encodeWeights(coreWeights, layout);
+    weightBase[core] = static_cast<std::uint32_t>(region0.size());
+    weightLength[core] = static_cast<std::uint32_t>(stream.size());
+    region0.insert(region0.end(), stream.begin(), stream.end());
+    scaleBase[core] = static_cast<std::uint32_t>(region0.size());
+    for (int c = core; c < cout; c += cores)
+      testing::appendScaleRecord(region0, bias[static_cast<std::size_t>(c)], mult[static_cast<std::size_t>(c)],
+                                 static_cast<unsigned>(shift[static_cast<std::size_t>(c)]));
+    scaleLength[core] = static_cast<std::uint32_t>(region0.size()) - scaleBase[core];
+    region0.resize((region0.size() + 15) / 16 * 16, 0);
+  }
   // Region 1: IFM at 0 (NHWC), OFM after it (NHWC or NHCWB16).
   const std::uint32_t ofmBase = static_cast<std::uint32_t>((ifm.size() + 15) / 16 * 16);
   const int bricks = (cout + 15) / 16;
@@ -107,6 +126,7 @@ void runConvCase(const ConvCase& t, std::uint32_t seed) {
   std::copy(ifm.begin(), ifm.end(), reinterpret_cast<std::int8_t*>(region1.data()));
 
   Stream s;
+  if (cores > 1) s.set0(cmd0::kParallelMode, 1);
   s.set0(cmd0::kIfmRegion, 1).set1(cmd1::kIfmBase0, 0);
   s.set0(cmd0::kIfmHeight0M1, static_cast<std::uint16_t>(t.h - 1)).set0(cmd0::kIfmHeight1M1, static_cast<std::uint16_t>(t.h - 1));
   s.set0(cmd0::kIfmWidth0M1, static_cast<std::uint16_t>(t.w - 1)).set0(cmd0::kIfmDepthM1, static_cast<std::uint16_t>(t.cin - 1));
@@ -134,8 +154,12 @@ void runConvCase(const ConvCase& t, std::uint32_t seed) {
                                             (t.dx == 2 ? 8 : 0) | (t.dy == 2 ? 16 : 0) | (((t.sx - 1) >> 1) << 6) |
                                             (((t.sy - 1) >> 1) << 9));
   s.set0(cmd0::kKernelStride, static_cast<std::uint16_t>(ks));
-  s.set0(cmd0::kWeightRegion, 0).set1(cmd1::kWeightBase, 0).set1(cmd1::kWeightLength, weightLength);
-  s.set0(cmd0::kScaleRegion, 0).set1(cmd1::kScaleBase, scaleBase).set1(cmd1::kScaleLength, scaleLength);
+  s.set0(cmd0::kWeightRegion, 0).set1(cmd1::kWeightBase, weightBase[0]).set1(cmd1::kWeightLength, weightLength[0]);
+  s.set0(cmd0::kScaleRegion, 0).set1(cmd1::kScaleBase, scaleBase[0]).set1(cmd1::kScaleLength, scaleLength[0]);
+  if (cores > 1) {
+    s.set1(cmd1::kWeight1Base, weightBase[1]).set1(cmd1::kWeight1Length, weightLength[1]);
+    s.set1(cmd1::kScale1Base, scaleBase[1]).set1(cmd1::kScale1Length, scaleLength[1]);
+  }
   s.set0(cmd0::kActivation, 0).set0(cmd0::kActivationMin, static_cast<std::uint16_t>(t.actMin));
   s.set0(cmd0::kActivationMax, static_cast<std::uint16_t>(t.actMax));
   s.set0(cmd0::kOfmBlkDepthM1, static_cast<std::uint16_t>(t.blockDepth - 1));
@@ -146,6 +170,12 @@ void runConvCase(const ConvCase& t, std::uint32_t seed) {
   regions[1] = region1;
   Simulator sim(t.accel);
   Status st = sim.run(s.commands(), regions);
+  if (!t.expectError.empty()) {
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.error().kind(), ErrorKind::Unsupported);
+    EXPECT_NE(st.error().message().find(t.expectError), std::string::npos) << st.error().message();
+    return;
+  }
   ASSERT_TRUE(st) << st.error().message();
   for (int y = 0; y < oh; ++y)
     for (int x = 0; x < ow; ++x)
@@ -183,6 +213,55 @@ TEST(EthosUSimulator, ConvShapesStridesPaddingsAndTraversals) {
   small.accel.macs = 32; small.accel.ofmUblockDepth = 4; small.accel.shramBanks = 16;
   small.cout = 20; small.brickOfm = true; small.blockDepth = 8;
   runConvCase(small, ++seed);
+}
+
+AcceleratorInfo u65_512() {
+  AcceleratorInfo info;
+  info.product = Product::U65;
+  info.macs = 512;
+  info.shramBanks = 48;
+  info.cores = 2;
+  return info;
+}
+
+TEST(EthosUSimulator, TwoCoreConvAndDepthwiseReadPerCoreStreams) {
+  std::uint32_t seed = 500;
+  for (int cout : {16, 21, 1, 40}) {
+    for (bool pkf : {false, true}) {
+      ConvCase t;
+      t.accel = u65_512();
+      t.cin = 11; t.cout = cout; t.partKernel = pkf;
+      t.blockDepth = 16;  // 8 channels per core and block
+      runConvCase(t, ++seed);
+    }
+  }
+  ConvCase deep;  // several 32-deep blocks: 16 channels per core and block
+  deep.accel = u65_512();
+  deep.h = 3; deep.w = 4; deep.cin = 20; deep.cout = 70; deep.blockDepth = 32;
+  runConvCase(deep, ++seed);
+  ConvCase brick;
+  brick.accel = u65_512();
+  brick.cout = 20; brick.brickOfm = true;
+  runConvCase(brick, ++seed);
+  for (int channels : {19, 8, 1}) {
+    ConvCase t;
+    t.accel = u65_512();
+    t.depthwise = true; t.h = 6; t.w = 7; t.cin = channels; t.sy = 2; t.sx = 2;
+    runConvCase(t, ++seed);
+  }
+}
+
+TEST(EthosUSimulator, TwoCoreSplitsThatAreNotDocumentedAreRefused) {
+  ConvCase odd;  // an odd block depth cannot be halved
+  odd.accel = u65_512();
+  odd.cout = 8; odd.blockDepth = 7;
+  odd.expectError = "OFM_BLK_DEPTH 7: an odd block depth";
+  runConvCase(odd, 1);
+  ConvCase partial;  // 4 channels per core and block, then more blocks: order not documented
+  partial.accel = u65_512();
+  partial.cout = 21; partial.blockDepth = 8;
+  partial.expectError = "core 0 block depth 4 is not a multiple of the OFM micro-block depth 8";
+  runConvCase(partial, 2);
 }
 
 TEST(EthosUSimulator, Depthwise) {
@@ -359,7 +438,7 @@ TEST(EthosUSimulator, Int32ElementwiseOperands) {
     EXPECT_EQ(static_cast<std::int8_t>(mem[512 + static_cast<std::size_t>(i)]), out) << i;
   }
   // Refused rather than guessed: OPA_32 with a 32-bit IFM (its operand shift is unknown),
-  // IFM2 precision different from the IFM's, and two-core PARALLEL_MODE.
+  // IFM2 precision different from the IFM's, and PARALLEL_MODE 1 on a one-core configuration.
   Stream opa32 = s;
   opa32.commands().pop_back();
   opa32.commands().pop_back();
@@ -384,7 +463,8 @@ TEST(EthosUSimulator, Int32ElementwiseOperands) {
   parallel.commands().insert(parallel.commands().begin(), Command{0, 0, cmd0::kParallelMode, false, 1, 0});
   st = twoCores.run(parallel.commands(), regions);
   ASSERT_FALSE(st);
-  EXPECT_NE(st.error().message().find("PARALLEL_MODE 1"), std::string::npos) << st.error().message();
+  EXPECT_NE(st.error().message().find("PARALLEL_MODE 1: expected a two-core configuration"), std::string::npos)
+      << st.error().message();
 }
 
 TEST(EthosUSimulator, DmaLoadsALutThatAPoolAppliesAfterScaling) {
@@ -416,6 +496,45 @@ TEST(EthosUSimulator, DmaLoadsALutThatAPoolAppliesAfterScaling) {
     EXPECT_EQ(static_cast<std::int8_t>(region1[static_cast<std::size_t>(32 + i)]), 127 - (v + 128));
   }
   EXPECT_EQ(sim.stats().dmaBytes, 256u);
+}
+
+TEST(EthosUSimulator, TwoCoreTablesMustBeLoadedIntoBothCores) {
+  // PARALLEL_MODE 1 pool with TABLE_1: the table DMA'd with core mask 3 works; with mask 1
+  // (core 0 only) the cores' tables differ and the operation is refused.
+  std::vector<std::uint8_t> region0(256);
+  for (int i = 0; i < 256; ++i) region0[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(127 - i);
+  const AcceleratorInfo info = u65_512();
+  const std::uint32_t lutStart = static_cast<std::uint32_t>((info.shramBanks - 2) * 1024);
+  for (std::uint16_t mask : {3, 1}) {
+    std::vector<std::uint8_t> region1(64, 0);
+    for (int i = 0; i < 8; ++i) region1[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(i * 30 - 100);
+    Stream s;
+    s.set0(cmd0::kParallelMode, 1);
+    s.set0(cmd0::kDmaSrcRegion, 0).set1(cmd1::kDmaSrc, 0);
+    s.set0(cmd0::kDmaDstRegion, static_cast<std::uint16_t>(0x100 | mask)).set1(cmd1::kDmaDst, lutStart + 256).set1(cmd1::kDmaLen, 256);
+    s.set0(cmd0::kOpDmaStart, 0).set0(cmd0::kOpDmaWait, 0);
+    setFeatureMap(s, false, 0, 1, 4, 2, 0x0001);
+    setFeatureMap(s, true, 32, 1, 4, 2, 0x0101);
+    s.set0(cmd0::kKernelHeightM1, 0).set0(cmd0::kKernelWidthM1, 0).set0(cmd0::kKernelStride, 0);
+    s.set1(cmd1::kOfmScale, 1, 0);
+    s.set0(cmd0::kActivation, 17).set0(cmd0::kActivationMin, static_cast<std::uint16_t>(-128)).set0(cmd0::kActivationMax, 127);
+    s.set0(cmd0::kOpPool, 1).set0(cmd0::kOpStop, 0);
+    MemoryRegions regions{};
+    regions[0] = region0;
+    regions[1] = region1;
+    Simulator sim(info);
+    Status st = sim.run(s.commands(), regions);
+    if (mask == 1) {
+      ASSERT_FALSE(st);
+      EXPECT_NE(st.error().message().find("TABLE_1 differs between the two cores"), std::string::npos) << st.error().message();
+      continue;
+    }
+    ASSERT_TRUE(st) << st.error().message();
+    for (int i = 0; i < 8; ++i) {
+      const int v = i * 30 - 100;
+      EXPECT_EQ(static_cast<std::int8_t>(region1[static_cast<std::size_t>(32 + i)]), 127 - (v + 128));
+    }
+  }
 }
 
 TEST(EthosUSimulator, FourTileBrickIfmIsReadWithTileRelativeCoordinates) {

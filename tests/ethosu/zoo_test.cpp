@@ -31,5 +31,21 @@ TEST(EthosUZoo, MobileNetV2Int8IsBitExact) {
   EXPECT_GT(std::set<std::uint8_t>(lastOutputs()[0].begin(), lastOutputs()[0].end()).size(), 16u);
 }
 
+TEST(EthosUZoo, MobileNetV2Int8IsBitExactOnTwoCores) {
+  // Ethos-U65-512: every convolution split between the cores by OFM channel parity.
+  const benchmarks::ModelInfo* info = benchmarks::findModel("mobilenet_v2_int8");
+  ASSERT_NE(info, nullptr);
+  benchmarks::ZooOptions options;
+  options.batch = 1;
+  options.resolution = 32;
+  auto graph = info->build(options).graph();
+  ASSERT_TRUE(graph) << graph.error().message();
+  std::mt19937 rng(78);
+  auto model = expectBitExact(*graph, rng, "ethos-u65-512");
+  EXPECT_EQ(model.stats.npuOperations, 52u + 1u + 1u + 30u);
+  ASSERT_EQ(lastOutputs().size(), 1u);
+  EXPECT_GT(std::set<std::uint8_t>(lastOutputs()[0].begin(), lastOutputs()[0].end()).size(), 16u);
+}
+
 }  // namespace
 }  // namespace openvgf::ethosu_test
