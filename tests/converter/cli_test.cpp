@@ -9,31 +9,18 @@
 #include <gtest/gtest.h>
 
 #include "common/file_io.h"
+#include "tests/support/cli_runner.h"
 #include "tosa/builder.h"
 #include "tosa/npy.h"
+
+using openvgf::testing::CommandResult;
+using openvgf::testing::runCli;
 
 namespace openvgf::testing {
 namespace {
 
 namespace fs = std::filesystem;
 const fs::path kData = OPENVGF_TEST_DATA;
-
-struct CliRun {
-  int code = -1;
-  std::string output;
-};
-
-CliRun runCli(const std::string& args) {
-  CliRun r;
-  std::string command = std::string(OPENVGF_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) r.output += buffer;
-  int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 fs::path tempDir() {
   fs::path dir = fs::temp_directory_path() / "openvgf-convert-cli-test";
@@ -44,8 +31,8 @@ fs::path tempDir() {
 TEST(ConvertCli, ConvertsAndPrintsStats) {
   const fs::path out = tempDir() / "add.vgf";
   fs::remove(out);
-  CliRun r = runCli(fmt::format("convert {} -o {} --stats", (kData / "tosa/test_add_1x4x4x4_f32/model.tosa").string(), out.string()));
-  EXPECT_EQ(r.code, 0) << r.output;
+  CommandResult r = runCli(fmt::format("convert {} -o {} --stats", (kData / "tosa/test_add_1x4x4x4_f32/model.tosa").string(), out.string()));
+  EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_TRUE(fs::exists(out));
   for (const char* key : {"kernels:", "unique modules:", "peak live bytes:", "sum without aliasing:", "constant bytes:"}) {
     EXPECT_NE(r.output.find(key), std::string::npos) << key << "\n" << r.output;
@@ -55,11 +42,11 @@ TEST(ConvertCli, ConvertsAndPrintsStats) {
 TEST(ConvertCli, RunCheckPassesOnFixture) {
   const fs::path dir = kData / "tosa/test_conv2d_1x1_1x32x32x8_f32_st11_padSAME_dilat11";
   const fs::path out = tempDir() / "conv.vgf";
-  CliRun c = runCli(fmt::format("convert {} -o {} --no-cache", (dir / "model.tosa").string(), out.string()));
-  ASSERT_EQ(c.code, 0) << c.output;
-  CliRun r = runCli(fmt::format("run {} -i {} --check {}", out.string(), (dir / "placeholder_0.npy").string(),
+  CommandResult c = runCli(fmt::format("convert {} -o {} --no-cache", (dir / "model.tosa").string(), out.string()));
+  ASSERT_EQ(c.exitCode, 0) << c.output;
+  CommandResult r = runCli(fmt::format("run {} -i {} --check {}", out.string(), (dir / "placeholder_0.npy").string(),
                              (dir / "model.tosa").string()));
-  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("TosaOutput_0: PASS"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("check: PASS"), std::string::npos) << r.output;
 }
@@ -74,8 +61,8 @@ TEST(ConvertCli, BadInputExitsTwoWithoutOutput) {
   }
   const fs::path out = tempDir() / "garbage.vgf";
   fs::remove(out);
-  CliRun r = runCli(fmt::format("convert {} -o {}", bad.string(), out.string()));
-  EXPECT_EQ(r.code, 2) << r.output;
+  CommandResult r = runCli(fmt::format("convert {} -o {}", bad.string(), out.string()));
+  EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_FALSE(fs::exists(out));
 }
 
@@ -88,8 +75,8 @@ TEST(ConvertCli, UnsupportedOperatorNamesItAndExitsTwo) {
   ASSERT_TRUE(b.write(model));
   const fs::path out = tempDir() / "custom.vgf";
   fs::remove(out);
-  CliRun r = runCli(fmt::format("convert {} -o {}", model.string(), out.string()));
-  EXPECT_EQ(r.code, 2) << r.output;
+  CommandResult r = runCli(fmt::format("convert {} -o {}", model.string(), out.string()));
+  EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_NE(r.output.find("operators[0] CUSTOM (FP32 -> FP32)"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(out));
 }
@@ -125,29 +112,29 @@ class ConvertPassesCli : public ::testing::Test {
 
 TEST_F(ConvertPassesCli, DisablingFusionGivesMoreKernelsThatStillCheck) {
   const fs::path fused = tempDir() / "chain_fused.vgf";
-  CliRun all = runCli(fmt::format("convert {} -o {} --stats --verify-each", model_.string(), fused.string()));
-  ASSERT_EQ(all.code, 0) << all.output;
+  CommandResult all = runCli(fmt::format("convert {} -o {} --stats --verify-each", model_.string(), fused.string()));
+  ASSERT_EQ(all.exitCode, 0) << all.output;
   EXPECT_EQ(kernels(all.output), 1) << all.output;
   for (const char* passes : {"none", "fold-constants,eliminate-dead-code", "eliminate-dead-code,fold-constants"}) {
     SCOPED_TRACE(passes);
     const fs::path out = tempDir() / "chain_unfused.vgf";
-    CliRun c = runCli(fmt::format("convert {} -o {} --stats --passes {}", model_.string(), out.string(), passes));
-    ASSERT_EQ(c.code, 0) << c.output;
+    CommandResult c = runCli(fmt::format("convert {} -o {} --stats --passes {}", model_.string(), out.string(), passes));
+    ASSERT_EQ(c.exitCode, 0) << c.output;
     EXPECT_EQ(kernels(c.output), 3) << c.output;
-    CliRun r = runCli(fmt::format("run {} -i {} --check {}", out.string(), input_.string(), model_.string()));
-    EXPECT_EQ(r.code, 0) << r.output;
+    CommandResult r = runCli(fmt::format("run {} -i {} --check {}", out.string(), input_.string(), model_.string()));
+    EXPECT_EQ(r.exitCode, 0) << r.output;
     EXPECT_NE(r.output.find("check: PASS"), std::string::npos) << r.output;
   }
-  CliRun r = runCli(fmt::format("run {} -i {} --check {}", fused.string(), input_.string(), model_.string()));
-  EXPECT_EQ(r.code, 0) << r.output;
+  CommandResult r = runCli(fmt::format("run {} -i {} --check {}", fused.string(), input_.string(), model_.string()));
+  EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("check: PASS"), std::string::npos) << r.output;
 }
 
 TEST_F(ConvertPassesCli, UnknownPassExitsTwoListingTheValidNames) {
   const fs::path out = tempDir() / "chain_bad.vgf";
   fs::remove(out);
-  CliRun r = runCli(fmt::format("convert {} -o {} --passes fold-constants,fuse-everything", model_.string(), out.string()));
-  EXPECT_EQ(r.code, 2) << r.output;
+  CommandResult r = runCli(fmt::format("convert {} -o {} --passes fold-constants,fuse-everything", model_.string(), out.string()));
+  EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_NE(r.output.find("'fuse-everything'"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("fold-constants, elide-reshapes, eliminate-dead-code, fuse-epilogues, fuse-elementwise"),
             std::string::npos)
@@ -155,7 +142,7 @@ TEST_F(ConvertPassesCli, UnknownPassExitsTwoListingTheValidNames) {
   EXPECT_FALSE(fs::exists(out));
   // A dump after a pass that does not run is refused too.
   r = runCli(fmt::format("convert {} -o {} --passes none --dump-after fuse-elementwise", model_.string(), out.string()));
-  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_NE(r.output.find("expected input or a pass that runs (input)"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(out));
 }
@@ -165,9 +152,9 @@ TEST_F(ConvertPassesCli, DumpAfterPrintsTheGraphOrWritesAFile) {
   const fs::path dump = tempDir() / "chain_input.txt";
   fs::remove(dump);
   // --dump-after takes one value, so the model path after it stays the positional argument.
-  CliRun r = runCli(fmt::format("convert --dump-after fuse-elementwise {} -o {} --dump-after input={}", model_.string(),
+  CommandResult r = runCli(fmt::format("convert --dump-after fuse-elementwise {} -o {} --dump-after input={}", model_.string(),
                                 out.string(), dump.string()));
-  ASSERT_EQ(r.code, 0) << r.output;
+  ASSERT_EQ(r.exitCode, 0) << r.output;
   // After fusion: one node carrying the chain, with result types.
   EXPECT_NE(r.output.find("after fuse-elementwise (changed)"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("input  x: FP32[1,8,8,4]"), std::string::npos) << r.output;

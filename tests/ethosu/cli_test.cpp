@@ -12,30 +12,17 @@
 #include "common/file_io.h"
 #include "runner/ethosu/disassembler.h"
 #include "tests/ethosu/graph_util.h"
+#include "tests/support/cli_runner.h"
 #include "tosa/npy.h"
 #include "tosa/writer.h"
+
+using openvgf::testing::CommandResult;
+using openvgf::testing::runCli;
 
 namespace openvgf::ethosu_test {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct CommandResult {
-  int exitCode = -1;
-  std::string output;
-};
-
-CommandResult runCli(const std::string& args) {
-  CommandResult r;
-  const std::string command = std::string(OPENVGF_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  char buffer[4096];
-  while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) r.output.append(buffer, n);
-  const int status = pclose(pipe);
-  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 fs::path tempDir() {
   fs::path dir = fs::temp_directory_path() / fmt::format("openvgf_ethosu_{}", ::testing::UnitTest::GetInstance()->random_seed() + getpid());

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_runner.h"
+#include "tests/support/cli_runner.h"
 #include "common/file_io.h"
 #include "pte/vela_bin_stream.h"
 #include "pte_writer.h"

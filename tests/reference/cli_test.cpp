@@ -5,30 +5,17 @@
 #include <filesystem>
 
 #include "graph_helpers.h"
+#include "tests/support/cli_runner.h"
 #include "tosa/npy.h"
 #include "tosa/writer.h"
+
+using openvgf::testing::CommandResult;
+using openvgf::testing::runCli;
 
 namespace openvgf::tosa {
 namespace {
 
 using namespace reftest;
-
-struct CommandResult {
-  int exitCode = -1;
-  std::string output;  // stdout and stderr together
-};
-
-CommandResult runCli(const std::string& args) {
-  CommandResult r;
-  std::string command = std::string(OPENVGF_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) r.output += buffer;
-  int status = pclose(pipe);
-  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 const std::string kAdd = std::string(OPENVGF_TEST_DATA) + "/tosa/test_add_1x4x4x4_f32/";
 

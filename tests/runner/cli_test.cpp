@@ -19,30 +19,17 @@
 #include "shaders/chain_minus1.h"
 #include "shaders/chain_scale2.h"
 #include "test_models.h"
+#include "tests/support/cli_runner.h"
 #include "tosa/npy.h"
+
+using openvgf::testing::CommandResult;
+using openvgf::testing::runCli;
 
 namespace openvgf {
 namespace {
 
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
-
-struct Outcome {
-  int exitCode = -1;
-  std::string output;  // stdout + stderr
-};
-
-Outcome runCli(const std::string& arguments, const std::string& env = "") {
-  std::string command = env + " " + OPENVGF_CLI + " " + arguments + " 2>&1";
-  Outcome outcome;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return outcome;
-  char buffer[4096];
-  while (std::size_t n = std::fread(buffer, 1, sizeof(buffer), pipe)) outcome.output.append(buffer, n);
-  int status = pclose(pipe);
-  outcome.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return outcome;
-}
 
 class RunCli : public ::testing::Test {
  protected:
@@ -97,7 +84,7 @@ TEST_F(RunCli, RunsAChainModelAndWritesTheOutput) {
   std::vector<float> x = chainInput();
   std::string input = writeNpy("x.npy", {1, testing::kChainN}, x);
   fs::path output = dir_ / "y.npy";
-  Outcome r = runCli("run " + model + " --input " + input + " --output " + output.string() + " --validate", env_);
+  CommandResult r = runCli("run " + model + " --input " + input + " --output " + output.string() + " --validate", env_);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   std::vector<float> y = readNpy(output);
   ASSERT_EQ(y.size(), x.size());
@@ -117,7 +104,7 @@ TEST_F(RunCli, NamedInputsOutputDirRepeatAndProfile) {
   std::string pa = writeNpy("a.npy", {37}, a), pb = writeNpy("b.npy", {37}, bv);
   fs::path out = dir_ / "out";
   fs::path trace = dir_ / "trace.json";
-  Outcome r = runCli("run " + model + " --input b=" + pb + " --input a=" + pa + " --output-dir " + out.string() +
+  CommandResult r = runCli("run " + model + " --input b=" + pb + " --input a=" + pa + " --output-dir " + out.string() +
                          " --repeat 5 --profile " + trace.string() + " --validate --no-pipeline-cache",
                      env_);
   ASSERT_EQ(r.exitCode, 0) << r.output;
@@ -146,19 +133,19 @@ TEST_F(RunCli, BadInputsExitWithCode2) {
   std::string model = write(b, "multi.vgf");
   std::string good = writeNpy("good.npy", {37}, std::vector<float>(37, 1.0f));
   std::string wrong = writeNpy("wrong.npy", {36}, std::vector<float>(36, 1.0f));
-  Outcome count = runCli("run " + model + " --input " + good + " --output-dir " + (dir_ / "o").string(), env_);
+  CommandResult count = runCli("run " + model + " --input " + good + " --output-dir " + (dir_ / "o").string(), env_);
   EXPECT_EQ(count.exitCode, 2) << count.output;
   EXPECT_THAT(count.output, HasSubstr("--input: expected 2 input(s) ('a', 'b'), got 1"));
-  Outcome shape = runCli("run " + model + " --input " + good + " --input " + wrong + " --output-dir " +
+  CommandResult shape = runCli("run " + model + " --input " + good + " --input " + wrong + " --output-dir " +
                              (dir_ / "o").string(),
                          env_);
   EXPECT_EQ(shape.exitCode, 2) << shape.output;
   EXPECT_THAT(shape.output, HasSubstr("input 'b'"));
   EXPECT_THAT(shape.output, HasSubstr("[36]"));
-  Outcome name = runCli("run " + model + " --input zz=" + good + " --input " + good, env_);
+  CommandResult name = runCli("run " + model + " --input zz=" + good + " --input " + good, env_);
   EXPECT_EQ(name.exitCode, 2) << name.output;
   EXPECT_THAT(name.output, HasSubstr("expected an input name of the model ('a', 'b'), got 'zz'"));
-  Outcome single = runCli("run " + model + " --input " + good + " --input " + good + " --output " +
+  CommandResult single = runCli("run " + model + " --input " + good + " --input " + good + " --output " +
                               (dir_ / "one.npy").string(),
                           env_);
   EXPECT_EQ(single.exitCode, 2) << single.output;
@@ -178,7 +165,7 @@ TEST_F(RunCli, GraphSegmentIsRefused) {
   b.setOutputs({{1, y}}, {"y"});
   std::string model = write(b, "graph.vgf");
   std::string input = writeNpy("x.npy", {37}, std::vector<float>(37, 0.0f));
-  Outcome r = runCli("run " + model + " --input " + input + " --output " + (dir_ / "y.npy").string(), env_);
+  CommandResult r = runCli("run " + model + " --input " + input + " --output " + (dir_ / "y.npy").string(), env_);
   EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_THAT(r.output, HasSubstr("GRAPH segment"));
   EXPECT_THAT(r.output, HasSubstr("VK_ARM_data_graph"));
@@ -188,7 +175,7 @@ TEST_F(RunCli, GraphSegmentIsRefused) {
 TEST_F(RunCli, ArmDataGraphFixtureIsRefusedBeforeReadingInputs) {
   // A VGF written by Arm's model converter (tests/data/vgf, see third_party_notes.md).
   std::string model = std::string(OPENVGF_TEST_DATA) + "/vgf/single_maxpool_graph_v0_4_3.vgf";
-  Outcome r = runCli("run " + model + " --input " + (dir_ / "absent.npy").string() + " --output " +
+  CommandResult r = runCli("run " + model + " --input " + (dir_ / "absent.npy").string() + " --output " +
                          (dir_ / "y.npy").string(),
                      env_);
   EXPECT_EQ(r.exitCode, 2) << r.output;
@@ -202,15 +189,15 @@ TEST_F(RunCli, MissingDriverExitsWithCode1) {
   testing::buildChain(b, k_chain_add, k_chain_scale2, k_chain_minus1);
   std::string model = write(b, "chain.vgf");
   std::string input = writeNpy("x.npy", {1, testing::kChainN}, chainInput());
-  Outcome r = runCli("run " + model + " --input " + input + " --output " + (dir_ / "y.npy").string(),
+  CommandResult r = runCli("run " + model + " --input " + input + " --output " + (dir_ / "y.npy").string(),
                      env_ + " VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json");
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("mesa-vulkan-drivers"));
   EXPECT_FALSE(fs::exists(dir_ / "y.npy"));
-  Outcome devices = runCli("devices", "VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json");
+  CommandResult devices = runCli("devices", "VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json");
   EXPECT_EQ(devices.exitCode, 1) << devices.output;
   // No loader at all: the binary still starts (libvulkan is opened at run time) and says so.
-  Outcome noLoader = runCli("run " + model + " --input " + input + " --output " + (dir_ / "y.npy").string(),
+  CommandResult noLoader = runCli("run " + model + " --input " + input + " --output " + (dir_ / "y.npy").string(),
                             env_ + " OPENVGF_VULKAN_LIBRARY=/nonexistent/libvulkan.so.1");
   EXPECT_EQ(noLoader.exitCode, 1) << noLoader.output;
   EXPECT_THAT(noLoader.output, HasSubstr("the Vulkan loader /nonexistent/libvulkan.so.1 cannot be loaded"));
@@ -219,12 +206,12 @@ TEST_F(RunCli, MissingDriverExitsWithCode1) {
 }
 
 TEST(DevicesCli, ListsLavapipeAsTextAndJson) {
-  Outcome text = runCli("devices");
+  CommandResult text = runCli("devices");
   ASSERT_EQ(text.exitCode, 0) << text.output;
   EXPECT_THAT(text.output, HasSubstr("llvmpipe"));
   EXPECT_THAT(text.output, HasSubstr("maxStorageBufferRange"));
   EXPECT_THAT(text.output, HasSubstr("subgroup size"));
-  Outcome json = runCli("devices --json");
+  CommandResult json = runCli("devices --json");
   ASSERT_EQ(json.exitCode, 0) << json.output;
   nlohmann::json parsed = nlohmann::json::parse(json.output);
   ASSERT_FALSE(parsed["devices"].empty());

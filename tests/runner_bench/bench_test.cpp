@@ -18,8 +18,12 @@
 #include "shaders/chain_minus1.h"
 #include "shaders/chain_scale2.h"
 #include "tests/runner/test_models.h"
+#include "tests/support/cli_runner.h"
 #include "vgf/builder.h"
 #include "vgf/decoder.h"
+
+using openvgf::testing::CommandResult;
+using openvgf::testing::runCli;
 
 namespace openvgf {
 namespace {
@@ -64,23 +68,6 @@ TEST(BenchInputs, DeterministicAndInRange) {
     EXPECT_GE(v, -1000);
     EXPECT_LE(v, 1000);
   }
-}
-
-struct Outcome {
-  int exitCode = -1;
-  std::string output;
-};
-
-Outcome runCli(const std::string& arguments, const std::string& env) {
-  std::string command = env + " " + OPENVGF_CLI + " " + arguments + " 2>&1";
-  Outcome outcome;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return outcome;
-  char buffer[4096];
-  while (std::size_t n = std::fread(buffer, 1, sizeof(buffer), pipe)) outcome.output.append(buffer, n);
-  int status = pclose(pipe);
-  outcome.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return outcome;
 }
 
 class Bench : public ::testing::Test {
@@ -145,13 +132,13 @@ TEST_F(Bench, MeasuresTheChainModel) {
 TEST_F(Bench, NonEmptyCacheDirIsRefused) {
   fs::create_directories(dir_ / "full");
   ASSERT_TRUE(writeFileAtomic(dir_ / "full" / "x", std::string_view("x")));
-  Outcome r = runCli("bench " + model_ + " --cache-dir " + (dir_ / "full").string(), env_);
+  CommandResult r = runCli("bench " + model_ + " --cache-dir " + (dir_ / "full").string(), env_);
   EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_THAT(r.output, HasSubstr("expected an empty or absent folder"));
 }
 
 TEST_F(Bench, CliPrintsJson) {
-  Outcome r = runCli("bench " + model_ + " --warmup 1 --iterations 5 --gpu-iterations 2 --json", env_);
+  CommandResult r = runCli("bench " + model_ + " --warmup 1 --iterations 5 --gpu-iterations 2 --json", env_);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   nlohmann::json j = nlohmann::json::parse(r.output);
   for (const char* key : {"device", "session_create_cold_ms", "session_create_warm_ms", "first_inference_ms",
@@ -163,7 +150,7 @@ TEST_F(Bench, CliPrintsJson) {
 }
 
 TEST_F(Bench, CliTextAndBadInput) {
-  Outcome r = runCli("bench " + model_ + " --warmup 0 --iterations 2", env_);
+  CommandResult r = runCli("bench " + model_ + " --warmup 0 --iterations 2", env_);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("latency over 2 runs"));
   ASSERT_TRUE(writeFileAtomic(dir_ / "not.vgf", std::string_view("this is not a VGF")));

@@ -9,32 +9,18 @@
 #include <filesystem>
 
 #include "common/file_io.h"
+#include "tests/support/cli_runner.h"
 #include "tests/tosa/raw_graph.h"
 #include "tosa/builder.h"
 #include "tosa/writer.h"
+
+using openvgf::testing::CommandResult;
+using openvgf::testing::runCli;
 
 namespace openvgf::tosa {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct CliRun {
-  int code = -1;
-  std::string output;
-};
-
-CliRun runCli(const std::string& args) {
-  std::string cmd = fmt::format("{} {} 2>&1", OPENVGF_CLI, args);
-  CliRun r;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0) r.output.append(buffer, n);
-  int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 class TosaCli : public ::testing::Test {
  protected:
@@ -66,22 +52,22 @@ std::string fixture(const char* rel) {
   EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << (haystack)
 
 TEST_F(TosaCli, SummaryOfFixtures) {
-  CliRun r = runCli("inspect " + fixture("test_conv2d_1x1_1x32x32x8_f32_st11_padSAME_dilat11/model.tosa"));
-  EXPECT_EQ(r.code, 0) << r.output;
+  CommandResult r = runCli("inspect " + fixture("test_conv2d_1x1_1x32x32x8_f32_st11_padSAME_dilat11/model.tosa"));
+  EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_CONTAINS(r.output, "format 1.1.0 (draft)");
   EXPECT_CONTAINS(r.output, "  TosaInput_0  FP32 [1,32,32,8]");
   EXPECT_CONTAINS(r.output, "  TosaOutput_0  FP32 [1,32,32,16]");
   EXPECT_CONTAINS(r.output, "  CONST                    3");
   EXPECT_CONTAINS(r.output, "constants: 3 tensors, 580 bytes");
   EXPECT_CONTAINS(r.output, "profiles: PRO-FP");
-  CliRun m = runCli("inspect " + fixture("simple_maxpool2d/model.tosa"));
-  EXPECT_EQ(m.code, 0);
+  CommandResult m = runCli("inspect " + fixture("simple_maxpool2d/model.tosa"));
+  EXPECT_EQ(m.exitCode, 0);
   EXPECT_CONTAINS(m.output, "profiles: PRO-INT");
 }
 
 TEST_F(TosaCli, JsonPrintsTheWholeGraph) {
-  CliRun r = runCli("inspect --json " + fixture("simple_maxpool2d/model.tosa"));
-  EXPECT_EQ(r.code, 0) << r.output;
+  CommandResult r = runCli("inspect --json " + fixture("simple_maxpool2d/model.tosa"));
+  EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_CONTAINS(r.output, "\"op\": \"MAX_POOL2D\"");
   EXPECT_CONTAINS(r.output, "\"nan_mode\": \"PROPAGATE\"");
   EXPECT_CONTAINS(r.output, "\"location\": \"loc(unknown)\"");
@@ -91,28 +77,28 @@ TEST_F(TosaCli, MalformedFilesExitWithCode2) {
   auto bytes = readFile(fixture("test_add_1x4x4x4_f32/model.tosa"));
   ASSERT_TRUE(bytes);
   std::vector<std::uint8_t> cut(bytes->begin(), bytes->begin() + 300);
-  CliRun truncated = runCli("inspect " + write("cut.tosa", cut));
-  EXPECT_EQ(truncated.code, 2);
+  CommandResult truncated = runCli("inspect " + write("cut.tosa", cut));
+  EXPECT_EQ(truncated.exitCode, 2);
   EXPECT_CONTAINS(truncated.output, "cut.tosa: expected a valid TOSA flatbuffer");
 
   std::vector<RawTensor> shortData = {{"w", {4, 4}, 5, std::vector<std::uint8_t>(8, 0)}};
-  CliRun s = runCli("inspect " + write("short.tosa", rawGraph(1, 0, 67, shortData)));
-  EXPECT_EQ(s.code, 2);
+  CommandResult s = runCli("inspect " + write("short.tosa", rawGraph(1, 0, 67, shortData)));
+  EXPECT_EQ(s.exitCode, 2);
   EXPECT_CONTAINS(s.output, "tensors 'w': data: expected 64 bytes for shape [4,4] of INT32, got 8 bytes");
 
   std::vector<RawTensor> t = {{"x", {1}, 5, {}}};
-  CliRun op = runCli("inspect " + write("op.tosa", rawGraph(1, 0, 123, t)));
-  EXPECT_EQ(op.code, 2);
+  CommandResult op = runCli("inspect " + write("op.tosa", rawGraph(1, 0, 123, t)));
+  EXPECT_EQ(op.exitCode, 2);
   EXPECT_CONTAINS(op.output, "op: expected a TOSA 1.0 operator number 1..75, got 123");
 
-  CliRun old = runCli("inspect " + write("old.tosa", rawGraph(0, 80, 1, t)));
-  EXPECT_EQ(old.code, 2);
+  CommandResult old = runCli("inspect " + write("old.tosa", rawGraph(0, 80, 1, t)));
+  EXPECT_EQ(old.exitCode, 2);
   EXPECT_CONTAINS(old.output, "pre-1.0 (0.x) file");
 
   std::vector<std::uint8_t> wrongId = *bytes;
   std::memcpy(wrongId.data() + 4, "TOSX", 4);
-  CliRun id = runCli("inspect " + write("id.tosa", wrongId));
-  EXPECT_EQ(id.code, 2);
+  CommandResult id = runCli("inspect " + write("id.tosa", wrongId));
+  EXPECT_EQ(id.exitCode, 2);
   EXPECT_CONTAINS(id.output, "unrecognised file");
 }
 
@@ -126,22 +112,22 @@ TEST_F(TosaCli, InvalidGraphsExitWithCode2) {
   };
   Graph undefined = graph();
   undefined.mainBlock()->operators.back().inputs[1] = "ghost";
-  CliRun u = runCli("inspect " + write("undefined.tosa", undefined));
-  EXPECT_EQ(u.code, 2);
+  CommandResult u = runCli("inspect " + write("undefined.tosa", undefined));
+  EXPECT_EQ(u.exitCode, 2);
   EXPECT_CONTAINS(
       u.output,
       "undefined.tosa: regions[0].blocks[0] 'main': operators[2] MUL: input 'ghost': undefined tensor");
 
   Graph cycle = graph();
   cycle.mainBlock()->operators[0].inputs[1] = "m";
-  CliRun c = runCli("inspect " + write("cycle.tosa", cycle));
-  EXPECT_EQ(c.code, 2);
+  CommandResult c = runCli("inspect " + write("cycle.tosa", cycle));
+  EXPECT_EQ(c.exitCode, 2);
   EXPECT_CONTAINS(c.output, "part of a cycle");
 
   Graph mismatch = graph();
   mismatch.mainBlock()->findTensor("a")->dtype = DType::Int32;
-  CliRun t = runCli("inspect " + write("types.tosa", mismatch));
-  EXPECT_EQ(t.code, 2);
+  CommandResult t = runCli("inspect " + write("types.tosa", mismatch));
+  EXPECT_EQ(t.exitCode, 2);
   EXPECT_CONTAINS(t.output, "operators[0] ADD: output 'a': expected type FP32, got INT32");
 }
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "../pte/cli_runner.h"
+#include "tests/support/cli_runner.h"
 #include "common/file_io.h"
 #include "vgf/builder.h"
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Test-only helpers to run the openvgf binary as a user would and to make scratch folders.
+// Test-only helpers shared by every CLI test: run the openvgf binary as a user would (stdout
+// and stderr captured together, exit code kept) and make scratch folders.
 #pragma once
 
 #include <sys/wait.h>
@@ -16,9 +17,10 @@ struct CommandResult {
   std::string output;  // stdout and stderr together
 };
 
-inline CommandResult runCli(const std::string& arguments) {
+/// Runs `openvgf <arguments>` through the shell; `env` is prepended (e.g. "XDG_CACHE_HOME=/x").
+inline CommandResult runCli(const std::string& arguments, const std::string& env = "") {
   CommandResult result;
-  std::string command = std::string(OPENVGF_CLI) + " " + arguments + " 2>&1";
+  std::string command = env + " " + std::string(OPENVGF_CLI) + " " + arguments + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return result;
   char buffer[4096];
