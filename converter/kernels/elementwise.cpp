@@ -50,6 +50,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   kernel.name = fmt::format("{}_{}", tosa::toString(node.op.op), node.index);
   std::vector<std::string> inputNames;  // kernel inputs, binding order
   std::string decls, body;
+  std::vector<std::int32_t> params;
   std::string prev;
   int uid = 0;
   const auto ops = chainOf(node);
@@ -79,7 +80,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
       }
       args.push_back(fmt::format("a{}", slot));
     }
-    OPENVGF_ASSIGN_OR_RETURN(std::string expr, elementwiseExpression(ctx, op, opIndex, args, decls, uid++));
+    OPENVGF_ASSIGN_OR_RETURN(std::string expr, elementwiseExpression(ctx, op, opIndex, args, decls, params, uid++));
     auto info = typeInfo(ctx.tensor(op.outputs.at(0)).dtype);
     std::string var = fmt::format("t{}", k);
     body += fmt::format("{} {} = {}; ", info->compute, var, expr);
@@ -150,6 +151,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   setBufferType(defines, "OUT", outT.dtype);
   kernel.bindings.push_back(ctx.tensorId(node.output()));
   kernel.writes.push_back(true);
+  bindParams(ctx, std::move(params), defines, kernel);
   const std::uint64_t perGroup =
       static_cast<std::uint64_t>(ctx.target().elementwiseWg) * static_cast<std::uint64_t>(ctx.target().elementsPerInvocation);
   kernel.grid = linearGrid((static_cast<std::uint64_t>(total) + perGroup - 1) / perGroup, defines);
