@@ -30,6 +30,11 @@ std::optional<GemmTypes> gemmTypes(DType in, DType weight, DType out) {
 
 GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n) {
   if (m <= 16 || n <= 16) return target.gemmSmall;
+  if (target.gemmLargeMinGroups > 0) {
+    const GemmTile& large = target.gemmLarge;
+    const std::int64_t groups = ((m + large.bm - 1) / large.bm) * ((n + large.bn - 1) / large.bn);
+    if (groups >= target.gemmLargeMinGroups) return large;
+  }
   return target.gemm;
 }
 
