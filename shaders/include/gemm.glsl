@@ -51,19 +51,29 @@ void gemm_main() {
     for (int j = 0; j < TN; ++j) acc[i][j] = ACC_CT(0);
 
   for (uint k0 = 0u; k0 < uint(K); k0 += uint(BK)) {
-    for (uint e = tid; e < uint(BM * BK); e += uint(GEMM_THREADS)) {
-      uint mm = e / uint(BK);
+    // Staging: each invocation gathers 4 rows (A) or 4 columns (B) and stores them as one
+    // vec4 (one shared-memory store instead of four; conflict-free on GPUs with the padding).
+    for (uint e = tid; e < uint(BM / 4 * BK); e += uint(GEMM_THREADS)) {
+      uint m4 = e / uint(BK);
       uint kk = e % uint(BK);
-      uint m = m0 + mm;
       uint k = k0 + kk;
-      sA[kk][mm / 4u][mm % 4u] = (m < uint(M) && k < uint(K)) ? gemm_load_a(batch, m, k) : A_CT(0);
+      GEMM_VEC v;
+      for (int q = 0; q < 4; ++q) {
+        uint m = m0 + m4 * 4u + uint(q);
+        v[q] = (m < uint(M) && k < uint(K)) ? gemm_load_a(batch, m, k) : A_CT(0);
+      }
+      sA[kk][m4] = v;
     }
-    for (uint e = tid; e < uint(BN * BK); e += uint(GEMM_THREADS)) {
-      uint kk = e / uint(BN);
-      uint nn = e % uint(BN);
-      uint n = n0 + nn;
+    for (uint e = tid; e < uint(BN / 4 * BK); e += uint(GEMM_THREADS)) {
+      uint kk = e / uint(BN / 4);
+      uint n4 = e % uint(BN / 4);
       uint k = k0 + kk;
-      sB[kk][nn / 4u][nn % 4u] = (n < uint(N) && k < uint(K)) ? gemm_load_b(batch, k, n) : A_CT(0);
+      GEMM_VEC v;
+      for (int q = 0; q < 4; ++q) {
+        uint n = n0 + n4 * 4u + uint(q);
+        v[q] = (n < uint(N) && k < uint(K)) ? gemm_load_b(batch, k, n) : A_CT(0);
+      }
+      sB[kk][n4] = v;
     }
     barrier();
     for (uint kk = 0u; kk < uint(BK); ++kk) {
