@@ -13,11 +13,13 @@
 //   IN<k>_STYPE, IN<k>_LD, IN<k>_CT   storage type, load function, compute type of input k
 //   OUT_STYPE, OUT_ST, OUT_CT         same for the output
 //   LAST_DIM             size of the output's last TOSA dim (per-channel parameters)
-//   EW_DECLS             constant declarations the body uses (tables, per-channel scales)
+//   EW_DECLS             helper functions the body uses (tables and per-channel scales are in
+//                        the parameter buffer `ovgf_params`)
 //   EW_BODY              statements that compute `OUT_CT r` from a0..a3 and `ch`
 //   EPT                  elements per invocation (strided by WG_X for coalescing)
 //   FP16_MATH            1: fp16 chains compute in float16_t (ew_ops.glsl's f16 helpers)
-// Bindings (set 0): binding k = input k (k < NUM_IN), binding NUM_IN = output.
+// Bindings (set 0): binding k = input k (k < NUM_IN), binding NUM_IN = output, then the
+//   constant parameter buffer (PARAMS_BINDING, include/common.glsl) when the body uses one.
 // Grid: ceil(TOTAL / (WG_X * EPT)) workgroups, as GRID_X x ceil(n / GRID_X).
 #version 460
 #extension GL_GOOGLE_include_directive : require

@@ -222,8 +222,6 @@ std::string wrapTo(DType out, const std::string& e) {
 
 int typeBits(DType t) { return t == DType::Int8 ? 8 : t == DType::Int16 ? 16 : 32; }
 
-std::string intList(const std::vector<std::int64_t>& values) { return fmt::format("{}", fmt::join(values, ",")); }
-
 }  // namespace
 
 Status checkElementwiseTypes(const LoweringContext& ctx, const tosa::Operator& op, std::size_t opIndex) {
@@ -288,7 +286,8 @@ Status checkElementwiseTypes(const LoweringContext& ctx, const tosa::Operator& o
 }
 
 Result<std::string> elementwiseExpression(const LoweringContext& ctx, const tosa::Operator& op, std::size_t opIndex,
-                                          const std::vector<std::string>& args, std::string& decls, int uid) {
+                                          const std::vector<std::string>& args, std::string& decls,
+                                          std::vector<std::int32_t>& params, int uid) {
   const Program& p = ctx.program();
   DType in = p.find(op.inputs.at(0))->dtype;
   DType out = p.find(op.outputs.at(0))->dtype;
@@ -314,10 +313,9 @@ Result<std::string> elementwiseExpression(const LoweringContext& ctx, const tosa
         OPENVGF_ASSIGN_OR_RETURN(auto s, ctc(2));
         if (s.size() > 0) shift = constInt(s, 0);
       }
-      if (in == DType::Int32 && shift > 0) {
-        return fmt::format("int((int64_t({}) * int64_t({}) + int64_t({})) >> {})", a, arg(1),
-                           glslInt(std::int64_t{1} << (shift - 1)), shift);
-      }
+      // (a * b + 2^(shift-1)) >> shift with a 64-bit intermediate is apply_scale_32 without
+      // double rounding; the helper does it in 32-bit halves (no Int64 arithmetic).
+      if (in == DType::Int32 && shift > 0) return fmt::format("apply_scale_32({}, {}, {}, false)", a, arg(1), shift);
       return fmt::format("({} * {})", a, arg(1));
     }
     case Op::IntDiv: return fmt::format("({} / {})", a, arg(1));
@@ -406,16 +404,16 @@ Result<std::string> elementwiseExpression(const LoweringContext& ctx, const tosa
       OPENVGF_ASSIGN_OR_RETURN(auto table, ctc(1));
       std::vector<std::int64_t> values;
       for (std::int64_t i = 0; i < table.size(); ++i) values.push_back(constInt(table, static_cast<std::size_t>(i)));
+      const std::size_t offset = params.size();
+      for (std::int64_t v : values) params.push_back(static_cast<std::int32_t>(v));
       if (in == DType::Int8) {
         if (values.size() != 256) return invalidInput("{}: table: expected 256 entries, got {}", describeOp(p, op, opIndex), values.size());
-        decls += fmt::format("const int TBL{}[256] = int[256]({}); ", uid, intList(values));
-        return fmt::format("TBL{}[{} + 128]", uid, a);
+        return fmt::format("ovgf_params[{} + {}]", offset + 128, a);
       }
       if (values.size() != 513) return invalidInput("{}: table: expected 513 entries, got {}", describeOp(p, op, opIndex), values.size());
-      decls += fmt::format("const int TBL{0}[513] = int[513]({1}); "
-                           "int table{0}(int x) {{ int v = clamp(x, -32768, 32767) + 32768; int i = v >> 7; int f = v & 0x7F; "
-                           "int base = TBL{0}[i]; return (base << 7) + (TBL{0}[i + 1] - base) * f; }} ",
-                           uid, intList(values));
+      decls += fmt::format("int table{0}(int x) {{ int v = clamp(x, -32768, 32767) + 32768; int i = {1} + (v >> 7); "
+                           "int f = v & 0x7F; int base = ovgf_params[i]; return (base << 7) + (ovgf_params[i + 1] - base) * f; }} ",
+                           uid, offset);
       return fmt::format("table{}({})", uid, a);
     }
     case Op::Rescale: {
@@ -453,18 +451,37 @@ Result<std::string> elementwiseExpression(const LoweringContext& ctx, const tosa
       } else {
         std::tie(lo, hi) = intRange(out);
       }
-      const bool wide = in == DType::Int48;
-      std::string value = attrs.inputUnsigned ? fmt::format("(int64_t(x) & int64_t({}))", maskOf(in)) : "int64_t(x)";
-      std::string index = attrs.perChannel && nc > 1 ? "ch" : "0u";
-      std::string scale = attrs.scale32
-                              ? fmt::format("apply_scale_32(int(v), RSM{0}[{1}], RSS{0}[{1}], {2})", uid, index,
-                                            attrs.roundingMode == tosa::RoundingMode::DoubleRound ? "true" : "false")
-                              : fmt::format("apply_scale_16(v, RSM{0}[{1}], RSS{0}[{1}])", uid, index);
-      decls += fmt::format("const int RSM{0}[{1}] = int[{1}]({2}); const int RSS{0}[{1}] = int[{1}]({3}); "
-                           "int rescale{0}({4} x, uint ch) {{ int64_t v = {5} - int64_t({6}); int r = {7}; "
-                           "r = r + {8}; return clamp(r, {9}, {10}); }} ",
-                           uid, nc, intList(m), intList(s), wide ? "int64_t" : "int", value, glslInt(inZp), scale,
-                           glslInt(outZp), glslInt(lo), glslInt(hi));
+      // 64-bit arithmetic only where the value itself needs it (INT48 input, or a 16-bit scale
+      // of an INT32 input whose zero point could overflow 32 bits); everything else uses
+      // the 32-bit-halves apply_scale_32, which is exact for 32-bit values (scale16 included:
+      // without double rounding the two definitions agree).
+      const bool wide = in == DType::Int48 || (in == DType::Int32 && !attrs.scale32 && inZp != 0);
+      std::string multiplier, shiftAmount;
+      if (attrs.perChannel && nc > 1) {
+        const std::size_t offset = params.size();
+        for (std::int64_t v : m) params.push_back(static_cast<std::int32_t>(v));
+        for (std::int64_t v : s) params.push_back(static_cast<std::int32_t>(v));
+        multiplier = fmt::format("ovgf_params[{} + ch]", offset);
+        shiftAmount = fmt::format("ovgf_params[{} + ch]", offset + nc);
+      } else {
+        multiplier = glslInt(m[0]);
+        shiftAmount = glslInt(s[0]);
+      }
+      const char* doubleRound = attrs.scale32 && attrs.roundingMode == tosa::RoundingMode::DoubleRound ? "true" : "false";
+      if (wide) {
+        std::string value = attrs.inputUnsigned ? fmt::format("(int64_t(x) & int64_t({}))", maskOf(in)) : "int64_t(x)";
+        std::string scale = attrs.scale32 ? fmt::format("apply_scale_32(int(v), {}, {}, {})", multiplier, shiftAmount, doubleRound)
+                                          : fmt::format("apply_scale_16(v, {}, {})", multiplier, shiftAmount);
+        decls += fmt::format("int rescale{0}(int64_t x, uint ch) {{ int64_t v = {1} - int64_t({2}); int r = {3}; "
+                             "r = r + {4}; return clamp(r, {5}, {6}); }} ",
+                             uid, value, glslInt(inZp), scale, glslInt(outZp), glslInt(lo), glslInt(hi));
+      } else {
+        std::string value = attrs.inputUnsigned ? fmt::format("(x & {})", maskOf(in)) : "x";
+        decls += fmt::format("int rescale{0}(int x, uint ch) {{ int v = {1} - {2}; int r = apply_scale_32(v, {3}, {4}, {5}); "
+                             "r = r + {6}; return clamp(r, {7}, {8}); }} ",
+                             uid, value, glslInt(inZp), multiplier, shiftAmount, doubleRound, glslInt(outZp),
+                             glslInt(lo), glslInt(hi));
+      }
       return fmt::format("rescale{}({}, ch)", uid, a);
     }
     default:
@@ -532,6 +549,7 @@ Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& 
   body += fmt::format("{} t0 = {}; ", anchorInfo->compute, first);
   std::string prev = "t0";
   std::string decls;
+  std::vector<std::int32_t> params;
   std::vector<std::string> extra;
   for (std::size_t k = 0; k < node.epilogue.size(); ++k) {
     const FusedOp& f = node.epilogue[k];
@@ -561,7 +579,8 @@ Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& 
       }
       args.push_back(fmt::format("e{}", slot));
     }
-    OPENVGF_ASSIGN_OR_RETURN(std::string expr, elementwiseExpression(ctx, f.op, f.index, args, decls, static_cast<int>(k)));
+    OPENVGF_ASSIGN_OR_RETURN(std::string expr,
+                             elementwiseExpression(ctx, f.op, f.index, args, decls, params, static_cast<int>(k)));
     auto info = typeInfo(ctx.tensor(f.op.outputs.at(0)).dtype);
     body += fmt::format("{} t{} = {}; ", info->compute, k + 1, expr);
     prev = fmt::format("t{}", k + 1);
@@ -580,7 +599,17 @@ Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& 
   defines.set("OUT_BINDING", static_cast<std::int64_t>(kernel.bindings.size()));
   kernel.bindings.push_back(ctx.tensorId(node.output()));
   kernel.writes.push_back(true);
+  bindParams(ctx, std::move(params), defines, kernel);
   return {};
+}
+
+void bindParams(LoweringContext& ctx, std::vector<std::int32_t> params, ShaderDefines& defines, PlanKernel& kernel) {
+  if (params.empty()) return;
+  std::vector<std::uint8_t> bytes(params.size() * sizeof(std::int32_t));
+  std::memcpy(bytes.data(), params.data(), bytes.size());
+  defines.set("PARAMS_BINDING", static_cast<std::int64_t>(kernel.bindings.size()));
+  kernel.bindings.push_back(ctx.addConstant(DType::Int32, {static_cast<std::int64_t>(params.size())}, std::move(bytes)));
+  kernel.writes.push_back(false);
 }
 
 }  // namespace openvgf::converter

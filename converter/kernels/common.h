@@ -53,9 +53,16 @@ bool isElementwiseOp(tosa::Op op);
 
 /// One elementwise operator as a GLSL expression in the compute type of its output.
 /// `args[i]` is the expression of data input dataInputs(op)[i]; `decls` collects global
-/// declarations (tables, per-channel scales) named with `uid`.
+/// declarations (helper functions) named with `uid`. Per-channel RESCALE multipliers and
+/// shifts and TABLE entries are appended to `params` and read from the kernel's parameter
+/// buffer (`ovgf_params`, see bindParams): constant arrays indexed at run time take lavapipe's
+/// shader compiler seconds per kernel, and literal tables would make every layer's module unique.
 Result<std::string> elementwiseExpression(const LoweringContext& ctx, const tosa::Operator& op, std::size_t opIndex,
-                                          const std::vector<std::string>& args, std::string& decls, int uid);
+                                          const std::vector<std::string>& args, std::string& decls,
+                                          std::vector<std::int32_t>& params, int uid);
+/// Binds `params` (if any) as a constant INT32 buffer after the kernel's other bindings and
+/// sets PARAMS_BINDING, which declares `ovgf_params` (shaders/include/common.glsl).
+void bindParams(LoweringContext& ctx, std::vector<std::int32_t> params, ShaderDefines& defines, PlanKernel& kernel);
 /// Checks the type combination of an elementwise operator.
 Status checkElementwiseTypes(const LoweringContext& ctx, const tosa::Operator& op, std::size_t opIndex);
 

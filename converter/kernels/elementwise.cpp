@@ -112,6 +112,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   kernel.name = fmt::format("{}_{}", tosa::toString(node.op.op), node.index);
   std::vector<std::string> inputNames;  // kernel inputs, binding order
   std::string decls, body;
+  std::vector<std::int32_t> params;
   std::string prev;
   int uid = 0;
   const auto ops = chainOf(node);
@@ -146,7 +147,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
     if (fp16Math) {
       OPENVGF_ASSIGN_OR_RETURN(expr, fp16Expression(ctx, op, opIndex, args));
     } else {
-      OPENVGF_ASSIGN_OR_RETURN(expr, elementwiseExpression(ctx, op, opIndex, args, decls, uid++));
+      OPENVGF_ASSIGN_OR_RETURN(expr, elementwiseExpression(ctx, op, opIndex, args, decls, params, uid++));
     }
     auto info = typeInfo(ctx.tensor(op.outputs.at(0)).dtype);
     std::string var = fmt::format("t{}", k);
@@ -224,6 +225,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   }
   kernel.bindings.push_back(ctx.tensorId(node.output()));
   kernel.writes.push_back(true);
+  bindParams(ctx, std::move(params), defines, kernel);
   const std::uint64_t perGroup =
       static_cast<std::uint64_t>(ctx.target().elementwiseWg) * static_cast<std::uint64_t>(ctx.target().elementsPerInvocation);
   kernel.grid = linearGrid((static_cast<std::uint64_t>(total) + perGroup - 1) / perGroup, defines);

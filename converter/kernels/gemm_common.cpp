@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 namespace openvgf::converter {
@@ -31,7 +32,21 @@ std::optional<GemmTypes> gemmTypes(DType in, DType weight, DType out) {
 }
 
 GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n) {
-  if (m <= 16 || n <= 16) return target.gemmSmall;
+  if (m <= 16 || n <= 16) {
+    // The small tile is flat (few rows, many columns); a GEMM with few columns gets it
+    // transposed so that its columns are not mostly padding.
+    GemmTile t = target.gemmSmall;
+    if (n <= 16 && m > 16 && t.bn > t.bm) {
+      std::swap(t.bm, t.bn);
+      std::swap(t.tm, t.tn);
+    }
+    return t;
+  }
+  if (target.gemmLargeMinGroups > 0) {
+    const GemmTile& large = target.gemmLarge;
+    const std::int64_t groups = ((m + large.bm - 1) / large.bm) * ((n + large.bn - 1) / large.bn);
+    if (groups >= target.gemmLargeMinGroups) return large;
+  }
   return target.gemm;
 }
 

@@ -18,7 +18,8 @@ struct GemmTypes {
 /// (specs/tosa.md §2.2); nullopt if the triple is not in any profile or extension.
 std::optional<GemmTypes> gemmTypes(tosa::DType in, tosa::DType weight, tosa::DType out);
 
-/// Tile for an M x N problem on the target (small problems get the small tile).
+/// Tile for an M x N problem on the target (M or N <= 16: the small tile, transposed when N
+/// is the small one; at least target.gemmLargeMinGroups large tiles: the large one).
 GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n);
 void setTile(ShaderDefines& defines, const GemmTile& tile);
 

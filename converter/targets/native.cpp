@@ -143,6 +143,9 @@ Result<Target> nativeTarget() {
   }
   // Larger register blocks where shared memory and invocations allow (desktop GPUs).
   if (t.maxSharedBytes >= 32768 && t.maxInvocations >= 256) t.gemm = GemmTile{128, 64, 16, 8, 4};
+  // A CPU device (lavapipe) runs every GEMM fastest with the large register block, whatever
+  // the grid; a GPU keeps its `gemm` tile for every size.
+  t.gemmLargeMinGroups = props.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? 1 : 0;
   destroyInstance(instance, nullptr);
   return t;
 }

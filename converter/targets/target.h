@@ -40,7 +40,13 @@ struct CoopMatTile {
 struct Target {
   std::string name;                       // "portable", "native"
   GemmTile gemm;                          // CONV2D / MATMUL / CONV3D / TRANSPOSE_CONV2D
-  GemmTile gemmSmall{16, 16, 16, 2, 2};   // GEMMs whose M or N is small
+  GemmTile gemmSmall{16, 64, 16, 4, 4};   // GEMMs whose M or N is small (transposed for small N)
+  // Large register blocks (fewer invocations, more work each) for GEMMs whose grid has at
+  // least gemmLargeMinGroups workgroups of this tile; 0 = never. Lavapipe runs a GEMM
+  // fastest with the largest block, a GPU needs enough invocations to fill its cores, so
+  // the switch is made where a GPU is full either way (a VGF is not re-tiled per device).
+  GemmTile gemmLarge{64, 64, 16, 8, 8};
+  int gemmLargeMinGroups = 0;
   int elementwiseWg = 256;                // invocations per elementwise workgroup
   int elementsPerInvocation = 4;
   int reduceThreads = 256;                // RX*RY of reductions

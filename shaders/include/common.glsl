@@ -5,6 +5,7 @@
 // Defines (all optional):
 //   WG_X, WG_Y, WG_Z   workgroup size (default 64,1,1)
 //   GRID_X             workgroup count along x of the dispatch (for flattening x/y grids)
+//   PARAMS_BINDING     binding of the kernel's constant parameter buffer `ovgf_params`
 #ifndef OVGF_COMMON_GLSL
 #define OVGF_COMMON_GLSL
 
@@ -31,6 +32,12 @@
 // Large 1D problems are dispatched as a 2D grid of workgroups (x limited to 65535);
 // this folds the grid back into one linear workgroup index.
 uint ovgf_linear_group() { return gl_WorkGroupID.y * uint(GRID_X) + gl_WorkGroupID.x; }
+
+// Per-kernel constant parameters (per-channel RESCALE multipliers and shifts, TABLE
+// entries) that the converter binds as an INT32 buffer instead of writing constant arrays.
+#ifdef PARAMS_BINDING
+layout(set = 0, binding = PARAMS_BINDING) readonly buffer OvgfParams { int ovgf_params[]; };
+#endif
 
 #define OVGF_CAT_(a, b) a##b
 #define OVGF_CAT(a, b) OVGF_CAT_(a, b)

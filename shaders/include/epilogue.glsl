@@ -6,10 +6,11 @@
 //   NUM_EPI                 extra epilogue inputs (0..2), each indexed like the output
 //   EPI<k>_BINDING, EPI<k>_STYPE, EPI<k>_LD, EPI<k>_CT
 //   EPI<k>_INDEX            idx (same shape as the output) or ch (per-channel vector)
-//   OUT_BINDING, OUT_STYPE, OUT_ST, OUT_CT
+//   OUT_BINDING, OUT_STYPE, OUT_ST, OUT_CT   (PARAMS_BINDING, when set, follows OUT_BINDING)
 //   EPI_BODY                statements computing `OUT_CT r` from `v` (accumulator + bias,
 //                           of type ACC_CT), e0, e1 and `ch` (output channel); default r = v
-//   EW_DECLS                constants EPI_BODY uses
+//   EW_DECLS                helper functions EPI_BODY uses (per-channel RESCALE parameters
+//                           and TABLE entries come from `ovgf_params`, include/common.glsl)
 #ifndef OVGF_EPILOGUE_GLSL
 #define OVGF_EPILOGUE_GLSL
 

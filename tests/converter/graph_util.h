@@ -101,10 +101,13 @@ inline std::filesystem::path testCacheDir() {
   return std::filesystem::temp_directory_path() / "openvgf-converter-test-cache";
 }
 
-/// Converts and runs; fails the test on conversion error or validation messages.
+/// Converts (for `target`, "portable" or "native") and runs; fails the test on conversion
+/// error or validation messages.
 inline std::vector<std::vector<std::uint8_t>> convertAndRun(const tosa::Graph& graph,
-                                                            const std::vector<std::vector<std::uint8_t>>& inputs) {
+                                                            const std::vector<std::vector<std::uint8_t>>& inputs,
+                                                            const std::string& target = "portable") {
   converter::ConvertOptions options;
+  options.target = target;
   options.cacheDir = testCacheDir();
   auto model = converter::convert(graph, options);
   if (!model) {

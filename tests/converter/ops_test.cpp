@@ -140,6 +140,88 @@ TEST_F(OpsTest, RescaleInt32ToInt8PerChannel) {
   }
 }
 
+// apply_scale_32 is computed in 32-bit halves on the GPU; every shift 2..62 (one per
+// channel), large and small multipliers, both rounding modes, INT32 -> INT32 so that no
+// clamp hides a wrong bit. Values stay in the range where the TOSA result fits in 32 bits
+// for the larger shifts and cover the sign/carry cases (0, -1, extremes).
+TEST_F(OpsTest, RescaleInt32EveryShiftBothRoundingModes) {
+  constexpr int kChannels = 61;
+  std::vector<std::int32_t> mult(kChannels);
+  std::vector<std::int8_t> shift(kChannels);
+  std::uniform_int_distribution<std::int32_t> multDist(1, std::numeric_limits<std::int32_t>::max());
+  for (int c = 0; c < kChannels; ++c) {
+    shift[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c + 2);
+    mult[static_cast<std::size_t>(c)] = c % 4 == 0 ? (1 << 30) : multDist(rng);
+  }
+  const int rows = 40;
+  std::vector<std::int32_t> x(static_cast<std::size_t>(rows * kChannels));
+  std::uniform_int_distribution<std::int32_t> valueDist(std::numeric_limits<std::int32_t>::min(),
+                                                        std::numeric_limits<std::int32_t>::max());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const int row = static_cast<int>(i) / kChannels;
+    x[i] = row == 0 ? 0 : row == 1 ? -1 : row == 2 ? 1 : row == 3 ? std::numeric_limits<std::int32_t>::min()
+         : row == 4 ? std::numeric_limits<std::int32_t>::max() : valueDist(rng) >> (row % 31);
+  }
+  for (auto mode : {tosa::RoundingMode::SingleRound, tosa::RoundingMode::DoubleRound}) {
+    GraphBuilder g;
+    g.input("x", DType::Int32, {rows, kChannels});
+    g.constant<std::int32_t>("m", DType::Int32, {kChannels}, mult);
+    g.constant<std::int8_t>("s", DType::Int8, {kChannels}, shift);
+    g.constant<std::int32_t>("izp", DType::Int32, {1}, {0});
+    g.constant<std::int32_t>("ozp", DType::Int32, {1}, {0});
+    g.tensor("y", DType::Int32, {rows, kChannels});
+    tosa::RescaleAttrs attrs;
+    attrs.scale32 = true;
+    attrs.roundingMode = mode;
+    attrs.perChannel = true;
+    g.op(Op::Rescale, attrs, {"x", "m", "s", "izp", "ozp"}, {"y"});
+    g.output("y");
+    auto out = convertAndRun(g.graph(), {bytesOf(x)});
+    ASSERT_EQ(out.size(), 1u);
+    auto got = valuesOf<std::int32_t>(out[0]);
+    ASSERT_EQ(got.size(), x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const std::size_t c = i % kChannels;
+      const int sh = shift[c];
+      // TOSA apply_scale_32 in 64 bits; results outside int32 are outside the spec, so
+      // only in-range ones are compared.
+      std::int64_t round = std::int64_t{1} << (sh - 1);
+      if (mode == tosa::RoundingMode::DoubleRound && sh > 31) round += x[i] >= 0 ? (std::int64_t{1} << 30) : -(std::int64_t{1} << 30);
+      std::int64_t want = (static_cast<std::int64_t>(x[i]) * mult[c] + round) >> sh;
+      if (want < std::numeric_limits<std::int32_t>::min() || want > std::numeric_limits<std::int32_t>::max()) continue;
+      ASSERT_EQ(got[i], want) << "x " << x[i] << " multiplier " << mult[c] << " shift " << sh
+                              << (mode == tosa::RoundingMode::DoubleRound ? " double" : " single");
+    }
+  }
+}
+
+// RESCALE with scale32 = false (apply_scale_16) from INT16, per channel.
+TEST_F(OpsTest, RescaleInt16Scale16PerChannel) {
+  GraphBuilder g;
+  g.input("x", DType::Int16, {64, 4});
+  g.constant<std::int16_t>("m", DType::Int16, {4}, {32767, 12345, 1, 20000});
+  g.constant<std::int8_t>("s", DType::Int8, {4}, {15, 2, 3, 40});
+  g.constant<std::int16_t>("izp", DType::Int16, {1}, {0});
+  g.constant<std::int32_t>("ozp", DType::Int32, {1}, {0});
+  g.tensor("y", DType::Int32, {64, 4});
+  tosa::RescaleAttrs attrs;
+  attrs.scale32 = false;
+  attrs.roundingMode = tosa::RoundingMode::SingleRound;
+  attrs.perChannel = true;
+  g.op(Op::Rescale, attrs, {"x", "m", "s", "izp", "ozp"}, {"y"});
+  g.output("y");
+  auto x = randomInts<std::int16_t>(rng, 256, -32768, 32767);
+  auto out = convertAndRun(g.graph(), {bytesOf(x)});
+  ASSERT_EQ(out.size(), 1u);
+  auto got = valuesOf<std::int32_t>(out[0]);
+  const std::int64_t mult[4] = {32767, 12345, 1, 20000};
+  const int shift[4] = {15, 2, 3, 40};
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    std::int64_t want = (x[i] * mult[i % 4] + (std::int64_t{1} << (shift[i % 4] - 1))) >> shift[i % 4];
+    EXPECT_EQ(got[i], want) << i;
+  }
+}
+
 // CONV2D reference (NHWC, OHWI), integer or float accumulation in T.
 template <typename In, typename Acc>
 std::vector<Acc> conv2dRef(const std::vector<In>& in, const std::vector<In>& w, const std::vector<Acc>& bias, int n, int ih,
@@ -312,6 +394,54 @@ TEST_F(OpsTest, MatMulInt8WithZeroPoints) {
       for (int k = 0; k < c; ++k) acc += (a[static_cast<std::size_t>(i * c + k)] - 3) * (bm[static_cast<std::size_t>(k * w + j)] + 2);
       EXPECT_EQ(got[static_cast<std::size_t>(i * w + j)], acc);
     }
+}
+
+// The native target's tiles (on lavapipe: 8x8 register blocks for every GEMM; on a GPU
+// its own large tile), with partial tiles in M and N: fp32 and int8 with zero points.
+TEST_F(OpsTest, MatMulNativeTilesFp32AndInt8) {
+  const int h = 70, c = 37, w = 131;
+  {
+    auto a = randomFloats(rng, static_cast<std::size_t>(h * c));
+    auto bm = randomFloats(rng, static_cast<std::size_t>(c * w));
+    GraphBuilder g;
+    g.input("a", DType::Fp32, {1, h, c});
+    g.input("b", DType::Fp32, {1, c, w});
+    g.constant<float>("zp", DType::Fp32, {1}, {0.0f});
+    g.tensor("y", DType::Fp32, {1, h, w});
+    g.op(Op::MatMul, {}, {"a", "b", "zp", "zp"}, {"y"});
+    g.output("y");
+    auto out = convertAndRun(g.graph(), {bytesOf(a), bytesOf(bm)}, "native");
+    ASSERT_EQ(out.size(), 1u);
+    std::vector<float> want(static_cast<std::size_t>(h * w));
+    for (int i = 0; i < h; ++i)
+      for (int j = 0; j < w; ++j) {
+        float acc = 0;
+        for (int k = 0; k < c; ++k) acc += a[static_cast<std::size_t>(i * c + k)] * bm[static_cast<std::size_t>(k * w + j)];
+        want[static_cast<std::size_t>(i * w + j)] = acc;
+      }
+    expectNear(valuesOf<float>(out[0]), want, 1e-5f);
+  }
+  {
+    auto a = randomInts<std::int8_t>(rng, static_cast<std::size_t>(h * c), -128, 127);
+    auto bm = randomInts<std::int8_t>(rng, static_cast<std::size_t>(c * w), -128, 127);
+    GraphBuilder g;
+    g.input("a", DType::Int8, {1, h, c});
+    g.input("b", DType::Int8, {1, c, w});
+    g.constant<std::int8_t>("azp", DType::Int8, {1}, {-5});
+    g.constant<std::int8_t>("bzp", DType::Int8, {1}, {7});
+    g.tensor("y", DType::Int32, {1, h, w});
+    g.op(Op::MatMul, {}, {"a", "b", "azp", "bzp"}, {"y"});
+    g.output("y");
+    auto out = convertAndRun(g.graph(), {bytesOf(a), bytesOf(bm)}, "native");
+    ASSERT_EQ(out.size(), 1u);
+    auto got = valuesOf<std::int32_t>(out[0]);
+    for (int i = 0; i < h; ++i)
+      for (int j = 0; j < w; ++j) {
+        std::int32_t acc = 0;
+        for (int k = 0; k < c; ++k) acc += (a[static_cast<std::size_t>(i * c + k)] + 5) * (bm[static_cast<std::size_t>(k * w + j)] - 7);
+        ASSERT_EQ(got[static_cast<std::size_t>(i * w + j)], acc) << i << "," << j;
+      }
+  }
 }
 
 TEST_F(OpsTest, AvgPool2dInt8CountsOnlyValidTaps) {
