@@ -178,6 +178,8 @@ def main():
               "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
               "host": "%s, %d cpus, %s" % (platform.node(), os.cpu_count() or 0, platform.platform()),
               "command": args.command, "models": records}
+    for r in records:
+        r.setdefault("command", args.command)
     if args.torch and os.path.exists(args.torch):
         with open(args.torch) as f:
             report["torch"] = json.load(f)
@@ -188,8 +190,11 @@ def main():
             previous = json.load(f)
         now = {r["stem"] for r in records}
         kept = [r for r in previous.get("models", []) if r["stem"] not in now]
+        for r in kept:
+            r.setdefault("command", previous.get("command", ""))
         report["models"] = kept + records
-        report["command"] = previous.get("command", "") + " ; " + report["command"]
+        # The commands that measured what is kept, each once, in order.
+        report["command"] = " ; ".join(dict.fromkeys(r["command"] for r in report["models"] if r["command"]))
         old_torch = (previous.get("torch") or {}).get("models") or {}
         if old_torch:
             torch_report = report.setdefault("torch", {k: v for k, v in previous["torch"].items() if k != "models"})

@@ -43,8 +43,8 @@ struct Target {
   GemmTile gemmSmall{16, 64, 16, 4, 4};   // GEMMs whose M or N is small (transposed for small N)
   // Large register blocks (fewer invocations, more work each) for GEMMs whose grid has at
   // least gemmLargeMinGroups workgroups of this tile; 0 = never. Lavapipe runs a GEMM
-  // fastest with the largest block, a GPU needs enough invocations to fill its cores, so
-  // the switch is made where a GPU is full either way (a VGF is not re-tiled per device).
+  // fastest with the largest block; a GPU loses occupancy with it even on large grids, so
+  // only `native` on a CPU device turns it on.
   GemmTile gemmLarge{64, 64, 16, 8, 8};
   int gemmLargeMinGroups = 0;
   int elementwiseWg = 256;                // invocations per elementwise workgroup
