@@ -369,6 +369,8 @@ def micro_extras(model, args, stem):
         n = desc["inputs"][0]["shape"][1]
         flops = 2.0 * n * n * n
         dtype = torch.float16 if desc["inputs"][0]["dtype"] == "FP16" else torch.float32
+        if dtype == torch.float16 and not args.device.startswith("cuda"):
+            return extras  # PyTorch's CPU matmul has no fp16 kernel (the model itself ran in fp32)
         a = torch.randn(1, n, n, device=args.device, dtype=dtype)
         b = torch.randn(1, n, n, device=args.device, dtype=dtype)
         variants = [("", None)]
