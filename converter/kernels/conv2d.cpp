@@ -15,29 +15,14 @@ namespace {
 using tosa::DType;
 
 Status check(const LoweringContext& ctx, const Node& node) {
-  const Program& p = ctx.program();
-  if (node.op.inputs.size() < 3 || !std::holds_alternative<tosa::ConvAttrs>(node.op.attrs)) {
-    return invalidInput("{}: expected input, weight, bias and a ConvAttribute", describeOp(p, node.op, node.index));
-  }
-  DType in = ctx.tensor(node.op.inputs[0]).dtype, w = ctx.tensor(node.op.inputs[1]).dtype,
-        out = ctx.tensor(node.op.outputs[0]).dtype;
-  if (!gemmTypes(in, w, out)) return unsupported("{}: expected a supported type combination", describeOp(p, node.op, node.index));
-  const auto& attrs = std::get<tosa::ConvAttrs>(node.op.attrs);
-  if (attrs.pad.size() != 4 || attrs.stride.size() != 2 || attrs.dilation.size() != 2) {
-    return invalidInput("{}: expected pad[4], stride[2], dilation[2]", describeOp(p, node.op, node.index));
-  }
-  return {};
+  OPENVGF_TRY(checkConvLike<tosa::ConvAttrs>(ctx, node, "ConvAttribute"));
+  return checkConvAttrs(ctx, node, 2);
 }
 
 Status lower(LoweringContext& ctx, const Node& node) {
   const auto& attrs = std::get<tosa::ConvAttrs>(node.op.attrs);
-  const tosa::Tensor& input = ctx.tensor(node.op.inputs[0]);
-  const tosa::Tensor& weight = ctx.tensor(node.op.inputs[1]);
-  const tosa::Tensor& bias = ctx.tensor(node.op.inputs[2]);
-  const tosa::Tensor& output = ctx.tensor(node.op.outputs[0]);
-  if (input.shape.size() != 4 || weight.shape.size() != 4 || output.shape.size() != 4) {
-    return invalidInput("{}: expected rank-4 input, weight and output", nodeLabel(node));
-  }
+  OPENVGF_ASSIGN_OR_RETURN(const ConvOperands operands, convOperands(ctx, node, 4));
+  const auto& [input, weight, bias, output] = operands;
   const std::int64_t batch = input.shape[0], ih = input.shape[1], iw = input.shape[2], ic = input.shape[3];
   const std::int64_t oc = weight.shape[0], kh = weight.shape[1], kw = weight.shape[2];
   const std::int64_t oh = output.shape[1], ow = output.shape[2];

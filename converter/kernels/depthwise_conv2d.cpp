@@ -13,18 +13,8 @@ namespace {
 constexpr int kOutputsPerInvocation = 4;
 
 Status check(const LoweringContext& ctx, const Node& node) {
-  const Program& p = ctx.program();
-  if (node.op.inputs.size() < 3 || !std::holds_alternative<tosa::ConvAttrs>(node.op.attrs)) {
-    return invalidInput("{}: expected input, weight, bias and a ConvAttribute", describeOp(p, node.op, node.index));
-  }
-  auto in = ctx.tensor(node.op.inputs[0]).dtype, w = ctx.tensor(node.op.inputs[1]).dtype,
-       out = ctx.tensor(node.op.outputs[0]).dtype;
-  if (!gemmTypes(in, w, out)) return unsupported("{}: expected a supported type combination", describeOp(p, node.op, node.index));
-  const auto& attrs = std::get<tosa::ConvAttrs>(node.op.attrs);
-  if (attrs.pad.size() != 4 || attrs.stride.size() != 2 || attrs.dilation.size() != 2) {
-    return invalidInput("{}: expected pad[4], stride[2], dilation[2]", describeOp(p, node.op, node.index));
-  }
-  return {};
+  OPENVGF_TRY(checkConvLike<tosa::ConvAttrs>(ctx, node, "ConvAttribute"));
+  return checkConvAttrs(ctx, node, 2);
 }
 
 Status lower(LoweringContext& ctx, const Node& node) {

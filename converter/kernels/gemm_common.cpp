@@ -155,4 +155,22 @@ Result<std::int64_t> zeroPoint(const LoweringContext& ctx, const Node& node, std
   return constInt(zp, 0);
 }
 
+Status checkConvAttrs(const LoweringContext& ctx, const Node& node, std::size_t dims) {
+  const auto& attrs = std::get<tosa::ConvAttrs>(node.op.attrs);
+  if (attrs.pad.size() != 2 * dims || attrs.stride.size() != dims || attrs.dilation.size() != dims) {
+    return invalidInput("{}: expected pad[{}], stride[{}], dilation[{}]", describeOp(ctx.program(), node.op, node.index),
+                        2 * dims, dims, dims);
+  }
+  return {};
+}
+
+Result<ConvOperands> convOperands(const LoweringContext& ctx, const Node& node, std::size_t rank) {
+  ConvOperands t{ctx.tensor(node.op.inputs[0]), ctx.tensor(node.op.inputs[1]), ctx.tensor(node.op.inputs[2]),
+                 ctx.tensor(node.op.outputs[0])};
+  if (t.input.shape.size() != rank || t.weight.shape.size() != rank || t.output.shape.size() != rank) {
+    return invalidInput("{}: expected rank-{} input, weight and output", nodeLabel(node), rank);
+  }
+  return t;
+}
+
 }  // namespace openvgf::converter

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <variant>
 
 #include "converter/kernels/common.h"
 
@@ -17,6 +19,34 @@ struct GemmTypes {
 /// Type rules of CONV2D / CONV3D / DEPTHWISE_CONV2D / TRANSPOSE_CONV2D / MATMUL
 /// (specs/tosa.md §2.2); nullopt if the triple is not in any profile or extension.
 std::optional<GemmTypes> gemmTypes(tosa::DType in, tosa::DType weight, tosa::DType out);
+
+/// The common part of the conv-like families' check(): input, weight and bias present, an
+/// attribute of kind `Attrs` (named `attrName` in the message) and a supported type triple.
+template <typename Attrs>
+Status checkConvLike(const LoweringContext& ctx, const Node& node, std::string_view attrName) {
+  const std::string where = describeOp(ctx.program(), node.op, node.index);
+  if (node.op.inputs.size() < 3 || !std::holds_alternative<Attrs>(node.op.attrs)) {
+    return invalidInput("{}: expected input, weight, bias and a {}", where, attrName);
+  }
+  if (!gemmTypes(ctx.tensor(node.op.inputs[0]).dtype, ctx.tensor(node.op.inputs[1]).dtype,
+                 ctx.tensor(node.op.outputs[0]).dtype)) {
+    return unsupported("{}: expected a supported type combination", where);
+  }
+  return {};
+}
+
+/// CONV2D / CONV3D / DEPTHWISE_CONV2D attributes for `dims` spatial dimensions:
+/// pad[2*dims], stride[dims], dilation[dims].
+Status checkConvAttrs(const LoweringContext& ctx, const Node& node, std::size_t dims);
+
+/// Input, weight, bias and output of a conv-like node, each of rank `rank`, or an error.
+struct ConvOperands {
+  const tosa::Tensor& input;
+  const tosa::Tensor& weight;
+  const tosa::Tensor& bias;
+  const tosa::Tensor& output;
+};
+Result<ConvOperands> convOperands(const LoweringContext& ctx, const Node& node, std::size_t rank);
 
 /// Tile for an M x N problem on the target (M or N <= 16: the small tile, transposed when N
 /// is the small one; at least target.gemmLargeMinGroups large tiles: the large one).
