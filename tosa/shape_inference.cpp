@@ -386,7 +386,7 @@ Result<std::vector<OutputInfo>> Inference::run() {
     case Op::Reciprocal:
     case Op::Rsqrt:
     case Op::Sin:
-    case Op::Identity: return same(in_[0].dtype, in_[0].shape);
+    case Op::Identity:
     case Op::Negate: return same(in_[0].dtype, in_[0].shape);
     case Op::Cast: return same(DType::Unknown, in_[0].shape);
     case Op::Rescale: return same(DType::Unknown, in_[0].shape);

@@ -270,10 +270,12 @@ struct RegisterView {
   Product product;
 };
 
-/// Reads one feature-map register group (IFM, IFM2 or OFM). On U65 cmd1 addresses carry bits
-/// 39:32 in param[7:0].
-FeatureMap loadFeatureMap(const RegisterView& r, const char* name, std::uint16_t regionReg, std::uint16_t base0,
-                          std::uint16_t width0, std::uint16_t height0, std::uint16_t height1, std::uint16_t strideX) {
+/// Reads one feature-map register group (IFM, IFM2 or OFM), its precision register included
+/// (element size at bits `elemShift`+1:`elemShift`, signedness at bit 0, NHCWB16 at 7:6). On
+/// U65 cmd1 addresses carry bits 39:32 in param[7:0].
+Result<FeatureMap> loadFeatureMap(const RegisterView& r, const char* name, std::uint16_t regionReg, std::uint16_t base0,
+                                  std::uint16_t width0, std::uint16_t height0, std::uint16_t height1,
+                                  std::uint16_t strideX, std::uint16_t precisionReg, unsigned elemShift) {
   FeatureMap fm;
   fm.name = name;
   fm.region = r.cmd0[regionReg] & 7;
@@ -287,7 +289,32 @@ FeatureMap loadFeatureMap(const RegisterView& r, const char* name, std::uint16_t
   fm.strideX = r.data[strideX];
   fm.strideY = r.data[strideX + 1];
   fm.strideC = r.data[strideX + 2];
+  const unsigned precision = r.cmd0[precisionReg];
+  OPENVGF_ASSIGN_OR_RETURN(fm.elemBytes, elementBytes((precision >> elemShift) & 3, name));
+  fm.isSigned = precision & 1;
+  fm.brick = ((precision >> 6) & 3) == 1;
   return fm;
+}
+
+Result<FeatureMap> loadIfm(const RegisterView& r) {
+  using namespace cmd0;
+  using namespace cmd1;
+  return loadFeatureMap(r, "IFM", kIfmRegion, kIfmBase0, kIfmWidth0M1, kIfmHeight0M1, kIfmHeight1M1, kIfmStrideX,
+                        kIfmPrecision, 2);
+}
+
+Result<FeatureMap> loadIfm2(const RegisterView& r) {
+  using namespace cmd0;
+  using namespace cmd1;
+  return loadFeatureMap(r, "IFM2", kIfm2Region, kIfm2Base0, kIfm2Width0M1, kIfm2Height0M1, kIfm2Height1M1,
+                        kIfm2StrideX, kIfm2Precision, 2);
+}
+
+Result<FeatureMap> loadOfm(const RegisterView& r) {
+  using namespace cmd0;
+  using namespace cmd1;
+  return loadFeatureMap(r, "OFM", kOfmRegion, kOfmBase0, kOfmWidth0M1, kOfmHeight0M1, kOfmHeight1M1, kOfmStrideX,
+                        kOfmPrecision, 1);
 }
 
 /// Output stage from OFM_PRECISION, zero point, activation and LUT registers.
@@ -349,16 +376,9 @@ Status Simulator::runConvolution(bool depthwise, const MemoryRegions& memory) {
   using namespace cmd0;
   using namespace cmd1;
   const RegisterView regs{cmd0_, cmd1Data_, cmd1Param_, info_.product};
-  FeatureMap ifm = loadFeatureMap(regs, "IFM", kIfmRegion, kIfmBase0, kIfmWidth0M1, kIfmHeight0M1, kIfmHeight1M1, kIfmStrideX);
-  FeatureMap ofm = loadFeatureMap(regs, "OFM", kOfmRegion, kOfmBase0, kOfmWidth0M1, kOfmHeight0M1, kOfmHeight1M1, kOfmStrideX);
-  const unsigned ifmPrec = p(kIfmPrecision);
+  OPENVGF_ASSIGN_OR_RETURN(FeatureMap ifm, loadIfm(regs));
+  OPENVGF_ASSIGN_OR_RETURN(FeatureMap ofm, loadOfm(regs));
   const unsigned ofmPrec = p(kOfmPrecision);
-  OPENVGF_ASSIGN_OR_RETURN(ifm.elemBytes, elementBytes((ifmPrec >> 2) & 3, "IFM"));
-  OPENVGF_ASSIGN_OR_RETURN(ofm.elemBytes, elementBytes((ofmPrec >> 1) & 3, "OFM"));
-  ifm.isSigned = ifmPrec & 1;
-  ofm.isSigned = ofmPrec & 1;
-  ifm.brick = ((ifmPrec >> 6) & 3) == 1;
-  ofm.brick = ((ofmPrec >> 6) & 3) == 1;
   OPENVGF_TRY(checkFormat(ifm));
   OPENVGF_TRY(checkFormat(ofm));
   if (ifm.elemBytes == 4) return unsupported("IFM: 32-bit input to a convolution is not supported");
@@ -530,16 +550,9 @@ Status Simulator::runPool(unsigned mode, const MemoryRegions& memory) {
   using namespace cmd0;
   using namespace cmd1;
   const RegisterView regs{cmd0_, cmd1Data_, cmd1Param_, info_.product};
-  FeatureMap ifm = loadFeatureMap(regs, "IFM", kIfmRegion, kIfmBase0, kIfmWidth0M1, kIfmHeight0M1, kIfmHeight1M1, kIfmStrideX);
-  FeatureMap ofm = loadFeatureMap(regs, "OFM", kOfmRegion, kOfmBase0, kOfmWidth0M1, kOfmHeight0M1, kOfmHeight1M1, kOfmStrideX);
-  const unsigned ifmPrec = p(kIfmPrecision);
+  OPENVGF_ASSIGN_OR_RETURN(FeatureMap ifm, loadIfm(regs));
+  OPENVGF_ASSIGN_OR_RETURN(FeatureMap ofm, loadOfm(regs));
   const unsigned ofmPrec = p(kOfmPrecision);
-  OPENVGF_ASSIGN_OR_RETURN(ifm.elemBytes, elementBytes((ifmPrec >> 2) & 3, "IFM"));
-  OPENVGF_ASSIGN_OR_RETURN(ofm.elemBytes, elementBytes((ofmPrec >> 1) & 3, "OFM"));
-  ifm.isSigned = ifmPrec & 1;
-  ofm.isSigned = ofmPrec & 1;
-  ifm.brick = ((ifmPrec >> 6) & 3) == 1;
-  ofm.brick = ((ofmPrec >> 6) & 3) == 1;
   OPENVGF_TRY(checkFormat(ifm));
   OPENVGF_TRY(checkFormat(ofm));
   if (p(kIfmUpscale) != 0) return unsupported("IFM_UPSCALE {} is not supported", p(kIfmUpscale));
@@ -612,22 +625,11 @@ Status Simulator::runElementwise(unsigned mode, const MemoryRegions& memory) {
   }
   const bool unary = mode == 6;
   const RegisterView regs{cmd0_, cmd1Data_, cmd1Param_, info_.product};
-  FeatureMap ifm = loadFeatureMap(regs, "IFM", kIfmRegion, kIfmBase0, kIfmWidth0M1, kIfmHeight0M1, kIfmHeight1M1, kIfmStrideX);
-  FeatureMap ifm2 = loadFeatureMap(regs, "IFM2", kIfm2Region, kIfm2Base0, kIfm2Width0M1, kIfm2Height0M1,
-                                   kIfm2Height1M1, kIfm2StrideX);
-  FeatureMap ofm = loadFeatureMap(regs, "OFM", kOfmRegion, kOfmBase0, kOfmWidth0M1, kOfmHeight0M1, kOfmHeight1M1, kOfmStrideX);
+  OPENVGF_ASSIGN_OR_RETURN(FeatureMap ifm, loadIfm(regs));
+  OPENVGF_ASSIGN_OR_RETURN(FeatureMap ifm2, loadIfm2(regs));
+  OPENVGF_ASSIGN_OR_RETURN(FeatureMap ofm, loadOfm(regs));
   const unsigned ifmPrec = p(kIfmPrecision);
-  const unsigned ifm2Prec = p(kIfm2Precision);
   const unsigned ofmPrec = p(kOfmPrecision);
-  OPENVGF_ASSIGN_OR_RETURN(ifm.elemBytes, elementBytes((ifmPrec >> 2) & 3, "IFM"));
-  OPENVGF_ASSIGN_OR_RETURN(ifm2.elemBytes, elementBytes((ifm2Prec >> 2) & 3, "IFM2"));
-  OPENVGF_ASSIGN_OR_RETURN(ofm.elemBytes, elementBytes((ofmPrec >> 1) & 3, "OFM"));
-  ifm.isSigned = ifmPrec & 1;
-  ifm2.isSigned = ifm2Prec & 1;
-  ofm.isSigned = ofmPrec & 1;
-  ifm.brick = ((ifmPrec >> 6) & 3) == 1;
-  ifm2.brick = ((ifm2Prec >> 6) & 3) == 1;
-  ofm.brick = ((ofmPrec >> 6) & 3) == 1;
   OPENVGF_TRY(checkFormat(ifm));
   OPENVGF_TRY(checkFormat(ofm));
   const unsigned bc = p(kIfm2Broadcast);
