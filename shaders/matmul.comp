@@ -49,6 +49,7 @@
 #define M H
 #define N W
 #define K C
+#define GEMM_BATCHES BATCH
 
 #if GEMM_COOPMAT
 layout(local_size_x = (BM / (WM * CM_M)) * (BN / (WN * CM_N)) * SG, local_size_y = 1, local_size_z = 1) in;

@@ -56,8 +56,9 @@ Status lower(LoweringContext& ctx, const Node& node) {
   OPENVGF_TRY(buildEpilogue(ctx, node, types.accumulator, d, kernel));
   kernel.grid = {ceilDiv(static_cast<std::uint64_t>(oc), static_cast<std::uint64_t>(tile.bn)),
                  ceilDiv(static_cast<std::uint64_t>(batch * od * oh * ow), static_cast<std::uint64_t>(tile.bm)), 1};
-  kernel.shader = ShaderInstance{"conv3d.comp", std::move(d)};
-  ctx.addKernel(std::move(kernel));
+  const std::int64_t m = batch * od * oh * ow;
+  const SplitK split = chooseSplitK(ctx.target(), tile, types, 1, m, oc, kd * kh * kw * ic);
+  addGemmKernel(ctx, std::move(kernel), "conv3d.comp", std::move(d), tile, types, split, 1, m, oc);
   return {};
 }
 

@@ -50,6 +50,56 @@ GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n) {
   return target.gemm;
 }
 
+SplitK chooseSplitK(const Target& target, const GemmTile& tile, const GemmTypes& types, std::int64_t batches,
+                    std::int64_t m, std::int64_t n, std::int64_t k) {
+  if (target.gemmSplitKGroups <= 0 || types.accumulator == "int64_t") return {};
+  const std::int64_t groups = batches * ((m + tile.bm - 1) / tile.bm) * ((n + tile.bn - 1) / tile.bn);
+  const std::int64_t byGroups = (target.gemmSplitKGroups + groups - 1) / groups;
+  const std::int64_t byDepth = k / std::max(target.gemmSplitKMinDepth, tile.bk);
+  const std::int64_t wanted = std::min(byGroups, byDepth);
+  if (wanted < 2) return {};
+  // Whole BK steps per slice; recount so that no slice is empty.
+  const std::int64_t depth = (k + wanted * tile.bk - 1) / (wanted * tile.bk) * tile.bk;
+  const std::int64_t slices = (k + depth - 1) / depth;
+  if (slices < 2) return {};
+  return SplitK{static_cast<int>(slices), depth};
+}
+
+void addGemmKernel(LoweringContext& ctx, PlanKernel kernel, const std::string& shader, ShaderDefines defines,
+                   const GemmTile& tile, const GemmTypes& types, const SplitK& split, std::int64_t batches,
+                   std::int64_t m, std::int64_t n) {
+  if (split.slices <= 1) {
+    kernel.shader = ShaderInstance{shader, std::move(defines)};
+    ctx.addKernel(std::move(kernel));
+    return;
+  }
+  const DType accType = types.accumulator == "int" ? DType::Int32 : DType::Fp32;
+  const std::size_t partial = ctx.addIntermediate(accType, {split.slices * batches, m, n});
+  defines.set("GEMM_SPLIT_K", split.slices).set("GEMM_KS", split.depth);
+  defines.set("PARTIAL_BINDING", static_cast<std::int64_t>(kernel.bindings.size()));
+
+  // Both passes keep every binding of the template (one descriptor layout); the partial pass
+  // writes only the accumulators, the reduction reads them and writes what the kernel wrote.
+  PlanKernel partialPass = kernel;
+  partialPass.name += "_partial";
+  std::fill(partialPass.writes.begin(), partialPass.writes.end(), false);
+  partialPass.bindings.push_back(partial);
+  partialPass.writes.push_back(true);
+  partialPass.grid[2] *= static_cast<std::uint32_t>(split.slices);
+  ShaderDefines partialDefines = defines;
+  partialDefines.set("GEMM_SPLIT_PASS", 1);
+  partialPass.shader = ShaderInstance{shader, std::move(partialDefines)};
+  ctx.addKernel(std::move(partialPass));
+
+  kernel.bindings.push_back(partial);
+  kernel.writes.push_back(false);
+  defines.set("GEMM_SPLIT_PASS", 2);
+  const std::uint64_t threads = static_cast<std::uint64_t>((tile.bm / tile.tm) * (tile.bn / tile.tn));
+  kernel.grid = linearGrid(ceilDiv(static_cast<std::uint64_t>(batches * m * n), threads), defines);
+  kernel.shader = ShaderInstance{shader, std::move(defines)};
+  ctx.addKernel(std::move(kernel));
+}
+
 void setTile(ShaderDefines& defines, const GemmTile& tile) {
   defines.set("BM", tile.bm).set("BN", tile.bn).set("BK", tile.bk).set("TM", tile.tm).set("TN", tile.tn);
 }

@@ -53,6 +53,27 @@ Result<ConvOperands> convOperands(const LoweringContext& ctx, const Node& node, 
 GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n);
 void setTile(ShaderDefines& defines, const GemmTile& tile);
 
+/// Split-K plan of a GEMM on the include/gemm.glsl core: `slices` partial GEMMs over K
+/// ranges of `depth` (a multiple of the tile's BK); slices == 1 means one kernel.
+struct SplitK {
+  int slices = 1;
+  std::int64_t depth = 0;
+};
+
+/// Slices for `batches` M x N x K GEMMs on `tile`: as many as bring the grid to
+/// target.gemmSplitKGroups workgroups while every slice stays at least
+/// target.gemmSplitKMinDepth deep. int64 accumulators (INT16 x INT8) are never split.
+SplitK chooseSplitK(const Target& target, const GemmTile& tile, const GemmTypes& types, std::int64_t batches,
+                    std::int64_t m, std::int64_t n, std::int64_t k);
+
+/// Adds a kernel of the include/gemm.glsl core whose bindings, writes, grid ((N tiles, M
+/// tiles, batches)) and defines are complete: as is when split.slices == 1, else as a
+/// partial pass (grid z = batches * slices, writing an intermediate accumulator tensor) and
+/// a reduction pass over the batches * M * N outputs that runs the template's gemm_store.
+void addGemmKernel(LoweringContext& ctx, PlanKernel kernel, const std::string& shader, ShaderDefines defines,
+                   const GemmTile& tile, const GemmTypes& types, const SplitK& split, std::int64_t batches,
+                   std::int64_t m, std::int64_t n);
+
 /// Cooperative-matrix GEMM config (include/gemm_coopmat.glsl): the fragment shape, the
 /// workgroup tile and the fragments per subgroup.
 struct CoopMatPlan {

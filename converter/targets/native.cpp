@@ -146,6 +146,8 @@ Result<Target> nativeTarget() {
   // A CPU device (lavapipe) runs every GEMM fastest with the large register block, whatever
   // the grid; a GPU keeps its `gemm` tile for every size.
   t.gemmLargeMinGroups = props.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? 1 : 0;
+  // A CPU device has a few cores, which a handful of tiles already fill: no split-K there.
+  if (props.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) t.gemmSplitKGroups = 0;
   destroyInstance(instance, nullptr);
   return t;
 }

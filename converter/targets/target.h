@@ -47,6 +47,13 @@ struct Target {
   // only `native` on a CPU device turns it on.
   GemmTile gemmLarge{64, 64, 16, 8, 8};
   int gemmLargeMinGroups = 0;
+  // Split-K (include/gemm.glsl): a GEMM whose tile grid has fewer than gemmSplitKGroups
+  // workgroups is cut along K into slices at least gemmSplitKMinDepth deep, computed as
+  // partial GEMMs, then summed by a reduction pass that applies the epilogue. ResNet-50's
+  // 7x7 and 14x14 stages at batch 1 are 8-16 tiles of 64x64 with K up to 4608, which leaves
+  // most of a GPU idle. 0 = never.
+  int gemmSplitKGroups = 128;
+  int gemmSplitKMinDepth = 128;
   int elementwiseWg = 256;                // invocations per elementwise workgroup
   int elementsPerInvocation = 4;
   int reduceThreads = 256;                // RX*RY of reductions

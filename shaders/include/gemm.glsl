@@ -10,6 +10,14 @@
 //   A_CT gemm_load_a(uint batch, uint m, uint k)   in-range, zero-point-corrected operand
 //   A_CT gemm_load_b(uint batch, uint k, uint n)
 //   void gemm_store(uint batch, uint m, uint n, ACC_CT acc)   epilogue for one output
+// and, for split-K (the converter's chooseSplitK), optionally:
+//   GEMM_BATCHES            GEMMs per dispatch along gl_WorkGroupID.z (default 1)
+//   GEMM_SPLIT_K, GEMM_KS   K cut into GEMM_SPLIT_K slices of GEMM_KS (a multiple of BK)
+//   GEMM_SPLIT_PASS         1: each workgroup (z = batch * GEMM_SPLIT_K + slice) writes its
+//                           raw accumulators to gemm_partial[slice][batch][M][N];
+//                           2: one invocation per output sums the slices in order and calls
+//                           gemm_store (linear grid, include/common.glsl)
+//   PARTIAL_BINDING         binding of gemm_partial (ACC_CT elements)
 // Loads of A walk k fastest and loads of B walk n fastest, so both are coalesced for the
 // row-major layouts the converter chooses (A = [M][K], B = [K][N]). With TM and TN
 // multiples of 4 the register block is made of vec4 groups (below); otherwise an
@@ -21,7 +29,41 @@
 
 #define GEMM_THREADS ((BN / TN) * (BM / TM))
 
-#if (TM % 4 == 0) && (TN % 4 == 0)
+#ifndef GEMM_BATCHES
+#define GEMM_BATCHES 1
+#endif
+#ifndef GEMM_SPLIT_K
+#define GEMM_SPLIT_K 1
+#define GEMM_KS K
+#endif
+#ifndef GEMM_SPLIT_PASS
+#define GEMM_SPLIT_PASS 0
+#endif
+
+#if GEMM_SPLIT_K > 1
+layout(set = 0, binding = PARTIAL_BINDING) buffer GemmPartial { ACC_CT gemm_partial[]; };
+
+void gemm_store_partial(uint slice, uint batch, uint m, uint n, ACC_CT acc) {
+  gemm_partial[((slice * uint(GEMM_BATCHES) + batch) * uint(M) + m) * uint(N) + n] = acc;
+}
+#define GEMM_STORE(batch, m, n, acc) gemm_store_partial(slice, batch, m, n, acc)
+#else
+#define GEMM_STORE(batch, m, n, acc) gemm_store(batch, m, n, acc)
+#endif
+
+#if GEMM_SPLIT_PASS == 2
+// The reduction pass: fixed slice order, so results do not depend on scheduling.
+void gemm_main() {
+  const uint total = uint(GEMM_BATCHES) * uint(M) * uint(N);
+  uint idx = ovgf_linear_group() * uint(GEMM_THREADS) + gl_LocalInvocationIndex;
+  if (idx >= total) return;
+  ACC_CT acc = ACC_CT(0);
+  for (uint s = 0u; s < uint(GEMM_SPLIT_K); ++s) acc += gemm_partial[s * total + idx];
+  uint n = idx % uint(N);
+  uint t = idx / uint(N);
+  gemm_store(t / uint(M), t % uint(M), n, acc);
+}
+#elif (TM % 4 == 0) && (TN % 4 == 0)
 // Register blocks of whole vec4s: an invocation owns TM/4 groups of 4 consecutive rows
 // (group ty + ii*BM/TM) and TN/4 groups of 4 consecutive columns (group tx + jj*BN/TN), and
 // the inner loop reads each group from shared memory as one vec4. On lavapipe every
@@ -44,13 +86,15 @@ void gemm_main() {
   uint ty = tid / uint(BN / TN);
   uint m0 = gl_WorkGroupID.y * uint(BM);
   uint n0 = gl_WorkGroupID.x * uint(BN);
-  uint batch = gl_WorkGroupID.z;
+  uint batch = gl_WorkGroupID.z / uint(GEMM_SPLIT_K);
+  uint slice = gl_WorkGroupID.z % uint(GEMM_SPLIT_K);
+  uint kEnd = min(slice * uint(GEMM_KS) + uint(GEMM_KS), uint(K));
 
   ACC_CT acc[TM][TN];
   for (int i = 0; i < TM; ++i)
     for (int j = 0; j < TN; ++j) acc[i][j] = ACC_CT(0);
 
-  for (uint k0 = 0u; k0 < uint(K); k0 += uint(BK)) {
+  for (uint k0 = slice * uint(GEMM_KS); k0 < kEnd; k0 += uint(BK)) {
     // Staging: each invocation gathers 4 rows (A) or 4 columns (B) and stores them as one
     // vec4 (one shared-memory store instead of four; conflict-free on GPUs with the padding).
     for (uint e = tid; e < uint(BM / 4 * BK); e += uint(GEMM_THREADS)) {
@@ -92,7 +136,7 @@ void gemm_main() {
     if (m >= uint(M)) continue;
     for (int j = 0; j < TN; ++j) {
       uint n = n0 + 4u * (tx + uint((j / 4) * (BN / TN))) + uint(j % 4);
-      if (n < uint(N)) gemm_store(batch, m, n, acc[i][j]);
+      if (n < uint(N)) GEMM_STORE(batch, m, n, acc[i][j]);
     }
   }
 }
@@ -108,13 +152,15 @@ void gemm_main() {
   uint ty = tid / uint(BN / TN);
   uint m0 = gl_WorkGroupID.y * uint(BM);
   uint n0 = gl_WorkGroupID.x * uint(BN);
-  uint batch = gl_WorkGroupID.z;
+  uint batch = gl_WorkGroupID.z / uint(GEMM_SPLIT_K);
+  uint slice = gl_WorkGroupID.z % uint(GEMM_SPLIT_K);
+  uint kEnd = min(slice * uint(GEMM_KS) + uint(GEMM_KS), uint(K));
 
   ACC_CT acc[TM][TN];
   for (int i = 0; i < TM; ++i)
     for (int j = 0; j < TN; ++j) acc[i][j] = ACC_CT(0);
 
-  for (uint k0 = 0u; k0 < uint(K); k0 += uint(BK)) {
+  for (uint k0 = slice * uint(GEMM_KS); k0 < kEnd; k0 += uint(BK)) {
     for (uint e = tid; e < uint(BM * BK); e += uint(GEMM_THREADS)) {
       uint mm = e / uint(BK);
       uint kk = e % uint(BK);
@@ -146,7 +192,7 @@ void gemm_main() {
     if (m >= uint(M)) continue;
     for (int j = 0; j < TN; ++j) {
       uint n = n0 + tx + uint(j * (BN / TN));
-      if (n < uint(N)) gemm_store(batch, m, n, acc[i][j]);
+      if (n < uint(N)) GEMM_STORE(batch, m, n, acc[i][j]);
     }
   }
 }

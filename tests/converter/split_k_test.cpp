@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+// Split-K GEMMs (converter/kernels/gemm_common.h: chooseSplitK, addGemmKernel): small M x N
+// with deep K becomes a partial pass plus a reduction that runs the epilogue. Each case is
+// converted twice, with split-K on (the portable target's default) and off, and both runs
+// are judged against the reference interpreter; the kernel counts show which was which.
+#include <gtest/gtest.h>
+
+#include "converter/kernels/gemm_common.h"
+#include "converter/targets/target.h"
+#include "tests/converter/run_util.h"
+#include "tosa/builder.h"
+
+namespace openvgf::testing {
+namespace {
+
+using tosa::DType;
+using tosa::HostTensor;
+using tosa::Value;
+
+HostTensor randomFp32(tosa::Shape shape, std::mt19937& rng, float lo = -1.0f, float hi = 1.0f) {
+  HostTensor t(DType::Fp32, std::move(shape));
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (float& v : t.as<float>()) v = dist(rng);
+  return t;
+}
+
+template <typename T>
+HostTensor randomInts(DType dtype, tosa::Shape shape, std::mt19937& rng, int lo, int hi) {
+  HostTensor t(dtype, std::move(shape));
+  std::uniform_int_distribution<int> dist(lo, hi);
+  for (auto& v : t.as<T>()) v = static_cast<T>(dist(rng));
+  return t;
+}
+
+converter::ConvertOptions withSplitK(bool on) {
+  converter::ConvertOptions options;
+  converter::Target target = converter::portableTarget();
+  if (!on) target.gemmSplitKGroups = 0;
+  options.customTarget = target;
+  return options;
+}
+
+// Runs `graph` with split-K off and on; expects `unsplitKernels` kernels without it and
+// `splitKernels` with it, and every output within the compliance rules both times.
+void expectSplitAndUnsplitPass(const tosa::Graph& graph, const std::vector<HostTensor>& inputs,
+                               std::size_t unsplitKernels, std::size_t splitKernels) {
+  for (bool on : {false, true}) {
+    SCOPED_TRACE(on ? "split-K" : "no split-K");
+    RunOutcome outcome = convertRunCheck(graph, inputs, withSplitK(on));
+    expectAllPass(outcome);
+    EXPECT_EQ(outcome.stats.kernels, on ? splitKernels : unsplitKernels);
+  }
+}
+
+class SplitK : public ::testing::Test {
+ protected:
+  std::mt19937 rng{20261121};
+};
+
+TEST(SplitKPlan, SlicesFillTheGridAndStayDeep) {
+  const converter::Target target = converter::portableTarget();
+  const converter::GemmTile& tile = target.gemm;  // 64 x 64, BK 16
+  const converter::GemmTypes fp32{"float", "float"};
+  // ResNet-50's last 3x3 conv at batch 1: 8 tiles, K = 4608 -> 16 slices of 288.
+  converter::SplitK s = converter::chooseSplitK(target, tile, fp32, 1, 49, 512, 4608);
+  EXPECT_EQ(s.slices, 16);
+  EXPECT_EQ(s.depth, 288);
+  // Slices are whole BK steps and none is empty: K = 700 over 3 batches of one tile.
+  s = converter::chooseSplitK(target, tile, fp32, 3, 20, 24, 700);
+  EXPECT_EQ(s.depth % tile.bk, 0);
+  EXPECT_GE(s.depth, target.gemmSplitKMinDepth);
+  EXPECT_GT(700, (s.slices - 1) * s.depth);
+  EXPECT_LE(700, s.slices * s.depth);
+  // A full grid, a shallow K and int64 accumulators stay whole.
+  EXPECT_EQ(converter::chooseSplitK(target, tile, fp32, 1, 3136, 256, 576).slices, 1);
+  EXPECT_EQ(converter::chooseSplitK(target, tile, fp32, 1, 49, 512, 200).slices, 1);
+  EXPECT_EQ(converter::chooseSplitK(target, tile, {"int", "int64_t"}, 1, 49, 512, 4608).slices, 1);
+}
+
+TEST_F(SplitK, Conv2dFp32WithBiasAndClamp) {
+  tosa::Builder b;
+  Value x = b.input("x", DType::Fp32, {1, 7, 7, 128});
+  tosa::ConvParams cp;
+  cp.pad = {1, 1, 1, 1};
+  Value c = b.conv2d(x, b.constant(randomFp32({96, 3, 3, 128}, rng, -0.1f, 0.1f)), b.constant(randomFp32({96}, rng)),
+                     cp);
+  b.output(b.clamp(c, 0.0, 6.0));
+  auto graph = b.build();
+  ASSERT_TRUE(graph) << graph.error().message();
+  expectSplitAndUnsplitPass(*graph, {randomFp32({1, 7, 7, 128}, rng)}, 1, 2);
+}
+
+// Integer accumulators sum exactly, so the per-channel RESCALE in the reduction's epilogue
+// (its parameters in the kernel's parameter buffer) must match the reference bit for bit.
+TEST_F(SplitK, Conv2dInt8PerChannelRescaleEpilogue) {
+  const int oc = 40;
+  tosa::Builder b;
+  Value x = b.input("x", DType::Int8, {1, 5, 6, 160});
+  tosa::ConvParams cp;
+  cp.pad = {1, 1, 1, 1};
+  cp.inputZp = -3;
+  Value acc = b.conv2d(x, b.constant(randomInts<std::int8_t>(DType::Int8, {oc, 3, 3, 160}, rng, -127, 127)),
+                       b.constant(randomInts<std::int32_t>(DType::Int32, {oc}, rng, -5000, 5000)), cp);
+  tosa::RescaleParams rp;
+  for (int i = 0; i < oc; ++i) {
+    rp.multiplier.push_back(1395864371 + i * 1000003);
+    rp.shift.push_back(44 + i % 3);
+  }
+  rp.outputZp = 4;
+  b.output(b.clamp(b.rescale(acc, rp), -100, 120));
+  auto graph = b.build();
+  ASSERT_TRUE(graph) << graph.error().message();
+  expectSplitAndUnsplitPass(*graph, {randomInts<std::int8_t>(DType::Int8, {1, 5, 6, 160}, rng, -128, 127)}, 1, 2);
+}
+
+// Batched MATMUL: slices of each batch land in their own partial rows, and the last slice
+// is shorter than the others (K = 700).
+TEST_F(SplitK, BatchedMatMulWithShortLastSlice) {
+  tosa::Builder b;
+  Value a = b.input("a", DType::Fp32, {3, 20, 700});
+  Value m = b.input("b", DType::Fp32, {3, 700, 24});
+  b.output(b.matmul(a, m));
+  auto graph = b.build();
+  ASSERT_TRUE(graph) << graph.error().message();
+  expectSplitAndUnsplitPass(*graph, {randomFp32({3, 20, 700}, rng), randomFp32({3, 700, 24}, rng)}, 1, 2);
+}
+
+TEST_F(SplitK, Conv3dFp32) {
+  tosa::Builder b;
+  Value x = b.input("x", DType::Fp32, {1, 2, 4, 4, 64});
+  tosa::ConvParams cp;
+  cp.pad = {1, 1, 1, 1, 1, 1};
+  Value c = b.conv3d(x, b.constant(randomFp32({24, 3, 3, 3, 64}, rng, -0.1f, 0.1f)), b.constant(randomFp32({24}, rng)),
+                     cp);
+  b.output(c);
+  auto graph = b.build();
+  ASSERT_TRUE(graph) << graph.error().message();
+  expectSplitAndUnsplitPass(*graph, {randomFp32({1, 2, 4, 4, 64}, rng)}, 1, 2);
+}
+
+}  // namespace
+}  // namespace openvgf::testing
