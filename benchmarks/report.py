@@ -164,6 +164,8 @@ def main():
     parser.add_argument("--openvgf-version", default="")
     parser.add_argument("--previous", default="",
                         help="an earlier <slug>.json of the same device: its models not measured now are kept")
+    parser.add_argument("--host", default="",
+                        help="the measuring machine, when the report is assembled elsewhere (default: this one)")
     parser.add_argument("--write-json-only", action="store_true")
     args = parser.parse_args()
 
@@ -176,7 +178,7 @@ def main():
     slug = args.slug or slugify(device or "unknown-device")
     report = {"device": device, "slug": slug, "openvgf_version": version,
               "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-              "host": "%s, %d cpus, %s" % (platform.node(), os.cpu_count() or 0, platform.platform()),
+              "host": args.host or "%s, %d cpus, %s" % (platform.node(), os.cpu_count() or 0, platform.platform()),
               "command": args.command, "models": records}
     for r in records:
         r.setdefault("command", args.command)
@@ -188,11 +190,17 @@ def main():
         # GPU): keep what the earlier run measured and this one did not.
         with open(args.previous) as f:
             previous = json.load(f)
-        now = {r["stem"] for r in records}
-        kept = [r for r in previous.get("models", []) if r["stem"] not in now]
-        for r in kept:
-            r.setdefault("command", previous.get("command", ""))
-        report["models"] = kept + records
+        # Rows keep the earlier run's order; a model measured now replaces its old row, and
+        # models new to the suite follow.
+        now = {r["stem"]: r for r in records}
+        merged = []
+        for r in previous.get("models", []):
+            if r["stem"] in now:
+                merged.append(now.pop(r["stem"]))
+            else:
+                r.setdefault("command", previous.get("command", ""))
+                merged.append(r)
+        report["models"] = merged + [r for r in records if r["stem"] in now]
         # The commands that measured what is kept, each once, in order.
         report["command"] = " ; ".join(dict.fromkeys(r["command"] for r in report["models"] if r["command"]))
         old_torch = (previous.get("torch") or {}).get("models") or {}

@@ -46,7 +46,6 @@ Status lower(LoweringContext& ctx, const Node& node) {
   const DType accType = attrs.accType == DType::Unknown ? output.dtype : attrs.accType;
   const auto coopMat = chooseCoopMat(ctx.target(), input.dtype, weight.dtype, accType, inZp, wZp, batch * oh * ow, oc);
   GemmTile tile = chooseTile(ctx.target(), batch * oh * ow, oc);
-  bool dot4 = false;
   if (coopMat) {
     setCoopMat(d, *coopMat);
     // Constant weights are stored as [K][OC] (bindWeightsKN), so rows of B are contiguous.
@@ -57,8 +56,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
     tile.bn = coopMat->bn;
   } else {
     setTile(d, tile);
-    dot4 = useDot4(ctx.target(), input.dtype, weight.dtype, output.dtype, inZp, wZp);
-    if (dot4) d.set("GEMM_DOT4", 1);
+    if (useDot4(ctx.target(), input.dtype, weight.dtype, output.dtype, inZp, wZp)) d.set("GEMM_DOT4", 1);
   }
 
   PlanKernel kernel;
@@ -71,9 +69,9 @@ Status lower(LoweringContext& ctx, const Node& node) {
   OPENVGF_TRY(buildEpilogue(ctx, node, types.accumulator, d, kernel));
   kernel.grid = {ceilDiv(static_cast<std::uint64_t>(oc), static_cast<std::uint64_t>(tile.bn)),
                  ceilDiv(static_cast<std::uint64_t>(batch * oh * ow), static_cast<std::uint64_t>(tile.bm)), 1};
-  // Split-K is a feature of the include/gemm.glsl core only.
+  // Split-K is a feature of the include/gemm.glsl and gemm_dot4.glsl cores.
   const std::int64_t m = batch * oh * ow;
-  const SplitK split = coopMat || dot4 ? SplitK{} : chooseSplitK(ctx.target(), tile, types, 1, m, oc, kh * kw * ic);
+  const SplitK split = coopMat ? SplitK{} : chooseSplitK(ctx.target(), tile, types, 1, m, oc, kh * kw * ic);
   addGemmKernel(ctx, std::move(kernel), "conv2d.comp", std::move(d), tile, types, split, 1, m, oc);
   return {};
 }

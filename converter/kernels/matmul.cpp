@@ -40,7 +40,6 @@ Status lower(LoweringContext& ctx, const Node& node) {
   // MATMUL accumulates in its output type (specs/tosa.md).
   const auto coopMat = chooseCoopMat(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp, h, w);
   GemmTile tile = chooseTile(ctx.target(), h, w);
-  bool dot4 = false;
   if (coopMat) {
     setCoopMat(d, *coopMat);
     d.set("GEMM_VEC_A", c % coopMat->chunk() == 0 ? 1 : 0).set("GEMM_VEC_B", w % coopMat->chunk() == 0 ? 1 : 0);
@@ -48,8 +47,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
     tile.bn = coopMat->bn;
   } else {
     setTile(d, tile);
-    dot4 = useDot4(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp);
-    if (dot4) d.set("GEMM_DOT4", 1);
+    if (useDot4(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp)) d.set("GEMM_DOT4", 1);
   }
   PlanKernel kernel;
   kernel.name = fmt::format("MATMUL_{}", node.index);
@@ -59,8 +57,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
   kernel.grid = {ceilDiv(static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(tile.bn)),
                  ceilDiv(static_cast<std::uint64_t>(h), static_cast<std::uint64_t>(tile.bm)),
                  static_cast<std::uint32_t>(batch)};
-  // Split-K is a feature of the include/gemm.glsl core only.
-  const SplitK split = coopMat || dot4 ? SplitK{} : chooseSplitK(ctx.target(), tile, types, batch, h, w, c);
+  // Split-K is a feature of the include/gemm.glsl and gemm_dot4.glsl cores.
+  const SplitK split = coopMat ? SplitK{} : chooseSplitK(ctx.target(), tile, types, batch, h, w, c);
   addGemmKernel(ctx, std::move(kernel), "matmul.comp", std::move(d), tile, types, split, batch, h, w);
   return {};
 }

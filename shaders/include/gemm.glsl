@@ -10,14 +10,7 @@
 //   A_CT gemm_load_a(uint batch, uint m, uint k)   in-range, zero-point-corrected operand
 //   A_CT gemm_load_b(uint batch, uint k, uint n)
 //   void gemm_store(uint batch, uint m, uint n, ACC_CT acc)   epilogue for one output
-// and, for split-K (the converter's chooseSplitK), optionally:
-//   GEMM_BATCHES            GEMMs per dispatch along gl_WorkGroupID.z (default 1)
-//   GEMM_SPLIT_K, GEMM_KS   K cut into GEMM_SPLIT_K slices of GEMM_KS (a multiple of BK)
-//   GEMM_SPLIT_PASS         1: each workgroup (z = batch * GEMM_SPLIT_K + slice) writes its
-//                           raw accumulators to gemm_partial[slice][batch][M][N];
-//                           2: one invocation per output sums the slices in order and calls
-//                           gemm_store (linear grid, include/common.glsl)
-//   PARTIAL_BINDING         binding of gemm_partial (ACC_CT elements)
+// and optionally the split-K defines of include/gemm_split.glsl.
 // Loads of A walk k fastest and loads of B walk n fastest, so both are coalesced for the
 // row-major layouts the converter chooses (A = [M][K], B = [K][N]). With TM and TN
 // multiples of 4 the register block is made of vec4 groups (below); otherwise an
@@ -29,40 +22,10 @@
 
 #define GEMM_THREADS ((BN / TN) * (BM / TM))
 
-#ifndef GEMM_BATCHES
-#define GEMM_BATCHES 1
-#endif
-#ifndef GEMM_SPLIT_K
-#define GEMM_SPLIT_K 1
-#define GEMM_KS K
-#endif
-#ifndef GEMM_SPLIT_PASS
-#define GEMM_SPLIT_PASS 0
-#endif
-
-#if GEMM_SPLIT_K > 1
-layout(set = 0, binding = PARTIAL_BINDING) buffer GemmPartial { ACC_CT gemm_partial[]; };
-
-void gemm_store_partial(uint slice, uint batch, uint m, uint n, ACC_CT acc) {
-  gemm_partial[((slice * uint(GEMM_BATCHES) + batch) * uint(M) + m) * uint(N) + n] = acc;
-}
-#define GEMM_STORE(batch, m, n, acc) gemm_store_partial(slice, batch, m, n, acc)
-#else
-#define GEMM_STORE(batch, m, n, acc) gemm_store(batch, m, n, acc)
-#endif
+#include "include/gemm_split.glsl"
 
 #if GEMM_SPLIT_PASS == 2
-// The reduction pass: fixed slice order, so results do not depend on scheduling.
-void gemm_main() {
-  const uint total = uint(GEMM_BATCHES) * uint(M) * uint(N);
-  uint idx = ovgf_linear_group() * uint(GEMM_THREADS) + gl_LocalInvocationIndex;
-  if (idx >= total) return;
-  ACC_CT acc = ACC_CT(0);
-  for (uint s = 0u; s < uint(GEMM_SPLIT_K); ++s) acc += gemm_partial[s * total + idx];
-  uint n = idx % uint(N);
-  uint t = idx / uint(N);
-  gemm_store(t / uint(M), t % uint(M), n, acc);
-}
+// The reduction pass: gemm_main comes from include/gemm_split.glsl.
 #elif (TM % 4 == 0) && (TN % 4 == 0)
 // Register blocks of whole vec4s: an invocation owns TM/4 groups of 4 consecutive rows
 // (group ty + ii*BM/TM) and TN/4 groups of 4 consecutive columns (group tx + jj*BN/TN), and

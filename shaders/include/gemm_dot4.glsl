@@ -9,7 +9,8 @@
 // OpSDot does four multiply-adds. Zero points are taken out exactly afterwards:
 //   sum_k (a - za)(b - zb) = sum_k a*b - zb*sum_k a - za*sum_k b + K'*za*zb
 // where positions outside the input (padding, k >= K) hold a = za and b = zb, so they add
-// nothing, and K' is K rounded up to BK. The two sums are OpSDot products with a packed zero
+// nothing, and K' is K rounded up to BK. A split-K slice (include/gemm_split.glsl) applies the
+// identity to its own K range (K' = its BK steps), so its partial sum is already corrected. The two sums are OpSDot products with a packed zero
 // point. All arithmetic is int32 and wraps, so the result is exact whenever the true result
 // fits in int32 (which TOSA requires of the accumulator).
 #ifndef OVGF_GEMM_DOT4_GLSL
@@ -17,6 +18,11 @@
 
 #define GEMM_THREADS ((BN / TN) * (BM / TM))
 #define BK4 (BK / 4)
+
+#include "include/gemm_split.glsl"
+
+// The split-K reduction pass takes gemm_main from include/gemm_split.glsl.
+#if GEMM_SPLIT_PASS != 2
 
 spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
 int ovgf_sdot4(uint a, uint b, spirv_literal int packedVectorFormat);
@@ -42,7 +48,9 @@ void gemm_main() {
   uint ty = tid / uint(BN / TN);
   uint m0 = gl_WorkGroupID.y * uint(BM);
   uint n0 = gl_WorkGroupID.x * uint(BN);
-  uint batch = gl_WorkGroupID.z;
+  uint batch = gl_WorkGroupID.z / uint(GEMM_SPLIT_K);
+  uint slice = gl_WorkGroupID.z % uint(GEMM_SPLIT_K);
+  uint kEnd = min(slice * uint(GEMM_KS) + uint(GEMM_KS), uint(K));
   const uint zpA4 = dot4_pack(GEMM_ZP_A, GEMM_ZP_A, GEMM_ZP_A, GEMM_ZP_A);
   const uint zpB4 = dot4_pack(GEMM_ZP_B, GEMM_ZP_B, GEMM_ZP_B, GEMM_ZP_B);
 
@@ -56,7 +64,7 @@ void gemm_main() {
   for (int j = 0; j < TN; ++j) colSum[j] = 0;
 
   uint kPadded = 0u;
-  for (uint k0 = 0u; k0 < uint(K); k0 += uint(BK)) {
+  for (uint k0 = slice * uint(GEMM_KS); k0 < kEnd; k0 += uint(BK)) {
     for (uint e = tid; e < uint(BM * BK4); e += uint(GEMM_THREADS)) {
       uint mm = e / uint(BK4);
       uint kq = e % uint(BK4);
@@ -98,9 +106,11 @@ void gemm_main() {
     if (m >= uint(M)) continue;
     for (int j = 0; j < TN; ++j) {
       uint n = n0 + tx + uint(j * (BN / TN));
-      if (n < uint(N)) gemm_store(batch, m, n, ACC_CT(acc[i][j] - rowSum[i] - colSum[j] + constant));
+      if (n < uint(N)) GEMM_STORE(batch, m, n, ACC_CT(acc[i][j] - rowSum[i] - colSum[j] + constant));
     }
   }
 }
+
+#endif  // GEMM_SPLIT_PASS != 2
 
 #endif  // OVGF_GEMM_DOT4_GLSL

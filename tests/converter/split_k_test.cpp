@@ -32,9 +32,12 @@ HostTensor randomInts(DType dtype, tosa::Shape shape, std::mt19937& rng, int lo,
   return t;
 }
 
-converter::ConvertOptions withSplitK(bool on) {
+// The portable target, optionally with packed int8 dot products (include/gemm_dot4.glsl,
+// which lavapipe supports), with split-K on or off.
+converter::ConvertOptions withSplitK(bool on, bool dot4 = false) {
   converter::ConvertOptions options;
   converter::Target target = converter::portableTarget();
+  target.integerDotProduct = dot4;
   if (!on) target.gemmSplitKGroups = 0;
   options.customTarget = target;
   return options;
@@ -43,10 +46,10 @@ converter::ConvertOptions withSplitK(bool on) {
 // Runs `graph` with split-K off and on; expects `unsplitKernels` kernels without it and
 // `splitKernels` with it, and every output within the compliance rules both times.
 void expectSplitAndUnsplitPass(const tosa::Graph& graph, const std::vector<HostTensor>& inputs,
-                               std::size_t unsplitKernels, std::size_t splitKernels) {
+                               std::size_t unsplitKernels, std::size_t splitKernels, bool dot4 = false) {
   for (bool on : {false, true}) {
     SCOPED_TRACE(on ? "split-K" : "no split-K");
-    RunOutcome outcome = convertRunCheck(graph, inputs, withSplitK(on));
+    RunOutcome outcome = convertRunCheck(graph, inputs, withSplitK(on, dot4));
     expectAllPass(outcome);
     EXPECT_EQ(outcome.stats.kernels, on ? splitKernels : unsplitKernels);
   }
@@ -111,6 +114,24 @@ TEST_F(SplitK, Conv2dInt8PerChannelRescaleEpilogue) {
   auto graph = b.build();
   ASSERT_TRUE(graph) << graph.error().message();
   expectSplitAndUnsplitPass(*graph, {randomInts<std::int8_t>(DType::Int8, {1, 5, 6, 160}, rng, -128, 127)}, 1, 2);
+}
+
+// The packed dot-product core corrects each slice for the zero points over its own K range;
+// a K that is not a multiple of the slice depth leaves zero-point padding in the last one.
+TEST_F(SplitK, Conv2dInt8DotProductsWithZeroPoints) {
+  const int oc = 36;
+  tosa::Builder b;
+  Value x = b.input("x", DType::Int8, {1, 6, 5, 150});
+  tosa::ConvParams cp;
+  cp.pad = {1, 1, 1, 1};
+  cp.inputZp = 9;
+  cp.weightZp = -4;
+  b.output(b.conv2d(x, b.constant(randomInts<std::int8_t>(DType::Int8, {oc, 3, 3, 150}, rng, -127, 127)),
+                    b.constant(randomInts<std::int32_t>(DType::Int32, {oc}, rng, -5000, 5000)), cp));
+  auto graph = b.build();
+  ASSERT_TRUE(graph) << graph.error().message();
+  expectSplitAndUnsplitPass(*graph, {randomInts<std::int8_t>(DType::Int8, {1, 6, 5, 150}, rng, -128, 127)}, 1, 2,
+                            /*dot4=*/true);
 }
 
 // Batched MATMUL: slices of each batch land in their own partial rows, and the last slice

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+// Split-K for the GEMM cores (include/gemm.glsl, include/gemm_dot4.glsl; the converter's
+// chooseSplitK / addGemmKernel): a GEMM whose tile grid is too small to fill the device is
+// cut along K; partial GEMMs write raw accumulators and a reduction pass applies the
+// template's gemm_store (bias and epilogue) to their sum.
+//
+// Defines (all optional; without GEMM_SPLIT_K the core is unchanged):
+//   GEMM_BATCHES            GEMMs per dispatch along gl_WorkGroupID.z (default 1)
+//   GEMM_SPLIT_K, GEMM_KS   K cut into GEMM_SPLIT_K slices of GEMM_KS (a multiple of BK)
+//   GEMM_SPLIT_PASS         1: each workgroup (z = batch * GEMM_SPLIT_K + slice) writes its
+//                           accumulators to gemm_partial[slice][batch][M][N];
+//                           2: gemm_main below, one invocation per output (linear grid,
+//                           include/common.glsl), summing the slices in order
+//   PARTIAL_BINDING         binding of gemm_partial (ACC_CT elements)
+// The including core defines GEMM_THREADS and, in its K loop and stores, uses
+// `slice`, GEMM_KS and GEMM_STORE.
+#ifndef OVGF_GEMM_SPLIT_GLSL
+#define OVGF_GEMM_SPLIT_GLSL
+
+#ifndef GEMM_BATCHES
+#define GEMM_BATCHES 1
+#endif
+#ifndef GEMM_SPLIT_K
+#define GEMM_SPLIT_K 1
+#define GEMM_KS K
+#endif
+#ifndef GEMM_SPLIT_PASS
+#define GEMM_SPLIT_PASS 0
+#endif
+
+#if GEMM_SPLIT_K > 1
+layout(set = 0, binding = PARTIAL_BINDING) buffer GemmPartial { ACC_CT gemm_partial[]; };
+
+void gemm_store_partial(uint slice, uint batch, uint m, uint n, ACC_CT acc) {
+  gemm_partial[((slice * uint(GEMM_BATCHES) + batch) * uint(M) + m) * uint(N) + n] = acc;
+}
+#define GEMM_STORE(batch, m, n, acc) gemm_store_partial(slice, batch, m, n, acc)
+#else
+#define GEMM_STORE(batch, m, n, acc) gemm_store(batch, m, n, acc)
+#endif
+
+#if GEMM_SPLIT_PASS == 2
+// The reduction pass: fixed slice order, so results do not depend on scheduling.
+void gemm_main() {
+  const uint total = uint(GEMM_BATCHES) * uint(M) * uint(N);
+  uint idx = ovgf_linear_group() * uint(GEMM_THREADS) + gl_LocalInvocationIndex;
+  if (idx >= total) return;
+  ACC_CT acc = ACC_CT(0);
+  for (uint s = 0u; s < uint(GEMM_SPLIT_K); ++s) acc += gemm_partial[s * total + idx];
+  uint n = idx % uint(N);
+  uint t = idx / uint(N);
+  gemm_store(t / uint(M), t % uint(M), n, acc);
+}
+#endif
+
+#endif  // OVGF_GEMM_SPLIT_GLSL
