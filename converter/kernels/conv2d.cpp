@@ -52,8 +52,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
     const bool weightsKN = ctx.program().isConstant(ctx.program().bufferOf(node.op.inputs[1]));
     d.set("GEMM_VEC_A", ic % coopMat->chunk() == 0 ? 1 : 0);
     d.set("GEMM_VEC_B", weightsKN && oc % coopMat->chunk() == 0 ? 1 : 0);
-    tile.bm = coopMat->bm;
-    tile.bn = coopMat->bn;
+    tile = coopMat->tile();
   } else {
     setTile(d, tile);
     if (useDot4(ctx.target(), input.dtype, weight.dtype, output.dtype, inZp, wZp)) d.set("GEMM_DOT4", 1);
@@ -69,10 +68,10 @@ Status lower(LoweringContext& ctx, const Node& node) {
   OPENVGF_TRY(buildEpilogue(ctx, node, types.accumulator, d, kernel));
   kernel.grid = {ceilDiv(static_cast<std::uint64_t>(oc), static_cast<std::uint64_t>(tile.bn)),
                  ceilDiv(static_cast<std::uint64_t>(batch * oh * ow), static_cast<std::uint64_t>(tile.bm)), 1};
-  // Split-K is a feature of the include/gemm.glsl and gemm_dot4.glsl cores.
   const std::int64_t m = batch * oh * ow;
-  const SplitK split = coopMat ? SplitK{} : chooseSplitK(ctx.target(), tile, types, 1, m, oc, kh * kw * ic);
-  addGemmKernel(ctx, std::move(kernel), "conv2d.comp", std::move(d), tile, types, split, 1, m, oc);
+  const SplitK split = chooseSplitK(ctx.target(), tile, types, 1, m, oc, kh * kw * ic);
+  addGemmKernel(ctx, std::move(kernel), "conv2d.comp", std::move(d), types, split,
+                coopMat ? coopMat->workgroupSize() : workgroupSize(tile), 1, m, oc);
   return {};
 }
 

@@ -58,7 +58,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
                  ceilDiv(static_cast<std::uint64_t>(batch * od * oh * ow), static_cast<std::uint64_t>(tile.bm)), 1};
   const std::int64_t m = batch * od * oh * ow;
   const SplitK split = chooseSplitK(ctx.target(), tile, types, 1, m, oc, kd * kh * kw * ic);
-  addGemmKernel(ctx, std::move(kernel), "conv3d.comp", std::move(d), tile, types, split, 1, m, oc);
+  addGemmKernel(ctx, std::move(kernel), "conv3d.comp", std::move(d), types, split, workgroupSize(tile), 1, m, oc);
   return {};
 }
 

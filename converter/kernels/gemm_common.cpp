@@ -66,7 +66,7 @@ SplitK chooseSplitK(const Target& target, const GemmTile& tile, const GemmTypes&
 }
 
 void addGemmKernel(LoweringContext& ctx, PlanKernel kernel, const std::string& shader, ShaderDefines defines,
-                   const GemmTile& tile, const GemmTypes& types, const SplitK& split, std::int64_t batches,
+                   const GemmTypes& types, const SplitK& split, std::uint32_t workgroupSize, std::int64_t batches,
                    std::int64_t m, std::int64_t n) {
   if (split.slices <= 1) {
     kernel.shader = ShaderInstance{shader, std::move(defines)};
@@ -94,14 +94,17 @@ void addGemmKernel(LoweringContext& ctx, PlanKernel kernel, const std::string& s
   kernel.bindings.push_back(partial);
   kernel.writes.push_back(false);
   defines.set("GEMM_SPLIT_PASS", 2);
-  const std::uint64_t threads = static_cast<std::uint64_t>((tile.bm / tile.tm) * (tile.bn / tile.tn));
-  kernel.grid = linearGrid(ceilDiv(static_cast<std::uint64_t>(batches * m * n), threads), defines);
+  kernel.grid = linearGrid(ceilDiv(static_cast<std::uint64_t>(batches * m * n), workgroupSize), defines);
   kernel.shader = ShaderInstance{shader, std::move(defines)};
   ctx.addKernel(std::move(kernel));
 }
 
 void setTile(ShaderDefines& defines, const GemmTile& tile) {
   defines.set("BM", tile.bm).set("BN", tile.bn).set("BK", tile.bk).set("TM", tile.tm).set("TN", tile.tn);
+}
+
+std::uint32_t workgroupSize(const GemmTile& tile) {
+  return static_cast<std::uint32_t>((tile.bm / tile.tm) * (tile.bn / tile.tn));
 }
 
 std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType weight, DType accType,
@@ -163,6 +166,15 @@ bool useDot4(const Target& target, DType in, DType weight, DType out, std::int64
 }
 
 int CoopMatPlan::chunk() const { return shape.types == CoopMatTypes::S8xS8ToS32 ? 16 : 8; }
+
+std::uint32_t CoopMatPlan::workgroupSize() const {
+  return static_cast<std::uint32_t>((bm / (wm * shape.m)) * (bn / (wn * shape.n)) * subgroupSize);
+}
+
+GemmTile CoopMatPlan::tile() const {
+  // tm/tn: the fragment block per subgroup, which keeps bm % tm == 0 like the scalar tiles.
+  return GemmTile{bm, bn, bk, wm * shape.m, wn * shape.n};
+}
 
 void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan) {
   defines.set("GEMM_COOPMAT", 1).set("CM_M", plan.shape.m).set("CM_N", plan.shape.n).set("CM_K", plan.shape.k);

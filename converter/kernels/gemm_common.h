@@ -52,6 +52,8 @@ Result<ConvOperands> convOperands(const LoweringContext& ctx, const Node& node, 
 /// is the small one; at least target.gemmLargeMinGroups large tiles: the large one).
 GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n);
 void setTile(ShaderDefines& defines, const GemmTile& tile);
+/// Invocations per workgroup of the scalar cores with this tile.
+std::uint32_t workgroupSize(const GemmTile& tile);
 
 /// Split-K plan of a GEMM on the include/gemm.glsl core: `slices` partial GEMMs over K
 /// ranges of `depth` (a multiple of the tile's BK); slices == 1 means one kernel.
@@ -66,12 +68,13 @@ struct SplitK {
 SplitK chooseSplitK(const Target& target, const GemmTile& tile, const GemmTypes& types, std::int64_t batches,
                     std::int64_t m, std::int64_t n, std::int64_t k);
 
-/// Adds a kernel of the include/gemm.glsl core whose bindings, writes, grid ((N tiles, M
-/// tiles, batches)) and defines are complete: as is when split.slices == 1, else as a
-/// partial pass (grid z = batches * slices, writing an intermediate accumulator tensor) and
-/// a reduction pass over the batches * M * N outputs that runs the template's gemm_store.
+/// Adds a kernel of a GEMM core (include/gemm.glsl, gemm_dot4.glsl, gemm_coopmat.glsl) whose
+/// bindings, writes, grid ((N tiles, M tiles, batches)) and defines are complete: as is when
+/// split.slices == 1, else as a partial pass (grid z = batches * slices, writing an
+/// intermediate accumulator tensor) and a reduction pass over the batches * M * N outputs,
+/// `workgroupSize` invocations per workgroup, that runs the template's gemm_store.
 void addGemmKernel(LoweringContext& ctx, PlanKernel kernel, const std::string& shader, ShaderDefines defines,
-                   const GemmTile& tile, const GemmTypes& types, const SplitK& split, std::int64_t batches,
+                   const GemmTypes& types, const SplitK& split, std::uint32_t workgroupSize, std::int64_t batches,
                    std::int64_t m, std::int64_t n);
 
 /// Cooperative-matrix GEMM config (include/gemm_coopmat.glsl): the fragment shape, the
@@ -84,6 +87,10 @@ struct CoopMatPlan {
   /// Operands per 16-byte chunk (8 fp16 or 16 int8): dimensions that are multiples of it
   /// allow the template's vector loads (GEMM_VEC_A / GEMM_VEC_B).
   int chunk() const;
+  /// Invocations per workgroup: one subgroup per wm x wn block of fragments.
+  std::uint32_t workgroupSize() const;
+  /// The workgroup tile as a GemmTile (grid and split-K arithmetic).
+  GemmTile tile() const;
 };
 
 /// The cooperative-matrix config for an M x N GEMM with these tensor types, or nullopt when

@@ -43,8 +43,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   if (coopMat) {
     setCoopMat(d, *coopMat);
     d.set("GEMM_VEC_A", c % coopMat->chunk() == 0 ? 1 : 0).set("GEMM_VEC_B", w % coopMat->chunk() == 0 ? 1 : 0);
-    tile.bm = coopMat->bm;
-    tile.bn = coopMat->bn;
+    tile = coopMat->tile();
   } else {
     setTile(d, tile);
     if (useDot4(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp)) d.set("GEMM_DOT4", 1);
@@ -57,9 +56,9 @@ Status lower(LoweringContext& ctx, const Node& node) {
   kernel.grid = {ceilDiv(static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(tile.bn)),
                  ceilDiv(static_cast<std::uint64_t>(h), static_cast<std::uint64_t>(tile.bm)),
                  static_cast<std::uint32_t>(batch)};
-  // Split-K is a feature of the include/gemm.glsl and gemm_dot4.glsl cores.
-  const SplitK split = coopMat ? SplitK{} : chooseSplitK(ctx.target(), tile, types, batch, h, w, c);
-  addGemmKernel(ctx, std::move(kernel), "matmul.comp", std::move(d), tile, types, split, batch, h, w);
+  const SplitK split = chooseSplitK(ctx.target(), tile, types, batch, h, w, c);
+  addGemmKernel(ctx, std::move(kernel), "matmul.comp", std::move(d), types, split,
+                coopMat ? coopMat->workgroupSize() : workgroupSize(tile), batch, h, w);
   return {};
 }
 

@@ -47,6 +47,11 @@
 #define CM_SG_N (BN / (WN * CM_N))  // subgroups along N
 #define GEMM_THREADS (CM_SG_M * CM_SG_N * SG)
 
+#include "include/gemm_split.glsl"
+
+// The split-K reduction pass takes gemm_main from include/gemm_split.glsl.
+#if GEMM_SPLIT_PASS != 2
+
 // Operands live in shared memory as 16-byte chunks (uvec4) of CH consecutive elements along
 // K (A) or N (B): one 16-byte store per chunk, and cooperative loads read 16-byte aligned
 // rows. Row strides are padded by one chunk so that consecutive rows start in different
@@ -153,7 +158,8 @@ void gemm_main() {
   uint sgN = sg % uint(CM_SG_N);
   uint m0 = gl_WorkGroupID.y * uint(BM);
   uint n0 = gl_WorkGroupID.x * uint(BN);
-  uint batch = gl_WorkGroupID.z;
+  uint batch = gl_WorkGroupID.z / uint(GEMM_SPLIT_K);
+  uint slice = gl_WorkGroupID.z % uint(GEMM_SPLIT_K);
 
   // Fragment arrays are indexed with unrolled constant indices only, so they stay in registers.
   CM_CMAT acc[WM][WN];
@@ -164,13 +170,16 @@ void gemm_main() {
   // one is multiplied, then written to the other shared buffer.
   uvec4 ra[A_PER_THREAD];
   uvec4 rb[B_PER_THREAD];
-  const uint slices = (uint(K) + uint(BK) - 1u) / uint(BK);
-  fetch_slice(batch, m0, n0, 0u, tid, ra, rb);
+  // BK steps [first, last) of this split-K slice (all of K without split-K).
+  const uint steps = (uint(GEMM_KS) + uint(BK) - 1u) / uint(BK);  // GEMM_KS: a multiple of BK when split
+  const uint first = slice * steps;
+  const uint last = min(first + steps, (uint(K) + uint(BK) - 1u) / uint(BK));
+  fetch_slice(batch, m0, n0, first * uint(BK), tid, ra, rb);
   store_slice(0u, tid, ra, rb);
   barrier();
-  for (uint t = 0u; t < slices; ++t) {
-    const uint cur = t & 1u;
-    if (t + 1u < slices) fetch_slice(batch, m0, n0, (t + 1u) * uint(BK), tid, ra, rb);
+  for (uint t = first; t < last; ++t) {
+    const uint cur = (t - first) & 1u;
+    if (t + 1u < last) fetch_slice(batch, m0, n0, (t + 1u) * uint(BK), tid, ra, rb);
     [[unroll]] for (uint kk = 0u; kk < uint(BK); kk += uint(CM_K)) {
       CM_AMAT fa[WM];
       CM_BMAT fb[WN];
@@ -185,7 +194,7 @@ void gemm_main() {
       [[unroll]] for (int i = 0; i < WM; ++i)
         [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
     }
-    if (t + 1u < slices) store_slice(cur ^ 1u, tid, ra, rb);
+    if (t + 1u < last) store_slice(cur ^ 1u, tid, ra, rb);
     barrier();
   }
 
@@ -199,11 +208,13 @@ void gemm_main() {
       for (uint e = lane; e < uint(CM_M * CM_N); e += uint(SG)) {
         uint m = mBase + e / uint(CM_N);
         uint n = nBase + e % uint(CM_N);
-        if (m < uint(M) && n < uint(N)) gemm_store(batch, m, n, ACC_CT(sC[sg * uint(CM_M * CM_N) + e]));
+        if (m < uint(M) && n < uint(N)) GEMM_STORE(batch, m, n, ACC_CT(sC[sg * uint(CM_M * CM_N) + e]));
       }
       subgroupBarrier();
     }
   }
 }
+
+#endif  // GEMM_SPLIT_PASS != 2
 
 #endif  // OVGF_GEMM_COOPMAT_GLSL

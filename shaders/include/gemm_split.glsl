@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Split-K for the GEMM cores (include/gemm.glsl, include/gemm_dot4.glsl; the converter's
+// Split-K for the GEMM cores (include/gemm.glsl, gemm_dot4.glsl, gemm_coopmat.glsl; the converter's
 // chooseSplitK / addGemmKernel): a GEMM whose tile grid is too small to fill the device is
 // cut along K; partial GEMMs write raw accumulators and a reduction pass applies the
 // template's gemm_store (bias and epilogue) to their sum.

@@ -308,6 +308,24 @@ TEST(NativeTargetCoopMat, PortableAndSmallProblemsStayScalar) {
   }
 }
 
+// A deep K under a one-tile grid: the cooperative-matrix core runs as split-K partials (each
+// slice a whole number of its BK steps) plus a reduction, fp16 and int8 alike.
+TEST(NativeTargetCoopMat, DeepKSplitsIntoPartialAndReductionKernels) {
+  std::mt19937 rng(17);
+  for (DType type : {DType::Fp16, DType::Int8}) {
+    TestGraph g = matmulGraph(type, 40, 1024, 48, rng);
+    auto c = convertWith(g.graph, coopMatTarget());
+    ASSERT_TRUE(c);
+    expectCoopMat(*c);
+    EXPECT_EQ(c->model.stats.kernels, 2u);
+    converter::Target whole = coopMatTarget();
+    whole.gemmSplitKGroups = 0;
+    auto unsplit = convertWith(g.graph, whole);
+    ASSERT_TRUE(unsplit);
+    EXPECT_EQ(unsplit->model.stats.kernels, 1u);
+  }
+}
+
 TEST(NativeTargetCoopMat, RunnerRefusesDeviceWithoutTheExtension) {
   std::mt19937 rng(15);
   TestGraph g = matmulGraph(DType::Fp16, 96, 80, 72, rng);
@@ -395,6 +413,17 @@ TEST_F(NativeTargetRun, Fp16ElementwiseChain) {
   if (target_.fp16Arithmetic && target_.fp16RoundingRte) {
     EXPECT_TRUE(contains(outcome.stats.capabilities, "RoundingModeRTE"));
   }
+}
+
+// Deep K under a small grid: split-K on GPUs (cooperative-matrix, dot-product and scalar
+// cores); a CPU device keeps each GEMM whole.
+TEST_F(NativeTargetRun, DeepKGemms) {
+  std::mt19937 rng(25);
+  expectPasses(matmulGraph(DType::Fp16, 40, 1024, 48, rng));
+  expectPasses(conv2dGraph(DType::Fp16, 5, 4, 128, 48, DType::Fp32, rng));
+  expectPasses(matmulGraph(DType::Int8, 48, 1040, 32, rng));
+  expectPasses(matmulGraph(DType::Int8, 48, 1000, 32, rng, 5, -3));
+  expectPasses(matmulGraph(DType::Fp32, 40, 900, 48, rng));
 }
 
 TEST_F(NativeTargetRun, Int8MatmulAndConv2dBitExact) {
