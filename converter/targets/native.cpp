@@ -50,9 +50,7 @@ struct Loader {
   }
 };
 
-}  // namespace
-
-Result<Target> nativeTarget() {
+Result<Target> probeNativeTarget() {
   Loader loader;
   loader.handle = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
   if (loader.handle == nullptr) return environmentError("--target native: cannot load libvulkan.so.1: {}", dlerror());
@@ -150,6 +148,16 @@ Result<Target> nativeTarget() {
   if (props.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) t.gemmSplitKGroups = 0;
   destroyInstance(instance, nullptr);
   return t;
+}
+
+}  // namespace
+
+Result<Target> nativeTarget() {
+  // Probed once per process: the devices do not change while it runs, and every Vulkan
+  // instance loads and unloads the driver, which some drivers do not survive many times over
+  // (on an NVIDIA H100 a later vkCreateInstance failed after a few dozen probe cycles).
+  static const Result<Target> probed = probeNativeTarget();
+  return probed;
 }
 
 }  // namespace openvgf::converter

@@ -75,7 +75,8 @@ struct Target {
 };
 
 Target portableTarget();
-/// Probes the first Vulkan device through the loader (a few raw Vulkan calls).
+/// Probes the first Vulkan device through the loader (a few raw Vulkan calls), once per
+/// process; later calls return the first answer.
 Result<Target> nativeTarget();
 /// "portable" | "native".
 Result<Target> targetByName(const std::string& name);
