@@ -57,11 +57,12 @@ SplitK chooseSplitK(const Target& target, const GemmTile& tile, const GemmTypes&
   const std::int64_t byGroups = (target.gemmSplitKGroups + groups - 1) / groups;
   const std::int64_t byDepth = k / std::max(target.gemmSplitKMinDepth, tile.bk);
   const std::int64_t wanted = std::min(byGroups, byDepth);
-  if (wanted < 2) return {};
+  const std::int64_t fewest = std::max(target.gemmSplitKMinSlices, 2);
+  if (wanted < fewest) return {};
   // Whole BK steps per slice; recount so that no slice is empty.
   const std::int64_t depth = (k + wanted * tile.bk - 1) / (wanted * tile.bk) * tile.bk;
   const std::int64_t slices = (k + depth - 1) / depth;
-  if (slices < 2) return {};
+  if (slices < fewest) return {};
   return SplitK{static_cast<int>(slices), depth};
 }
 

@@ -64,7 +64,8 @@ struct SplitK {
 
 /// Slices for `batches` M x N x K GEMMs on `tile`: as many as bring the grid to
 /// target.gemmSplitKGroups workgroups while every slice stays at least
-/// target.gemmSplitKMinDepth deep. int64 accumulators (INT16 x INT8) are never split.
+/// target.gemmSplitKMinDepth deep; none when that is fewer than target.gemmSplitKMinSlices.
+/// int64 accumulators (INT16 x INT8) are never split.
 SplitK chooseSplitK(const Target& target, const GemmTile& tile, const GemmTypes& types, std::int64_t batches,
                     std::int64_t m, std::int64_t n, std::int64_t k);
 

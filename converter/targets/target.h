@@ -47,13 +47,16 @@ struct Target {
   // only `native` on a CPU device turns it on.
   GemmTile gemmLarge{64, 64, 16, 8, 8};
   int gemmLargeMinGroups = 0;
-  // Split-K (include/gemm.glsl): a GEMM whose tile grid has fewer than gemmSplitKGroups
-  // workgroups is cut along K into slices at least gemmSplitKMinDepth deep, computed as
-  // partial GEMMs, then summed by a reduction pass that applies the epilogue. ResNet-50's
-  // 7x7 and 14x14 stages at batch 1 are 8-16 tiles of 64x64 with K up to 4608, which leaves
-  // most of a GPU idle. 0 = never.
+  // Split-K (include/gemm_split.glsl): a GEMM whose tile grid has fewer than
+  // gemmSplitKGroups workgroups is cut along K into slices at least gemmSplitKMinDepth deep,
+  // computed as partial GEMMs, then summed by a reduction pass that applies the epilogue.
+  // ResNet-50's 7x7 and 14x14 stages at batch 1 are 8-16 tiles of 64x64 with K up to 4608,
+  // which leaves most of a GPU idle. Fewer than gemmSplitKMinSlices slices is not worth the
+  // second pass: 2-3 slices of a 49-tile GEMM saved 7-21 us on an H100 but cost lavapipe
+  // 17-30 % (conv1x1 56x56x256x64: 14.3 -> 18.8 ms). 0 groups = never.
   int gemmSplitKGroups = 128;
   int gemmSplitKMinDepth = 128;
+  int gemmSplitKMinSlices = 4;
   int elementwiseWg = 256;                // invocations per elementwise workgroup
   int elementsPerInvocation = 4;
   int reduceThreads = 256;                // RX*RY of reductions
