@@ -51,12 +51,15 @@ struct Target {
   // gemmSplitKGroups workgroups is cut along K into slices at least gemmSplitKMinDepth deep,
   // computed as partial GEMMs, then summed by a reduction pass that applies the epilogue.
   // ResNet-50's 7x7 and 14x14 stages at batch 1 are 8-16 tiles of 64x64 with K up to 4608,
-  // which leaves most of a GPU idle. Fewer than gemmSplitKMinSlices slices is not worth the
-  // second pass: 2-3 slices of a 49-tile GEMM saved 7-21 us on an H100 but cost lavapipe
-  // 17-30 % (conv1x1 56x56x256x64: 14.3 -> 18.8 ms). 0 groups = never.
+  // which leaves most of a GPU idle. 0 groups = never.
+  // GEMMs that would get fewer than gemmSplitKMinSlices slices stay whole. 2 (split whenever
+  // it helps a GPU) was measured against 4 on an H100: with 4, ResNet-50 took 1.63 instead
+  // of 1.46 ms GPU time and MobileNetV2 0.74 instead of 0.66 ms. The 2-3-slice GEMMs that
+  // 4 keeps whole cost lavapipe 17-30 % each (conv1x1 56x56x256x64: 14.3 ms whole, 18.8 ms
+  // split), which disappears in its run-to-run noise on whole models.
   int gemmSplitKGroups = 128;
   int gemmSplitKMinDepth = 128;
-  int gemmSplitKMinSlices = 4;
+  int gemmSplitKMinSlices = 2;
   int elementwiseWg = 256;                // invocations per elementwise workgroup
   int elementsPerInvocation = 4;
   int reduceThreads = 256;                // RX*RY of reductions

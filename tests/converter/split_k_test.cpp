@@ -74,10 +74,13 @@ TEST(SplitKPlan, SlicesFillTheGridAndStayDeep) {
   EXPECT_GE(s.depth, target.gemmSplitKMinDepth);
   EXPECT_GT(700, (s.slices - 1) * s.depth);
   EXPECT_LE(700, s.slices * s.depth);
-  // A full grid, fewer than gemmSplitKMinSlices slices (49 tiles: 3), a shallow K and int64
-  // accumulators stay whole.
+  // 49 tiles and K = 576: 3 slices, unless the target asks for at least 4.
+  EXPECT_EQ(converter::chooseSplitK(target, tile, fp32, 1, 3136, 64, 576).slices, 3);
+  converter::Target fourOrMore = target;
+  fourOrMore.gemmSplitKMinSlices = 4;
+  EXPECT_EQ(converter::chooseSplitK(fourOrMore, tile, fp32, 1, 3136, 64, 576).slices, 1);
+  // A full grid, a shallow K and int64 accumulators stay whole.
   EXPECT_EQ(converter::chooseSplitK(target, tile, fp32, 1, 3136, 256, 576).slices, 1);
-  EXPECT_EQ(converter::chooseSplitK(target, tile, fp32, 1, 3136, 64, 576).slices, 1);
   EXPECT_EQ(converter::chooseSplitK(target, tile, fp32, 1, 49, 512, 200).slices, 1);
   EXPECT_EQ(converter::chooseSplitK(target, tile, {"int", "int64_t"}, 1, 49, 512, 4608).slices, 1);
 }
