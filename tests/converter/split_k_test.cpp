@@ -58,6 +58,17 @@ void expectSplitAndUnsplitPass(const tosa::Graph& graph, const std::vector<HostT
 class SplitK : public ::testing::Test {
  protected:
   std::mt19937 rng{20261121};
+
+  // A 3x3, pad 1 int8 CONV2D of x ([1, h, w, ic]) to oc channels, seeded weights and bias.
+  Value int8Conv3x3(tosa::Builder& b, const Value& x, std::int64_t ic, std::int64_t oc, std::int64_t inputZp,
+                    std::int64_t weightZp) {
+    tosa::ConvParams cp;
+    cp.pad = {1, 1, 1, 1};
+    cp.inputZp = inputZp;
+    cp.weightZp = weightZp;
+    return b.conv2d(x, b.constant(randomInts<std::int8_t>(DType::Int8, {oc, 3, 3, ic}, rng, -127, 127)),
+                    b.constant(randomInts<std::int32_t>(DType::Int32, {oc}, rng, -5000, 5000)), cp);
+  }
 };
 
 TEST(SplitKPlan, SlicesFillTheGridAndStayDeep) {
@@ -103,12 +114,7 @@ TEST_F(SplitK, Conv2dFp32WithBiasAndClamp) {
 TEST_F(SplitK, Conv2dInt8PerChannelRescaleEpilogue) {
   const int oc = 40;
   tosa::Builder b;
-  Value x = b.input("x", DType::Int8, {1, 5, 6, 160});
-  tosa::ConvParams cp;
-  cp.pad = {1, 1, 1, 1};
-  cp.inputZp = -3;
-  Value acc = b.conv2d(x, b.constant(randomInts<std::int8_t>(DType::Int8, {oc, 3, 3, 160}, rng, -127, 127)),
-                       b.constant(randomInts<std::int32_t>(DType::Int32, {oc}, rng, -5000, 5000)), cp);
+  Value acc = int8Conv3x3(b, b.input("x", DType::Int8, {1, 5, 6, 160}), 160, oc, -3, 0);
   tosa::RescaleParams rp;
   for (int i = 0; i < oc; ++i) {
     rp.multiplier.push_back(1395864371 + i * 1000003);
@@ -124,15 +130,8 @@ TEST_F(SplitK, Conv2dInt8PerChannelRescaleEpilogue) {
 // The packed dot-product core corrects each slice for the zero points over its own K range;
 // a K that is not a multiple of the slice depth leaves zero-point padding in the last one.
 TEST_F(SplitK, Conv2dInt8DotProductsWithZeroPoints) {
-  const int oc = 36;
   tosa::Builder b;
-  Value x = b.input("x", DType::Int8, {1, 6, 5, 150});
-  tosa::ConvParams cp;
-  cp.pad = {1, 1, 1, 1};
-  cp.inputZp = 9;
-  cp.weightZp = -4;
-  b.output(b.conv2d(x, b.constant(randomInts<std::int8_t>(DType::Int8, {oc, 3, 3, 150}, rng, -127, 127)),
-                    b.constant(randomInts<std::int32_t>(DType::Int32, {oc}, rng, -5000, 5000)), cp));
+  b.output(int8Conv3x3(b, b.input("x", DType::Int8, {1, 6, 5, 150}), 150, 36, 9, -4));
   auto graph = b.build();
   ASSERT_TRUE(graph) << graph.error().message();
   expectSplitAndUnsplitPass(*graph, {randomInts<std::int8_t>(DType::Int8, {1, 6, 5, 150}, rng, -128, 127)}, 1, 2,
