@@ -123,6 +123,7 @@ Result<int> runConvert(const ConvertArgs& args) {
     const auto& s = model->stats;
     fmt::print("target:                 {}\n", s.target);
     fmt::print("kernels:                {}\n", s.kernels);
+    fmt::print("split-K GEMMs:          {} (each a partial and a reduction kernel)\n", s.splitKGemms);
     fmt::print("unique modules:         {}\n", s.uniqueModules);
     fmt::print("peak live bytes:        {} ({})\n", s.peakLiveBytes, bytesText(s.peakLiveBytes));
     fmt::print("sum without aliasing:   {} ({})\n", s.unaliasedBytes, bytesText(s.unaliasedBytes));

@@ -86,6 +86,8 @@ Result<ConvertedModel> emit(const Plan& plan, const MemoryPlan& memory, CompileR
   OPENVGF_ASSIGN_OR_RETURN(model.vgf, builder.finish());
 
   model.stats.kernels = plan.kernels.size();
+  model.stats.splitKGemms = static_cast<std::size_t>(
+      std::count_if(plan.kernels.begin(), plan.kernels.end(), [](const PlanKernel& k) { return k.splitKPartial; }));
   model.stats.uniqueModules = modules.size();
   model.stats.peakLiveBytes = memory.peakLiveBytes;
   model.stats.unaliasedBytes = memory.unaliasedBytes;

@@ -45,6 +45,7 @@ struct ConvertStats {
   std::uint64_t plannedBytes = 0;     // intermediate memory after aliasing (sum of groups)
   std::uint64_t constantBytes = 0;    // CONST00 payload bytes (after dedup and packing)
   std::size_t kernels = 0;            // compute segments / dispatches
+  std::size_t splitKGemms = 0;        // GEMMs run as split-K partial + reduction kernels
   std::size_t uniqueModules = 0;      // distinct SPIR-V modules
   std::size_t aliasGroups = 0;
   std::size_t cacheHits = 0;          // modules taken from the SPIR-V cache

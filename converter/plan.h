@@ -35,6 +35,7 @@ struct PlanKernel {
   std::vector<std::size_t> bindings;       // plan tensor per binding 0..n-1 (descriptor set 0)
   std::vector<bool> writes;                // per binding: the kernel writes it
   std::array<std::uint32_t, 3> grid{1, 1, 1};  // workgroup counts
+  bool splitKPartial = false;              // the partial pass of a split-K GEMM (its reduction follows)
 };
 
 struct Plan {

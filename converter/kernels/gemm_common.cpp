@@ -83,6 +83,7 @@ void addGemmKernel(LoweringContext& ctx, PlanKernel kernel, const std::string& s
   // writes only the accumulators, the reduction reads them and writes what the kernel wrote.
   PlanKernel partialPass = kernel;
   partialPass.name += "_partial";
+  partialPass.splitKPartial = true;
   std::fill(partialPass.writes.begin(), partialPass.writes.end(), false);
   partialPass.bindings.push_back(partial);
   partialPass.writes.push_back(true);

@@ -34,7 +34,8 @@ TEST(ConvertCli, ConvertsAndPrintsStats) {
   CommandResult r = runCli(fmt::format("convert {} -o {} --stats", (kData / "tosa/test_add_1x4x4x4_f32/model.tosa").string(), out.string()));
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_TRUE(fs::exists(out));
-  for (const char* key : {"kernels:", "unique modules:", "peak live bytes:", "sum without aliasing:", "constant bytes:"}) {
+  for (const char* key : {"kernels:", "split-K GEMMs:", "unique modules:", "peak live bytes:", "sum without aliasing:",
+                          "constant bytes:"}) {
     EXPECT_NE(r.output.find(key), std::string::npos) << key << "\n" << r.output;
   }
 }

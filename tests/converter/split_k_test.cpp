@@ -52,6 +52,7 @@ void expectSplitAndUnsplitPass(const tosa::Graph& graph, const std::vector<HostT
     RunOutcome outcome = convertRunCheck(graph, inputs, withSplitK(on, dot4));
     expectAllPass(outcome);
     EXPECT_EQ(outcome.stats.kernels, on ? splitKernels : unsplitKernels);
+    EXPECT_EQ(outcome.stats.splitKGemms, on ? splitKernels - unsplitKernels : 0u);
   }
 }
 
