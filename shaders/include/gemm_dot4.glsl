@@ -9,10 +9,11 @@
 // OpSDot does four multiply-adds. Zero points are taken out exactly afterwards:
 //   sum_k (a - za)(b - zb) = sum_k a*b - zb*sum_k a - za*sum_k b + K'*za*zb
 // where positions outside the input (padding, k >= K) hold a = za and b = zb, so they add
-// nothing, and K' is K rounded up to BK. A split-K slice (include/gemm_split.glsl) applies the
-// identity to its own K range (K' = its BK steps), so its partial sum is already corrected. The two sums are OpSDot products with a packed zero
+// nothing, and K' is K rounded up to BK. The two sums are OpSDot products with a packed zero
 // point. All arithmetic is int32 and wraps, so the result is exact whenever the true result
-// fits in int32 (which TOSA requires of the accumulator).
+// fits in int32 (which TOSA requires of the accumulator). A split-K slice
+// (include/gemm_split.glsl) applies the identity to its own K range (K' = its BK steps), so
+// its partial sum is already corrected.
 #ifndef OVGF_GEMM_DOT4_GLSL
 #define OVGF_GEMM_DOT4_GLSL
 
