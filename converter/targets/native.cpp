@@ -155,7 +155,8 @@ Result<Target> probeNativeTarget() {
 Result<Target> nativeTarget() {
   // Probed once per process: the devices do not change while it runs, and every Vulkan
   // instance loads and unloads the driver, which some drivers do not survive many times over
-  // (on an NVIDIA H100 a later vkCreateInstance failed after a few dozen probe cycles).
+  // (on an NVIDIA H100, a test process that probed before each of a few dozen runs saw a
+  // later vkCreateInstance fail; probing once made the same tests pass).
   static const Result<Target> probed = probeNativeTarget();
   return probed;
 }
