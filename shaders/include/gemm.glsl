@@ -49,15 +49,14 @@ void gemm_main() {
   uint ty = tid / uint(BN / TN);
   uint m0 = gl_WorkGroupID.y * uint(BM);
   uint n0 = gl_WorkGroupID.x * uint(BN);
-  uint batch = gl_WorkGroupID.z / uint(GEMM_SPLIT_K);
-  uint slice = gl_WorkGroupID.z % uint(GEMM_SPLIT_K);
-  uint kEnd = min(slice * uint(GEMM_KS) + uint(GEMM_KS), uint(K));
+  uint batch = gemm_batch();
+  uint kEnd = gemm_k_end();
 
   ACC_CT acc[TM][TN];
   for (int i = 0; i < TM; ++i)
     for (int j = 0; j < TN; ++j) acc[i][j] = ACC_CT(0);
 
-  for (uint k0 = slice * uint(GEMM_KS); k0 < kEnd; k0 += uint(BK)) {
+  for (uint k0 = gemm_k_begin(); k0 < kEnd; k0 += uint(BK)) {
     // Staging: each invocation gathers 4 rows (A) or 4 columns (B) and stores them as one
     // vec4 (one shared-memory store instead of four; conflict-free on GPUs with the padding).
     for (uint e = tid; e < uint(BM / 4 * BK); e += uint(GEMM_THREADS)) {
@@ -115,15 +114,14 @@ void gemm_main() {
   uint ty = tid / uint(BN / TN);
   uint m0 = gl_WorkGroupID.y * uint(BM);
   uint n0 = gl_WorkGroupID.x * uint(BN);
-  uint batch = gl_WorkGroupID.z / uint(GEMM_SPLIT_K);
-  uint slice = gl_WorkGroupID.z % uint(GEMM_SPLIT_K);
-  uint kEnd = min(slice * uint(GEMM_KS) + uint(GEMM_KS), uint(K));
+  uint batch = gemm_batch();
+  uint kEnd = gemm_k_end();
 
   ACC_CT acc[TM][TN];
   for (int i = 0; i < TM; ++i)
     for (int j = 0; j < TN; ++j) acc[i][j] = ACC_CT(0);
 
-  for (uint k0 = slice * uint(GEMM_KS); k0 < kEnd; k0 += uint(BK)) {
+  for (uint k0 = gemm_k_begin(); k0 < kEnd; k0 += uint(BK)) {
     for (uint e = tid; e < uint(BM * BK); e += uint(GEMM_THREADS)) {
       uint mm = e / uint(BK);
       uint kk = e % uint(BK);

@@ -158,8 +158,7 @@ void gemm_main() {
   uint sgN = sg % uint(CM_SG_N);
   uint m0 = gl_WorkGroupID.y * uint(BM);
   uint n0 = gl_WorkGroupID.x * uint(BN);
-  uint batch = gl_WorkGroupID.z / uint(GEMM_SPLIT_K);
-  uint slice = gl_WorkGroupID.z % uint(GEMM_SPLIT_K);
+  uint batch = gemm_batch();
 
   // Fragment arrays are indexed with unrolled constant indices only, so they stay in registers.
   CM_CMAT acc[WM][WN];
@@ -170,10 +169,9 @@ void gemm_main() {
   // one is multiplied, then written to the other shared buffer.
   uvec4 ra[A_PER_THREAD];
   uvec4 rb[B_PER_THREAD];
-  // BK steps [first, last) of this split-K slice (all of K without split-K).
-  const uint steps = (uint(GEMM_KS) + uint(BK) - 1u) / uint(BK);  // GEMM_KS: a multiple of BK when split
-  const uint first = slice * steps;
-  const uint last = min(first + steps, (uint(K) + uint(BK) - 1u) / uint(BK));
+  // BK steps [first, last) of this workgroup's K range (gemm_k_begin() is a multiple of BK).
+  const uint first = gemm_k_begin() / uint(BK);
+  const uint last = (gemm_k_end() + uint(BK) - 1u) / uint(BK);
   fetch_slice(batch, m0, n0, first * uint(BK), tid, ra, rb);
   store_slice(0u, tid, ra, rb);
   barrier();

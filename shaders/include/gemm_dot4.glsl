@@ -49,9 +49,8 @@ void gemm_main() {
   uint ty = tid / uint(BN / TN);
   uint m0 = gl_WorkGroupID.y * uint(BM);
   uint n0 = gl_WorkGroupID.x * uint(BN);
-  uint batch = gl_WorkGroupID.z / uint(GEMM_SPLIT_K);
-  uint slice = gl_WorkGroupID.z % uint(GEMM_SPLIT_K);
-  uint kEnd = min(slice * uint(GEMM_KS) + uint(GEMM_KS), uint(K));
+  uint batch = gemm_batch();
+  uint kEnd = gemm_k_end();
   const uint zpA4 = dot4_pack(GEMM_ZP_A, GEMM_ZP_A, GEMM_ZP_A, GEMM_ZP_A);
   const uint zpB4 = dot4_pack(GEMM_ZP_B, GEMM_ZP_B, GEMM_ZP_B, GEMM_ZP_B);
 
@@ -65,7 +64,7 @@ void gemm_main() {
   for (int j = 0; j < TN; ++j) colSum[j] = 0;
 
   uint kPadded = 0u;
-  for (uint k0 = slice * uint(GEMM_KS); k0 < kEnd; k0 += uint(BK)) {
+  for (uint k0 = gemm_k_begin(); k0 < kEnd; k0 += uint(BK)) {
     for (uint e = tid; e < uint(BM * BK4); e += uint(GEMM_THREADS)) {
       uint mm = e / uint(BK4);
       uint kq = e % uint(BK4);

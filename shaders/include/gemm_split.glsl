@@ -12,8 +12,8 @@
 //                           2: gemm_main below, one invocation per output (linear grid,
 //                           include/common.glsl), summing the slices in order
 //   PARTIAL_BINDING         binding of gemm_partial (ACC_CT elements)
-// The including core defines GEMM_THREADS and, in its K loop and stores, uses
-// `slice`, GEMM_KS and GEMM_STORE.
+// The including core defines GEMM_THREADS, takes its batch and K range from gemm_batch(),
+// gemm_k_begin() and gemm_k_end(), and stores through GEMM_STORE.
 #ifndef OVGF_GEMM_SPLIT_GLSL
 #define OVGF_GEMM_SPLIT_GLSL
 
@@ -28,13 +28,20 @@
 #define GEMM_SPLIT_PASS 0
 #endif
 
+// This workgroup's GEMM and split-K slice (gl_WorkGroupID.z = batch * GEMM_SPLIT_K + slice)
+// and the K range [gemm_k_begin(), gemm_k_end()) of the slice: all of K without split-K.
+uint gemm_batch() { return gl_WorkGroupID.z / uint(GEMM_SPLIT_K); }
+uint gemm_slice() { return gl_WorkGroupID.z % uint(GEMM_SPLIT_K); }
+uint gemm_k_begin() { return gemm_slice() * uint(GEMM_KS); }
+uint gemm_k_end() { return min(gemm_k_begin() + uint(GEMM_KS), uint(K)); }
+
 #if GEMM_SPLIT_K > 1
 layout(set = 0, binding = PARTIAL_BINDING) buffer GemmPartial { ACC_CT gemm_partial[]; };
 
-void gemm_store_partial(uint slice, uint batch, uint m, uint n, ACC_CT acc) {
-  gemm_partial[((slice * uint(GEMM_BATCHES) + batch) * uint(M) + m) * uint(N) + n] = acc;
+void gemm_store_partial(uint batch, uint m, uint n, ACC_CT acc) {
+  gemm_partial[((gemm_slice() * uint(GEMM_BATCHES) + batch) * uint(M) + m) * uint(N) + n] = acc;
 }
-#define GEMM_STORE(batch, m, n, acc) gemm_store_partial(slice, batch, m, n, acc)
+#define GEMM_STORE(batch, m, n, acc) gemm_store_partial(batch, m, n, acc)
 #else
 #define GEMM_STORE(batch, m, n, acc) gemm_store(batch, m, n, acc)
 #endif
