@@ -55,6 +55,9 @@ struct RunOptions {
   std::string profile;              // --profile trace.json
   bool validate = false;
   std::string check;                // --check model.tosa
+  bool checkSelf = false;           // --check without a file: the graph the model itself carries
+  std::string target = "portable";  // --target: how GRAPH segments are lowered
+  std::string plan = "forward";     // --plan: the .pte execution plan to run
   bool noPipelineCache = false;
 };
 
