@@ -261,7 +261,9 @@ Result<GraphRun> decodeGraphRun(const vgf::File& file, std::span<const std::size
     }
     for (tosa::Operator& op : block.operators) merged.operators.push_back(std::move(op));
   }
-  // What the run hands on: model outputs and resources read by a segment outside the run.
+  // What the run hands on: model outputs and resources read by a segment outside the run,
+  // directly or through another resource of the same alias group (a TENSOR_ARM view and a
+  // buffer view of one value).
   std::set<std::uint32_t> readOutside;
   for (std::size_t s = 0; s < file.segments.size(); ++s) {
     if (std::find(segments.begin(), segments.end(), s) != segments.end()) continue;
@@ -270,8 +272,12 @@ Result<GraphRun> decodeGraphRun(const vgf::File& file, std::span<const std::size
     }
   }
   for (const vgf::BindingSlot& slot : file.outputs) readOutside.insert(slot.mrtIndex);
+  std::set<std::uint32_t> groupsReadOutside;
+  for (std::uint32_t mrt : readOutside) {
+    if (file.resources[mrt].aliasGroup != vgf::kUnset) groupsReadOutside.insert(file.resources[mrt].aliasGroup);
+  }
   for (std::uint32_t mrt : produced) {
-    if (readOutside.count(mrt) != 0) {
+    if (readOutside.count(mrt) != 0 || groupsReadOutside.count(file.resources[mrt].aliasGroup) != 0) {
       run.outputs.push_back(mrt);
       merged.outputs.push_back(mrtName(mrt));
     }

@@ -20,7 +20,7 @@ namespace {
 using ::testing::HasSubstr;
 using testing::findInstructions;
 using testing::loadSpirv;
-using testing::SpirvWriter;
+using testing::unshapedPoolClamp;
 
 std::vector<std::uint32_t> fixture(const std::string& name) {
   return loadSpirv(std::string(OPENVGF_TEST_DATA) + "/vgf-graph/" + name + ".spvasm.spv");
@@ -138,44 +138,6 @@ TEST(SpirvDecoder, AvgPoolOfAConstantIsTheConstant) {
   ASSERT_TRUE(run) << run.error().message();
   ASSERT_EQ(run->outputs[0].value.shape, (Shape{1, 5, 5, 3}));
   for (float v : run->outputs[0].value.as<float>()) EXPECT_EQ(v, 2.5f);
-}
-
-/// A module written from the specifications: input float32 tensor of rank 4 without a shape,
-/// MAX_POOL2D kernel 2 stride 2 into an unshaped rank-4 result, CLAMP [0, 6] into the output.
-std::vector<std::uint32_t> unshapedPoolClamp() {
-  enum : std::uint32_t {
-    kTosa = 1, kFloat, kUint, kRank4, kTensor, kPtr, kIn, kOut, kGraphType, kZero, kNan, kLo, kHi, kTwo, kFour, kArr1,
-    kLen2, kArr2, kArr4, kShape2, kShape4, kKernel, kPad, kGraph, kX, kPool, kClamp, kBound
-  };
-  SpirvWriter w(kBound);
-  w.op(17, {1}).op(17, {4174}).op(17, {4191});
-  w.opString(10, {}, "SPV_ARM_tensors").opString(10, {}, "SPV_ARM_graph");
-  w.opString(11, {kTosa}, "TOSA.001000.1");
-  w.op(14, {0, 3});
-  w.op(71, {kIn, 34, 0}).op(71, {kIn, 33, 0}).op(71, {kOut, 34, 0}).op(71, {kOut, 33, 1});
-  w.op(22, {kFloat, 32}).op(21, {kUint, 32, 0});
-  w.op(43, {kUint, kRank4, 4});
-  w.op(4163, {kTensor, kFloat, kRank4});  // rank only
-  w.op(32, {kPtr, 0, kTensor});
-  w.op(59, {kPtr, kIn, 0}).op(59, {kPtr, kOut, 0});
-  w.op(4190, {kGraphType, 1, kTensor, kTensor});
-  w.op(43, {kUint, kZero, 0}).op(43, {kUint, kNan, 1});
-  w.op(43, {kFloat, kLo, 0x00000000u}).op(43, {kFloat, kHi, 0x40C00000u});  // 0.0f, 6.0f
-  w.op(43, {kUint, kTwo, 2}).op(43, {kUint, kFour, 4}).op(43, {kUint, kArr1, 1});
-  w.op(28, {kLen2, kUint, kArr1});                   // uint[1]
-  w.op(44, {kLen2, kArr2, kTwo}).op(44, {kLen2, kArr4, kFour});
-  w.op(4163, {kShape2, kUint, kArr1, kArr2});        // uint tensor [2]
-  w.op(4163, {kShape4, kUint, kArr1, kArr4});        // uint tensor [4]
-  w.op(44, {kShape2, kKernel, kTwo, kTwo});          // kernel = stride = [2, 2]
-  w.op(46, {kShape4, kPad});                         // pad = [0, 0, 0, 0]
-  w.opString(4182, {kGraph}, "main", {kIn, kOut});
-  w.op(4183, {kGraphType, kGraph});
-  w.op(4184, {kTensor, kX, kZero});
-  w.op(12, {kTensor, kPool, kTosa, 7, kKernel, kKernel, kPad, kNan, kX});
-  w.op(12, {kTensor, kClamp, kTosa, 10, kLo, kHi, kNan, kPool});
-  w.op(4185, {kClamp, kZero});
-  w.op(4186, {});
-  return w.words();
 }
 
 TEST(SpirvDecoder, UnshapedInterfaceTakesTheCallersShapeAndInfersTheRest) {
