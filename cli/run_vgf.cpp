@@ -107,6 +107,11 @@ Result<PreparedGraphVgf> prepareGraphVgf(const RunOptions& options, std::span<co
   lowerOptions.convert.target = options.target;
   OPENVGF_ASSIGN_OR_RETURN(converter::LoweredModel model,
                            converter::lowerGraphSegments(bytes, file, known, options.path, lowerOptions));
+  if (model.cacheHit) {
+    spdlog::info("{}: lowered VGF from the cache ({})", options.path, model.cacheFile.string());
+  } else {
+    spdlog::info("{}: lowered {} GRAPH segment run(s) into {} COMPUTE segments", options.path, model.graphRuns, model.kernels);
+  }
   out.lowered = std::move(model.vgf);
   out.unsignedOutputs = converter::unsignedOutputs(file);
   return out;

@@ -11,7 +11,6 @@
 #include <map>
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "common/file_io.h"
 #include "common/sha256.h"
@@ -303,12 +302,12 @@ Result<LoweredModel> lowerGraphSegments(std::span<const std::uint8_t> bytes, con
       if (cached && vgf::decode(*cached)) {
         model.vgf = std::move(*cached);
         model.cacheHit = true;
+        model.cacheFile = cacheFile;
         auto decoded = vgf::decode(model.vgf);
         model.kernels = decoded->segments.size();
-        spdlog::info("{}: lowered VGF from the cache ({})", source, cacheFile.string());
         return model;
       }
-      spdlog::warn("{}: ignoring a damaged cache entry {}", source, cacheFile.string());
+      // A damaged entry is lowered again and overwritten.
     }
   }
   KnownShapes shapes = inputShapes;
@@ -335,14 +334,12 @@ Result<LoweredModel> lowerGraphSegments(std::span<const std::uint8_t> bytes, con
   }
   OPENVGF_ASSIGN_OR_RETURN(model.vgf, splicer.finish());
   model.kernels = vgf::decode(model.vgf)->segments.size();
-  spdlog::info("{}: lowered {} GRAPH segment run(s) into {} COMPUTE segments", source, runs.size(), model.kernels);
   if (cacheable) {
+    model.cacheFile = cacheFile;
     std::error_code ec;
     std::filesystem::create_directories(cacheFile.parent_path(), ec);
     // A cache that cannot be written only costs time on the next run.
-    if (Status written = writeFileAtomic(cacheFile, model.vgf); !written) {
-      spdlog::warn("lowered VGF not cached: {}", written.error().message());
-    }
+    (void)writeFileAtomic(cacheFile, model.vgf);
   }
   return model;
 }

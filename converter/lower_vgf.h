@@ -36,6 +36,7 @@ struct LoweredModel {
   std::vector<std::uint8_t> vgf;  // COMPUTE segments only
   bool cacheHit = false;          // taken from the lowered-VGF cache
   std::string cacheKey;           // hex SHA-256
+  std::filesystem::path cacheFile;  // where the cache keeps it (empty: not cached)
   std::size_t graphRuns = 0;      // runs of consecutive GRAPH segments in the input
   std::size_t kernels = 0;        // COMPUTE segments of the result
 };
