@@ -73,6 +73,10 @@ const RunHandler* findRunHandler(FileKind kind);
 /// before it is not an existing path.
 std::pair<std::string, std::string> splitNamedInput(const std::string& argument);
 
+/// The .npy file of each of the inputs `names` (a model's, in order) from the --input
+/// arguments: "NAME=FILE" binds by name, plain files fill the remaining inputs in order.
+Result<std::vector<std::string>> bindInputPaths(const RunOptions& options, const std::vector<std::string>& names);
+
 /// Output file name for a tensor name: characters outside [A-Za-z0-9._-] become '_'.
 std::string sanitizeFileName(std::string_view name);
 

@@ -28,48 +28,12 @@
 namespace openvgf::cli {
 namespace {
 
-// The .npy file of each model input (by name or in order), in model input order.
-Result<std::vector<std::string>> inputPaths(const RunOptions& options, const std::vector<std::string>& names) {
-  auto listNames = [&]() {
-    std::string text;
-    for (const std::string& n : names) text += fmt::format("{}'{}'", text.empty() ? "" : ", ", n);
-    return text;
-  };
-  if (options.inputs.size() != names.size()) {
-    return invalidInput("{}: --input: expected {} input(s) ({}), got {}", options.path, names.size(), listNames(),
-                        options.inputs.size());
-  }
-  std::vector<std::string> paths(names.size());
-  std::vector<std::pair<std::string, std::string>> args;
-  for (const std::string& argument : options.inputs) args.push_back(splitNamedInput(argument));
-  for (const auto& [name, path] : args) {
-    if (name.empty()) continue;
-    auto it = std::find(names.begin(), names.end(), name);
-    if (it == names.end()) {
-      return invalidInput("{}: --input {}={}: expected an input name of the model ({}), got '{}'", options.path, name,
-                          path, listNames(), name);
-    }
-    std::string& slot = paths[static_cast<std::size_t>(it - names.begin())];
-    if (!slot.empty()) {
-      return invalidInput("{}: --input {}: expected one file per input, got '{}' twice", options.path, name, name);
-    }
-    slot = path;
-  }
-  std::size_t next = 0;
-  for (const auto& [name, path] : args) {
-    if (!name.empty()) continue;
-    while (!paths[next].empty()) ++next;
-    paths[next] = path;
-  }
-  return paths;
-}
-
 // Reads every --input, converted to the type and shape of the model input it binds to.
 Result<std::vector<tosa::HostTensor>> readInputs(const RunOptions& options, const runner::Model& model) {
   const std::vector<runner::TensorInfo>& expected = model.inputs();
   std::vector<std::string> names;
   for (const runner::TensorInfo& t : expected) names.push_back(t.name);
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::string> paths, inputPaths(options, names));
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::string> paths, bindInputPaths(options, names));
   std::vector<tosa::HostTensor> tensors;
   for (std::size_t i = 0; i < expected.size(); ++i) {
     Result<tosa::HostTensor> tensor = tosa::npy::readTensor(paths[i], expected[i].dtype, expected[i].shape);
@@ -90,7 +54,7 @@ struct PreparedGraphVgf {
 Result<PreparedGraphVgf> prepareGraphVgf(const RunOptions& options, std::span<const std::uint8_t> bytes, const vgf::File& file) {
   std::vector<std::string> names;
   for (const vgf::BindingSlot& slot : file.inputs) names.push_back(converter::resourceTensorName(file, slot.mrtIndex));
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::string> paths, inputPaths(options, names));
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::string> paths, bindInputPaths(options, names));
   std::vector<tosa::Shape> shapes;
   for (std::size_t i = 0; i < paths.size(); ++i) {
     Result<tosa::npy::Array> array = tosa::npy::readFile(paths[i]);
