@@ -71,8 +71,24 @@ class Splicer {
     if (inserted) ++nextGroup_;
     return it->second;
   }
-  vgf::Slot slot(const vgf::BindingSlot& s, const std::map<std::uint32_t, vgf::ResourceId>& map) const {
-    return vgf::Slot{s.binding, map.at(s.mrtIndex)};
+  /// Slots and descriptor sets with every MRT index replaced by `resolve(index)`.
+  template <typename Resolve>
+  static Result<std::vector<vgf::Slot>> slots(const std::vector<vgf::BindingSlot>& in, Resolve&& resolve) {
+    std::vector<vgf::Slot> out;
+    for (const vgf::BindingSlot& s : in) {
+      OPENVGF_ASSIGN_OR_RETURN(vgf::ResourceId r, resolve(s.mrtIndex));
+      out.push_back({s.binding, r});
+    }
+    return out;
+  }
+  template <typename Resolve>
+  static Result<std::vector<vgf::DescriptorSet>> sets(const std::vector<vgf::DescriptorSetInfo>& in, Resolve&& resolve) {
+    std::vector<vgf::DescriptorSet> out;
+    for (const vgf::DescriptorSetInfo& info : in) {
+      OPENVGF_ASSIGN_OR_RETURN(std::vector<vgf::Slot> bindings, slots(info.bindings, resolve));
+      out.push_back({info.setIndex, std::move(bindings)});
+    }
+    return out;
   }
 
   const vgf::File& file_;
@@ -133,30 +149,16 @@ Status Splicer::computeSegment(std::size_t s) {
                                                          : std::vector<std::uint32_t>{});
     }
   }
-  std::vector<vgf::DescriptorSet> sets;
-  for (const vgf::DescriptorSetInfo& info : seg.setInfos) {
-    vgf::DescriptorSet set{info.setIndex, {}};
-    for (const vgf::BindingSlot& slot : info.bindings) {
-      OPENVGF_ASSIGN_OR_RETURN(vgf::ResourceId r, resource(slot.mrtIndex));
-      set.bindings.push_back({slot.binding, r});
-    }
-    sets.push_back(std::move(set));
-  }
-  std::vector<vgf::Slot> inputs, outputs;
-  for (const vgf::BindingSlot& slot : seg.inputs) {
-    OPENVGF_ASSIGN_OR_RETURN(vgf::ResourceId r, resource(slot.mrtIndex));
-    inputs.push_back({slot.binding, r});
-  }
-  for (const vgf::BindingSlot& slot : seg.outputs) {
-    OPENVGF_ASSIGN_OR_RETURN(vgf::ResourceId r, resource(slot.mrtIndex));
-    outputs.push_back({slot.binding, r});
-  }
+  auto resolve = [this](std::uint32_t mrt) { return resource(mrt); };
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<vgf::DescriptorSet> descriptorSets, sets(seg.setInfos, resolve));
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<vgf::Slot> inputs, slots(seg.inputs, resolve));
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<vgf::Slot> outputs, slots(seg.outputs, resolve));
   std::vector<vgf::ConstantId> constants;
   for (std::uint32_t c : seg.constants) {
     OPENVGF_ASSIGN_OR_RETURN(vgf::ConstantId id, constant(c));
     constants.push_back(id);
   }
-  const vgf::SegmentId id = b_.addSegment(seg.name, modules_.at(seg.moduleIndex), std::move(sets), std::move(inputs),
+  const vgf::SegmentId id = b_.addSegment(seg.name, modules_.at(seg.moduleIndex), std::move(descriptorSets), std::move(inputs),
                                           std::move(outputs), std::move(constants),
                                           seg.dispatchShape.value_or(std::array<std::uint32_t, 3>{0, 0, 0}));
   if (!seg.pushConstantRanges.empty()) b_.setPushConstantRanges(id, seg.pushConstantRanges);
@@ -166,13 +168,13 @@ Status Splicer::computeSegment(std::size_t s) {
 Status Splicer::graphRun(const GraphRun& run, const vgf::File& lowered, std::size_t runIndex, std::size_t runCount) {
   const tosa::Block& block = *run.graph.mainBlock();
   std::map<std::uint32_t, vgf::ResourceId> map;  // lowered MRT index -> new
-  auto bindInterface = [&](const std::vector<vgf::BindingSlot>& slots, const std::vector<std::string>& names,
+  auto bindInterface = [&](const std::vector<vgf::BindingSlot>& interface, const std::vector<std::string>& names,
                            const std::vector<std::string>& graphNames, const std::vector<std::uint32_t>& mrts) -> Status {
-    for (std::size_t j = 0; j < slots.size(); ++j) {
+    for (std::size_t j = 0; j < interface.size(); ++j) {
       const auto at = std::find(graphNames.begin(), graphNames.end(), j < names.size() ? names[j] : std::string());
       if (at == graphNames.end()) return internalError("lowered VGF: interface tensor {} is not a graph input or output", j);
       OPENVGF_ASSIGN_OR_RETURN(vgf::ResourceId r, resource(mrts[static_cast<std::size_t>(at - graphNames.begin())]));
-      map[slots[j].mrtIndex] = r;
+      map[interface[j].mrtIndex] = r;
     }
     return {};
   };
@@ -192,35 +194,24 @@ Status Splicer::graphRun(const GraphRun& run, const vgf::File& lowered, std::siz
   for (const vgf::Module& m : lowered.modules) {
     modules.push_back(b_.addModule(m.name, m.entryPoint, std::vector<std::uint32_t>(m.spirv.begin(), m.spirv.end())));
   }
+  auto resolve = [&map](std::uint32_t mrt) -> Result<vgf::ResourceId> { return map.at(mrt); };
   for (const vgf::Segment& seg : lowered.segments) {
-    std::vector<vgf::DescriptorSet> sets;
-    for (const vgf::DescriptorSetInfo& info : seg.setInfos) {
-      vgf::DescriptorSet set{info.setIndex, {}};
-      for (const vgf::BindingSlot& s : info.bindings) set.bindings.push_back(slot(s, map));
-      sets.push_back(std::move(set));
-    }
-    std::vector<vgf::Slot> inputs, outputs;
-    for (const vgf::BindingSlot& s : seg.inputs) inputs.push_back(slot(s, map));
-    for (const vgf::BindingSlot& s : seg.outputs) outputs.push_back(slot(s, map));
+    OPENVGF_ASSIGN_OR_RETURN(std::vector<vgf::DescriptorSet> descriptorSets, sets(seg.setInfos, resolve));
+    OPENVGF_ASSIGN_OR_RETURN(std::vector<vgf::Slot> inputs, slots(seg.inputs, resolve));
+    OPENVGF_ASSIGN_OR_RETURN(std::vector<vgf::Slot> outputs, slots(seg.outputs, resolve));
     std::vector<vgf::ConstantId> used;
     for (std::uint32_t c : seg.constants) used.push_back(constants.at(c));
     b_.addSegment(runCount > 1 ? fmt::format("graph{}_{}", runIndex, seg.name) : seg.name, modules.at(seg.moduleIndex),
-                  std::move(sets), std::move(inputs), std::move(outputs), std::move(used),
+                  std::move(descriptorSets), std::move(inputs), std::move(outputs), std::move(used),
                   seg.dispatchShape.value_or(std::array<std::uint32_t, 3>{1, 1, 1}));
   }
   return {};
 }
 
 Result<std::vector<std::uint8_t>> Splicer::finish() {
-  std::vector<vgf::Slot> inputs, outputs;
-  for (const vgf::BindingSlot& s : file_.inputs) {
-    OPENVGF_ASSIGN_OR_RETURN(vgf::ResourceId r, resource(s.mrtIndex));
-    inputs.push_back({s.binding, r});
-  }
-  for (const vgf::BindingSlot& s : file_.outputs) {
-    OPENVGF_ASSIGN_OR_RETURN(vgf::ResourceId r, resource(s.mrtIndex));
-    outputs.push_back({s.binding, r});
-  }
+  auto resolve = [this](std::uint32_t mrt) { return resource(mrt); };
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<vgf::Slot> inputs, slots(file_.inputs, resolve));
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<vgf::Slot> outputs, slots(file_.outputs, resolve));
   b_.setInputs(std::move(inputs), file_.inputNames);
   b_.setOutputs(std::move(outputs), file_.outputNames);
   auto bytes = b_.finish();

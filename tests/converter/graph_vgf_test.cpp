@@ -184,19 +184,10 @@ TEST(GraphVgf, GraphComputeGraphSequenceLowersAndRuns) {
   EXPECT_EQ(loweredKernels[1], computeKernel[0]);
   auto loweredFile = vgf::decode(lowered->vgf);
   ASSERT_TRUE(loweredFile) << loweredFile.error().message();
-  auto model = runner::Model::create(*loweredFile, "mixed.vgf");
-  ASSERT_TRUE(model) << model.error().message();
-  runner::ContextOptions contextOptions;
-  contextOptions.validate = true;
-  contextOptions.pipelineCache = false;
-  auto context = runner::Context::create(contextOptions, *model);
-  if (!context && context.error().kind() == ErrorKind::Environment) GTEST_SKIP() << context.error().message();
-  ASSERT_TRUE(context) << context.error().message();
-  auto session = runner::Session::create(**context, *model);
-  ASSERT_TRUE(session) << session.error().message();
   tosa::HostTensor input(DType::Fp32, {n});
   for (std::int64_t i = 0; i < n; ++i) input.as<float>()[static_cast<std::size_t>(i)] = static_cast<float>(i % 13) - 6.0f;
-  auto out = session->run(std::vector<tosa::HostTensor>{input});
+  auto out = runOnDevice(*loweredFile, {input});
+  if (!out && out.error().kind() == ErrorKind::Environment) GTEST_SKIP() << out.error().message();
   ASSERT_TRUE(out) << out.error().message();
   for (std::int64_t i = 0; i < n; ++i) {
     const auto k = static_cast<std::size_t>(i);

@@ -14,9 +14,7 @@
 #include "common/sha256.h"
 #include "converter/arm_graph_vgf.h"
 #include "converter/lower_vgf.h"
-#include "runner/context.h"
-#include "runner/model.h"
-#include "runner/session.h"
+#include "tests/converter/run_util.h"
 #include "vgf/decoder.h"
 
 namespace openvgf::benchmarks {
@@ -38,16 +36,6 @@ std::vector<std::string> kernels(const vgf::File& file) {
     out.push_back(fmt::format("{} {}x{}x{}", sha256Hex(code), d[0], d[1], d[2]));
   }
   return out;
-}
-
-Result<std::vector<tosa::HostTensor>> runOnDevice(const vgf::File& file, const std::vector<tosa::HostTensor>& inputs) {
-  OPENVGF_ASSIGN_OR_RETURN(runner::Model model, runner::Model::create(file, "zoo.vgf"));
-  runner::ContextOptions contextOptions;
-  contextOptions.validate = true;
-  contextOptions.pipelineCache = false;
-  OPENVGF_ASSIGN_OR_RETURN(auto context, runner::Context::create(contextOptions, model));
-  OPENVGF_ASSIGN_OR_RETURN(runner::Session session, runner::Session::create(*context, model));
-  return session.run(inputs);
 }
 
 TEST(ZooArmGraph, EveryModelLowersToTheKernelsOfItsTosa) {
@@ -79,10 +67,10 @@ TEST(ZooArmGraph, EveryModelLowersToTheKernelsOfItsTosa) {
         const tosa::Tensor* t = block.findTensor(block.inputs[i]);
         inputs.push_back(deterministicInput(t->shape, t->dtype, 1000 + i));
       }
-      auto a = runOnDevice(*directFile, inputs);
+      auto a = testing::runOnDevice(*directFile, inputs);
       if (!a && a.error().kind() == ErrorKind::Environment) GTEST_SKIP() << a.error().message();
       ASSERT_TRUE(a) << a.error().message();
-      auto b = runOnDevice(*loweredFile, inputs);
+      auto b = testing::runOnDevice(*loweredFile, inputs);
       ASSERT_TRUE(b) << b.error().message();
       ASSERT_EQ(a->size(), b->size());
       for (std::size_t o = 0; o < a->size(); ++o) EXPECT_TRUE((*a)[o] == (*b)[o]) << "output " << o;

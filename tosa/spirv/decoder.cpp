@@ -52,7 +52,10 @@ Result<DType> elementType(const Module& module, std::uint32_t typeId) {
 
 namespace {
 
-constexpr std::int64_t kMaxInlineElements = std::int64_t{1} << 26;
+// Limits for constants spelled in the module (OpConstantNull and replicated composites can
+// claim any size in a few words); real modules inline small tensors and put weights in the VGF.
+constexpr std::int64_t kMaxInlineElements = std::int64_t{1} << 24;
+constexpr std::size_t kMaxInlineBytes = std::size_t{1} << 28;
 
 struct DeclaredTensor {
   DType dtype = DType::Unknown;
@@ -112,6 +115,11 @@ class ConstantReader {
       }
       count *= d;
     }
+    const std::size_t bytes = static_cast<std::size_t>(count) * hostElementBytes(t.dtype);
+    if (bytes > kMaxInlineBytes - std::min(total_, kMaxInlineBytes)) {
+      return invalidInput("<id> {}: expected the module's constants to total at most {} bytes", id, kMaxInlineBytes);
+    }
+    total_ += bytes;
     HostTensor out(t.dtype, *t.shape);
     std::size_t at = 0;
     OPENVGF_TRY(flatten(id, t.dtype, *t.shape, 0, out.bytes, at));
@@ -186,6 +194,7 @@ class ConstantReader {
   }
 
   const Module& m_;
+  std::size_t total_ = 0;  // bytes of the constants materialized so far
 };
 
 /// Re-types an integer zero-point constant whose every value fits `target` (the hand-written
@@ -238,6 +247,7 @@ class GraphBuilder {
   Error fail(const BodyInstruction& inst, std::string_view what, std::string_view text) const {
     return m_.error(inst.offset, what, text);
   }
+  Result<std::uint32_t> interfaceIndex(const BodyInstruction& inst, bool isInput);
   Status input(const BodyInstruction& inst);
   Status extInst(const BodyInstruction& inst);
   Status extract(const BodyInstruction& inst);
@@ -265,20 +275,29 @@ class GraphBuilder {
   std::map<std::uint32_t, std::size_t> outputs_;                           // output index -> value
 };
 
-Status GraphBuilder::input(const BodyInstruction& inst) {
-  if (inst.operands.size() > 1) {
-    return Unexpected(Error(ErrorKind::Unsupported,
-                            m_.error(inst.offset, "OpGraphInputARM", "expected a tensor input, got an ElementIndex (tensor arrays)")
-                                .message()));
+Result<std::uint32_t> GraphBuilder::interfaceIndex(const BodyInstruction& inst, bool isInput) {
+  const std::string_view what = isInput ? "OpGraphInputARM" : "OpGraphSetOutputARM";
+  const std::string_view kind = isInput ? "input" : "output";
+  const std::size_t at = isInput ? 0 : 1;  // the InputIndex / OutputIndex operand
+  if (inst.operands.size() > at + 1) {
+    return Unexpected(Error(ErrorKind::Unsupported, fail(inst, what, fmt::format("expected a tensor {}, got an ElementIndex "
+                                                                                 "(tensor arrays)", kind)).message()));
   }
-  std::optional<std::int64_t> index = m_.intConstant(inst.operands[0]);
-  if (!index || *index < 0 || static_cast<std::size_t>(*index) >= sig_.inputs.size()) {
-    return Unexpected(fail(inst, "OpGraphInputARM",
-                           fmt::format("InputIndex <id> {}: expected an integer constant below {} (the graph's inputs)",
-                                       inst.operands[0], sig_.inputs.size())));
+  const std::size_t count = isInput ? sig_.inputs.size() : sig_.outputs.size();
+  std::optional<std::int64_t> index = m_.intConstant(inst.operands[at]);
+  if (!index || *index < 0 || static_cast<std::size_t>(*index) >= count) {
+    return Unexpected(fail(inst, what, fmt::format("{}Index <id> {}: expected an integer constant below {} (the graph's {}s)",
+                                                   isInput ? "Input" : "Output", inst.operands[at], count, kind)));
   }
   const auto i = static_cast<std::uint32_t>(*index);
-  if (inputs_.count(i) != 0) return Unexpected(fail(inst, "OpGraphInputARM", fmt::format("InputIndex {}: expected each input once", i)));
+  if ((isInput ? inputs_ : outputs_).count(i) != 0) {
+    return Unexpected(fail(inst, what, fmt::format("{}Index {}: expected each {} once", isInput ? "Input" : "Output", i, kind)));
+  }
+  return i;
+}
+
+Status GraphBuilder::input(const BodyInstruction& inst) {
+  OPENVGF_ASSIGN_OR_RETURN(const std::uint32_t i, interfaceIndex(inst, true));
   const InterfaceTensor& declared = sig_.inputs[i];
   auto type = declaredTensor(m_, inst.resultType);
   if (!type || type->dtype != declared.dtype || type->rank != declared.rank) {
@@ -561,21 +580,7 @@ Status GraphBuilder::extract(const BodyInstruction& inst) {
 }
 
 Status GraphBuilder::setOutput(const BodyInstruction& inst) {
-  if (inst.operands.size() > 2) {
-    return Unexpected(Error(ErrorKind::Unsupported,
-                            fail(inst, "OpGraphSetOutputARM", "expected a tensor output, got an ElementIndex (tensor arrays)")
-                                .message()));
-  }
-  std::optional<std::int64_t> index = m_.intConstant(inst.operands[1]);
-  if (!index || *index < 0 || static_cast<std::size_t>(*index) >= sig_.outputs.size()) {
-    return Unexpected(fail(inst, "OpGraphSetOutputARM",
-                           fmt::format("OutputIndex <id> {}: expected an integer constant below {} (the graph's outputs)",
-                                       inst.operands[1], sig_.outputs.size())));
-  }
-  const auto o = static_cast<std::uint32_t>(*index);
-  if (outputs_.count(o) != 0) {
-    return Unexpected(fail(inst, "OpGraphSetOutputARM", fmt::format("OutputIndex {}: expected each output once", o)));
-  }
+  OPENVGF_ASSIGN_OR_RETURN(const std::uint32_t o, interfaceIndex(inst, false));
   auto value = operandValue(inst.operands[0], false);
   if (!value) return Unexpected(fail(inst, "OpGraphSetOutputARM", value.error().message()));
   const InterfaceTensor& declared = sig_.outputs[o];
