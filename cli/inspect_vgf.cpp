@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `openvgf inspect model.vgf`: text summary (with the TOSA operators of any GRAPH segment),
-// `--json` (vgf_dump's structure, plus "tosa_graphs"),
+// `--json` (vgf_dump's structure),
 // `--dump-spirv N -o f.spv` and `--dump-constant N -o f.npy` (raw bytes unless -o ends in .npy).
 #include <fmt/ranges.h>
 
@@ -111,27 +111,11 @@ Result<int> inspectVgf(const InspectOptions& options, std::span<const std::uint8
     }
     return 0;
   }
-  std::string text;
-  if (options.json) {
-    nlohmann::json json = vgf::toJson(file);
-    if (converter::hasGraphSegments(file)) {
-      OPENVGF_ASSIGN_OR_RETURN(std::string graphs, converter::listGraphSegments(file, options.path));
-      nlohmann::json lines = nlohmann::json::array();
-      std::size_t at = 0;
-      while (at < graphs.size()) {
-        const std::size_t end = std::min(graphs.find('\n', at), graphs.size());
-        lines.push_back(graphs.substr(at, end - at));
-        at = end + 1;
-      }
-      json["tosa_graphs"] = std::move(lines);
-    }
-    text = vgf::dumpJson(json) + "\n";
-  } else {
-    text = vgf::formatSummary(file);
-    if (converter::hasGraphSegments(file)) {
-      OPENVGF_ASSIGN_OR_RETURN(std::string graphs, converter::listGraphSegments(file, options.path));
-      text += "TOSA graphs of the GRAPH segments (openvgf run lowers them to compute shaders):\n" + graphs;
-    }
+  // --json stays vgf_dump's structure; the TOSA operators of GRAPH segments are in the text view.
+  std::string text = options.json ? vgf::dumpJson(vgf::toJson(file)) + "\n" : vgf::formatSummary(file);
+  if (!options.json && converter::hasGraphSegments(file)) {
+    OPENVGF_ASSIGN_OR_RETURN(std::string graphs, converter::listGraphSegments(file, options.path));
+    text += "TOSA graphs of the GRAPH segments (openvgf run lowers them to compute shaders):\n" + graphs;
   }
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;

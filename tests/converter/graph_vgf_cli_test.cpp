@@ -182,6 +182,15 @@ TEST_F(GraphVgfCli, ConvertToArmGraphInspectAndLowerAgain) {
   EXPECT_FALSE(fs::exists(dir_ / "again.vgf"));
 }
 
+TEST_F(GraphVgfCli, InspectListsAGraphModule) {
+  CommandResult r = runCli("inspect " + (kData / "vgf-graph/conv2d.spvasm.spv").string());
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("graph 'main': 1 inputs, 1 outputs, 2 graph constants"));
+  EXPECT_THAT(r.output, HasSubstr("input 0 '' FP32[1,20,20,3] (set 0 binding 0)"));
+  EXPECT_THAT(r.output, HasSubstr("graph constant 0: FP32[3,3,3,3]"));
+  EXPECT_THAT(r.output, HasSubstr("CONV2D(%40, graph_constant[0], graph_constant[1], const %34, const %35) : FP32[1,20,20,3]"));
+}
+
 TEST_F(GraphVgfCli, BrokenGraphModuleExitsTwoAndWritesNothing) {
   auto words = loadSpirv(kData / "vgf-graph/pooling.spvasm.spv");
   const std::size_t at = findInstructions(words, tosa::spirv::kOpExtInst, 1).at(0);

@@ -17,77 +17,16 @@
 #include "tosa/shape_inference.h"
 #include "tosa/spirv/attributes.h"
 #include "tosa/spirv/grammar.h"
+#include "tosa/spirv/tensor_types.h"
 #include "tosa/verifier.h"
 
 namespace openvgf::tosa::spirv {
-
-Result<DType> elementType(const Module& module, std::uint32_t typeId) {
-  const TypeInfo* t = module.type(typeId);
-  if (t == nullptr) return invalidInput("type <id> {}: expected a scalar type", typeId);
-  switch (t->kind) {
-    case TypeInfo::Kind::Bool: return DType::Bool;
-    case TypeInfo::Kind::Int:
-      switch (t->width) {
-        case 8: return DType::Int8;
-        case 16: return DType::Int16;
-        case 32: return DType::Int32;
-        case 64: return DType::Int48;  // TOSA.001000.1 maps i48_t to OpTypeInt 64
-        default: break;
-      }
-      break;
-    case TypeInfo::Kind::Float:
-      if (!t->encoding && t->width == 16) return DType::Fp16;
-      if (!t->encoding && t->width == 32) return DType::Fp32;
-      if (t->encoding == kFPEncodingBFloat16KHR && t->width == 16) return DType::Bf16;
-      if (t->encoding == kFPEncodingFloat8E4M3EXT && t->width == 8) return DType::Fp8E4M3;
-      if (t->encoding == kFPEncodingFloat8E5M2EXT && t->width == 8) return DType::Fp8E5M2;
-      break;
-    default: return invalidInput("type <id> {}: expected a scalar type", typeId);
-  }
-  return unsupported("type <id> {}: expected a TOSA element type (bool, i8, i16, i32, i64 as i48, fp16, bf16, fp32, "
-                     "fp8), got a {}-bit {}{}",
-                     typeId, t->width, t->kind == TypeInfo::Kind::Int ? "integer" : "float",
-                     t->encoding ? fmt::format(" with FP encoding {}", *t->encoding) : "");
-}
-
 namespace {
 
 // Limits for constants spelled in the module (OpConstantNull and replicated composites can
 // claim any size in a few words); real modules inline small tensors and put weights in the VGF.
 constexpr std::int64_t kMaxInlineElements = std::int64_t{1} << 24;
 constexpr std::size_t kMaxInlineBytes = std::size_t{1} << 28;
-
-struct DeclaredTensor {
-  DType dtype = DType::Unknown;
-  std::optional<std::uint32_t> rank;
-  std::optional<Shape> shape;
-};
-
-std::string typeText(const DeclaredTensor& t) {
-  if (t.shape) return fmt::format("{}{}", toString(t.dtype), shapeToString(*t.shape));
-  if (t.rank) return fmt::format("{} of rank {}", toString(t.dtype), *t.rank);
-  return fmt::format("{} of any rank", toString(t.dtype));
-}
-
-Result<DeclaredTensor> declaredTensor(const Module& m, std::uint32_t typeId) {
-  const TypeInfo* t = m.type(typeId);
-  if (t == nullptr || t->kind != TypeInfo::Kind::Tensor) {
-    return invalidInput("type <id> {}: expected an OpTypeTensorARM", typeId);
-  }
-  DeclaredTensor out;
-  OPENVGF_ASSIGN_OR_RETURN(out.dtype, elementType(m, t->element));
-  out.rank = t->rank;
-  out.shape = t->shape;
-  if (t->rank && *t->rank == 0) out.shape = Shape{};
-  return out;
-}
-
-/// Does `actual` satisfy what the module declares?
-bool conforms(const DeclaredTensor& declared, DType dtype, const Shape& shape) {
-  if (declared.dtype != dtype) return false;
-  if (declared.rank && *declared.rank != shape.size()) return false;
-  return !declared.shape || *declared.shape == shape;
-}
 
 /// The operands of TOSA.001000.1 instructions that are shape_t values (CONST_SHAPE in TOSA).
 bool isShapeOperand(std::string_view name) {
@@ -689,124 +628,9 @@ Result<Graph> GraphBuilder::assemble() {
 
 }  // namespace
 
-Result<GraphSignature> graphSignature(const Module& module, std::string_view entryPoint) {
-  const GraphEntryPoint* entry = nullptr;
-  for (const GraphEntryPoint& e : module.entryPoints) {
-    if (entryPoint.empty() ? module.entryPoints.size() == 1 : e.name == entryPoint) entry = &e;
-  }
-  if (entry == nullptr) {
-    std::vector<std::string> names;
-    for (const GraphEntryPoint& e : module.entryPoints) names.push_back("'" + e.name + "'");
-    return invalidInput("{}: expected {} graph entry point, got {}", module.source,
-                        entryPoint.empty() ? std::string("exactly one") : fmt::format("the '{}'", entryPoint),
-                        names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")));
-  }
-  GraphSignature sig;
-  sig.entryPoint = entry->name;
-  sig.graph = entry->graph;
-  const GraphDefinition* graph = nullptr;
-  for (const GraphDefinition& g : module.graphs) {
-    if (g.id == entry->graph) graph = &g;
-  }
-  const TypeInfo& graphType = module.types.at(graph->type);
-  const std::size_t outputCount = graphType.members.size() - graphType.numInputs;
-  if (!entry->interface.empty() && entry->interface.size() != graphType.members.size()) {
-    return invalidInput("{}: word {} OpGraphEntryPointARM '{}': expected {} interface variables ({} inputs, {} outputs), got {}",
-                        module.source, entry->offset, entry->name, graphType.members.size(), graphType.numInputs,
-                        outputCount, entry->interface.size());
-  }
-  for (std::size_t i = 0; i < graphType.members.size(); ++i) {
-    InterfaceTensor t;
-    const bool isInput = i < graphType.numInputs;
-    t.index = static_cast<std::uint32_t>(isInput ? i : i - graphType.numInputs);
-    auto declared = declaredTensor(module, graphType.members[i]);
-    if (!declared) {
-      return Unexpected(std::move(declared).error().addContext(fmt::format(
-          "{}: word {} OpTypeGraphARM: {} {}", module.source, graphType.offset, isInput ? "input" : "output", t.index)));
-    }
-    t.dtype = declared->dtype;
-    t.rank = declared->rank;
-    t.shape = declared->shape;
-    if (!entry->interface.empty()) {
-      t.variable = entry->interface[i];
-      if (auto b = module.bindings.find(t.variable); b != module.bindings.end()) t.binding = b->second;
-      if (auto s = module.descriptorSets.find(t.variable); s != module.descriptorSets.end()) t.descriptorSet = s->second;
-      if (auto n = module.names.find(t.variable); n != module.names.end()) t.name = n->second;
-    }
-    (isInput ? sig.inputs : sig.outputs).push_back(std::move(t));
-  }
-  // Names and graph constants, in body order.
-  std::set<std::uint32_t> seen;
-  for (const BodyInstruction& inst : graph->body) {
-    if (inst.kind == BodyInstruction::Kind::Input) {
-      std::optional<std::int64_t> index = module.intConstant(inst.operands[0]);
-      auto n = module.names.find(inst.result);
-      if (index && *index >= 0 && static_cast<std::size_t>(*index) < sig.inputs.size() && n != module.names.end()) {
-        sig.inputs[static_cast<std::size_t>(*index)].name = n->second;
-      }
-      continue;
-    }
-    if (inst.kind != BodyInstruction::Kind::ExtInst) continue;
-    for (std::uint32_t id : inst.operands) {
-      const ConstantInfo* c = module.constant(id);
-      if (c == nullptr || c->kind != ConstantInfo::Kind::GraphConstant || !seen.insert(c->graphConstantId).second) continue;
-      auto declared = declaredTensor(module, c->type);
-      if (!declared || !declared->shape) {
-        return invalidInput("{}: word {} OpGraphConstantARM: expected a shaped tensor type, got type <id> {}", module.source,
-                            c->offset, c->type);
-      }
-      sig.constants.push_back(GraphConstantRef{c->graphConstantId, declared->dtype, *declared->shape, c->offset});
-    }
-  }
-  return sig;
-}
-
 Result<Graph> decodeGraph(const Module& module, const GraphSignature& signature, const DecodeInputs& inputs) {
   GraphBuilder builder(module, signature, inputs);
   return builder.build();
-}
-
-std::string listGraph(const Module& module, const GraphSignature& signature) {
-  std::string out;
-  auto typeOf = [&](std::uint32_t typeId) -> std::string {
-    auto t = declaredTensor(module, typeId);
-    if (t) return typeText(*t);
-    const TypeInfo* s = module.type(typeId);
-    if (s != nullptr && s->kind == TypeInfo::Kind::Struct) {
-      std::vector<std::string> parts;
-      for (std::uint32_t m : s->members) {
-        auto mt = declaredTensor(module, m);
-        parts.push_back(mt ? typeText(*mt) : std::string("?"));
-      }
-      return fmt::format("({})", fmt::join(parts, ", "));
-    }
-    return "?";
-  };
-  auto operand = [&](std::uint32_t id) {
-    const ConstantInfo* c = module.constant(id);
-    if (c == nullptr) return fmt::format("%{}", id);
-    if (c->kind == ConstantInfo::Kind::GraphConstant) return fmt::format("graph_constant[{}]", c->graphConstantId);
-    return fmt::format("const %{}", id);
-  };
-  for (const GraphDefinition& g : module.graphs) {
-    if (g.id != signature.graph) continue;
-    std::size_t index = 0;
-    for (const BodyInstruction& inst : g.body) {
-      if (inst.kind == BodyInstruction::Kind::ExtInst) {
-        const ExtInstruction* ext = findExtInstruction(inst.opcode);
-        const std::size_t attrs = ext != nullptr ? attributeCount(*ext) : 0;
-        std::vector<std::string> args;
-        for (std::size_t i = attrs; i < inst.operands.size(); ++i) args.push_back(operand(inst.operands[i]));
-        out += fmt::format("  [{}] %{} = {}({}) : {}\n", index++, inst.result,
-                           ext != nullptr ? std::string(ext->name) : fmt::format("instruction {}", inst.opcode),
-                           fmt::join(args, ", "), typeOf(inst.resultType));
-      } else if (inst.kind == BodyInstruction::Kind::SetOutput) {
-        out += fmt::format("  output {} = %{}\n", inst.operands.size() > 1 ? module.intConstant(inst.operands[1]).value_or(-1) : -1,
-                           inst.operands[0]);
-      }
-    }
-  }
-  return out;
 }
 
 }  // namespace openvgf::tosa::spirv

@@ -79,7 +79,4 @@ Result<Graph> decodeGraph(const Module& module, const GraphSignature& signature,
 /// for `openvgf inspect` (works without input shapes or constant payloads).
 std::string listGraph(const Module& module, const GraphSignature& signature);
 
-/// The TOSA element type of a SPIR-V scalar type; Unsupported for types TOSA has none of.
-Result<DType> elementType(const Module& module, std::uint32_t typeId);
-
 }  // namespace openvgf::tosa::spirv
