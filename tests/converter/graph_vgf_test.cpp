@@ -205,11 +205,7 @@ bool hasInt4(const tosa::Graph& g) {
 class ArmGraphSweep : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ArmGraphSweep, LowersToTheKernelsOfTheTosaPath) {
-  std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(GetParam().name) & 0xFFFFFFFF));
-  tosa::Builder builder;
-  std::vector<HostTensor> inputs;
-  GetParam().build(builder, inputs, rng);
-  auto graph = builder.build();
+  auto [graph, inputs] = buildCase(GetParam());
   ASSERT_TRUE(graph) << graph.error().message();
   auto armVgf = converter::writeArmGraphVgf(*graph);
   ASSERT_TRUE(armVgf) << armVgf.error().message();

@@ -76,11 +76,7 @@ Result<Graph> roundTrip(const Graph& g, EncodeOptions options = {}) {
 class SpirvRoundTrip : public ::testing::TestWithParam<testing::Case> {};
 
 TEST_P(SpirvRoundTrip, DecodesToTheSameGraphAndOutputs) {
-  std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(GetParam().name) & 0xFFFFFFFF));
-  Builder builder;
-  std::vector<HostTensor> inputs;
-  GetParam().build(builder, inputs, rng);
-  auto original = builder.build();
+  auto [original, inputs] = testing::buildCase(GetParam());
   ASSERT_TRUE(original) << original.error().message();
   auto decoded = roundTrip(*original);
   ASSERT_TRUE(decoded) << decoded.error().message();
