@@ -20,6 +20,7 @@ namespace {
 using ::testing::HasSubstr;
 using testing::findInstructions;
 using testing::loadSpirv;
+using testing::SpirvWriter;
 using testing::unshapedPoolClamp;
 
 std::vector<std::uint32_t> fixture(const std::string& name) {
@@ -221,6 +222,23 @@ TEST(SpirvDecoder, DeclaredResultTypeMustMatchTheInferredShape) {
   ASSERT_FALSE(g);
   EXPECT_THAT(g.error().message(), HasSubstr(fmt::format("word {} AVG_POOL2D: result 0: expected the declared type "
                                                          "FP32[1,10,10,3] to match the inferred FP32[1,5,5,3]", at)));
+}
+
+TEST(SpirvDecoder, NonSemanticInstructionsInTheGlobalSectionAreIgnored) {
+  auto words = fixture("pooling");
+  const std::uint32_t set = words[3], voidType = set + 1, debug = set + 2;
+  words[3] += 3;
+  SpirvWriter extra(0);
+  extra.opString(kOpExtInstImport, {set}, "NonSemantic.Test");
+  std::vector<std::uint32_t> import(extra.words().begin() + 5, extra.words().end());
+  words.insert(words.begin() + static_cast<std::ptrdiff_t>(findInstructions(words, kOpExtInstImport).at(0)), import.begin(),
+               import.end());
+  const std::vector<std::uint32_t> global{(2u << 16) | kOpTypeVoid, voidType, (5u << 16) | kOpExtInst, voidType, debug, set, 1};
+  words.insert(words.begin() + static_cast<std::ptrdiff_t>(findInstructions(words, kOpGraphEntryPointARM).at(0)), global.begin(),
+               global.end());
+  auto g = decodeWords(words);
+  ASSERT_TRUE(g) << g.error().message();
+  EXPECT_NE(findOp(*g, Op::AvgPool2d), nullptr);
 }
 
 TEST(SpirvDecoder, TruncatedAndForeignModulesAreRefused) {

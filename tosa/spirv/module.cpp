@@ -442,6 +442,11 @@ Status Parser::graphInstruction(const Instruction& inst) {
     graph_ = &m_.graphs.back();
     return {};
   }
+  if (graph_ == nullptr && inst.opcode == kOpExtInst && ops.size() >= 4) {
+    // Non-semantic instructions (debug info) may sit in the global section; they do not matter here.
+    auto set = m_.extInstImports.find(ops[2]);
+    if (set != m_.extInstImports.end() && set->second.starts_with("NonSemantic.")) return define(inst, ops[1]);
+  }
   if (graph_ == nullptr) return fail(inst, "expected this instruction inside a graph (after OpGraphARM)");
   if (inst.opcode == kOpGraphEndARM) {
     OPENVGF_TRY(operands(inst, 0, 0));
