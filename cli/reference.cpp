@@ -110,6 +110,7 @@ Result<int> runReference(const ReferenceOptions& options) {
   }
   const tosa::Block* main = graph.mainBlock();
   if (main == nullptr) return invalidInput("{}: expected a main block, got an empty graph", options.model);
+  OPENVGF_TRY(withContext(tosa::reference::checkLimits(graph), options.model));
   OPENVGF_ASSIGN_OR_RETURN(std::vector<tosa::HostTensor> inputs, bindInputs(options, *main));
   tosa::reference::RunOptions runOptions;
   runOptions.precise = options.precise;

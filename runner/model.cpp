@@ -100,15 +100,15 @@ Result<ResourceInfo> checkResource(const vgf::Resource& r, std::uint32_t index) 
                          dim == std::numeric_limits<std::int64_t>::min() ? std::string("dynamic")
                                                                          : std::to_string(dim));
     }
-    if (static_cast<std::uint64_t>(dim) > kMaxTensorBytes / count) {
+    if (static_cast<std::uint64_t>(dim) > vgf::kMaxTensorBytes / count) {
       return unsupported("{}: shape {}: expected at most {} bytes per tensor, got more", where,
-                         tosa::shapeToString(r.shape), kMaxTensorBytes);
+                         tosa::shapeToString(r.shape), vgf::kMaxTensorBytes);
     }
     count *= static_cast<std::uint64_t>(dim);
   }
-  if (count > kMaxTensorBytes / elementBytes) {
+  if (count > vgf::kMaxTensorBytes / elementBytes) {
     return unsupported("{}: shape {}: expected at most {} bytes per tensor, got {} elements of {} bytes", where,
-                       tosa::shapeToString(r.shape), kMaxTensorBytes, count, elementBytes);
+                       tosa::shapeToString(r.shape), vgf::kMaxTensorBytes, count, elementBytes);
   }
   info.bytes = count * elementBytes;
   info.shape.assign(r.shape.begin(), r.shape.end());

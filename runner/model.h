@@ -72,9 +72,6 @@ struct SegmentInfo {
   std::vector<BindingInfo> bindings;               // sorted by (set, binding)
 };
 
-/// Largest tensor a VGF may declare (bytes): a descriptor range is a 32-bit number on every
-/// device, so nothing larger can be bound; keeps all size arithmetic far from overflow.
-inline constexpr std::uint64_t kMaxTensorBytes = 0xFFFFFFFFull;
 /// Largest sum of the bytes of a model's tensors, before any device limit is consulted.
 inline constexpr std::uint64_t kMaxModelBytes = std::uint64_t{1} << 40;
 

@@ -82,6 +82,29 @@ TEST(ConvertCli, UnsupportedOperatorNamesItAndExitsTwo) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// Shapes too large to run: a 2^40-element ADD (valid TOSA, far past what a Vulkan buffer or
+// the reference holds) and one whose element count overflows int64 (invalid TOSA).
+TEST(ConvertCli, HugeAndOverflowingShapesExitTwoNamingTheTensor) {
+  tosa::Builder b;
+  tosa::Value x = b.input("x", tosa::DType::Fp32, {1 << 20, 1 << 20});
+  tosa::Value y = b.input("y", tosa::DType::Fp32, {1 << 20, 1 << 20});
+  b.output(b.add(x, y, "sum"));
+  const fs::path model = tempDir() / "huge_add.tosa";
+  ASSERT_TRUE(b.write(model));
+  const fs::path out = tempDir() / "huge_add.vgf";
+  fs::remove(out);
+  for (const std::string& command : {fmt::format("convert {} -o {}", model.string(), out.string()),
+                                     fmt::format("reference {} -o {}", model.string(), (tempDir() / "sum.npy").string())}) {
+    CommandResult r = runCli(command);
+    EXPECT_EQ(r.exitCode, 2) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find("huge_add.tosa"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("'x'"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("1099511627776 elements"), std::string::npos) << r.output;
+  }
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(tempDir() / "sum.npy"));
+}
+
 // --passes / --dump-after / --verify-each on y = MUL(EXP(SUB(x, c)), x) with c constant.
 class ConvertPassesCli : public ::testing::Test {
  protected:
