@@ -344,7 +344,13 @@ Status Model::checkSegment(const vgf::File& file, std::size_t s) {
                                               "the SPIR-V), got some"));
   }
   if (Status status = collectBindings(seg, info.bindings); !status) return fail(std::move(status).error());
-  if (Status status = matchInterface(moduleDescriptors_[seg.moduleIndex], info.bindings, moduleWhere);
+  const std::vector<vgf::SpirvDescriptor>& declared = moduleDescriptors_[seg.moduleIndex];
+  for (BindingInfo& b : info.bindings) {
+    b.used = std::any_of(declared.begin(), declared.end(), [&](const vgf::SpirvDescriptor& d) {
+      return d.used && d.set == b.set && d.binding == b.binding;
+    });
+  }
+  if (Status status = matchInterface(declared, info.bindings, moduleWhere);
       !status) {
     return fail(std::move(status).error());
   }
@@ -476,6 +482,7 @@ Status Model::checkDataflow() const {
   for (const TensorInfo& t : outputs_) io[t.mrtIndex] = true;
   for (std::size_t s = 0; s < segments_.size(); ++s) {
     for (const BindingInfo& b : segments_[s].bindings) {
+      if (!b.used) continue;  // bound but never accessed (e.g. the output of a split-K partial pass)
       const ResourceInfo& r = resources_[b.mrtIndex];
       if (first[b.mrtIndex] < 0) {
         first[b.mrtIndex] = static_cast<std::int64_t>(s);

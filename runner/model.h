@@ -51,6 +51,7 @@ struct BindingInfo {
   std::uint32_t mrtIndex = 0;
   Access access = Access::Read;
   bool listed = true;  // in the segment's inputs or outputs (else `access` is the runner's assumption)
+  bool used = true;    // the module's entry point statically uses it (else the binding is inert)
 };
 
 struct ModuleInfo {

@@ -255,6 +255,12 @@ TEST(ModelDataflow, IntermediatesAreWrittenBeforeReadAndOutputsAreWritten) {
   EXPECT_EQ(refusal(chain->file),
             "m.vgf: segments[0] 'scale': set 1 binding 0: expected intermediate tensor resources[2] R32_SFLOAT "
             "[1,1000] to be written by an earlier segment before it is read, got a read first");
+  // A binding the module never uses is inert, whatever the segment lists (the converter binds
+  // a split-K partial pass's output, which only the reduction writes).
+  auto inert = chainModel();
+  inert->file.segments[0].setInfos[0].bindings.push_back({7, 3});
+  inert->file.segments[0].inputs.push_back({7, 3});
+  EXPECT_EQ(refusal(inert->file), "accepted");
   auto noLast = chainModel();
   noLast->file.segments.pop_back();  // nothing writes y
   EXPECT_EQ(refusal(noLast->file), "m.vgf: output 'y' (resources[5]): expected a segment to write it, got none");
