@@ -61,6 +61,7 @@ Result<std::vector<DumpRequest>> dumpRequests(const ConvertArgs& args, const std
     for (const auto& pass : converter::passes::passPipeline()) {
       if (!enabled || std::find(enabled->begin(), enabled->end(), pass.name) != enabled->end()) running.push_back(pass.name);
     }
+    if (!request.file.empty()) OPENVGF_TRY(checkOutputPath(request.file, "--dump-after"));
     if (std::find(running.begin(), running.end(), request.pass) == running.end()) {
       return invalidInput("--dump-after {}: expected input or a pass that runs ({}), got '{}'", value,
                           fmt::join(running, ", "), request.pass);
@@ -71,6 +72,7 @@ Result<std::vector<DumpRequest>> dumpRequests(const ConvertArgs& args, const std
 }
 
 Result<int> runConvert(const ConvertArgs& args) {
+  OPENVGF_TRY(checkOutputPath(args.output, "--output"));
   const bool passFlags = !args.passes.empty() || !args.dumpAfter.empty() || args.verifyEach;
   if (args.target.starts_with("ethos-u")) {
     if (passFlags) {
