@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -149,7 +150,11 @@ Result<Session> Session::create(const Context& context, const Model& model, cons
     return region.place == Place::Device ? session.deviceArena_->buffer() : session.stagingArena_->buffer();
   };
 
-  // ---- Constants, uploaded once.
+  // ---- Memory starts zeroed, then constants are uploaded once. Zeroing makes every run a
+  // function of the file and the inputs: a model whose kernels leave part of a tensor unwritten
+  // reads zeros there, never what the memory held before (another process's data, on a CPU
+  // device, or an earlier tensor).
+  if (session.stagingArena_) std::memset(session.stagingArena_->mapped(), 0, session.stagingBytes_);
   std::vector<std::pair<std::uint32_t, std::span<const std::uint8_t>>> uploads;
   VkDeviceSize uploadBytes = 0;
   for (std::uint32_t i = 0; i < resources.size(); ++i) {
@@ -157,35 +162,45 @@ Result<Session> Session::create(const Context& context, const Model& model, cons
     uploads.emplace_back(i, model.constantData()[*resources[i].constantIndex]);
     uploadBytes += roundUp4(uploads.back().second.size());
   }
-  if (!uploads.empty()) {
-    if (std::uint8_t* base = session.deviceArena_->mapped()) {
-      for (auto& [mrt, data] : uploads) std::memcpy(base + regions[regionOf[mrt]].offset, data.data(), data.size());
-    } else {
-      // Discrete GPUs: through a temporary staging buffer and one copy submission.
-      OPENVGF_ASSIGN_OR_RETURN(vulkan::Arena staging,
-                               vulkan::Arena::create(device, uploadBytes, vulkan::MemoryUse::HostStaging,
-                                                     "constant upload staging"));
-      OPENVGF_ASSIGN_OR_RETURN(vulkan::CommandBuffer upload, vulkan::CommandBuffer::create(device));
-      OPENVGF_ASSIGN_OR_RETURN(vulkan::Fence fence, vulkan::Fence::create(device));
-      OPENVGF_TRY(upload.begin(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT));
-      VkDeviceSize at = 0;
-      for (auto& [mrt, data] : uploads) {
-        std::memcpy(staging.mapped() + at, data.data(), data.size());
-        VkBufferCopy copy{at, regions[regionOf[mrt]].offset, roundUp4(data.size())};
-        vkCmdCopyBuffer(upload.handle(), staging.buffer(), session.deviceArena_->buffer(), 1, &copy);
-        at += roundUp4(data.size());
-      }
-      OPENVGF_TRY(upload.end());
-      VkCommandBufferSubmitInfo commandInfo = vkStruct<VkCommandBufferSubmitInfo>(
-          VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
-      commandInfo.commandBuffer = upload.handle();
-      VkSubmitInfo2 submit = vkStruct<VkSubmitInfo2>(VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
-      submit.commandBufferInfoCount = 1;
-      submit.pCommandBufferInfos = &commandInfo;
-      OPENVGF_TRY(device.submit(submit, fence.handle()));
-      OPENVGF_TRY(device.wait(fence.handle()));
-      // The fence wait orders this copy before every later submission's use of the constants.
+  if (session.deviceArena_ && session.deviceArena_->mapped() != nullptr) {
+    std::uint8_t* base = session.deviceArena_->mapped();
+    std::memset(base, 0, session.deviceBytes_);
+    for (auto& [mrt, data] : uploads) std::memcpy(base + regions[regionOf[mrt]].offset, data.data(), data.size());
+  } else if (session.deviceArena_) {
+    // Discrete GPUs: a fill, then the constants through a temporary staging buffer, in one submission.
+    std::optional<vulkan::Arena> staging;
+    if (uploadBytes > 0) {
+      OPENVGF_ASSIGN_OR_RETURN(staging, vulkan::Arena::create(device, uploadBytes, vulkan::MemoryUse::HostStaging,
+                                                              "constant upload staging"));
     }
+    OPENVGF_ASSIGN_OR_RETURN(vulkan::CommandBuffer upload, vulkan::CommandBuffer::create(device));
+    OPENVGF_ASSIGN_OR_RETURN(vulkan::Fence fence, vulkan::Fence::create(device));
+    OPENVGF_TRY(upload.begin(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT));
+    vkCmdFillBuffer(upload.handle(), session.deviceArena_->buffer(), 0, VK_WHOLE_SIZE, 0);
+    VkMemoryBarrier2 filled = vkStruct<VkMemoryBarrier2>(VK_STRUCTURE_TYPE_MEMORY_BARRIER_2);
+    filled.srcStageMask = filled.dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_CLEAR_BIT;
+    filled.srcAccessMask = filled.dstAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    VkDependencyInfo dependency = vkStruct<VkDependencyInfo>(VK_STRUCTURE_TYPE_DEPENDENCY_INFO);
+    dependency.memoryBarrierCount = 1;
+    dependency.pMemoryBarriers = &filled;
+    vkCmdPipelineBarrier2(upload.handle(), &dependency);
+    VkDeviceSize at = 0;
+    for (auto& [mrt, data] : uploads) {
+      std::memcpy(staging->mapped() + at, data.data(), data.size());
+      VkBufferCopy copy{at, regions[regionOf[mrt]].offset, roundUp4(data.size())};
+      vkCmdCopyBuffer(upload.handle(), staging->buffer(), session.deviceArena_->buffer(), 1, &copy);
+      at += roundUp4(data.size());
+    }
+    OPENVGF_TRY(upload.end());
+    VkCommandBufferSubmitInfo commandInfo = vkStruct<VkCommandBufferSubmitInfo>(
+        VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
+    commandInfo.commandBuffer = upload.handle();
+    VkSubmitInfo2 submit = vkStruct<VkSubmitInfo2>(VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
+    submit.commandBufferInfoCount = 1;
+    submit.pCommandBufferInfos = &commandInfo;
+    OPENVGF_TRY(device.submit(submit, fence.handle()));
+    OPENVGF_TRY(device.wait(fence.handle()));
+    // The fence wait orders the fill and the copies before every later submission's use.
   }
 
   // ---- Pipelines: one per module used, layouts from the union of its segments' bindings.
