@@ -173,7 +173,7 @@ inline converter::ethosu::CompiledModel expectBitExact(const tosa::Graph& graph,
   auto model = runner::ethosu::loadModel(compiled->velaBinStream, "test.ethosu");
   EXPECT_TRUE(model) << (model ? "" : model.error().message());
   if (!expected || !model) return std::move(*compiled);
-  auto actual = runner::ethosu::runModel(*model, raw);
+  auto actual = runner::ethosu::runModel(*model, raw, "test.ethosu");
   EXPECT_TRUE(actual) << (actual ? "" : actual.error().message());
   if (!actual) return std::move(*compiled);
   lastOutputs() = *actual;

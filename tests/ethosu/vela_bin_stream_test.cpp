@@ -6,9 +6,9 @@
 
 #include <cstring>
 
-#include "pte/vela_bin_stream.h"
+#include "ethosu/vela_bin_stream.h"
 
-namespace openvgf::pte {
+namespace openvgf::ethosu {
 namespace {
 
 void block(std::vector<std::uint8_t>& out, const std::string& name, const std::vector<std::uint8_t>& data,
@@ -94,7 +94,8 @@ TEST(VelaBinStream, Version06ScratchDataUnknownAndExternalBlocks) {
   ASSERT_TRUE(stream) << stream.error().message();
   EXPECT_EQ(stream->layout, VelaLayout::ScratchData4D);
   EXPECT_EQ(stream->scratchSize, 48u);
-  EXPECT_EQ(stream->unknownBlocks, (std::vector<std::string>{"vela_model", "persistent_size"}));
+  EXPECT_EQ(stream->unknownBlocks, (std::vector<std::string>{"vela_model"}));
+  EXPECT_EQ(stream->persistentSize, std::optional<std::uint32_t>(16));
   ASSERT_EQ(stream->externalBlocks.size(), 1u);
   EXPECT_EQ(stream->externalBlocks[0].block, "cmd_data");
   EXPECT_EQ(stream->externalBlocks[0].key, key);
@@ -168,4 +169,4 @@ TEST(VelaBinStream, WriterRejectsLongNames) {
 }
 
 }  // namespace
-}  // namespace openvgf::pte
+}  // namespace openvgf::ethosu

@@ -6,8 +6,10 @@
 //
 // Reads all three historical layouts (v0.2-v0.6: scratch_data block and 4-D IO records;
 // v0.7: scratch_size and 4-D IO records; v1.0+: scratch_size and 6-D IO records) plus the
-// 2026-08 external flag, and writes current-layout streams. Unknown block names are listed,
-// not rejected. Parsed streams are views into the payload bytes.
+// 2026-08 external flag and the persistent_size / persistent_init blocks (region 5), and
+// writes current-layout streams. Unknown block names are listed, not rejected. Parsed
+// streams are views into the payload bytes. This is the one reader: the .pte reader, the
+// simulator's loader and the compiler all use it.
 #pragma once
 
 #include <array>
@@ -19,7 +21,7 @@
 
 #include "common/error.h"
 
-namespace openvgf::pte {
+namespace openvgf::ethosu {
 
 inline constexpr std::size_t kVelaBlockHeaderBytes = 32;
 inline constexpr std::size_t kVelaBlockAlignment = 16;
@@ -47,6 +49,10 @@ struct VelaIo {
   bool operator==(const VelaIo&) const = default;
 };
 
+/// Elements of an IO record whose shape has `rank` (4 or 6) dimensions; nullopt when a
+/// dimension is negative or the product overflows 2^62.
+std::optional<std::uint64_t> velaIoElements(const VelaIo& io, int rank);
+
 /// A block whose data lives outside the .pte, in named data (usually a .ptd file).
 struct VelaExternalRef {
   std::string block;  // "cmd_data" or "weight_data"
@@ -61,6 +67,8 @@ struct VelaStream {
   std::string commandStreamMagic;               // "COP1" / "COP2" (empty when external)
   std::span<const std::uint8_t> weights;        // weight_data (empty when external)
   std::optional<std::uint32_t> scratchSize;     // scratch_size, or the scratch_data block size
+  std::optional<std::uint32_t> persistentSize;  // persistent_size (region 5)
+  std::span<const std::uint8_t> persistentInit; // persistent_init
   std::vector<VelaIo> inputs;
   std::vector<VelaIo> outputs;
   std::vector<VelaExternalRef> externalBlocks;
@@ -90,4 +98,4 @@ Result<std::vector<std::uint8_t>> makeVelaBinStream(std::span<const std::uint8_t
                                                     const std::vector<VelaIo>& inputs,
                                                     const std::vector<VelaIo>& outputs);
 
-}  // namespace openvgf::pte
+}  // namespace openvgf::ethosu

@@ -2,13 +2,13 @@
 // vela_bin_stream reader and writer (see vela_bin_stream.h). The walk bounds-checks every
 // header and data range before touching it; block meaning (command-stream magic, IO list
 // record size, scratch size) is checked after the chain itself is known to be well formed.
-#include "pte/vela_bin_stream.h"
+#include "ethosu/vela_bin_stream.h"
 
 #include <fmt/format.h>
 
 #include <cstring>
 
-namespace openvgf::pte {
+namespace openvgf::ethosu {
 namespace {
 
 constexpr std::string_view kStart = "vela_bin_stream";
@@ -38,7 +38,8 @@ void append(std::vector<std::uint8_t>& out, T value) {
 bool isKnown(std::string_view name) {
   for (std::string_view known : {kStart, kEnd, std::string_view("cmd_data"), std::string_view("weight_data"),
                                  std::string_view("scratch_size"), std::string_view("scratch_data"),
-                                 std::string_view("inputs"), std::string_view("outputs")}) {
+                                 std::string_view("inputs"), std::string_view("outputs"),
+                                 std::string_view("persistent_size"), std::string_view("persistent_init")}) {
     if (name == known) return true;
   }
   return false;
@@ -94,6 +95,17 @@ Result<std::vector<VelaIo>> parseIoList(const VelaBlock& block, std::size_t inde
 }
 
 }  // namespace
+
+std::optional<std::uint64_t> velaIoElements(const VelaIo& io, int rank) {
+  std::uint64_t n = 1;
+  for (int d = 0; d < rank && d < 6; ++d) {
+    if (io.shape[static_cast<std::size_t>(d)] < 0) return std::nullopt;
+    const auto dim = static_cast<std::uint64_t>(io.shape[static_cast<std::size_t>(d)]);
+    if (dim != 0 && n > (std::uint64_t{1} << 62) / dim) return std::nullopt;
+    n *= dim;
+  }
+  return n;
+}
 
 std::string_view toString(VelaLayout layout) {
   switch (layout) {
@@ -220,6 +232,11 @@ Result<VelaStream> parseVelaBinStream(std::span<const std::uint8_t> bytes) {
     } else if (block.name == "scratch_data") {
       scratchData = true;
       stream.scratchSize = block.size;
+    } else if (block.name == "persistent_size") {
+      if (block.size != 4) return invalidInput("{}: size: expected 4 bytes (u32), got {}", where, block.size);
+      stream.persistentSize = load<std::uint32_t>(block.data.data());
+    } else if (block.name == "persistent_init") {
+      stream.persistentInit = block.data;
     } else if (block.name == "inputs") {
       OPENVGF_ASSIGN_OR_RETURN(stream.inputs, parseIoList(block, i, rank));
     } else if (block.name == "outputs") {
@@ -289,4 +306,4 @@ Result<std::vector<std::uint8_t>> makeVelaBinStream(std::span<const std::uint8_t
   });
 }
 
-}  // namespace openvgf::pte
+}  // namespace openvgf::ethosu
