@@ -57,12 +57,20 @@ Status loadU55Activation(OutputStage& stage, const OpContext& ctx, const Feature
     return invalidInput("ACTIVATION clip_range {} excludes every value of the OFM type", (act >> 12) & 7);
   }
   if (fn >= 16) {
-    if (ofm.elemBytes != 1) return unsupported("ACTIVATION TABLE_{}: only 8-bit table lookups are supported", fn - 16);
+    // 256 entries of the OFM's size: int8/uint8 -> 8-bit, or int8 -> int32 (an int32 OFM with
+    // clip_range FORCE_INT8 bounding the index). int16 interpolating tables are not modelled.
+    if (ofm.elemBytes == 2) return unsupported("ACTIVATION TABLE_{}: 16-bit interpolating tables are not modelled", fn - 16);
     stage.lut = true;
-    stage.lutIndexSigned = ofm.isSigned;
+    stage.unscaled32 = false;  // with a table the 32-bit OFM goes through the output stage
+    stage.lutIndexSigned = ofm.elemBytes == 1 ? ofm.isSigned : true;
+    stage.lutEntryBytes = ofm.elemBytes;
     stage.lutEntrySigned = ofm.isSigned;
     // LUTs occupy the last two 1 KB banks of SHRAM in 256-byte slots (§2.3).
     stage.lutBase = static_cast<std::size_t>(ctx.config.shramBanks - 2) * 1024 + (fn - 16) * 256;
+    if (stage.lutBase + 256 * stage.lutEntryBytes > static_cast<std::size_t>(ctx.config.shramBanks) * 1024) {
+      return invalidInput("ACTIVATION TABLE_{}: a {}-byte table does not fit the LUT banks of SHRAM", fn - 16,
+                          256 * stage.lutEntryBytes);
+    }
     stage.lutMemory = ctx.lut;
   }
   return {};
@@ -149,11 +157,15 @@ std::int64_t OutputStage::finish(std::int64_t scaled) const {
   for (unsigned i = 0; i < lutEntryBytes; ++i) u |= std::uint64_t{entry[i]} << (8 * i);
   const std::uint64_t sign = std::uint64_t{1} << (8 * lutEntryBytes - 1);
   if (lutEntrySigned && (u & sign)) u |= ~((sign << 1) - 1);
-  return std::clamp(static_cast<std::int64_t>(u), typeMin, typeMax);
+  return std::clamp(static_cast<std::int64_t>(u), outMin, outMax);
 }
 
 std::int64_t OutputStage::apply(std::int64_t acc, std::uint32_t scale, unsigned shift) const {
-  if (unscaled32) return std::clamp(acc, typeMin, typeMax);
+  // A U55/U65 32-bit OFM without a table: the OFM scale's shift (rounded) but not its
+  // multiplier, no zero point and no activation clamp. Vela's int8 softmax depends on each:
+  // its int32 MULs carry OFM_SCALE (2^30, 31) for round(a*b / 2^31), and its int32 SHR/SUB
+  // steps carry the int8 input's zero point and clamps, which must not touch the values.
+  if (unscaled32) return std::clamp(rescaleValue(acc, 1, shift, roundMode), typeMin, typeMax);
   return finish(rescale(acc, scale, shift));
 }
 
@@ -164,8 +176,8 @@ Result<OutputStage> loadOutputStage(const OpContext& ctx, const FeatureMap& ofm)
   stage.zeroPoint = r.signed16(cmd0::kOfmZeroPoint);
   stage.actMin = r.signed16(cmd0::kActivationMin);
   stage.actMax = r.signed16(cmd0::kActivationMax);
-  stage.typeMin = ofm.minValue();
-  stage.typeMax = ofm.maxValue();
+  stage.typeMin = stage.outMin = ofm.minValue();
+  stage.typeMax = stage.outMax = ofm.maxValue();
   if (r.u85()) {
     stage.roundMode = (r.dp(cmd1::kOfmScale) >> 13) & 7;
     stage.dblRnd = (r.dp(cmd1::kOfmScale) >> 6) & 31;

@@ -3,7 +3,8 @@
 // (IFM2 - zero point), where IFM2 may be broadcast along H/W/C or be a scalar.
 // U55/U65: ADD/SUB scale their operands by the IFM_PRECISION scale mode (OPA_OPB_16 16-bit
 // multipliers, or OPA_32/OPB_32 where one operand is rescaled and the other shifted left by
-// 19 for 8-bit / 14 for 16-bit data); MUL, MIN, MAX and ABS use the operands as they are.
+// 19 for 8-bit / 14 for 16-bit data); MUL, MIN, MAX, ABS, CLZ and the shifts use the operands
+// as they are (SHR rounds with the OFM rounding mode, SHL wraps to 32 bits).
 // U85: each operand is first rescaled by IFM_SCALE / IFM2_SCALE (with their rounding and
 // double-rounding shift; LRELU uses IFM2_SCALE as the negative slope), then every mode of the
 // ISA: arithmetic, MIN/MAX, ABS, CLZ, shifts (SHR rounds with the OFM rounding mode), DIV,
@@ -48,12 +49,19 @@ struct U55AddScaling {
   bool swapped = false;
 };
 
-std::int64_t u55Combine(unsigned mode, std::int64_t a, std::int64_t b, const U55AddScaling& s) {
+Result<std::int64_t> u55Combine(unsigned mode, std::int64_t a, std::int64_t b, const U55AddScaling& s, unsigned ofmRound) {
   switch (mode) {
     case kMul: return a * b;
     case kMin: return std::min(a, b);
     case kMax: return std::max(a, b);
     case kAbs: return a < 0 ? -a : a;
+    case kClz: return std::countl_zero(static_cast<std::uint32_t>(a));
+    case kShr:  // rounds with the OFM rounding mode (Vela's softmax asks for NATURAL)
+      if (b < 0 || b > 63) return invalidInput("SHR: shift {} is outside 0..63", b);
+      return rescaleValue(a, 1, static_cast<unsigned>(b), ofmRound);
+    case kShl:
+      if (b < 0 || b > 63) return invalidInput("SHL: shift {} is outside 0..63", b);
+      return static_cast<std::int64_t>(static_cast<std::int32_t>(static_cast<std::uint32_t>(a) << (b & 31)));
     default: break;
   }
   std::int64_t sa = 0, sb = 0;
@@ -112,7 +120,7 @@ Result<std::int64_t> u85Combine(unsigned mode, std::int64_t a, std::int64_t b, s
 
 Status runElementwise(const OpContext& ctx, unsigned mode) {
   const RegisterFile& r = ctx.regs;
-  if (!r.u85() && !(mode <= kMax || mode == kAbs)) {
+  if (!r.u85() && !(mode <= kMax || mode == kAbs || mode == kClz || mode == kShr || mode == kShl)) {
     static constexpr const char* kNames[] = {"MUL", "ADD", "SUB", "MIN", "MAX", "LRELU", "ABS", "CLZ", "SHR", "SHL"};
     return unsupported("elementwise mode {} ({}) is not supported", mode, kNames[mode < 10 ? mode : 0]);
   }
@@ -164,7 +172,10 @@ Status runElementwise(const OpContext& ctx, unsigned mode) {
       OPENVGF_ASSIGN_OR_RETURN(bv, in2.read(y, x, c));
     }
     const std::int64_t a = av - ifmZp, b = bv - ifm2Zp;
-    if (!r.u85()) return stage.apply(u55Combine(mode, a, b, u55), scale.scale, scale.shift);
+    if (!r.u85()) {
+      OPENVGF_ASSIGN_OR_RETURN(const std::int64_t result, u55Combine(mode, a, b, u55, stage.roundMode));
+      return stage.apply(result, scale.scale, scale.shift);
+    }
     OPENVGF_ASSIGN_OR_RETURN(const std::int64_t result,
                              u85Combine(mode, scale1.apply(a), scale2.apply(b), a, scale2, stage, 8 * ifm.elemBytes));
     return stage.apply(result, scale.scale, scale.shift);

@@ -119,10 +119,11 @@ struct OutputStage {
   Product product = Product::U55;
   std::int64_t zeroPoint = 0;
   std::int64_t actMin = 0, actMax = 0;
-  std::int64_t typeMin = 0, typeMax = 0;
+  std::int64_t typeMin = 0, typeMax = 0;  ///< the OFM type narrowed by a U55/U65 clip_range
+  std::int64_t outMin = 0, outMax = 0;    ///< the OFM type (bounds a table's result)
   unsigned roundMode = 0;  ///< U55: OFM_PRECISION round; U85: OFM_SCALE round_mode
   unsigned dblRnd = 0;     ///< U85 OFM_SCALE dbl_rnd
-  bool unscaled32 = false; ///< U55 32-bit OFM: the accumulator is written as is
+  bool unscaled32 = false; ///< U55 32-bit OFM without a table: shift only (see apply)
   // Lookup table: `lutEntryBytes` per entry at lut[lutBase + index * bytes].
   bool lut = false;
   bool lutIndexSigned = true;
