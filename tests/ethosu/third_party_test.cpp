@@ -3,13 +3,15 @@
 // them (tests/data/ethosu/kws_cnn_small_int8, origin in third_party_notes.md): the ML-zoo
 // keyword-spotting CNN for ethos-u55-128, ethos-u55-256 and ethos-u85-256. Each .tflite is
 // repackaged as a vela_bin_stream by tflite_to_ethosu.py; `openvgf inspect` must name every
-// command and `openvgf run` must reproduce the recorded output byte for byte. This checks
-// the simulator against a compiler that is independent of openvgf's.
+// command and `openvgf run` must reproduce the recorded output byte for byte, both for the
+// stream and for a .pte that carries it as its EthosUBackend delegate. This checks the
+// simulator against a compiler that is independent of openvgf's.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 #include "common/file_io.h"
+#include "tests/pte/pte_writer.h"
 #include "tests/support/cli_runner.h"
 #include "tosa/npy.h"
 
@@ -67,6 +69,22 @@ TEST_P(VelaStreams, InspectNamesEveryCommandAndRunReproducesTheRecordedOutput) {
   auto output = tosa::npy::readTensor(dir / "output.npy", tosa::DType::Int8);
   ASSERT_TRUE(output) << output.error().message();
   EXPECT_EQ(output->bytes, readOrFail(data / "output.bin"));
+
+  // The same stream as the EthosUBackend delegate of an ExecuTorch program.
+  pte::testing::TestProgram spec;
+  spec.payloads = {readOrFail(stream)};
+  spec.plans = {{"forward", {{"EthosUBackend", 0, {{"output_format", "vela"}}}}}};
+  ASSERT_TRUE(writeFileAtomic(dir / "program.pte", pte::testing::writeProgram(spec).bytes));
+  CommandResult pteRun = runCli("run " + (dir / "program.pte") + " -i " + (dir / "input.npy") + " -o " + (dir / "pte.npy"));
+  ASSERT_EQ(pteRun.exitCode, 0) << pteRun.output;
+  EXPECT_NE(pteRun.output.find("program.pte: execution_plan[0] 'forward' delegates[0] (EthosUBackend): ran"),
+            std::string::npos) << pteRun.output;
+  auto pteOutput = tosa::npy::readTensor(dir / "pte.npy", tosa::DType::Int8);
+  ASSERT_TRUE(pteOutput) << pteOutput.error().message();
+  EXPECT_EQ(pteOutput->bytes, readOrFail(data / "output.bin"));
+  CommandResult pteInspect = runCli("inspect " + (dir / "program.pte"));
+  EXPECT_EQ(pteInspect.exitCode, 0) << pteInspect.output;
+  EXPECT_NE(pteInspect.output.find(c.accelerator), std::string::npos) << pteInspect.output;
 }
 
 INSTANTIATE_TEST_SUITE_P(KeywordSpottingCnnSmall, VelaStreams, ::testing::ValuesIn(kCases),
