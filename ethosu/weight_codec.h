@@ -29,7 +29,8 @@ enum class StreamEnd : std::uint8_t {
 Result<std::vector<std::int16_t>> decodeWeightStream(std::span<const std::uint8_t> bytes, std::size_t maxValues,
                                                      StreamEnd end = StreamEnd::First);
 
-/// Standard-syntax stream of `values` (signed 9-bit): per slice of up to 32768 weights, direct
+/// Standard-syntax stream of `values` (each within -255..255: the syntax codes sign and
+/// magnitude in 9 bits): per slice of up to 32768 weights, direct
 /// (palette-free) sign-magnitude indices, Golomb-Rice coded with the divisor 0..5 that needs
 /// the fewest bits, or uncompressed 9-bit values when that is smaller; zero runs off; end
 /// marker, padded with 0xFF to 16 bytes.
