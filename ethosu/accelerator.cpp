@@ -29,7 +29,7 @@ AcceleratorConfig u55(std::string_view name, Product product, int macs, int core
 }
 
 AcceleratorConfig u85(std::string_view name, int macs, int cores, std::array<Block3, 3> ublocks, int count, Block3 def,
-                      int axiSramLog2, int axiExtLog2, int ifmRam) {
+                      int axiSramLog2, int axiExtLog2, int ifmRam, int accRam, int obRam) {
   AcceleratorConfig c;
   c.name = name;
   c.product = Product::U85;
@@ -42,6 +42,8 @@ AcceleratorConfig u85(std::string_view name, int macs, int cores, std::array<Blo
   c.numAxiSramLog2 = axiSramLog2;
   c.numAxiExtLog2 = axiExtLog2;
   c.ifmRamBytes = ifmRam;
+  c.accRamBytes = accRam;
+  c.obRamBytes = obRam;
   return c;
 }
 
@@ -53,12 +55,13 @@ const std::array kConfigs = {
     u55("ethos-u55-256", Product::U55, 256, 1, {2, 2, 8}, {2, 2, 8}, 48, {8, 8, 8, 8, 16, 8, 16, 20}),
     u55("ethos-u65-256", Product::U65, 256, 1, {2, 2, 8}, {2, 2, 8}, 48, {8, 8, 8, 8, 16, 8, 16, 20}),
     u55("ethos-u65-512", Product::U65, 512, 2, {2, 2, 8}, {2, 2, 8}, 48, {8, 8, 8, 8, 16, 8, 16, 20}),
-    // Micro-blocks are H x W x D; the last argument before the memory figures is the default.
-    u85("ethos-u85-128", 128, 1, {Block3{1, 2, 8}, Block3{1, 1, 16}, Block3{}}, 2, {1, 2, 8}, 1, 0, 8192),
-    u85("ethos-u85-256", 256, 1, {Block3{1, 2, 16}, Block3{1, 4, 8}, Block3{2, 2, 8}}, 3, {2, 2, 8}, 1, 0, 16384),
-    u85("ethos-u85-512", 512, 2, {Block3{2, 2, 16}, Block3{1, 4, 16}, Block3{}}, 2, {2, 2, 16}, 1, 0, 16384),
-    u85("ethos-u85-1024", 1024, 4, {Block3{2, 2, 32}, Block3{1, 4, 32}, Block3{2, 4, 16}}, 3, {2, 2, 32}, 1, 1, 16384),
-    u85("ethos-u85-2048", 2048, 4, {Block3{2, 2, 64}, Block3{1, 4, 64}, Block3{4, 4, 16}}, 3, {2, 2, 64}, 2, 1, 32768),
+    // Micro-blocks are H x W x D, then the default one, AXI ports, and IFM / accumulator /
+    // output buffer bytes.
+    u85("ethos-u85-128", 128, 1, {Block3{1, 2, 8}, Block3{1, 1, 16}, Block3{}}, 2, {1, 2, 8}, 1, 0, 8192, 8192, 2048),
+    u85("ethos-u85-256", 256, 1, {Block3{1, 2, 16}, Block3{1, 4, 8}, Block3{2, 2, 8}}, 3, {2, 2, 8}, 1, 0, 16384, 16384, 2048),
+    u85("ethos-u85-512", 512, 2, {Block3{2, 2, 16}, Block3{1, 4, 16}, Block3{}}, 2, {2, 2, 16}, 1, 0, 16384, 32768, 4096),
+    u85("ethos-u85-1024", 1024, 4, {Block3{2, 2, 32}, Block3{1, 4, 32}, Block3{2, 4, 16}}, 3, {2, 2, 32}, 1, 1, 16384, 65536, 4096),
+    u85("ethos-u85-2048", 2048, 4, {Block3{2, 2, 64}, Block3{1, 4, 64}, Block3{4, 4, 16}}, 3, {2, 2, 64}, 2, 1, 32768, 131072, 8192),
 };
 // clang-format on
 
@@ -140,6 +143,39 @@ std::optional<Block3> u85Microblock(const AcceleratorConfig& config, unsigned co
     if (b.h == kShapes[code].h && b.w == kShapes[code].w) return b;
   }
   return std::nullopt;
+}
+
+bool u85MicroblockSupports(const AcceleratorConfig& config, const Block3& ublock, U85OpFamily family, int ifmBits,
+                           bool depthFirst1x1) {
+  using F = U85OpFamily;
+  auto mask = [](std::initializer_list<F> families) {
+    unsigned m = 0;
+    for (F f : families) m |= 1u << static_cast<unsigned>(f);
+    return m;
+  };
+  const unsigned all = mask({F::Convolution, F::Depthwise, F::Pooling, F::ReduceSum, F::Elementwise});
+  const unsigned wide32 = mask({F::ReduceSum, F::Elementwise});
+  // Per micro-block: the families allowed with 8-, 16- and 32-bit IFMs.
+  std::array<unsigned, 3> allowed{};
+  const bool deep = ublock.d >= 16 && ublock.h * ublock.w <= 2;  // U85-128 1x1x16, U85-256 1x2x16
+  if (config.macs <= 256) {
+    allowed = deep ? std::array{mask({F::Depthwise, F::Pooling, F::Elementwise}), mask({F::Convolution, F::Elementwise}),
+                                mask({F::Elementwise})}
+                   : std::array{mask({F::Convolution, F::ReduceSum, F::Elementwise}), all, wide32};
+    if (deep && family == F::Convolution && !depthFirst1x1) return false;
+  } else if (config.macs == 512) {
+    allowed = {all, all, wide32};
+  } else {
+    // 1024 / 2048: the 16-deep micro-block serves every family, the deeper ones only
+    // convolutions and elementwise operations.
+    allowed = ublock.d == 16 ? std::array{all, all, wide32}
+                             : std::array{mask({F::Convolution, F::Elementwise}), mask({F::Convolution, F::Elementwise}),
+                                          mask({F::Elementwise})};
+  }
+  bool offered = false;
+  for (const Block3& b : config.u85Ublocks()) offered = offered || b == ublock;
+  const int bits = ifmBits <= 8 ? 0 : ifmBits <= 16 ? 1 : 2;
+  return offered && ((allowed[static_cast<std::size_t>(bits)] >> static_cast<unsigned>(family)) & 1) != 0;
 }
 
 std::optional<unsigned> u85MicroblockCode(const Block3& b) {

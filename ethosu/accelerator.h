@@ -42,9 +42,10 @@ struct AcceleratorConfig {
   // IFM 16-bit elementwise, IFM 32-bit, accumulators 16/32/40-bit.
   int granuleIfm8 = 0, granuleIfm16 = 0, granuleIfm8Ew = 0, granuleIfm16Ew = 0, granuleIfm32 = 0;
   int granuleAcc16 = 0, granuleAcc32 = 0, granuleAcc40 = 0;
-  // U85 memory system (CONFIG image and the IFM buffer the block search fits into).
+  // U85 memory system (CONFIG image) and the buffers an OFM block and its IFM block must fit
+  // (Regor's configuration table): IFM buffer, accumulators, output buffer.
   int numAxiSramLog2 = 0, numAxiExtLog2 = 0;
-  int ifmRamBytes = 0;
+  int ifmRamBytes = 0, accRamBytes = 0, obRamBytes = 0;
 
   int macsPerCore() const { return macs / cores; }
   std::span<const Block3> u85Ublocks() const { return {ofmUblocks.data(), static_cast<std::size_t>(ofmUblockCount)}; }
@@ -74,6 +75,15 @@ std::uint32_t idWord(Product product);
 std::optional<Block3> u85Microblock(const AcceleratorConfig& config, unsigned microblockCode);
 /// U85: the ACC_FORMAT.microblock code of an H x W micro-block (0 U1X1 ... 5 U4X4).
 std::optional<unsigned> u85MicroblockCode(const Block3& ublock);
+
+/// U85 operation families as the micro-block table distinguishes them.
+enum class U85OpFamily : std::uint8_t { Convolution, Depthwise, Pooling, ReduceSum, Elementwise };
+
+/// Whether an operation of `family` reading `ifmBits`-bit IFM data may run with micro-block
+/// `ublock` on `config` (Regor's micro-block to operation table; on U85-128/256 the 16-deep
+/// micro-block serves convolutions only for 16-bit IFMs with a 1x1 depth-first kernel).
+bool u85MicroblockSupports(const AcceleratorConfig& config, const Block3& ublock, U85OpFamily family, int ifmBits,
+                           bool depthFirst1x1);
 
 /// Bytes of the U85 LUT RAM (8 slots of 256 bytes).
 inline constexpr std::size_t kU85LutBytes = 2048;

@@ -9,22 +9,6 @@ namespace {
 
 using namespace ::openvgf::ethosu;
 
-/// IFM, IFM2 or OFM registers of one view: region, single-tile bases and sizes, strides.
-void emitFeatureMap(Emitter& e, const View& v, std::uint32_t address, std::uint16_t regionReg, std::uint16_t base0,
-                    std::uint16_t height0, std::uint16_t height1, std::uint16_t width0, std::uint16_t strideX) {
-  e.cmd0(regionReg, static_cast<std::uint16_t>(v.region));
-  e.cmd1(base0, address);
-  e.cmd1(static_cast<std::uint16_t>(base0 + 1), 0);
-  e.cmd1(static_cast<std::uint16_t>(base0 + 2), 0);
-  e.cmd1(static_cast<std::uint16_t>(base0 + 3), 0);
-  e.cmd0(height0, static_cast<std::uint16_t>(v.h - 1));
-  e.cmd0(height1, static_cast<std::uint16_t>(v.h - 1));
-  e.cmd0(width0, static_cast<std::uint16_t>(v.w - 1));
-  e.cmd1(static_cast<std::uint16_t>(strideX + 2), static_cast<std::uint32_t>(v.elem));
-  e.cmd1(static_cast<std::uint16_t>(strideX + 1), v.strideY);
-  e.cmd1(strideX, v.strideX);
-}
-
 void emitLutLoad(Emitter& e, const NpuOp& op, const AcceleratorConfig& config) {
   const std::uint32_t lutStart = static_cast<std::uint32_t>(config.shramBanks - 2) * 1024;
   // Wait for earlier kernels before replacing the table, then for the DMA before using it.
@@ -37,17 +21,6 @@ void emitLutLoad(Emitter& e, const NpuOp& op, const AcceleratorConfig& config) {
   e.cmd1(cmd1::kDmaLen, 256);
   e.op(cmd0::kOpDmaStart, 0);
   e.op(cmd0::kOpDmaWait, 0);
-}
-
-void emitKernel(Emitter& e, const NpuOp& op) {
-  const int khExt = (op.kh - 1) * op.dy + 1, kwExt = (op.kw - 1) * op.dx + 1;
-  e.cmd0(cmd0::kKernelHeightM1, static_cast<std::uint16_t>(khExt - 1));
-  e.cmd0(cmd0::kKernelWidthM1, static_cast<std::uint16_t>(kwExt - 1));
-  const unsigned sx = static_cast<unsigned>(op.sx - 1), sy = static_cast<unsigned>(op.sy - 1);
-  const bool partKernel = op.weights.traversal == WeightTraversal::PartKernelFirst && op.kind == Kind::Conv;
-  e.cmd0(cmd0::kKernelStride, static_cast<std::uint16_t>((sx & 1) | ((sy & 1) << 1) | (partKernel ? 4u : 0u) |
-                                                         (op.dx == 2 ? 8u : 0u) | (op.dy == 2 ? 16u : 0u) |
-                                                         ((sx >> 1) << 6) | ((sy >> 1) << 9)));
 }
 
 void emitWeights(Emitter& e, const NpuOp& op, const AcceleratorConfig& config) {
@@ -139,6 +112,33 @@ void emitOperation(Emitter& e, const NpuOp& op, const AcceleratorConfig& config,
 }
 
 }  // namespace
+
+/// IFM, IFM2 or OFM registers of one view: region, single-tile bases and sizes, strides.
+void emitFeatureMap(Emitter& e, const View& v, std::uint32_t address, std::uint16_t regionReg, std::uint16_t base0,
+                    std::uint16_t height0, std::uint16_t height1, std::uint16_t width0, std::uint16_t strideX) {
+  e.cmd0(regionReg, static_cast<std::uint16_t>(v.region));
+  e.cmd1(base0, address);
+  e.cmd1(static_cast<std::uint16_t>(base0 + 1), 0);
+  e.cmd1(static_cast<std::uint16_t>(base0 + 2), 0);
+  e.cmd1(static_cast<std::uint16_t>(base0 + 3), 0);
+  e.cmd0(height0, static_cast<std::uint16_t>(v.h - 1));
+  e.cmd0(height1, static_cast<std::uint16_t>(v.h - 1));
+  e.cmd0(width0, static_cast<std::uint16_t>(v.w - 1));
+  e.cmd1(static_cast<std::uint16_t>(strideX + 2), static_cast<std::uint32_t>(v.elem));
+  e.cmd1(static_cast<std::uint16_t>(strideX + 1), v.strideY);
+  e.cmd1(strideX, v.strideX);
+}
+
+void emitKernel(Emitter& e, const NpuOp& op) {
+  const int khExt = (op.kh - 1) * op.dy + 1, kwExt = (op.kw - 1) * op.dx + 1;
+  e.cmd0(cmd0::kKernelHeightM1, static_cast<std::uint16_t>(khExt - 1));
+  e.cmd0(cmd0::kKernelWidthM1, static_cast<std::uint16_t>(kwExt - 1));
+  const unsigned sx = static_cast<unsigned>(op.sx - 1), sy = static_cast<unsigned>(op.sy - 1);
+  const bool partKernel = op.weights.traversal == WeightTraversal::PartKernelFirst && op.kind == Kind::Conv;
+  e.cmd0(cmd0::kKernelStride, static_cast<std::uint16_t>((sx & 1) | ((sy & 1) << 1) | (partKernel ? 4u : 0u) |
+                                                         (op.dx == 2 ? 8u : 0u) | (op.dy == 2 ? 16u : 0u) |
+                                                         ((sx >> 1) << 6) | ((sy >> 1) << 9)));
+}
 
 std::uint64_t estimateCycles(const NpuOp& op, const AcceleratorConfig& config) {
   const Block3 u = config.ofmUblock;

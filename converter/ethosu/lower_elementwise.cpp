@@ -79,7 +79,12 @@ Status Lowering::lowerAddSub(std::size_t index) {
   const Rescale& rb = in[ifm2Idx].r;
   const std::optional<std::uint32_t> qa = exactIntegerScale(ra.multiplier[0], ra.shift[0]);
   const std::optional<std::uint32_t> qb = exactIntegerScale(rb.multiplier[0], rb.shift[0]);
-  if (qa && qb && *qa <= 0xFFFF && *qb <= 0xFFFF) {
+  if (config_.product == ::openvgf::ethosu::Product::U85) {
+    // IFM_SCALE / IFM2_SCALE apply each input RESCALE with its own rounding.
+    npu.inputScales = std::array{
+        NpuOp::InputScale{static_cast<std::uint32_t>(ra.multiplier[0]), static_cast<unsigned>(ra.shift[0]), ra.doubleRound},
+        NpuOp::InputScale{static_cast<std::uint32_t>(rb.multiplier[0]), static_cast<unsigned>(rb.shift[0]), rb.doubleRound}};
+  } else if (qa && qb && *qa <= 0xFFFF && *qb <= 0xFFFF) {
     // Both input rescales multiply by an integer (no rounding): OPA_OPB_16 multiplies each
     // operand by a 16-bit integer, so A and B equal TOSA's int32 operands exactly.
     npu.ifmScaleMode = 0;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -90,6 +91,15 @@ struct NpuOp {
   unsigned opaShift = 0;
   std::uint32_t opbScale = 0;
   bool ifmDoubleRound = true;
+  /// U85 elementwise: IFM_SCALE and IFM2_SCALE (TOSA's input RESCALEs as they are), set by
+  /// the lowering for U85 targets instead of the U55/U65 operand scaling above; unset means
+  /// unit scales.
+  struct InputScale {
+    std::uint32_t scale = 1;
+    unsigned shift = 0;
+    bool doubleRound = true;
+  };
+  std::optional<std::array<InputScale, 2>> inputScales;
   bool ifm2Scalar = false;  ///< IFM2 is the scalar `ifm2ScalarValue`
   int ifm2ScalarValue = 0;
   bool swapOperands = false;
@@ -101,6 +111,7 @@ struct NpuOp {
   // Filled by the block search and the weight encoding.
   int blkW = 1, blkH = 1, blkD = 8;
   int ibEnd = 0, abStart = 0, ifm2IbStart = 0;  ///< U55/U65 SHRAM layout
+  unsigned microblock = 0;                       ///< U85 ACC_FORMAT micro-block code
   std::array<std::uint32_t, 4> weightOffset{}, weightLength{};  ///< one stream per core
   std::array<std::uint32_t, 2> scaleOffset{}, scaleLength{};
 };

@@ -6,9 +6,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "common/error.h"
+#include "ethosu/command_stream.h"
 #include "converter/ethosu/compiler.h"
 #include "converter/ethosu/npu_op.h"
 #include "ethosu/accelerator.h"
@@ -46,6 +48,19 @@ std::vector<std::uint32_t> emitU55(const std::vector<NpuOp>& ops, const Accelera
                                    CompileStats& stats);
 std::vector<std::uint32_t> emitU85(const std::vector<NpuOp>& ops, const AcceleratorConfig& config, const AddressOf& address,
                                    CompileStats& stats);
+
+/// IFM, IFM2 or OFM registers of one view: region, single-tile bases and sizes, strides
+/// (shared by the U55/U65 and U85 emitters; the precision registers differ).
+void emitFeatureMap(::openvgf::ethosu::Emitter& e, const View& v, std::uint32_t address, std::uint16_t regionReg,
+                    std::uint16_t base0, std::uint16_t height0, std::uint16_t height1, std::uint16_t width0,
+                    std::uint16_t strideX);
+/// KERNEL_HEIGHT/WIDTH and KERNEL_STRIDE (same layout on every product).
+void emitKernel(::openvgf::ethosu::Emitter& e, const NpuOp& op);
+
+/// Appends `bytes` to the read-only data at a 16-byte boundary; returns the offset.
+std::uint32_t appendReadOnly(std::vector<std::uint8_t>& readOnly, std::span<const std::uint8_t> bytes);
+/// The OHWI weights in a stream's order (zero at padding positions).
+std::vector<std::int16_t> weightsInOrder(std::span<const std::int64_t> order, std::span<const std::int16_t> ohwi);
 
 /// The cycle estimate of one op: MACs over the NPU's MACs per cycle, or elements (times the
 /// kernel) over the micro-block for ops without MACs.

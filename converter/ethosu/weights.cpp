@@ -12,20 +12,6 @@ namespace {
 
 using namespace ::openvgf::ethosu;
 
-std::uint32_t append(std::vector<std::uint8_t>& readOnly, std::span<const std::uint8_t> bytes) {
-  readOnly.resize((readOnly.size() + 15) / 16 * 16, 0);
-  const auto at = static_cast<std::uint32_t>(readOnly.size());
-  readOnly.insert(readOnly.end(), bytes.begin(), bytes.end());
-  return at;
-}
-
-std::vector<std::int16_t> inOrder(std::span<const std::int64_t> order, std::span<const std::int16_t> ohwi) {
-  std::vector<std::int16_t> ordered;
-  ordered.reserve(order.size());
-  for (std::int64_t index : order) ordered.push_back(index < 0 ? std::int16_t{0} : ohwi[static_cast<std::size_t>(index)]);
-  return ordered;
-}
-
 /// U55/U65: one stream pair per core. Core k computes OFM channels k, k + cores, ... and its
 /// weights are ordered for a block depth of (blkD + cores - 1 - k) / cores (Vela
 /// weight_compressor.py).
@@ -53,12 +39,12 @@ Status encodeU55(NpuOp& op, const AcceleratorConfig& config, std::vector<std::ui
       const auto k = static_cast<std::size_t>(c);
       records.push_back(ScaleRecord{op.bias[k], op.scales[k], op.shifts[k]});
     }
-    const std::vector<std::uint8_t> stream = encodeWeightStream(inOrder(weightStreamOrder(layout), values));
+    const std::vector<std::uint8_t> stream = encodeWeightStream(weightsInOrder(weightStreamOrder(layout), values));
     OPENVGF_ASSIGN_OR_RETURN(const std::vector<std::uint8_t> scales, withContext(encodeScaleStream(records), op.what));
     const auto k = static_cast<std::size_t>(core);
-    op.scaleOffset[k] = append(readOnly, scales);
+    op.scaleOffset[k] = appendReadOnly(readOnly, scales);
     op.scaleLength[k] = static_cast<std::uint32_t>(scales.size());
-    op.weightOffset[k] = append(readOnly, stream);
+    op.weightOffset[k] = appendReadOnly(readOnly, stream);
     op.weightLength[k] = static_cast<std::uint32_t>(stream.size());
     stats.weightBytes += stream.size();
     stats.scaleBytes += scales.size();
@@ -72,6 +58,20 @@ Status encodeU55(NpuOp& op, const AcceleratorConfig& config, std::vector<std::ui
 }
 
 }  // namespace
+
+std::uint32_t appendReadOnly(std::vector<std::uint8_t>& readOnly, std::span<const std::uint8_t> bytes) {
+  readOnly.resize((readOnly.size() + 15) / 16 * 16, 0);
+  const auto at = static_cast<std::uint32_t>(readOnly.size());
+  readOnly.insert(readOnly.end(), bytes.begin(), bytes.end());
+  return at;
+}
+
+std::vector<std::int16_t> weightsInOrder(std::span<const std::int64_t> order, std::span<const std::int16_t> ohwi) {
+  std::vector<std::int16_t> ordered;
+  ordered.reserve(order.size());
+  for (std::int64_t index : order) ordered.push_back(index < 0 ? std::int16_t{0} : ohwi[static_cast<std::size_t>(index)]);
+  return ordered;
+}
 
 Status encodeWeights(std::vector<NpuOp>& ops, const AcceleratorConfig& config, std::vector<std::uint8_t>& readOnly,
                      CompileStats& stats) {

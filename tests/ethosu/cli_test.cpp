@@ -164,5 +164,31 @@ TEST(EthosUCli, TwoCoreTargetConvertsRunsAndDisassembles) {
   fs::remove_all(dir);
 }
 
+TEST(EthosUCli, U85TargetConvertsRunsAndDisassembles) {
+  const fs::path dir = tempDir();
+  ASSERT_TRUE(tosa::writeGraph(smallModel(), dir / "small.tosa"));
+  CommandResult convert = runCli("convert " + (dir / "small.tosa").string() + " --target ethos-u85-256 --stats -o " +
+                                 (dir / "small.ethosu").string());
+  ASSERT_EQ(convert.exitCode, 0) << convert.output;
+  EXPECT_NE(convert.output.find("target:            ethos-u85-256"), std::string::npos) << convert.output;
+  EXPECT_NE(convert.output.find("npu operations:    2"), std::string::npos) << convert.output;
+  EXPECT_NE(convert.output.find("estimated cycles:"), std::string::npos) << convert.output;
+  std::mt19937 rng(85);
+  ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", randomInt8({1, 8, 8, 16}, rng)));
+  CommandResult run = runCli("run " + (dir / "small.ethosu").string() + " --input " + (dir / "x.npy").string() +
+                             " --check " + (dir / "small.tosa").string());
+  EXPECT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_NE(run.output.find("check: PASS"), std::string::npos) << run.output;
+  CommandResult inspect = runCli("inspect " + (dir / "small.ethosu").string());
+  EXPECT_EQ(inspect.exitCode, 0) << inspect.output;
+  EXPECT_NE(inspect.output.find("Ethos-U85 (ethos-u85-256) 256 MACs/cycle (CONFIG 0x20000118"), std::string::npos)
+      << inspect.output;
+  EXPECT_NE(inspect.output.find("NPU_SET_WEIGHT_FORMAT format=SWD"), std::string::npos) << inspect.output;
+  EXPECT_NE(inspect.output.find("NPU_SET_ACC_FORMAT format=I32 input=RESET output=ENABLE microblock="), std::string::npos)
+      << inspect.output;
+  EXPECT_EQ(inspect.output.find("UNKNOWN"), std::string::npos) << inspect.output;
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace openvgf::ethosu_test

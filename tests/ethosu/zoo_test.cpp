@@ -47,5 +47,25 @@ TEST(EthosUZoo, MobileNetV2Int8IsBitExactOnTwoCores) {
   EXPECT_GT(std::set<std::uint8_t>(lastOutputs()[0].begin(), lastOutputs()[0].end()).size(), 16u);
 }
 
+TEST(EthosUZoo, MobileNetV2Int8IsBitExactOnU85) {
+  // Ethos-U85-256 (one weight decoder) and -1024 (four): each residual ADD is one operation
+  // (IFM_SCALE / IFM2_SCALE carry the input rescales).
+  const benchmarks::ModelInfo* info = benchmarks::findModel("mobilenet_v2_int8");
+  ASSERT_NE(info, nullptr);
+  benchmarks::ZooOptions options;
+  options.batch = 1;
+  options.resolution = 32;
+  auto graph = info->build(options).graph();
+  ASSERT_TRUE(graph) << graph.error().message();
+  for (const char* target : {"ethos-u85-256", "ethos-u85-1024"}) {
+    SCOPED_TRACE(target);
+    std::mt19937 rng(85);
+    auto model = expectBitExact(*graph, rng, target);
+    EXPECT_EQ(model.stats.npuOperations, 52u + 1u + 1u + 10u);
+    ASSERT_EQ(lastOutputs().size(), 1u);
+    EXPECT_GT(std::set<std::uint8_t>(lastOutputs()[0].begin(), lastOutputs()[0].end()).size(), 16u);
+  }
+}
+
 }  // namespace
 }  // namespace openvgf::ethosu_test
