@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// 300 mutated Ethos-U streams through the CLI: 150 from Vela's U85-256 keyword-spotting stream
-// and 150 U55/U65 ones (Vela's U55-128 stream and streams openvgf compiles for ethos-u55-128 and
-// ethos-u65-512). Mutations flip bytes anywhere, overwrite command words and parameters,
+// 450 mutated Ethos-U streams through the CLI, generated deterministically (fixed seeds): 300
+// U85 ones (Vela's keyword-spotting streams for ethos-u85-256, -2048, -512 and -1024, and
+// streams openvgf compiles for ethos-u85-256 and -1024) and 150 U55/U65 ones (Vela's U55-128
+// stream and streams openvgf compiles for ethos-u55-128 and ethos-u65-512). Mutations flip bytes anywhere, overwrite command words and parameters,
 // corrupt weight bytes, block sizes and IO records, and truncate. `openvgf run` (and, for a
 // third of them, `openvgf inspect`) must exit 0, or exit 2 with the file named in the message;
 // never exit 1 (an internal error), never a signal. Outside sanitizer builds each command runs
@@ -17,6 +18,7 @@
 #include "common/file_io.h"
 #include "ethosu/vela_bin_stream.h"
 #include "tests/ethosu/graph_util.h"
+#include "tests/ethosu/vela_data.h"
 #include "tests/support/cli_runner.h"
 #include "tosa/npy.h"
 
@@ -98,14 +100,11 @@ std::vector<std::uint8_t> mutate(const std::vector<std::uint8_t>& bytes, std::mt
   return out;
 }
 
-std::vector<std::uint8_t> velaStream(const std::string& folder, const std::string& model, const ScratchDir& dir) {
-  const fs::path data = fs::path(OPENVGF_TEST_DATA) / "ethosu" / "kws_cnn_small_int8" / folder;
-  const fs::path script = fs::path(OPENVGF_TEST_DATA).parent_path() / "ethosu" / "tflite_to_ethosu.py";
-  const std::string out = dir / (model + ".ethosu");
-  const std::string convert = std::string(OPENVGF_TEST_PYTHON) + " " + script.string() + " " +
-                              (data / (model + ".tflite")).string() + " " + out;
-  if (std::system(convert.c_str()) != 0) return {};
-  auto bytes = readFile(out);
+std::vector<std::uint8_t> velaStream(const std::string& network, const std::string& folder, const std::string& model,
+                                     const ScratchDir& dir) {
+  const fs::path file = repackageVelaModel(network, folder, model, dir.path());
+  if (file.empty()) return {};
+  auto bytes = readFile(file);
   return bytes ? *bytes : std::vector<std::uint8_t>{};
 }
 
@@ -120,24 +119,38 @@ std::vector<std::uint8_t> compiledStream(const char* target) {
   return model ? model->velaBinStream : std::vector<std::uint8_t>{};
 }
 
-TEST(EthosUMutation, ThreeHundredMutatedStreamsExitZeroOrTwoNamingTheFile) {
+TEST(EthosUMutation, MutatedU85AndU55StreamsExitZeroOrTwoNamingTheFile) {
   ScratchDir dir("ethosu_mutation");
   std::mt19937 rng(2024);
-  tosa::HostTensor kws(DType::Int8, {1, 490});
-  auto kwsIn = readFile(fs::path(OPENVGF_TEST_DATA) / "ethosu" / "kws_cnn_small_int8" / "u85" / "input.bin");
-  ASSERT_TRUE(kwsIn);
-  kws.bytes = *kwsIn;
-  ASSERT_TRUE(tosa::npy::writeTensor(dir / "kws.npy", kws));
+  auto writeInput = [&](const std::string& network, std::int64_t size) {
+    tosa::HostTensor t(DType::Int8, {1, size});
+    auto bytes = readFile(velaDataFolder(network, "u85") / "input.bin");
+    if (bytes) t.bytes = *bytes;
+    const std::string file = dir / (network + ".npy");
+    EXPECT_TRUE(tosa::npy::writeTensor(file, t)) << network;
+    return file;
+  };
+  const std::string cnn = writeInput("kws_cnn_small_int8", 490);
+  const std::string dnn = writeInput("kws_dnn_medium_int8", 250);
+  const std::string dsCnn = writeInput("kws_ds_cnn_large_clustered_int8", 490);
   ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", randomInt8({1, 6, 6, 4}, rng)));
-  std::vector<Base> bases = {
-      {"vela_u85_256", velaStream("u85", "model_u85_256", dir), dir / "kws.npy", 150},
-      {"vela_u55_128", velaStream("u55", "model_u55_128", dir), dir / "kws.npy", 60},
+  const std::vector<Base> bases = {
+      // U85: 300
+      {"vela_u85_256", velaStream("kws_cnn_small_int8", "u85", "model_u85_256", dir), cnn, 90},
+      {"vela_u85_2048", velaStream("kws_cnn_small_int8", "u85", "model_u85_2048", dir), cnn, 60},
+      {"vela_dnn_u85_512", velaStream("kws_dnn_medium_int8", "u85", "model_u85_512", dir), dnn, 50},
+      {"vela_ds_cnn_u85_1024", velaStream("kws_ds_cnn_large_clustered_int8", "u85", "model_u85_1024", dir), dsCnn, 20},
+      {"openvgf_u85_256", compiledStream("ethos-u85-256"), dir / "x.npy", 40},
+      {"openvgf_u85_1024", compiledStream("ethos-u85-1024"), dir / "x.npy", 40},
+      // U55 / U65: 150
+      {"vela_u55_128", velaStream("kws_cnn_small_int8", "u55", "model_u55_128", dir), cnn, 60},
       {"openvgf_u55_128", compiledStream("ethos-u55-128"), dir / "x.npy", 45},
       {"openvgf_u65_512", compiledStream("ethos-u65-512"), dir / "x.npy", 45},
   };
-  int total = 0, failures = 0, ran = 0;
+  int total = 0, failures = 0, ran = 0, u85 = 0;
   for (const Base& base : bases) {
     ASSERT_FALSE(base.bytes.empty()) << base.name;
+    if (base.name.find("u85") != std::string::npos) u85 += base.mutants;
     // The unmutated stream runs.
     const std::string original = dir / (base.name + ".ethosu");
     ASSERT_TRUE(writeFileAtomic(original, base.bytes));
@@ -161,7 +174,8 @@ TEST(EthosUMutation, ThreeHundredMutatedStreamsExitZeroOrTwoNamingTheFile) {
     }
   }
   std::printf("%d mutated streams, %d commands exited 0, the rest exit 2\n", total, ran);
-  EXPECT_EQ(total, 300);
+  EXPECT_EQ(total, 450);
+  EXPECT_EQ(u85, 300);
   EXPECT_GT(ran, 0);  // some mutations leave a runnable stream (e.g. weight values)
 }
 
