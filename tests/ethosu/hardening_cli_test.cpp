@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Malformed input to the Ethos-U commands, through the CLI as a user meets it:
-// * `convert --target ethos-u55-128 / ethos-u65-512` of graphs broken one field at a time
-//   (operators without outputs or inputs, unknown tensors, rank-16 / zero / negative / huge
-//   dimensions, wrong types): tosa::verify runs before any lowering, so every one is exit 2
+// * `convert --target ethos-u55-128 / ethos-u65-512 / ethos-u85-256 / ethos-u85-2048` of graphs
+//   broken one field at a time (operators without outputs or inputs, unknown tensors, rank-16 /
+//   zero / negative / huge dimensions, wrong types): tosa::verify runs before any lowering, so every one is exit 2
 //   naming the file, never a crash or exit 1;
-// * `run` of a stream that claims a scratch arena far beyond the documented bound: exit 2
+// * `run` of a U55 or U85 stream that claims a scratch arena beyond the documented bound
+//   (RunLimits::maxScratchBytes, 256 MiB): exit 2
 //   naming the file and the limit, without allocating it (checked under a virtual-memory
 //   limit where the build has no sanitizer that needs a large address space).
 #include <gtest/gtest.h>
@@ -98,7 +99,7 @@ TEST(EthosUHardening, MalformedGraphsAreRefusedWithExitTwoNamingTheFile) {
     const std::string file = dir / (m.name + ".tosa");
     if (!tosa::writeGraph(m.graph, file)) continue;  // not representable as a .tosa at all
     ++written;
-    for (const char* target : {"ethos-u55-128", "ethos-u65-512"}) {
+    for (const char* target : {"ethos-u55-128", "ethos-u65-512", "ethos-u85-256", "ethos-u85-2048"}) {
       CommandResult r = runCli(fmt::format("convert {} --target {} -o {}", file, target, dir / "out.ethosu"));
       if (r.exitCode == 0) continue;  // a mutation that leaves a valid graph (e.g. a reordered chain)
       ++refused;
@@ -107,15 +108,11 @@ TEST(EthosUHardening, MalformedGraphsAreRefusedWithExitTwoNamingTheFile) {
     }
   }
   EXPECT_GT(written, 60);
-  EXPECT_GT(refused, 100);
+  EXPECT_GT(refused, 200);
 }
 
 TEST(EthosUHardening, ScratchClaimsBeyondTheLimitAreRefusedBeforeAllocating) {
   ScratchDir dir("ethosu_scratch");
-  auto model = converter::ethosu::compile(baseGraph(), {}, "base.tosa");
-  ASSERT_TRUE(model) << model.error().message();
-  auto stream = ::openvgf::ethosu::parseVelaBinStream(model->velaBinStream);
-  ASSERT_TRUE(stream);
   std::mt19937 rng(4);
   ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", randomInt8({1, 6, 6, 4}, rng)));
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -123,16 +120,23 @@ TEST(EthosUHardening, ScratchClaimsBeyondTheLimitAreRefusedBeforeAllocating) {
 #else
   const std::string limit = "ulimit -v 1048576;";  // 1 GiB of address space for the whole CLI
 #endif
-  for (std::uint32_t claim : {0x7FFFFFF0u, 0xFFFFFFF0u, 0x10000010u}) {
-    std::vector<::openvgf::ethosu::VelaIo> ins = stream->inputs, outs = stream->outputs;
-    auto bytes = ::openvgf::ethosu::makeVelaBinStream(model->cop1, model->weightData, claim, ins, outs);
-    ASSERT_TRUE(bytes) << bytes.error().message();
-    const std::string file = dir / fmt::format("claims_{:x}.ethosu", claim);
-    ASSERT_TRUE(writeFileAtomic(file, *bytes));
-    CommandResult r = runCli(fmt::format("run {} -i {} -o {}", file, dir / "x.npy", dir / "y.npy"), limit);
-    EXPECT_EQ(r.exitCode, 2) << r.output;
-    EXPECT_NE(r.output.find(fmt::format("claims_{:x}.ethosu: scratch_size", claim)), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("limit"), std::string::npos) << r.output;
+  EXPECT_EQ(runner::ethosu::RunLimits{}.maxScratchBytes, std::uint64_t{256} << 20);  // as README.md documents
+  for (const char* target : {"ethos-u55-128", "ethos-u85-256"}) {
+    auto model = converter::ethosu::compile(baseGraph(), {target}, "base.tosa");
+    ASSERT_TRUE(model) << model.error().message();
+    auto stream = ::openvgf::ethosu::parseVelaBinStream(model->velaBinStream);
+    ASSERT_TRUE(stream);
+    for (std::uint32_t claim : {0x7FFFFFF0u, 0xFFFFFFF0u, 0x10000010u}) {
+      std::vector<::openvgf::ethosu::VelaIo> ins = stream->inputs, outs = stream->outputs;
+      auto bytes = ::openvgf::ethosu::makeVelaBinStream(model->cop1, model->weightData, claim, ins, outs);
+      ASSERT_TRUE(bytes) << bytes.error().message();
+      const std::string name = fmt::format("{}_claims_{:x}.ethosu", target, claim);
+      ASSERT_TRUE(writeFileAtomic(dir / name, *bytes));
+      CommandResult r = runCli(fmt::format("run {} -i {} -o {}", dir / name, dir / "x.npy", dir / "y.npy"), limit);
+      EXPECT_EQ(r.exitCode, 2) << r.output;
+      EXPECT_NE(r.output.find(name + ": scratch_size"), std::string::npos) << r.output;
+      EXPECT_NE(r.output.find("limit"), std::string::npos) << r.output;
+    }
   }
 }
 
