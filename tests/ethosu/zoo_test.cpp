@@ -5,10 +5,12 @@
 // covers the decomposed ADD lowering on a whole network.
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <set>
 
 #include "benchmarks/models/zoo.h"
 #include "tests/ethosu/graph_util.h"
+#include "tests/support/cli_runner.h"
 
 namespace openvgf::ethosu_test {
 namespace {
@@ -65,6 +67,56 @@ TEST(EthosUZoo, MobileNetV2Int8IsBitExactOnU85) {
     ASSERT_EQ(lastOutputs().size(), 1u);
     EXPECT_GT(std::set<std::uint8_t>(lastOutputs()[0].begin(), lastOutputs()[0].end()).size(), 16u);
   }
+}
+
+/// The integer after `label` in `--stats` output, or -1.
+std::int64_t statValue(const std::string& output, const std::string& label) {
+  std::smatch m;
+  if (!std::regex_search(output, m, std::regex(label + R"(:\s+(\d+))"))) return -1;
+  return std::stoll(m[1]);
+}
+
+// The zoo's mobilenet_v2_int8 at its real 224x224 resolution, as a user runs it: written by the
+// zoo library, `openvgf convert --target ethos-u85-N --stats` for every U85 configuration, and
+// `openvgf run --check` of the ethos-u85-256 stream against the TOSA reference interpreter.
+TEST(EthosUZoo, MobileNetV2Int8At224ConvertsForEveryU85ConfigurationAndRunsBitExact) {
+  using openvgf::testing::CommandResult;
+  using openvgf::testing::runCli;
+  openvgf::testing::ScratchDir dir("ethosu_zoo_u85");
+  const benchmarks::ModelInfo* info = benchmarks::findModel("mobilenet_v2_int8");
+  ASSERT_NE(info, nullptr);
+  benchmarks::ZooOptions options;
+  options.batch = 1;
+  auto written = benchmarks::writeModel(*info, options, dir.path(), {false, true});
+  ASSERT_TRUE(written) << written.error().message();
+  const std::string tosaFile = written->tosaPath.string();
+  std::int64_t previousCycles = 0;
+  for (const auto& [target, macsPerCycle] : {std::pair{"ethos-u85-128", 128}, {"ethos-u85-256", 256},
+                                             {"ethos-u85-512", 512}, {"ethos-u85-1024", 1024}, {"ethos-u85-2048", 2048}}) {
+    SCOPED_TRACE(target);
+    CommandResult convert = runCli(fmt::format("convert {} --target {} --stats -o {}", tosaFile, target,
+                                               dir / (std::string(target) + ".ethosu")));
+    ASSERT_EQ(convert.exitCode, 0) << convert.output;
+    EXPECT_NE(convert.output.find(fmt::format("target:            {}", target)), std::string::npos) << convert.output;
+    const std::int64_t commands = statValue(convert.output, "commands");
+    const std::int64_t weightBytes = statValue(convert.output, "weight bytes");
+    const std::int64_t macs = statValue(convert.output, "MACs");
+    const std::int64_t cycles = statValue(convert.output, "estimated cycles");
+    // 64 operations of at least a dozen register writes each.
+    EXPECT_GT(commands, 64 * 12) << convert.output;
+    EXPECT_GT(weightBytes, 0) << convert.output;
+    EXPECT_EQ(macs, written->macs) << convert.output;  // the zoo counts them from the graph
+    // No configuration beats its MAC rate; doubling the MACs per cycle must pay.
+    EXPECT_GE(cycles, macs / macsPerCycle) << convert.output;
+    if (previousCycles != 0) {
+      EXPECT_LT(cycles, previousCycles) << convert.output;
+    }
+    previousCycles = cycles;
+  }
+  CommandResult run = runCli(fmt::format("run {} --input {} --check {}", dir / "ethos-u85-256.ethosu",
+                                         (written->folder / "inputs" / "input.npy").string(), tosaFile));
+  EXPECT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_NE(run.output.find("check: PASS (bit-exact with the TOSA reference)"), std::string::npos) << run.output;
 }
 
 }  // namespace
