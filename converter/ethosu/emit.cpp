@@ -57,19 +57,7 @@ void emitOperation(Emitter& e, const NpuOp& op, const AcceleratorConfig& config,
   e.cmd0(cmd0::kIfmZeroPoint, static_cast<std::uint16_t>(op.ifmZp));
   e.cmd0(cmd0::kIfmPrecision, static_cast<std::uint16_t>(0x0001 | (precisionCode(op.ifm) << 2) | (op.ifmScaleMode << 8) |
                                                          (roundCode(op.ifmDoubleRound) << 14)));
-  e.cmd0(cmd0::kIfmUpscale, 0);
-  if (!elementwise) {
-    e.cmd0(cmd0::kIfmPadTop, static_cast<std::uint16_t>(op.padTop));
-    e.cmd0(cmd0::kIfmPadLeft, static_cast<std::uint16_t>(op.padLeft));
-    e.cmd0(cmd0::kIfmPadBottom, static_cast<std::uint16_t>(op.padBottom));
-    e.cmd0(cmd0::kIfmPadRight, static_cast<std::uint16_t>(op.padRight));
-  }
-  emitFeatureMap(e, op.ofm, address(op.ofm), cmd0::kOfmRegion, cmd1::kOfmBase0, cmd0::kOfmHeight0M1, cmd0::kOfmHeight1M1,
-                 cmd0::kOfmWidth0M1, cmd1::kOfmStrideX);
-  e.cmd0(cmd0::kOfmHeightM1, static_cast<std::uint16_t>(op.ofm.h - 1));
-  e.cmd0(cmd0::kOfmWidthM1, static_cast<std::uint16_t>(op.ofm.w - 1));
-  e.cmd0(cmd0::kOfmDepthM1, static_cast<std::uint16_t>(op.ofm.c - 1));
-  e.cmd0(cmd0::kOfmZeroPoint, static_cast<std::uint16_t>(op.ofmZp));
+  emitPaddingAndOfm(e, op, address(op.ofm), elementwise);
   e.cmd0(cmd0::kOfmPrecision, static_cast<std::uint16_t>(0x0001 | (precisionCode(op.ofm) << 1) |
                                                          (op.globalScale || elementwise ? 0x100 : 0) |
                                                          (roundCode(op.doubleRound) << 14)));
@@ -112,6 +100,22 @@ void emitOperation(Emitter& e, const NpuOp& op, const AcceleratorConfig& config,
 }
 
 }  // namespace
+
+void emitPaddingAndOfm(Emitter& e, const NpuOp& op, std::uint32_t ofmAddress, bool elementwise) {
+  e.cmd0(cmd0::kIfmUpscale, 0);
+  if (!elementwise) {
+    e.cmd0(cmd0::kIfmPadTop, static_cast<std::uint16_t>(op.padTop));
+    e.cmd0(cmd0::kIfmPadLeft, static_cast<std::uint16_t>(op.padLeft));
+    e.cmd0(cmd0::kIfmPadBottom, static_cast<std::uint16_t>(op.padBottom));
+    e.cmd0(cmd0::kIfmPadRight, static_cast<std::uint16_t>(op.padRight));
+  }
+  emitFeatureMap(e, op.ofm, ofmAddress, cmd0::kOfmRegion, cmd1::kOfmBase0, cmd0::kOfmHeight0M1, cmd0::kOfmHeight1M1,
+                 cmd0::kOfmWidth0M1, cmd1::kOfmStrideX);
+  e.cmd0(cmd0::kOfmHeightM1, static_cast<std::uint16_t>(op.ofm.h - 1));
+  e.cmd0(cmd0::kOfmWidthM1, static_cast<std::uint16_t>(op.ofm.w - 1));
+  e.cmd0(cmd0::kOfmDepthM1, static_cast<std::uint16_t>(op.ofm.c - 1));
+  e.cmd0(cmd0::kOfmZeroPoint, static_cast<std::uint16_t>(op.ofmZp));
+}
 
 /// IFM, IFM2 or OFM registers of one view: region, single-tile bases and sizes, strides.
 void emitFeatureMap(Emitter& e, const View& v, std::uint32_t address, std::uint16_t regionReg, std::uint16_t base0,

@@ -123,19 +123,7 @@ void emitOperation(Emitter& e, const NpuOp& op, const AcceleratorConfig& config,
   e.cmd0(cmd0::kIfmDepthM1, static_cast<std::uint16_t>(ifm.c - 1));
   e.cmd0(cmd0::kIfmZeroPoint, static_cast<std::uint16_t>(operands.ifmZp));
   e.cmd0(cmd0::kIfmPrecision, ifmPrecision(ifm));
-  e.cmd0(cmd0::kIfmUpscale, 0);
-  if (!elementwise) {
-    e.cmd0(cmd0::kIfmPadTop, static_cast<std::uint16_t>(op.padTop));
-    e.cmd0(cmd0::kIfmPadLeft, static_cast<std::uint16_t>(op.padLeft));
-    e.cmd0(cmd0::kIfmPadBottom, static_cast<std::uint16_t>(op.padBottom));
-    e.cmd0(cmd0::kIfmPadRight, static_cast<std::uint16_t>(op.padRight));
-  }
-  emitFeatureMap(e, op.ofm, address(op.ofm), cmd0::kOfmRegion, cmd1::kOfmBase0, cmd0::kOfmHeight0M1, cmd0::kOfmHeight1M1,
-                 cmd0::kOfmWidth0M1, cmd1::kOfmStrideX);
-  e.cmd0(cmd0::kOfmHeightM1, static_cast<std::uint16_t>(op.ofm.h - 1));
-  e.cmd0(cmd0::kOfmWidthM1, static_cast<std::uint16_t>(op.ofm.w - 1));
-  e.cmd0(cmd0::kOfmDepthM1, static_cast<std::uint16_t>(op.ofm.c - 1));
-  e.cmd0(cmd0::kOfmZeroPoint, static_cast<std::uint16_t>(op.ofmZp));
+  emitPaddingAndOfm(e, op, address(op.ofm), elementwise);
   // Signed, precision, NHWC, scale mode (GLOBAL unless a scale stream), no reverse or
   // transpose, TILE2X2 storage.
   e.cmd0(cmd0::kOfmPrecision, static_cast<std::uint16_t>(0x0001 | (precisionCode(op.ofm) << 1) | (global ? 0x100 : 0)));

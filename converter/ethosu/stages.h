@@ -54,6 +54,9 @@ std::vector<std::uint32_t> emitU85(const std::vector<NpuOp>& ops, const Accelera
 void emitFeatureMap(::openvgf::ethosu::Emitter& e, const View& v, std::uint32_t address, std::uint16_t regionReg,
                     std::uint16_t base0, std::uint16_t height0, std::uint16_t height1, std::uint16_t width0,
                     std::uint16_t strideX);
+/// IFM_UPSCALE, the IFM padding (none for elementwise ops), the OFM view and its shape and zero
+/// point: the registers whose layout every product shares.
+void emitPaddingAndOfm(::openvgf::ethosu::Emitter& e, const NpuOp& op, std::uint32_t ofmAddress, bool elementwise);
 /// KERNEL_HEIGHT/WIDTH and KERNEL_STRIDE (same layout on every product).
 void emitKernel(::openvgf::ethosu::Emitter& e, const NpuOp& op);
 

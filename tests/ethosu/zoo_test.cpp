@@ -15,13 +15,18 @@
 namespace openvgf::ethosu_test {
 namespace {
 
-TEST(EthosUZoo, MobileNetV2Int8IsBitExact) {
+/// The zoo's int8 MobileNetV2 at 32x32.
+Result<tosa::Graph> smallMobileNetV2Int8() {
   const benchmarks::ModelInfo* info = benchmarks::findModel("mobilenet_v2_int8");
-  ASSERT_NE(info, nullptr);
+  if (info == nullptr) return invalidInput("the zoo has no mobilenet_v2_int8");
   benchmarks::ZooOptions options;
   options.batch = 1;
   options.resolution = 32;
-  auto graph = info->build(options).graph();
+  return info->build(options).graph();
+}
+
+TEST(EthosUZoo, MobileNetV2Int8IsBitExact) {
+  auto graph = smallMobileNetV2Int8();
   ASSERT_TRUE(graph) << graph.error().message();
   std::mt19937 rng(77);
   auto model = expectBitExact(*graph, rng);
@@ -35,12 +40,7 @@ TEST(EthosUZoo, MobileNetV2Int8IsBitExact) {
 
 TEST(EthosUZoo, MobileNetV2Int8IsBitExactOnTwoCores) {
   // Ethos-U65-512: every convolution split between the cores by OFM channel parity.
-  const benchmarks::ModelInfo* info = benchmarks::findModel("mobilenet_v2_int8");
-  ASSERT_NE(info, nullptr);
-  benchmarks::ZooOptions options;
-  options.batch = 1;
-  options.resolution = 32;
-  auto graph = info->build(options).graph();
+  auto graph = smallMobileNetV2Int8();
   ASSERT_TRUE(graph) << graph.error().message();
   std::mt19937 rng(78);
   auto model = expectBitExact(*graph, rng, "ethos-u65-512");
@@ -52,12 +52,7 @@ TEST(EthosUZoo, MobileNetV2Int8IsBitExactOnTwoCores) {
 TEST(EthosUZoo, MobileNetV2Int8IsBitExactOnU85) {
   // Ethos-U85-256 (one weight decoder) and -1024 (four): each residual ADD is one operation
   // (IFM_SCALE / IFM2_SCALE carry the input rescales).
-  const benchmarks::ModelInfo* info = benchmarks::findModel("mobilenet_v2_int8");
-  ASSERT_NE(info, nullptr);
-  benchmarks::ZooOptions options;
-  options.batch = 1;
-  options.resolution = 32;
-  auto graph = info->build(options).graph();
+  auto graph = smallMobileNetV2Int8();
   ASSERT_TRUE(graph) << graph.error().message();
   for (const char* target : {"ethos-u85-256", "ethos-u85-1024"}) {
     SCOPED_TRACE(target);
