@@ -117,6 +117,19 @@ void emitPaddingAndOfm(Emitter& e, const NpuOp& op, std::uint32_t ofmAddress, bo
   e.cmd0(cmd0::kOfmZeroPoint, static_cast<std::uint16_t>(op.ofmZp));
 }
 
+std::vector<std::uint32_t> emitOperations(Emitter& e, const std::vector<NpuOp>& ops, const AcceleratorConfig& config,
+                                          const AddressOf& address, CompileStats& stats, EmitOperation emitOne) {
+  for (const NpuOp& op : ops) {
+    emitOne(e, op, config, address);
+    ++stats.npuOperations;
+    stats.macs += op.macs;
+    stats.cycles += estimateCycles(op, config);
+  }
+  e.op(cmd0::kOpStop, 0xFFFF);
+  stats.commands = e.commandCount();
+  return e.words();
+}
+
 /// IFM, IFM2 or OFM registers of one view: region, single-tile bases and sizes, strides.
 void emitFeatureMap(Emitter& e, const View& v, std::uint32_t address, std::uint16_t regionReg, std::uint16_t base0,
                     std::uint16_t height0, std::uint16_t height1, std::uint16_t width0, std::uint16_t strideX) {
@@ -157,15 +170,7 @@ std::vector<std::uint32_t> emitU55(const std::vector<NpuOp>& ops, const Accelera
   Emitter e;
   // Every Ethos-U65 stream starts by selecting single-core or dual-core (depth split) mode.
   if (config.product == Product::U65) e.cmd0(cmd0::kParallelMode, static_cast<std::uint16_t>(config.cores - 1));
-  for (const NpuOp& op : ops) {
-    emitOperation(e, op, config, address);
-    ++stats.npuOperations;
-    stats.macs += op.macs;
-    stats.cycles += estimateCycles(op, config);
-  }
-  e.op(cmd0::kOpStop, 0xFFFF);
-  stats.commands = e.commandCount();
-  return e.words();
+  return emitOperations(e, ops, config, address, stats, emitOperation);
 }
 
 }  // namespace openvgf::converter::ethosu

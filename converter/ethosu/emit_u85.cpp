@@ -247,15 +247,7 @@ Status encodeU85Weights(NpuOp& op, const AcceleratorConfig& config, std::vector<
 std::vector<std::uint32_t> emitU85(const std::vector<NpuOp>& ops, const AcceleratorConfig& config, const AddressOf& address,
                                    CompileStats& stats) {
   Emitter e;
-  for (const NpuOp& op : ops) {
-    emitOperation(e, op, config, address);
-    ++stats.npuOperations;
-    stats.macs += op.macs;
-    stats.cycles += estimateCycles(op, config);
-  }
-  e.op(cmd0::kOpStop, 0xFFFF);
-  stats.commands = e.commandCount();
-  return e.words();
+  return emitOperations(e, ops, config, address, stats, emitOperation);
 }
 
 }  // namespace openvgf::converter::ethosu

@@ -49,6 +49,13 @@ std::vector<std::uint32_t> emitU55(const std::vector<NpuOp>& ops, const Accelera
 std::vector<std::uint32_t> emitU85(const std::vector<NpuOp>& ops, const AcceleratorConfig& config, const AddressOf& address,
                                    CompileStats& stats);
 
+/// One operation's registers and its NPU_OP command, in a product's layout.
+using EmitOperation = void (*)(::openvgf::ethosu::Emitter&, const NpuOp&, const AcceleratorConfig&, const AddressOf&);
+/// Every op through `emitOne`, then NPU_OP_STOP; counts operations, MACs, estimated cycles and
+/// commands in `stats`; returns the stream's words.
+std::vector<std::uint32_t> emitOperations(::openvgf::ethosu::Emitter& e, const std::vector<NpuOp>& ops,
+                                          const AcceleratorConfig& config, const AddressOf& address, CompileStats& stats,
+                                          EmitOperation emitOne);
 /// IFM, IFM2 or OFM registers of one view: region, single-tile bases and sizes, strides
 /// (shared by the U55/U65 and U85 emitters; the precision registers differ).
 void emitFeatureMap(::openvgf::ethosu::Emitter& e, const View& v, std::uint32_t address, std::uint16_t regionReg,

@@ -42,6 +42,16 @@ tosa::Graph smallModel() {
   return g.graph();
 }
 
+/// Runs dir/small.ethosu on a random input with `--check dir/small.tosa`: bit-exact or fail.
+void expectCheckPasses(const fs::path& dir, unsigned seed) {
+  std::mt19937 rng(seed);
+  ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", randomInt8({1, 8, 8, 16}, rng)));
+  CommandResult run = runCli("run " + (dir / "small.ethosu").string() + " --input " + (dir / "x.npy").string() +
+                             " --check " + (dir / "small.tosa").string());
+  EXPECT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_NE(run.output.find("check: PASS"), std::string::npos) << run.output;
+}
+
 TEST(EthosUCli, DisassemblyOfASmallModelMatchesTheGoldenText) {
   auto model = converter::ethosu::compile(smallModel(), {}, "small.tosa");
   ASSERT_TRUE(model) << model.error().message();
@@ -129,12 +139,7 @@ TEST(EthosUCli, ConvertToEthosUWritesTheFileAndPrintsStats) {
   EXPECT_NE(out.find("scale bytes:       160"), std::string::npos) << out;
   // 147456 MACs / 64 per cycle + a 2x2 max pool over 4x4x16 outputs (256 x 4 / 8-element micro-blocks).
   EXPECT_NE(out.find("estimated cycles:  2432"), std::string::npos) << out;
-  std::mt19937 rng(6);
-  ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", randomInt8({1, 8, 8, 16}, rng)));
-  CommandResult run = runCli("run " + (dir / "small.ethosu").string() + " --input " + (dir / "x.npy").string() +
-                             " --check " + (dir / "small.tosa").string());
-  EXPECT_EQ(run.exitCode, 0) << run.output;
-  EXPECT_NE(run.output.find("check: PASS"), std::string::npos) << run.output;
+  expectCheckPasses(dir, 6);
   // Bad input: an unknown target, an unsupported operator; nothing is written.
   CommandResult bad = runCli("convert " + (dir / "small.tosa").string() + " --target ethos-u55-100 -o " +
                              (dir / "other.ethosu").string());
@@ -149,12 +154,7 @@ TEST(EthosUCli, TwoCoreTargetConvertsRunsAndDisassembles) {
   CommandResult convert = runCli("convert " + (dir / "small.tosa").string() + " --target ethos-u65-512 -o " +
                                  (dir / "small.ethosu").string());
   ASSERT_EQ(convert.exitCode, 0) << convert.output;
-  std::mt19937 rng(8);
-  ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", randomInt8({1, 8, 8, 16}, rng)));
-  CommandResult run = runCli("run " + (dir / "small.ethosu").string() + " --input " + (dir / "x.npy").string() +
-                             " --check " + (dir / "small.tosa").string());
-  EXPECT_EQ(run.exitCode, 0) << run.output;
-  EXPECT_NE(run.output.find("check: PASS"), std::string::npos) << run.output;
+  expectCheckPasses(dir, 8);
   CommandResult inspect = runCli("inspect " + (dir / "small.ethosu").string());
   EXPECT_EQ(inspect.exitCode, 0) << inspect.output;
   EXPECT_NE(inspect.output.find("Ethos-U65 (ethos-u65-512) 512 MACs/cycle, 96 KB SHRAM, 2 cores"), std::string::npos) << inspect.output;
@@ -173,12 +173,7 @@ TEST(EthosUCli, U85TargetConvertsRunsAndDisassembles) {
   EXPECT_NE(convert.output.find("target:            ethos-u85-256"), std::string::npos) << convert.output;
   EXPECT_NE(convert.output.find("npu operations:    2"), std::string::npos) << convert.output;
   EXPECT_NE(convert.output.find("estimated cycles:"), std::string::npos) << convert.output;
-  std::mt19937 rng(85);
-  ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", randomInt8({1, 8, 8, 16}, rng)));
-  CommandResult run = runCli("run " + (dir / "small.ethosu").string() + " --input " + (dir / "x.npy").string() +
-                             " --check " + (dir / "small.tosa").string());
-  EXPECT_EQ(run.exitCode, 0) << run.output;
-  EXPECT_NE(run.output.find("check: PASS"), std::string::npos) << run.output;
+  expectCheckPasses(dir, 85);
   CommandResult inspect = runCli("inspect " + (dir / "small.ethosu").string());
   EXPECT_EQ(inspect.exitCode, 0) << inspect.output;
   EXPECT_NE(inspect.output.find("Ethos-U85 (ethos-u85-256) 256 MACs/cycle (CONFIG 0x20000118"), std::string::npos)
