@@ -17,10 +17,17 @@
 #include <vector>
 
 #include "common/error.h"
-#include "pte/vela_bin_stream.h"
+#include "ethosu/vela_bin_stream.h"
 #include "vgf/file.h"
 
 namespace openvgf::pte {
+
+// Ethos-U payloads are read with the format library's vela_bin_stream reader.
+using ::openvgf::ethosu::VelaBlock;
+using ::openvgf::ethosu::VelaExternalRef;
+using ::openvgf::ethosu::VelaIo;
+using ::openvgf::ethosu::VelaStream;
+using ::openvgf::ethosu::parseVelaBinStream;
 
 enum class DataLocation : std::uint8_t { Inline = 0, Segment = 1 };
 std::string_view toString(DataLocation location);  // "INLINE" / "SEGMENT"

@@ -10,7 +10,8 @@
 #include <sstream>
 
 #include "common/file_io.h"
-#include "runner/ethosu/disassembler.h"
+#include "ethosu/disassembler.h"
+#include "runner/ethosu/session.h"
 #include "tests/ethosu/graph_util.h"
 #include "tests/support/cli_runner.h"
 #include "tosa/npy.h"
@@ -41,12 +42,22 @@ tosa::Graph smallModel() {
   return g.graph();
 }
 
+/// Runs dir/small.ethosu on a random input with `--check dir/small.tosa`: bit-exact or fail.
+void expectCheckPasses(const fs::path& dir, unsigned seed) {
+  std::mt19937 rng(seed);
+  ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", randomInt8({1, 8, 8, 16}, rng)));
+  CommandResult run = runCli("run " + (dir / "small.ethosu").string() + " --input " + (dir / "x.npy").string() +
+                             " --check " + (dir / "small.tosa").string());
+  EXPECT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_NE(run.output.find("check: PASS"), std::string::npos) << run.output;
+}
+
 TEST(EthosUCli, DisassemblyOfASmallModelMatchesTheGoldenText) {
   auto model = converter::ethosu::compile(smallModel(), {}, "small.tosa");
   ASSERT_TRUE(model) << model.error().message();
   auto loaded = runner::ethosu::loadModel(model->velaBinStream, "small.ethosu");
   ASSERT_TRUE(loaded) << loaded.error().message();
-  const std::string text = runner::ethosu::disassemble(loaded->commands, loaded->accelerator.product);
+  const std::string text = ::openvgf::ethosu::disassemble(loaded->commands, loaded->accelerator.product);
   const fs::path golden = fs::path(OPENVGF_TEST_DATA) / "ethosu" / "small_conv_pool.txt";
   if (std::getenv("OPENVGF_UPDATE_GOLDEN")) {
     ASSERT_TRUE(writeFileAtomic(golden, text));
@@ -68,7 +79,7 @@ TEST(EthosUCli, InspectAndRunWithCheck) {
 
   CommandResult inspect = runCli("inspect " + (dir / "small.ethosu").string());
   EXPECT_EQ(inspect.exitCode, 0) << inspect.output;
-  EXPECT_NE(inspect.output.find("accelerator: Ethos-U55 128 MACs/cycle, 24 KB SHRAM"), std::string::npos) << inspect.output;
+  EXPECT_NE(inspect.output.find("accelerator: Ethos-U55 (ethos-u55-128) 128 MACs/cycle, 24 KB SHRAM"), std::string::npos) << inspect.output;
   EXPECT_NE(inspect.output.find("NPU_OP_CONV"), std::string::npos);
   EXPECT_NE(inspect.output.find("NPU_OP_POOL mode=MAX"), std::string::npos);
   CommandResult json = runCli("inspect --json " + (dir / "small.ethosu").string());
@@ -86,10 +97,8 @@ TEST(EthosUCli, InspectAndRunWithCheck) {
 
   // A stream that disagrees with the graph: corrupt one weight value so the check fails.
   std::vector<std::uint8_t> bad = model->velaBinStream;
-  auto loaded = runner::ethosu::loadModel(bad, "x");
-  ASSERT_TRUE(loaded);
   // weight_data is the third block: find it and flip a bit in the middle of the weights.
-  const std::size_t cmdPadded = (loaded->stream.cmdData.size() + 15) / 16 * 16;
+  const std::size_t cmdPadded = (model->cop1.size() + 15) / 16 * 16;
   const std::size_t weightStart = 32 + 32 + cmdPadded + 32;
   bad[weightStart + 200] ^= 0x02;
   ASSERT_TRUE(writeFileAtomic(dir / "bad.ethosu", bad));
@@ -103,7 +112,7 @@ TEST(EthosUCli, InspectAndRunWithCheck) {
   ASSERT_TRUE(writeFileAtomic(dir / "truncated.ethosu", truncated));
   CommandResult t = runCli("inspect " + (dir / "truncated.ethosu").string());
   EXPECT_EQ(t.exitCode, 2) << t.output;
-  EXPECT_NE(t.output.find("block 'cmd_data' at offset 32"), std::string::npos) << t.output;
+  EXPECT_NE(t.output.find("truncated.ethosu: vela_bin_stream: block 1 'cmd_data': size"), std::string::npos) << t.output;
 
   std::vector<std::uint8_t> badOpcode = model->cop1;
   badOpcode[32] = 0x06;  // first command becomes 0x106, which does not exist
@@ -130,12 +139,7 @@ TEST(EthosUCli, ConvertToEthosUWritesTheFileAndPrintsStats) {
   EXPECT_NE(out.find("scale bytes:       160"), std::string::npos) << out;
   // 147456 MACs / 64 per cycle + a 2x2 max pool over 4x4x16 outputs (256 x 4 / 8-element micro-blocks).
   EXPECT_NE(out.find("estimated cycles:  2432"), std::string::npos) << out;
-  std::mt19937 rng(6);
-  ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", randomInt8({1, 8, 8, 16}, rng)));
-  CommandResult run = runCli("run " + (dir / "small.ethosu").string() + " --input " + (dir / "x.npy").string() +
-                             " --check " + (dir / "small.tosa").string());
-  EXPECT_EQ(run.exitCode, 0) << run.output;
-  EXPECT_NE(run.output.find("check: PASS"), std::string::npos) << run.output;
+  expectCheckPasses(dir, 6);
   // Bad input: an unknown target, an unsupported operator; nothing is written.
   CommandResult bad = runCli("convert " + (dir / "small.tosa").string() + " --target ethos-u55-100 -o " +
                              (dir / "other.ethosu").string());
@@ -150,18 +154,34 @@ TEST(EthosUCli, TwoCoreTargetConvertsRunsAndDisassembles) {
   CommandResult convert = runCli("convert " + (dir / "small.tosa").string() + " --target ethos-u65-512 -o " +
                                  (dir / "small.ethosu").string());
   ASSERT_EQ(convert.exitCode, 0) << convert.output;
-  std::mt19937 rng(8);
-  ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", randomInt8({1, 8, 8, 16}, rng)));
-  CommandResult run = runCli("run " + (dir / "small.ethosu").string() + " --input " + (dir / "x.npy").string() +
-                             " --check " + (dir / "small.tosa").string());
-  EXPECT_EQ(run.exitCode, 0) << run.output;
-  EXPECT_NE(run.output.find("check: PASS"), std::string::npos) << run.output;
+  expectCheckPasses(dir, 8);
   CommandResult inspect = runCli("inspect " + (dir / "small.ethosu").string());
   EXPECT_EQ(inspect.exitCode, 0) << inspect.output;
-  EXPECT_NE(inspect.output.find("Ethos-U65 512 MACs/cycle, 96 KB SHRAM, 2 cores"), std::string::npos) << inspect.output;
-  EXPECT_NE(inspect.output.find("NPU_SET_PARALLEL_MODE 1 (DUAL_CORE_DEPTH)"), std::string::npos) << inspect.output;
+  EXPECT_NE(inspect.output.find("Ethos-U65 (ethos-u65-512) 512 MACs/cycle, 96 KB SHRAM, 2 cores"), std::string::npos) << inspect.output;
+  EXPECT_NE(inspect.output.find("NPU_SET_PARALLEL_MODE mode=DUAL_CORE_DEPTH"), std::string::npos) << inspect.output;
   EXPECT_NE(inspect.output.find("NPU_SET_WEIGHT1_BASE"), std::string::npos) << inspect.output;
   EXPECT_NE(inspect.output.find("NPU_SET_SCALE1_LENGTH 80"), std::string::npos) << inspect.output;
+  fs::remove_all(dir);
+}
+
+TEST(EthosUCli, U85TargetConvertsRunsAndDisassembles) {
+  const fs::path dir = tempDir();
+  ASSERT_TRUE(tosa::writeGraph(smallModel(), dir / "small.tosa"));
+  CommandResult convert = runCli("convert " + (dir / "small.tosa").string() + " --target ethos-u85-256 --stats -o " +
+                                 (dir / "small.ethosu").string());
+  ASSERT_EQ(convert.exitCode, 0) << convert.output;
+  EXPECT_NE(convert.output.find("target:            ethos-u85-256"), std::string::npos) << convert.output;
+  EXPECT_NE(convert.output.find("npu operations:    2"), std::string::npos) << convert.output;
+  EXPECT_NE(convert.output.find("estimated cycles:"), std::string::npos) << convert.output;
+  expectCheckPasses(dir, 85);
+  CommandResult inspect = runCli("inspect " + (dir / "small.ethosu").string());
+  EXPECT_EQ(inspect.exitCode, 0) << inspect.output;
+  EXPECT_NE(inspect.output.find("Ethos-U85 (ethos-u85-256) 256 MACs/cycle (CONFIG 0x20000118"), std::string::npos)
+      << inspect.output;
+  EXPECT_NE(inspect.output.find("NPU_SET_WEIGHT_FORMAT format=SWD"), std::string::npos) << inspect.output;
+  EXPECT_NE(inspect.output.find("NPU_SET_ACC_FORMAT format=I32 input=RESET output=ENABLE microblock="), std::string::npos)
+      << inspect.output;
+  EXPECT_EQ(inspect.output.find("UNKNOWN"), std::string::npos) << inspect.output;
   fs::remove_all(dir);
 }
 
