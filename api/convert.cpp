@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// Conversion entry points (see convert.h).
+#include "api/convert.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "api/file_kind.h"
+#include "common/file_io.h"
+#include "converter/ethosu/accelerator.h"
+#include "tosa/reader.h"
+#include "tosa/verifier.h"
+
+namespace openvgf::api {
+namespace {
+
+// The graph in `input`, after checking that it is a TOSA file at all.
+Result<tosa::Graph> readTosaInput(const std::string& input) {
+  OPENVGF_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(input));
+  switch (detectFileKind(file.bytes())) {
+    case FileKind::Tosa: return tosa::readGraph(file.bytes(), input);
+    case FileKind::Pte:
+      return invalidInput("{}: expected a TOSA flatbuffer, got an ExecuTorch program: `openvgf extract {} -o DIR` "
+                          "writes its delegate payloads (VGF, Ethos-U) to files, and `openvgf run {}` runs a program "
+                          "delegated to VgfBackend",
+                          input, input, input);
+    case FileKind::Vgf:
+      return invalidInput("{}: expected a TOSA flatbuffer, got a VGF file, which is already converted: run it with "
+                          "`openvgf run {}`",
+                          input, input);
+    default: break;
+  }
+  return invalidInput("{}: expected a TOSA flatbuffer (\"TOSA\" at offset 4), got {}; convert the model to TOSA 1.0 "
+                      "first",
+                      input, describeFile(file.bytes()));
+}
+
+}  // namespace
+
+std::vector<std::string> conversionTargets() {
+  std::vector<std::string> targets{"portable", "native"};
+  for (const converter::ethosu::AcceleratorConfig& c : converter::ethosu::acceleratorConfigs()) {
+    targets.emplace_back(c.name);
+  }
+  return targets;
+}
+
+bool isEthosUTarget(const std::string& target) { return converter::ethosu::findAccelerator(target).has_value(); }
+
+Status checkTarget(const std::string& target) {
+  std::vector<std::string> targets = conversionTargets();
+  if (std::find(targets.begin(), targets.end(), target) != targets.end()) return {};
+  return invalidInput("--target: expected one of {}, got '{}'", fmt::join(targets, ", "), target);
+}
+
+Result<converter::ConvertedModel> convertToVgf(const std::string& input, const std::string& output,
+                                               const converter::ConvertOptions& options) {
+  OPENVGF_TRY(checkTarget(options.target));
+  if (isEthosUTarget(options.target)) {
+    return invalidInput("--target {}: expected a Vulkan target (portable or native) for a VGF", options.target);
+  }
+  OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, readTosaInput(input));
+  OPENVGF_TRY(withContext(tosa::verify(graph), input));
+  Result<converter::ConvertedModel> model = converter::convert(graph, options);
+  if (!model) return Unexpected(std::move(model).error().addContext(input));
+  OPENVGF_TRY(writeFileAtomic(output, model->vgf));
+  return model;
+}
+
+Result<converter::ethosu::CompiledModel> convertToEthosU(const std::string& input, const std::string& output,
+                                                         const std::string& target) {
+  OPENVGF_TRY(checkTarget(target));
+  OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, readTosaInput(input));
+  converter::ethosu::CompileOptions options;
+  options.target = target;
+  OPENVGF_ASSIGN_OR_RETURN(converter::ethosu::CompiledModel model, converter::ethosu::compile(graph, options, input));
+  OPENVGF_TRY(writeFileAtomic(output, model.velaBinStream));
+  return model;
+}
+
+}  // namespace openvgf::api
