@@ -235,15 +235,20 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs, const RunOpt
 }
 
 std::vector<Tensor> Session::runNamed(const std::map<std::string, Tensor>& inputs, const RunOptions& options) {
+  std::vector<Tensor> outputs;
+  runNamed(inputs, outputs, options);
+  return outputs;
+}
+
+void Session::runNamed(const std::map<std::string, Tensor>& inputs, std::vector<Tensor>& outputs,
+                       const RunOptions& options) {
   std::vector<std::string> names;
   std::vector<Tensor> given;
   for (const auto& [name, tensor] : inputs) {
     names.push_back(name);
     given.push_back(tensor);
   }
-  std::vector<Tensor> outputs;
   runBound(names, given, outputs, options);
-  return outputs;
 }
 
 void Session::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, const RunOptions& options) {

@@ -232,7 +232,9 @@ class OPENVGF_API Session {
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, const RunOptions& options = {});
   /// Inputs by name (every input once; `state:` inputs may be left out, as above).
   std::vector<Tensor> runNamed(const std::map<std::string, Tensor>& inputs, const RunOptions& options = {});
-  /// Writes the outputs into `outputs`: tensors of the right dtype and shape (owning or
+  void runNamed(const std::map<std::string, Tensor>& inputs, std::vector<Tensor>& outputs,
+                const RunOptions& options = {});
+  /// Write the outputs into `outputs`: tensors of the right dtype and shape (owning or
   /// views of caller memory) are filled in place, anything else is replaced by a new owning
   /// tensor, so repeated runs allocate nothing.
   void run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, const RunOptions& options = {});
