@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/command.h"
 
-#include <cstring>
 #include <filesystem>
 #include <map>
 
@@ -49,36 +48,6 @@ const InspectHandler* findInspectHandler(FileKind kind) {
 const RunHandler* findRunHandler(FileKind kind) {
   auto it = runHandlers().find(kind);
   return it == runHandlers().end() ? nullptr : &it->second;
-}
-
-std::string_view toString(FileKind kind) {
-  switch (kind) {
-    case FileKind::Unknown: return "unknown";
-    case FileKind::Tosa: return "TOSA flatbuffer";
-    case FileKind::Vgf: return "VGF";
-    case FileKind::Pte: return "ExecuTorch program";
-    case FileKind::EthosU: return "Ethos-U command stream";
-    case FileKind::Npy: return "NumPy array";
-    case FileKind::SpirV: return "SPIR-V module";
-  }
-  return "unknown";
-}
-
-FileKind detectFileKind(std::span<const std::uint8_t> bytes) {
-  auto at = [&](std::size_t offset, std::string_view magic) {
-    return bytes.size() >= offset + magic.size() &&
-           std::memcmp(bytes.data() + offset, magic.data(), magic.size()) == 0;
-  };
-  if (at(4, "TOSA")) return FileKind::Tosa;
-  if (at(4, "ET12")) return FileKind::Pte;
-  // VGF: 'VGF1' or the deprecated magic 0xF0E1D2C3 (LE) at offset 0 of the 128-byte header.
-  if (at(0, "VGF1") || at(0, "\xC3\xD2\xE1\xF0")) return FileKind::Vgf;
-  if (at(0, "\x93NUMPY")) return FileKind::Npy;
-  if (at(0, "\x03\x02\x23\x07")) return FileKind::SpirV;
-  // Ethos-U: ExecuTorch vela_bin_stream (first block named "vela_bin_stream") or a raw
-  // COP1 driver payload.
-  if (at(0, "vela_bin_stream") || at(0, "COP1") || at(0, "COP2")) return FileKind::EthosU;
-  return FileKind::Unknown;
 }
 
 std::pair<std::string, std::string> splitNamedInput(const std::string& argument) {

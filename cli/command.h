@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "api/file_kind.h"
 #include "common/error.h"
 
 namespace openvgf::cli {
@@ -33,9 +34,10 @@ bool registerCommand(Command command);
 const std::vector<Command>& registeredCommands();
 
 /// File kinds, detected from content (magic bytes), never from the extension.
-enum class FileKind { Unknown, Tosa, Vgf, Pte, EthosU, Npy, SpirV };
-std::string_view toString(FileKind kind);
-FileKind detectFileKind(std::span<const std::uint8_t> bytes);
+using api::FileKind;
+using api::detectFileKind;
+using api::describeFile;
+using api::toString;
 
 struct InspectOptions {
   std::string path;
