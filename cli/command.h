@@ -58,6 +58,8 @@ struct RunOptions {
   bool validate = false;
   std::string check;                // --check model.tosa
   bool noPipelineCache = false;
+  std::string target = "portable";  // --target, for a .tosa converted before it runs
+  std::string plan;                 // --plan, the execution plan of a .pte
 };
 
 using InspectHandler = std::function<Result<int>(const InspectOptions&, std::span<const std::uint8_t>)>;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `openvgf run MODEL`: runs a VGF on a Vulkan device or an Ethos-U stream in the simulator,
-// chosen from the file's content, through the handler registered for that kind.
+// `openvgf run MODEL`: runs a .vgf, .tosa or .pte on a Vulkan device or an Ethos-U stream in
+// the simulator, chosen from the file's content, through the handler registered for that kind.
 #include "cli/command.h"
 #include "common/file_io.h"
 
@@ -9,7 +9,10 @@ namespace {
 
 void setup(CLI::App& sub, Action& action) {
   auto options = std::make_shared<RunOptions>();
-  sub.add_option("model", options->path, "A .vgf file, or an Ethos-U stream (.ethosu)")->required();
+  sub.add_option("model", options->path,
+                 "A .vgf, a .tosa (converted first, then cached), a .pte with a VgfBackend delegate, or an Ethos-U "
+                 "stream (.ethosu)")
+      ->required();
   sub.add_option("-i,--input", options->inputs,
                  "[NAME=]FILE.npy; without NAME inputs bind in the model's input order")
       ->required();
@@ -23,6 +26,9 @@ void setup(CLI::App& sub, Action& action) {
   sub.add_option("--check", options->check,
                  "Compare every output with the reference interpreter on MODEL.tosa (TOSA compliance rules)");
   sub.add_flag("--no-pipeline-cache", options->noPipelineCache, "Do not read or write the pipeline cache");
+  sub.add_option("--target", options->target, "A .tosa's conversion target: portable (default) or native")
+      ->capture_default_str();
+  sub.add_option("--plan", options->plan, "A .pte's execution plan (name or index; default: the only one)");
   action = [options]() -> Result<int> {
     if (!options->output.empty() && !options->outputDir.empty()) {
       return invalidInput("--output and --output-dir are mutually exclusive");
@@ -31,14 +37,16 @@ void setup(CLI::App& sub, Action& action) {
     FileKind kind = detectFileKind(file.bytes());
     const RunHandler* handler = findRunHandler(kind);
     if (handler == nullptr) {
-      return invalidInput("{}: cannot run a {} file: expected a VGF or an Ethos-U command stream",
+      return invalidInput("{}: cannot run a {} file: expected a VGF, TOSA flatbuffer, ExecuTorch program or an Ethos-U "
+                          "command stream",
                           options->path, toString(kind));
     }
     return (*handler)(*options, file.bytes());
   };
 }
 
-OPENVGF_REGISTER_COMMAND({"run", "Run a VGF on a Vulkan device (or an Ethos-U stream in the simulator)", 40, setup});
+OPENVGF_REGISTER_COMMAND({"run", "Run a .vgf, .tosa or .pte on a Vulkan device (or an Ethos-U stream in the simulator)",
+                          40, setup});
 
 }  // namespace
 }  // namespace openvgf::cli

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// `openvgf run model.vgf`: the VGF handler of `run`. Reads the .npy inputs (by name or in
-// order), runs the model on a Vulkan device through runner::Session, writes the outputs,
-// and optionally repeats (min/median latency), profiles (Chrome trace + summary) and checks
-// the outputs against the reference interpreter on a .tosa (--check; exit 1 on failure).
-// Bad input is rejected before any device is touched.
+// `openvgf run model.{vgf,tosa,pte}`: the Vulkan handler of `run`. Opens the model through
+// api::LoadedModel (a .tosa is converted and cached, a .pte runs its VgfBackend delegate),
+// reads the .npy inputs (by name or in order; `state:` inputs of a .tosa default to the
+// variables' initial values), runs it on a Vulkan device, writes the outputs, and optionally
+// repeats (min/median latency), profiles (Chrome trace + summary) and checks the outputs
+// against the reference interpreter on a .tosa (--check; exit 1 on failure). Bad input is
+// rejected before any device is touched.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -11,54 +13,66 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "api/check.h"
+#include "api/model.h"
 #include "cli/command.h"
 #include "common/file_io.h"
-#include "runner/check.h"
-#include "runner/context.h"
-#include "runner/model.h"
 #include "runner/profile.h"
-#include "runner/session.h"
 #include "tosa/npy.h"
 #include "tosa/reader.h"
-#include "vgf/decoder.h"
 
 namespace openvgf::cli {
 namespace {
 
 // Reads every --input, converted to the type and shape of the model input it binds to.
-Result<std::vector<tosa::HostTensor>> readInputs(const RunOptions& options, const runner::Model& model) {
-  const std::vector<runner::TensorInfo>& expected = model.inputs();
-  if (options.inputs.size() != expected.size()) {
-    std::string names;
-    for (const runner::TensorInfo& t : expected) names += fmt::format("{}'{}'", names.empty() ? "" : ", ", t.name);
-    return invalidInput("{}: --input: expected {} input(s) ({}), got {}", options.path, expected.size(), names,
-                        options.inputs.size());
-  }
+// Inputs with a default (the initial value of a `state:` input) may be left out.
+Result<std::vector<tosa::HostTensor>> readInputs(const RunOptions& options, const api::LoadedModel& loaded) {
+  const std::vector<runner::TensorInfo>& expected = loaded.model().inputs();
+  auto names = [&] {
+    std::string text;
+    for (const runner::TensorInfo& t : expected) text += fmt::format("{}'{}'", text.empty() ? "" : ", ", t.name);
+    return text;
+  };
   std::vector<std::string> paths(expected.size());
   std::vector<std::pair<std::string, std::string>> args;
   for (const std::string& argument : options.inputs) args.push_back(splitNamedInput(argument));
   for (const auto& [name, path] : args) {
     if (name.empty()) continue;
-    std::optional<std::size_t> index = model.findInput(name);
+    std::optional<std::size_t> index = loaded.model().findInput(name);
     if (!index) {
-      std::string names;
-      for (const runner::TensorInfo& t : expected) names += fmt::format("{}'{}'", names.empty() ? "" : ", ", t.name);
       return invalidInput("{}: --input {}={}: expected an input name of the model ({}), got '{}'", options.path, name,
-                          path, names, name);
+                          path, names(), name);
     }
     if (!paths[*index].empty()) {
       return invalidInput("{}: --input {}: expected one file per input, got '{}' twice", options.path, name, name);
     }
     paths[*index] = path;
   }
+  // Inputs not named that have a default keep it when fewer files than inputs are given.
+  std::vector<bool> defaulted(expected.size(), false);
+  std::size_t given = options.inputs.size();
+  for (std::size_t i = 0; i < expected.size() && given < expected.size(); ++i) {
+    if (paths[i].empty() && loaded.defaultInputs().count(expected[i].name) != 0) {
+      defaulted[i] = true;
+      ++given;
+    }
+  }
+  if (given != expected.size()) {
+    return invalidInput("{}: --input: expected {} input(s) ({}), got {}", options.path, expected.size(), names(),
+                        options.inputs.size());
+  }
   std::size_t next = 0;
   for (const auto& [name, path] : args) {
     if (!name.empty()) continue;
-    while (!paths[next].empty()) ++next;
+    while (!paths[next].empty() || defaulted[next]) ++next;
     paths[next] = path;
   }
   std::vector<tosa::HostTensor> tensors;
   for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (defaulted[i]) {
+      tensors.push_back(loaded.defaultInputs().at(expected[i].name));
+      continue;
+    }
     Result<tosa::HostTensor> tensor = tosa::npy::readTensor(paths[i], expected[i].dtype, expected[i].shape);
     if (!tensor) return Unexpected(std::move(tensor).error().addContext(fmt::format("input '{}'", expected[i].name)));
     tensors.push_back(std::move(*tensor));
@@ -72,15 +86,17 @@ double median(std::vector<double> values) {
   return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
 
-Result<int> runVgf(const RunOptions& options, std::span<const std::uint8_t> bytes) {
-  Result<vgf::File> decoded = withContext(vgf::decode(bytes), options.path);
-  if (!decoded) return Unexpected(std::move(decoded).error());
-  OPENVGF_ASSIGN_OR_RETURN(runner::Model model, runner::Model::create(*decoded, options.path));
+Result<int> runModel(const RunOptions& options, std::span<const std::uint8_t>) {
+  api::LoadOptions load;
+  load.target = options.target;
+  load.plan = options.plan;
+  OPENVGF_ASSIGN_OR_RETURN(api::LoadedModel loaded, api::LoadedModel::load(options.path, load));
+  const runner::Model& model = loaded.model();
   if (!options.output.empty() && model.outputs().size() != 1) {
     return invalidInput("{}: --output: expected a model with one output, got {}; use --output-dir DIR", options.path,
                         model.outputs().size());
   }
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<tosa::HostTensor> inputs, readInputs(options, model));
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<tosa::HostTensor> inputs, readInputs(options, loaded));
   std::optional<tosa::Graph> reference;
   if (!options.check.empty()) {
     OPENVGF_ASSIGN_OR_RETURN(reference, tosa::readGraph(std::filesystem::path(options.check)));
@@ -88,18 +104,15 @@ Result<int> runVgf(const RunOptions& options, std::span<const std::uint8_t> byte
   std::vector<const tosa::HostTensor*> ordered;
   for (const tosa::HostTensor& t : inputs) ordered.push_back(&t);
 
-  runner::ContextOptions contextOptions;
-  contextOptions.validate = options.validate;
-  contextOptions.device = options.device;
-  contextOptions.pipelineCache = !options.noPipelineCache;
-  OPENVGF_ASSIGN_OR_RETURN(std::unique_ptr<runner::Context> context, runner::Context::create(contextOptions, model));
-  spdlog::info("device: {}", context->device().snapshot().name);
+  api::DeviceOptions device;
+  device.validate = options.validate;
+  device.device = options.device;
+  device.pipelineCache = !options.noPipelineCache;
+  OPENVGF_ASSIGN_OR_RETURN(std::unique_ptr<api::Model> runnable, api::Model::create(std::move(loaded), device));
+  spdlog::info("device: {}", runnable->deviceName());
   runner::SessionOptions sessionOptions;
   sessionOptions.profile = !options.profile.empty();
-  OPENVGF_ASSIGN_OR_RETURN(runner::Session session, runner::Session::create(*context, model, sessionOptions));
-  if (Status saved = context->savePipelineCache(); !saved) {
-    spdlog::warn("pipeline cache not saved: {}", saved.error().message());
-  }
+  OPENVGF_ASSIGN_OR_RETURN(runner::Session session, runnable->createSession(sessionOptions));
 
   runner::ProfileRecorder recorder(session.segmentNames());
   std::vector<tosa::HostTensor> outputs;
@@ -129,12 +142,10 @@ Result<int> runVgf(const RunOptions& options, std::span<const std::uint8_t> byte
   }
   int exitCode = 0;
   if (reference) {
-    std::vector<std::string> inputNames, outputNames;
-    for (const runner::TensorInfo& t : model.inputs()) inputNames.push_back(t.name);
-    for (const runner::TensorInfo& t : model.outputs()) outputNames.push_back(t.name);
-    auto checks = runner::checkAgainstReference(*reference, inputNames, inputs, outputNames, outputs);
-    if (!checks) return Unexpected(std::move(checks).error().addContext(options.check));
-    for (const runner::OutputCheck& c : *checks) {
+    OPENVGF_ASSIGN_OR_RETURN(std::vector<runner::OutputCheck> checks,
+                             api::checkOutputs(*reference, options.check, runnable->model().inputs(), inputs,
+                                               runnable->model().outputs(), outputs));
+    for (const runner::OutputCheck& c : checks) {
       std::printf("%s\n", runner::formatCheck(c).c_str());
       if (!c.verdict.pass) exitCode = 1;
     }
@@ -142,13 +153,15 @@ Result<int> runVgf(const RunOptions& options, std::span<const std::uint8_t> byte
   }
   if (latencies.size() > 1) {
     std::printf("%s: %zu runs on %s: min %.3f ms, median %.3f ms\n", options.path.c_str(), latencies.size(),
-                context->device().snapshot().name.c_str(), *std::min_element(latencies.begin(), latencies.end()),
+                runnable->deviceName().c_str(), *std::min_element(latencies.begin(), latencies.end()),
                 median(latencies));
   }
   return exitCode;
 }
 
-OPENVGF_REGISTER_RUN(FileKind::Vgf, runVgf);
+OPENVGF_REGISTER_RUN(FileKind::Vgf, runModel);
+OPENVGF_REGISTER_RUN(FileKind::Tosa, runModel);
+OPENVGF_REGISTER_RUN(FileKind::Pte, runModel);
 
 }  // namespace
 }  // namespace openvgf::cli
