@@ -53,8 +53,7 @@ Status checkTarget(const std::string& target) {
   return invalidInput("--target: expected one of {}, got '{}'", fmt::join(targets, ", "), target);
 }
 
-Result<converter::ConvertedModel> convertToVgf(const std::string& input, const std::string& output,
-                                               const converter::ConvertOptions& options) {
+Result<converter::ConvertedModel> convertTosaFile(const std::string& input, const converter::ConvertOptions& options) {
   OPENVGF_TRY(checkTarget(options.target));
   if (isEthosUTarget(options.target)) {
     return invalidInput("--target {}: expected a Vulkan target (portable or native) for a VGF", options.target);
@@ -63,7 +62,13 @@ Result<converter::ConvertedModel> convertToVgf(const std::string& input, const s
   OPENVGF_TRY(withContext(tosa::verify(graph), input));
   Result<converter::ConvertedModel> model = converter::convert(graph, options);
   if (!model) return Unexpected(std::move(model).error().addContext(input));
-  OPENVGF_TRY(writeFileAtomic(output, model->vgf));
+  return model;
+}
+
+Result<converter::ConvertedModel> convertToVgf(const std::string& input, const std::string& output,
+                                               const converter::ConvertOptions& options) {
+  OPENVGF_ASSIGN_OR_RETURN(converter::ConvertedModel model, convertTosaFile(input, options));
+  OPENVGF_TRY(writeFileAtomic(output, model.vgf));
   return model;
 }
 

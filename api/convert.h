@@ -19,8 +19,10 @@ bool isEthosUTarget(const std::string& target);
 /// InvalidInput listing every target when `target` is none of them.
 Status checkTarget(const std::string& target);
 
-/// Reads and verifies `input`, converts it for a Vulkan target (`options.target`), writes the
-/// VGF to `output`.
+/// Reads and verifies `input` and converts it for a Vulkan target (`options.target`).
+Result<converter::ConvertedModel> convertTosaFile(const std::string& input, const converter::ConvertOptions& options);
+
+/// convertTosaFile, then writes the VGF to `output`.
 Result<converter::ConvertedModel> convertToVgf(const std::string& input, const std::string& output,
                                                const converter::ConvertOptions& options);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `openvgf convert model.tosa -o model.vgf`: reads and verifies a TOSA graph, converts it
-// for a Vulkan target (converter::convert) and writes the VGF atomically. --stats prints
+// for a Vulkan target and writes the VGF atomically (api::convertToVgf). --stats prints
 // the memory plan and kernel counts; a progress bar is drawn on a terminal while shaders
 // compile. --passes chooses the graph passes, --dump-after prints the graph after one,
 // --verify-each re-checks the graph after every pass.
@@ -13,13 +13,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "api/convert.h"
 #include "cli/command.h"
 #include "cli/convert_ethosu.h"
 #include "common/file_io.h"
-#include "converter/convert.h"
 #include "converter/passes/passes.h"
-#include "tosa/reader.h"
-#include "tosa/verifier.h"
 
 namespace openvgf::cli {
 namespace {
@@ -84,8 +82,6 @@ Result<int> runConvert(const ConvertArgs& args) {
     OPENVGF_ASSIGN_OR_RETURN(options.passes, converter::passes::parsePassList(args.passes));
   }
   OPENVGF_ASSIGN_OR_RETURN(std::vector<DumpRequest> dumps, dumpRequests(args, options.passes));
-  OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, tosa::readGraph(std::filesystem::path(args.input)));
-  OPENVGF_TRY(withContext(tosa::verify(graph), args.input));
   options.target = args.target;
   options.useCache = !args.noCache;
   options.verifyEach = args.verifyEach;
@@ -115,9 +111,9 @@ Result<int> runConvert(const ConvertArgs& args) {
       if (done == total) fmt::print(stderr, "\n");
     };
   }
-  auto model = converter::convert(graph, options);
+  auto model = api::convertTosaFile(args.input, options);
   OPENVGF_TRY(dumpStatus);
-  if (!model) return Unexpected(std::move(model).error().addContext(args.input));
+  if (!model) return Unexpected(std::move(model).error());
   OPENVGF_TRY(writeFileAtomic(args.output, model->vgf));
   if (args.stats) {
     const auto& s = model->stats;
