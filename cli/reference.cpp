@@ -12,10 +12,9 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include "api/reference.h"
 #include "cli/command.h"
 #include "tosa/npy.h"
-#include "tosa/reader.h"
-#include "tosa/verifier.h"
 #include "tosa/reference/reference.h"
 
 namespace openvgf::cli {
@@ -103,19 +102,13 @@ Result<int> runReference(const ReferenceOptions& options) {
   if (!options.output.empty() && !options.outputDir.empty()) {
     return invalidInput("--output and --output-dir are mutually exclusive");
   }
-  OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, tosa::readGraph(std::filesystem::path(options.model)));
-  // The spec's ERROR_IF rules first: a graph that breaks them has no defined result.
-  if (Status valid = tosa::verify(graph, tosa::VerifyOptions{options.dynamic}); !valid) {
-    return Unexpected(std::move(valid).error().addContext(options.model));
-  }
-  const tosa::Block* main = graph.mainBlock();
-  if (main == nullptr) return invalidInput("{}: expected a main block, got an empty graph", options.model);
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<tosa::HostTensor> inputs, bindInputs(options, *main));
+  OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, api::readVerifiedGraph(options.model, options.dynamic));
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<tosa::HostTensor> inputs, bindInputs(options, *graph.mainBlock()));
   tosa::reference::RunOptions runOptions;
   runOptions.precise = options.precise;
   runOptions.strict = options.strict;
-  Result<tosa::reference::RunResult> result = tosa::reference::run(graph, inputs, runOptions);
-  if (!result) return Unexpected(std::move(result).error().addContext(options.model));
+  Result<tosa::reference::RunResult> result = api::runReference(graph, options.model, inputs, runOptions);
+  if (!result) return Unexpected(std::move(result).error());
   for (const auto& d : result->diagnostics) {
     spdlog::warn("{}: unpredictable result (REQUIRE failed): {}", options.model, tosa::reference::toString(d));
   }
