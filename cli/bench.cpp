@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // `openvgf bench model.vgf`: session creation (cold / warm pipeline cache), first inference,
 // wall latency statistics, GPU time from timestamps, throughput and device memory of one
-// VGF on one device (runner/benchmark.h does the measuring).
+// model on one device. The model is opened by api::LoadedModel (.vgf, .tosa, .pte);
+// runner/benchmark.h does the measuring.
 #include <cstdio>
 #include <memory>
 
+#include "api/model.h"
 #include "cli/command.h"
-#include "common/file_io.h"
 #include "runner/benchmark.h"
-#include "runner/model.h"
-#include "vgf/decoder.h"
 
 namespace openvgf::cli {
 namespace {
@@ -28,7 +27,7 @@ struct BenchOptions {
 
 void setup(CLI::App& sub, Action& action) {
   auto options = std::make_shared<BenchOptions>();
-  sub.add_option("model", options->path, "A .vgf file")->required();
+  sub.add_option("model", options->path, "A .vgf, or a .tosa (converted first, then cached) or .pte")->required();
   sub.add_option("--device", options->device, "Vulkan device index or name substring (see `openvgf devices`)");
   sub.add_option("--warmup", options->warmup, "Untimed runs before the measurement")
       ->check(CLI::NonNegativeNumber)
@@ -47,14 +46,7 @@ void setup(CLI::App& sub, Action& action) {
   sub.add_flag("--validate", options->validate, "Enable the Vulkan validation layer (slows everything down)");
   sub.add_flag("--json", options->json, "Print one JSON object instead of text");
   action = [options]() -> Result<int> {
-    OPENVGF_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(options->path));
-    if (detectFileKind(file.bytes()) != FileKind::Vgf) {
-      return invalidInput("{}: expected a VGF file, got a {} file", options->path,
-                          toString(detectFileKind(file.bytes())));
-    }
-    Result<vgf::File> decoded = withContext(vgf::decode(file.bytes()), options->path);
-    if (!decoded) return Unexpected(std::move(decoded).error());
-    OPENVGF_ASSIGN_OR_RETURN(runner::Model model, runner::Model::create(*decoded, options->path));
+    OPENVGF_ASSIGN_OR_RETURN(api::LoadedModel model, api::LoadedModel::load(options->path));
     runner::BenchmarkOptions bench;
     bench.device = options->device;
     bench.validate = options->validate;
@@ -63,7 +55,7 @@ void setup(CLI::App& sub, Action& action) {
     bench.minTimeS = options->minTime;
     bench.gpuIterations = options->gpuIterations;
     bench.cacheDir = options->cacheDir;
-    OPENVGF_ASSIGN_OR_RETURN(runner::BenchmarkResult result, runner::runBenchmark(model, bench));
+    OPENVGF_ASSIGN_OR_RETURN(runner::BenchmarkResult result, runner::runBenchmark(model.model(), bench));
     std::string text;
     if (options->json) {
       std::pair<std::string, std::string> version{"openvgf_version", OPENVGF_VERSION};
@@ -76,7 +68,7 @@ void setup(CLI::App& sub, Action& action) {
   };
 }
 
-OPENVGF_REGISTER_COMMAND({"bench", "Measure session creation, latency, GPU time, throughput and memory of a VGF", 45,
+OPENVGF_REGISTER_COMMAND({"bench", "Measure session creation, latency, GPU time, throughput and memory of a model", 45,
                           setup});
 
 }  // namespace
