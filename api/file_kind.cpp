@@ -28,10 +28,10 @@ std::string describeZip(std::span<const std::uint8_t> bytes) {
     return name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
   };
   if (endsWith("data.pkl") || endsWith("/version") || endsWith(".data/version") || endsWith("byteorder")) {
-    return "a PyTorch model (torch.save / TorchScript archive)";
+    return "a PyTorch model";
   }
   if (endsWith(".npy")) return "a NumPy .npz archive";
-  if (name == "metadata.json" || name == "config.json") return "a Keras model (.keras archive)";
+  if (name == "metadata.json" || name == "config.json") return "a Keras model";
   return "a ZIP archive";
 }
 
@@ -77,14 +77,14 @@ FileKind detectFileKind(std::span<const std::uint8_t> bytes) {
 
 std::string describeForeignFile(std::span<const std::uint8_t> bytes) {
   if (hasAt(bytes, 4, "TFL3")) return "a TensorFlow Lite model";
-  if (hasAt(bytes, 4, "BP08")) return "an ExecuTorch bundled program (.bpte)";
+  if (hasAt(bytes, 4, "BP08")) return "an ExecuTorch bundled program";
   if (hasAt(bytes, 0, "PK\x03\x04")) return describeZip(bytes);
-  if (hasAt(bytes, 0, "\x89HDF\r\n\x1a\n")) return "an HDF5 file (e.g. a Keras .h5 model)";
+  if (hasAt(bytes, 0, "\x89HDF\r\n\x1a\n")) return "an HDF5 file, such as a Keras .h5 model";
   if (hasAt(bytes, 0, "GGUF")) return "a GGUF model";
   if (hasAt(bytes, 0, "ML\xEFR")) return "an MLIR bytecode file";
   if (hasAt(bytes, 0, "7767517")) return "an ncnn .param file";
   if (bytes.size() >= 2 && bytes[0] == 0x80 && bytes[1] >= 2 && bytes[1] <= 5) {
-    return "a Python pickle (e.g. a PyTorch .pt saved without the ZIP format)";
+    return "a Python pickle, such as an old PyTorch .pt file";
   }
   // safetensors: 8-byte little-endian header length, then the JSON header.
   if (bytes.size() >= 10 && le32(bytes, 4) == 0 && bytes[8] == '{' && le32(bytes, 0) <= bytes.size() - 8) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <charconv>
 #include <limits>
 #include <map>
 #include <optional>
@@ -97,6 +98,13 @@ std::optional<tosa::npy::DataType> npyType(std::uint32_t vkFormat) {
   return std::nullopt;
 }
 
+std::optional<std::size_t> parseIndex(const std::string& text) {
+  std::size_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return value;
+}
+
 }  // namespace
 
 Result<Inspection> inspectTosa(std::span<const std::uint8_t> bytes, const std::string& path, bool json) {
@@ -184,16 +192,48 @@ Result<tosa::npy::Array> vgfConstantArray(const vgf::File& file, const std::stri
   return tosa::npy::Array{*type, resource.shape, {constant.data.begin(), constant.data.end()}};
 }
 
-Status dumpVgfConstant(const vgf::File& file, const std::string& path, int index, const std::filesystem::path& output) {
-  if (index < 0 || static_cast<std::size_t>(index) >= file.constants.size()) {
+Status dumpVgfConstant(const vgf::File& file, const std::string& path, const std::string& selector,
+                       const std::filesystem::path& output) {
+  std::optional<std::size_t> parsed = parseIndex(selector);
+  if (!parsed || *parsed >= file.constants.size()) {
     return invalidInput("{}: --dump-constant: expected a constant index < {}, got {}", path, file.constants.size(),
-                        index);
+                        selector);
   }
+  const int index = static_cast<int>(*parsed);
   if (output.extension() == ".npy") {
     OPENVGF_ASSIGN_OR_RETURN(tosa::npy::Array array, vgfConstantArray(file, path, static_cast<std::size_t>(index)));
     return tosa::npy::writeFile(output, array);
   }
   return writeFileAtomic(output, file.constants[static_cast<std::size_t>(index)].data);
+}
+
+Status dumpTosaConstant(std::span<const std::uint8_t> bytes, const std::string& path, const std::string& selector,
+                        const std::filesystem::path& output) {
+  OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, tosa::readGraph(bytes, path));
+  const tosa::Block* main = graph.mainBlock();
+  std::vector<const tosa::Tensor*> constants;
+  if (main != nullptr) {
+    for (const tosa::Tensor& t : main->tensors) {
+      if (t.data && !t.variable) constants.push_back(&t);
+    }
+  }
+  const tosa::Tensor* chosen = nullptr;
+  for (const tosa::Tensor* t : constants) {
+    if (t->name == selector) chosen = t;
+  }
+  if (std::optional<std::size_t> index = parseIndex(selector); chosen == nullptr && index && *index < constants.size()) {
+    chosen = constants[*index];
+  }
+  if (chosen == nullptr) {
+    std::vector<std::string> names;
+    for (const tosa::Tensor* t : constants) names.push_back(fmt::format("'{}'", t->name));
+    return invalidInput("{}: --dump-constant: expected the name or index (< {}) of a constant of the main block ({}), "
+                        "got '{}'",
+                        path, constants.size(), fmt::join(names, ", "), selector);
+  }
+  const tosa::HostTensor value = tosa::constantValue(*chosen);
+  if (output.extension() == ".npy") return tosa::npy::writeTensor(output, value);
+  return writeFileAtomic(output, value.bytes);
 }
 
 }  // namespace openvgf::api

@@ -184,6 +184,10 @@ Result<LoadedModel> LoadedModel::load(const std::filesystem::path& path, const L
   return loaded;
 }
 
+void LoadedModel::addInitialStates(const tosa::Graph& graph) {
+  for (auto& [name, value] : converter::initialStates(graph)) defaults_.try_emplace(name, std::move(value));
+}
+
 runner::ContextOptions contextOptions(const DeviceOptions& device) {
   runner::ContextOptions options;
   options.device = device.device;

@@ -24,6 +24,7 @@
 #include "runner/context.h"
 #include "runner/model.h"
 #include "runner/session.h"
+#include "tosa/graph.h"
 #include "tosa/host_tensor.h"
 #include "vgf/file.h"
 
@@ -53,7 +54,9 @@ class LoadedModel {
   /// Values for inputs the caller may leave out: the initial value of each EXT-VARIABLE
   /// state input (`state:<name>`), known when the source is a .tosa graph.
   const std::map<std::string, tosa::HostTensor>& defaultInputs() const { return defaults_; }
-  void setDefaultInputs(std::map<std::string, tosa::HostTensor> defaults) { defaults_ = std::move(defaults); }
+  /// Adds the initial values of `graph`'s variables as defaults of the `state:` inputs that
+  /// have none yet (a VGF does not hold them; the graph it came from does).
+  void addInitialStates(const tosa::Graph& graph);
 
  private:
   LoadedModel() = default;

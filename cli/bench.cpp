@@ -42,7 +42,8 @@ void setup(CLI::App& sub, Action& action) {
                  "Runs with GPU timestamps, in a separate session (default: min(20, iterations))")
       ->check(CLI::PositiveNumber);
   sub.add_option("--cache-dir", options->cacheDir,
-                 "Empty folder for the pipeline cache of the cold/warm measurement (default: a temporary one)");
+                 "Empty folder for the pipeline cache (and Mesa's and NVIDIA's shader caches) of the cold/warm "
+                 "measurement (default: a temporary one)");
   sub.add_flag("--validate", options->validate, "Enable the Vulkan validation layer (slows everything down)");
   sub.add_flag("--json", options->json, "Print one JSON object instead of text");
   action = [options]() -> Result<int> {

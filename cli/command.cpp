@@ -21,7 +21,12 @@ std::map<FileKind, RunHandler>& runHandlers() {
   return map;
 }
 
+bool quietFlag = false;
+
 }  // namespace
+
+void setQuiet(bool quiet) { quietFlag = quiet; }
+bool quiet() { return quietFlag; }
 
 bool registerCommand(Command command) {
   commands().push_back(std::move(command));

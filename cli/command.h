@@ -43,7 +43,7 @@ struct InspectOptions {
   std::string path;
   bool json = false;
   std::optional<int> dumpSpirv;     // --dump-spirv N
-  std::optional<int> dumpConstant;  // --dump-constant N
+  std::optional<std::string> dumpConstant;  // --dump-constant N (VGF) or NAME|N (TOSA)
   std::string output;               // -o for dumps
 };
 
@@ -69,6 +69,11 @@ bool registerInspectHandler(FileKind kind, InspectHandler handler);
 bool registerRunHandler(FileKind kind, RunHandler handler);
 const InspectHandler* findInspectHandler(FileKind kind);
 const RunHandler* findRunHandler(FileKind kind);
+
+/// -q/--quiet: commands print only what was asked for (listings, JSON, --stats, dumps) and
+/// errors; no progress, summaries, previews or passing check lines.
+void setQuiet(bool quiet);
+bool quiet();
 
 /// "NAME=FILE" -> {NAME, FILE}; "FILE" -> {"", FILE}. A '=' only splits when the part
 /// before it is not an existing path.

@@ -28,7 +28,7 @@ struct ConvertArgs {
   std::string target = "portable";
   bool stats = false;
   bool noCache = false;
-  std::string passes;                  // "" = all
+  std::optional<std::string> passes;   // unset = all
   std::vector<std::string> dumpAfter;  // PASS or PASS=FILE
   bool verifyEach = false;
 };
@@ -69,7 +69,7 @@ Result<std::vector<DumpRequest>> dumpRequests(const ConvertArgs& args, const std
 }
 
 Result<int> runConvert(const ConvertArgs& args) {
-  const bool passFlags = !args.passes.empty() || !args.dumpAfter.empty() || args.verifyEach;
+  const bool passFlags = args.passes.has_value() || !args.dumpAfter.empty() || args.verifyEach;
   if (args.target.starts_with("ethos-u")) {
     if (passFlags) {
       return invalidInput("--target {}: expected no --passes, --dump-after or --verify-each (they apply to the Vulkan "
@@ -78,8 +78,8 @@ Result<int> runConvert(const ConvertArgs& args) {
     return convertEthosU(args.input, args.output, args.target, args.stats);
   }
   converter::ConvertOptions options;
-  if (!args.passes.empty()) {
-    OPENVGF_ASSIGN_OR_RETURN(options.passes, converter::passes::parsePassList(args.passes));
+  if (args.passes) {
+    OPENVGF_ASSIGN_OR_RETURN(options.passes, converter::passes::parsePassList(*args.passes));
   }
   OPENVGF_ASSIGN_OR_RETURN(std::vector<DumpRequest> dumps, dumpRequests(args, options.passes));
   options.target = args.target;
@@ -102,7 +102,7 @@ Result<int> runConvert(const ConvertArgs& args) {
       }
     };
   }
-  const bool tty = isatty(STDERR_FILENO) != 0;
+  const bool tty = isatty(STDERR_FILENO) != 0 && !quiet();
   if (tty) {
     options.progress = [](std::size_t done, std::size_t total) {
       constexpr int kWidth = 30;

@@ -3,6 +3,7 @@
 // operator histogram, constant bytes, profiles and extensions used) or, with --json, the whole
 // graph (api::inspectTosa). The graph is verified; a file that cannot be read or that breaks a
 // TOSA rule exits with code 2 (after the summary, so the user still sees what the file holds).
+// --dump-constant NAME|N -o FILE writes a constant tensor in TOSA layout.
 #include <cstdio>
 
 #include "api/inspect.h"
@@ -12,9 +13,13 @@ namespace openvgf::cli {
 namespace {
 
 Result<int> inspectTosa(const InspectOptions& options, std::span<const std::uint8_t> bytes) {
-  if (options.dumpSpirv || options.dumpConstant) {
-    return invalidInput("{}: --dump-spirv and --dump-constant apply to VGF files, not TOSA graphs",
-                        options.path);
+  if (options.dumpSpirv) return invalidInput("{}: --dump-spirv applies to VGF files, not TOSA graphs", options.path);
+  if (options.dumpConstant) {
+    if (options.output.empty()) {
+      return invalidInput("{}: --dump-constant: expected an output file with -o FILE", options.path);
+    }
+    OPENVGF_TRY(api::dumpTosaConstant(bytes, options.path, *options.dumpConstant, options.output));
+    return 0;
   }
   OPENVGF_ASSIGN_OR_RETURN(api::Inspection inspection, api::inspectTosa(bytes, options.path, options.json));
   std::fwrite(inspection.text.data(), 1, inspection.text.size(), stdout);

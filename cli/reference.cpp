@@ -43,11 +43,11 @@ Result<std::vector<tosa::HostTensor>> bindInputs(const ReferenceOptions& options
     }
     auto it = std::find(main.inputs.begin(), main.inputs.end(), name);
     if (it == main.inputs.end()) {
-      return invalidInput("--input {}: expected one of the graph inputs ({}), got '{}'", argument,
+      return invalidInput("{}: --input {}: expected one of the graph inputs ({}), got '{}'", options.model, argument,
                           fmt::join(main.inputs, ", "), name);
     }
     const auto index = static_cast<std::size_t>(it - main.inputs.begin());
-    if (taken[index]) return invalidInput("--input {}: input '{}' is given twice", argument, name);
+    if (taken[index]) return invalidInput("{}: --input {}: input '{}' is given twice", options.model, argument, name);
     taken[index] = true;
     files[index] = file;
   }
@@ -113,13 +113,15 @@ Result<int> runReference(const ReferenceOptions& options) {
     spdlog::warn("{}: unpredictable result (REQUIRE failed): {}", options.model, tosa::reference::toString(d));
   }
   for (const auto& out : result->outputs) {
+    if (quiet()) break;
     fmt::print("{} {} {} {}\n", out.name, tosa::toString(out.value.dtype), tosa::shapeToString(out.value.shape),
                preview(out));
   }
   if (!options.output.empty()) {
     if (result->outputs.size() != 1) {
-      return invalidInput("--output: the graph has {} outputs; use --output-dir DIR to write each as DIR/<name>.npy",
-                          result->outputs.size());
+      return invalidInput("{}: --output: the graph has {} outputs; use --output-dir DIR to write each as "
+                          "DIR/<name>.npy",
+                          options.model, result->outputs.size());
     }
     OPENVGF_TRY(writeOutput(options.output, result->outputs[0], options.precise));
   }
@@ -127,8 +129,8 @@ Result<int> runReference(const ReferenceOptions& options) {
     std::set<std::string> names;
     for (const auto& out : result->outputs) {
       if (!names.insert(sanitizeFileName(out.name)).second) {
-        return invalidInput("--output-dir: outputs '{}' and another output map to the same file name {}.npy", out.name,
-                            sanitizeFileName(out.name));
+        return invalidInput("{}: --output-dir: outputs '{}' and another output map to the same file name {}.npy",
+                            options.model, out.name, sanitizeFileName(out.name));
       }
     }
     std::error_code ec;

@@ -37,9 +37,9 @@ void setup(CLI::App& sub, Action& action) {
     FileKind kind = detectFileKind(file.bytes());
     const RunHandler* handler = findRunHandler(kind);
     if (handler == nullptr) {
-      return invalidInput("{}: cannot run a {} file: expected a VGF, TOSA flatbuffer, ExecuTorch program or an Ethos-U "
+      return invalidInput("{}: cannot run {}: expected a TOSA flatbuffer, a VGF, an ExecuTorch program or an Ethos-U "
                           "command stream",
-                          options->path, toString(kind));
+                          options->path, describeFile(file.bytes()));
     }
     return (*handler)(*options, file.bytes());
   };

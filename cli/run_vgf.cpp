@@ -58,8 +58,14 @@ Result<std::vector<tosa::HostTensor>> readInputs(const RunOptions& options, cons
     }
   }
   if (given != expected.size()) {
-    return invalidInput("{}: --input: expected {} input(s) ({}), got {}", options.path, expected.size(), names(),
-                        options.inputs.size());
+    bool state = false;
+    for (std::size_t i = 0; i < expected.size(); ++i) state = state || expected[i].name.starts_with("state:");
+    return invalidInput("{}: --input: expected {} input(s) ({}), got {}{}", options.path, expected.size(), names(),
+                        options.inputs.size(),
+                        state && loaded.defaultInputs().empty()
+                            ? "; `state:` inputs start from the variables' initial values when the model is a .tosa "
+                              "or --check names the .tosa"
+                            : "");
   }
   std::size_t next = 0;
   for (const auto& [name, path] : args) {
@@ -96,11 +102,12 @@ Result<int> runModel(const RunOptions& options, std::span<const std::uint8_t>) {
     return invalidInput("{}: --output: expected a model with one output, got {}; use --output-dir DIR", options.path,
                         model.outputs().size());
   }
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<tosa::HostTensor> inputs, readInputs(options, loaded));
   std::optional<tosa::Graph> reference;
   if (!options.check.empty()) {
     OPENVGF_ASSIGN_OR_RETURN(reference, tosa::readGraph(std::filesystem::path(options.check)));
+    loaded.addInitialStates(*reference);
   }
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<tosa::HostTensor> inputs, readInputs(options, loaded));
   std::vector<const tosa::HostTensor*> ordered;
   for (const tosa::HostTensor& t : inputs) ordered.push_back(&t);
 
@@ -138,7 +145,7 @@ Result<int> runModel(const RunOptions& options, std::span<const std::uint8_t>) {
   if (sessionOptions.profile) {
     OPENVGF_TRY(writeFileAtomic(options.profile, recorder.chromeTrace()));
     std::string summary = recorder.summary();
-    std::fwrite(summary.data(), 1, summary.size(), stderr);
+    if (!quiet()) std::fwrite(summary.data(), 1, summary.size(), stderr);
   }
   int exitCode = 0;
   if (reference) {
@@ -146,12 +153,12 @@ Result<int> runModel(const RunOptions& options, std::span<const std::uint8_t>) {
                              api::checkOutputs(*reference, options.check, runnable->model().inputs(), inputs,
                                                runnable->model().outputs(), outputs));
     for (const runner::OutputCheck& c : checks) {
-      std::printf("%s\n", runner::formatCheck(c).c_str());
+      if (!c.verdict.pass || !quiet()) std::printf("%s\n", runner::formatCheck(c).c_str());
       if (!c.verdict.pass) exitCode = 1;
     }
-    std::printf("check: %s\n", exitCode == 0 ? "PASS" : "FAIL");
+    if (exitCode != 0 || !quiet()) std::printf("check: %s\n", exitCode == 0 ? "PASS" : "FAIL");
   }
-  if (latencies.size() > 1) {
+  if (latencies.size() > 1 && !quiet()) {
     std::printf("%s: %zu runs on %s: min %.3f ms, median %.3f ms\n", options.path.c_str(), latencies.size(),
                 runnable->deviceName().c_str(), *std::min_element(latencies.begin(), latencies.end()),
                 median(latencies));
