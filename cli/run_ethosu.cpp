@@ -71,7 +71,10 @@ Result<int> runEthosU(const RunOptions& options, std::span<const std::uint8_t> b
   for (const tosa::HostTensor& t : tensors) raw.push_back(t.bytes);
   eu::SimulatorStats stats;
   OPENVGF_ASSIGN_OR_RETURN(std::vector<std::vector<std::uint8_t>> outputs, eu::runModel(model, raw, &stats));
-  fmt::print("{}: ran {} NPU operations ({} MACs) in the Ethos-U simulator\n", options.path, stats.operations, stats.macs);
+  if (!quiet()) {
+    fmt::print("{}: ran {} NPU operations ({} MACs) in the Ethos-U simulator\n", options.path, stats.operations,
+               stats.macs);
+  }
 
   std::vector<tosa::HostTensor> results;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
