@@ -3,12 +3,14 @@
 
 The extension is the CMake target openvgf_python, built in build/pip (kept between installs,
 so a second install only rebuilds what changed) with the interpreter running pip. Set
-OPENVGF_CMAKE_BUILD_DIR to an already configured openvgf build tree to build there instead.
+OPENVGF_CMAKE_BUILD_DIR to an already configured openvgf build tree to build there instead,
+and OPENVGF_CMAKE_ARGS to add arguments to the first configuration of build/pip.
 """
 
 import os
 import pathlib
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -32,6 +34,7 @@ class CMakeBuild(build_ext):
             configure = ["cmake", "-S", str(ROOT), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release",
                          "-DOPENVGF_BUILD_TESTS=OFF", "-DOPENVGF_BUILD_BENCHMARKS=OFF",
                          f"-DPython_EXECUTABLE={sys.executable}", f"-DOPENVGF_PYTHON_DIR={package_dir}"]
+            configure += shlex.split(os.environ.get("OPENVGF_CMAKE_ARGS", ""))
             if shutil.which("ninja"):
                 configure += ["-G", "Ninja"]
             subprocess.check_call(configure)

@@ -67,6 +67,21 @@ openvgf_tensor_info infoOf(const openvgf::TensorInfo& info) {
           info.byteSize};
 }
 
+// openvgf_model_input / _output: entry `index` of `list`.
+openvgf_status* tensorInfoAt(const char* function, const openvgf_model* model,
+                             const std::vector<openvgf::TensorInfo>& (openvgf::Model::*list)() const, size_t index,
+                             openvgf_tensor_info* out_info) {
+  if (model == nullptr) return nullArgument(function, "model");
+  if (out_info == nullptr) return nullArgument(function, "out_info");
+  const std::vector<openvgf::TensorInfo>& infos = (model->model.*list)();
+  if (index >= infos.size()) {
+    return makeStatus(OPENVGF_INVALID_INPUT, std::string(function) + ": index: expected < " +
+                                                 std::to_string(infos.size()) + ", got " + std::to_string(index));
+  }
+  *out_info = infoOf(infos[index]);
+  return nullptr;
+}
+
 // A C tensor as a view; `what` names it in messages ("inputs[0]").
 openvgf::Tensor viewOf(const openvgf_tensor& t, const std::string& what) {
   if (!knownDtype(t.dtype)) {
@@ -144,27 +159,11 @@ size_t openvgf_model_input_count(const openvgf_model* model) { return model ? mo
 size_t openvgf_model_output_count(const openvgf_model* model) { return model ? model->model.outputs().size() : 0; }
 
 openvgf_status* openvgf_model_input(const openvgf_model* model, size_t index, openvgf_tensor_info* out_info) {
-  if (model == nullptr) return nullArgument("openvgf_model_input", "model");
-  if (out_info == nullptr) return nullArgument("openvgf_model_input", "out_info");
-  if (index >= model->model.inputs().size()) {
-    return makeStatus(OPENVGF_INVALID_INPUT, "openvgf_model_input: index: expected < " +
-                                                 std::to_string(model->model.inputs().size()) + ", got " +
-                                                 std::to_string(index));
-  }
-  *out_info = infoOf(model->model.inputs()[index]);
-  return nullptr;
+  return tensorInfoAt("openvgf_model_input", model, &openvgf::Model::inputs, index, out_info);
 }
 
 openvgf_status* openvgf_model_output(const openvgf_model* model, size_t index, openvgf_tensor_info* out_info) {
-  if (model == nullptr) return nullArgument("openvgf_model_output", "model");
-  if (out_info == nullptr) return nullArgument("openvgf_model_output", "out_info");
-  if (index >= model->model.outputs().size()) {
-    return makeStatus(OPENVGF_INVALID_INPUT, "openvgf_model_output: index: expected < " +
-                                                 std::to_string(model->model.outputs().size()) + ", got " +
-                                                 std::to_string(index));
-  }
-  *out_info = infoOf(model->model.outputs()[index]);
-  return nullptr;
+  return tensorInfoAt("openvgf_model_output", model, &openvgf::Model::outputs, index, out_info);
 }
 
 const char* openvgf_model_device_name(const openvgf_model* model) {

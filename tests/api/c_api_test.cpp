@@ -59,6 +59,8 @@ TEST_F(CApiTest, RunsIntoCallerBuffers) {
   EXPECT_STREQ(openvgf_dtype_name(info.dtype), "FP32");
   EXPECT_EQ(openvgf_dtype_size(OPENVGF_INT48), 8u);
   EXPECT_NE(std::string(openvgf_model_device_name(model)), "");
+  StatusGuard outOfRange{openvgf_model_input(model, 2, &info)};
+  EXPECT_THAT(openvgf_status_message(outOfRange.status), HasSubstr("openvgf_model_input: index: expected < 2, got 2"));
 
   openvgf_session_options sessionOptions;
   openvgf_session_options_init(&sessionOptions);
