@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The "Use it from Python" example of README.md (test_openvgf.py runs it).
 import os
 

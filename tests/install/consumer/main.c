@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Runs a model with the openvgf C API: every float input filled with 1.5, the first values
  * of each output printed. Usage: openvgf_c_example MODEL.{tosa,vgf,pte} */
 #include <openvgf/openvgf.h>
