@@ -7,9 +7,11 @@
 
 #include "api/file_kind.h"
 #include "common/file_io.h"
+#include "converter/arm_graph_vgf.h"
 #include "converter/ethosu/accelerator.h"
 #include "tosa/reader.h"
 #include "tosa/verifier.h"
+#include "vgf/decoder.h"
 
 namespace openvgf::api {
 namespace {
@@ -24,10 +26,7 @@ Result<tosa::Graph> readTosaInput(const std::string& input) {
                           "writes its delegate payloads (VGF, Ethos-U) to files, and `openvgf run {}` runs a program "
                           "delegated to VgfBackend",
                           input, input, input);
-    case FileKind::Vgf:
-      return invalidInput("{}: expected a TOSA flatbuffer, got a VGF file, which is already converted: run it with "
-                          "`openvgf run {}`",
-                          input, input);
+    case FileKind::Vgf: return invalidInput("{}: expected a TOSA flatbuffer, got a VGF file", input);
     default: break;
   }
   return invalidInput("{}: expected a TOSA flatbuffer (\"TOSA\" at offset 4), got {}; convert the model to TOSA 1.0 "
@@ -68,6 +67,40 @@ Result<converter::ConvertedModel> convertTosaFile(const std::string& input, cons
 Result<converter::ConvertedModel> convertToVgf(const std::string& input, const std::string& output,
                                                const converter::ConvertOptions& options) {
   OPENVGF_ASSIGN_OR_RETURN(converter::ConvertedModel model, convertTosaFile(input, options));
+  OPENVGF_TRY(writeFileAtomic(output, model.vgf));
+  return model;
+}
+
+Result<std::vector<std::uint8_t>> convertToArmGraph(const std::string& input, const std::string& output) {
+  OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, readTosaInput(input));
+  OPENVGF_TRY(withContext(tosa::verify(graph), input));
+  Result<std::vector<std::uint8_t>> vgf = converter::writeArmGraphVgf(graph);
+  if (!vgf) return Unexpected(std::move(vgf).error().addContext(input));
+  OPENVGF_TRY(writeFileAtomic(output, *vgf));
+  return vgf;
+}
+
+Result<converter::LoweredModel> lowerVgfFile(const std::string& input, const std::string& output,
+                                             const converter::LowerOptions& options) {
+  OPENVGF_TRY(checkTarget(options.convert.target));
+  OPENVGF_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(input));
+  if (detectFileKind(file.bytes()) != FileKind::Vgf) {
+    return invalidInput("{}: expected a VGF with GRAPH segments to lower, got {}", input, describeFile(file.bytes()));
+  }
+  Result<vgf::File> decoded = withContext(vgf::decode(file.bytes()), input);
+  if (!decoded) return Unexpected(std::move(decoded).error());
+  if (!converter::hasGraphSegments(*decoded)) {
+    return invalidInput("{}: expected a TOSA flatbuffer or a VGF with GRAPH segments to lower, got a VGF file, which is "
+                        "already converted: run it with `openvgf run {}` (it has COMPUTE segments only)",
+                        input, input);
+  }
+  if (isEthosUTarget(options.convert.target)) {
+    return invalidInput("--target {}: expected a Vulkan target (portable or native) to lower GRAPH segments",
+                        options.convert.target);
+  }
+  OPENVGF_ASSIGN_OR_RETURN(converter::KnownShapes shapes, converter::modelInputShapes(*decoded, {}, input));
+  OPENVGF_ASSIGN_OR_RETURN(converter::LoweredModel model,
+                           converter::lowerGraphSegments(file.bytes(), *decoded, shapes, input, options));
   OPENVGF_TRY(writeFileAtomic(output, model.vgf));
   return model;
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// `convert` as a library call: a .tosa file to a VGF (Vulkan targets) or an Ethos-U
-// vela_bin_stream, written atomically. The file is checked to be a TOSA graph first, so a
-// .pte or .vgf given by mistake gets a message that says what to do with it instead.
+// `convert` as library calls: a .tosa file to a VGF (Vulkan targets: COMPUTE segments, or one
+// GRAPH segment as Arm's model-converter writes it) or an Ethos-U vela_bin_stream, and a VGF
+// with GRAPH segments lowered to COMPUTE segments; every output is written atomically. The
+// input is checked to be what the call reads first, so a .pte or a VGF of COMPUTE segments
+// given by mistake gets a message that says what to do with it instead.
 #pragma once
 
 #include <string>
@@ -9,6 +11,7 @@
 
 #include "common/error.h"
 #include "converter/convert.h"
+#include "converter/lower_vgf.h"
 #include "converter/ethosu/compiler.h"
 
 namespace openvgf::api {
@@ -25,6 +28,15 @@ Result<converter::ConvertedModel> convertTosaFile(const std::string& input, cons
 /// convertTosaFile, then writes the VGF to `output`.
 Result<converter::ConvertedModel> convertToVgf(const std::string& input, const std::string& output,
                                                const converter::ConvertOptions& options);
+
+/// Reads and verifies `input` and writes it as a VGF of one GRAPH segment
+/// (converter/arm_graph_vgf.h); returns the VGF bytes.
+Result<std::vector<std::uint8_t>> convertToArmGraph(const std::string& input, const std::string& output);
+
+/// Lowers the GRAPH segments of the VGF `input` (its shapes must all be static) and writes the
+/// VGF of COMPUTE segments to `output`.
+Result<converter::LoweredModel> lowerVgfFile(const std::string& input, const std::string& output,
+                                             const converter::LowerOptions& options);
 
 /// Reads `input`, compiles it for an Ethos-U configuration, writes the vela_bin_stream.
 Result<converter::ethosu::CompiledModel> convertToEthosU(const std::string& input, const std::string& output,

@@ -12,8 +12,11 @@
 
 #include "api/file_kind.h"
 #include "common/file_io.h"
+#include "converter/graph_segments.h"
+#include "converter/lower_vgf.h"
 #include "pte/extract.h"
 #include "pte/program.h"
+#include "pte/run_plan.h"
 #include "tosa/json.h"
 #include "tosa/reader.h"
 #include "tosa/verifier.h"
@@ -119,7 +122,12 @@ Result<Inspection> inspectVgf(std::span<const std::uint8_t> bytes, const std::st
   Result<vgf::File> decoded = withContext(vgf::decode(bytes), path);
   if (!decoded) return Unexpected(std::move(decoded).error());
   Inspection inspection;
+  // --json stays vgf_dump's structure; the TOSA operators of GRAPH segments are in the text view.
   inspection.text = json ? vgf::dumpJson(vgf::toJson(*decoded)) + "\n" : vgf::formatSummary(*decoded);
+  if (!json && converter::hasGraphSegments(*decoded)) {
+    OPENVGF_ASSIGN_OR_RETURN(std::string graphs, converter::listGraphSegments(*decoded, path));
+    inspection.text += "TOSA graphs of the GRAPH segments (openvgf run lowers them to compute shaders):\n" + graphs;
+  }
   return inspection;
 }
 
@@ -127,7 +135,17 @@ Result<Inspection> inspectPte(std::span<const std::uint8_t> bytes, const std::st
   Result<pte::Program> program = withContext(pte::readProgram(bytes), path);
   if (!program) return Unexpected(std::move(program).error());
   Inspection inspection;
-  inspection.text = json ? vgf::dumpJson(pte::toJson(*program)) + "\n" : pte::formatSummary(*program);
+  if (json) {
+    nlohmann::json tree = pte::toJson(*program);
+    for (std::size_t p = 0; p < program->plans.size() && p < tree["execution_plans"].size(); ++p) {
+      Result<pte::RunPlan> plan = pte::planVgfExecution(*program, std::to_string(p));
+      tree["execution_plans"][p]["runs_with_openvgf"] = plan.has_value();
+      if (!plan) tree["execution_plans"][p]["why_not"] = plan.error().message();
+    }
+    inspection.text = vgf::dumpJson(tree) + "\n";
+  } else {
+    inspection.text = pte::formatSummary(*program) + pte::formatRunnability(*program);
+  }
   for (std::size_t p = 0; p < program->plans.size() && inspection.problem; ++p) {
     const pte::ExecutionPlan& plan = program->plans[p];
     for (std::size_t d = 0; d < plan.delegates.size(); ++d) {

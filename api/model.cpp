@@ -14,6 +14,7 @@
 #include "api/bind.h"
 #include "common/cache_dir.h"
 #include "converter/convert.h"
+#include "converter/lower_vgf.h"
 #include "converter/variables.h"
 #include "pte/program.h"
 #include "tosa/reader.h"
@@ -140,14 +141,36 @@ Result<ComputeVgf> vgfOfProgram(std::span<const std::uint8_t> bytes, const std::
   return result;
 }
 
+// A VGF runs as it is, unless it has GRAPH segments (Arm's TOSA.001000.1 SPIR-V graphs): they
+// are lowered to COMPUTE segments (converter/lower_vgf.h, cached under <cache root>/lowered).
+Result<ComputeVgf> lowerGraphVgf(std::span<const std::uint8_t> bytes, const std::string& path, const LoadOptions& options) {
+  Result<vgf::File> file = withContext(vgf::decode(bytes), path);
+  if (!file) return Unexpected(std::move(file).error());
+  if (!converter::hasGraphSegments(*file)) return ComputeVgf{};
+  if (options.target != "portable" && options.target != "native") {
+    return invalidInput("{}: target: expected portable or native (the Vulkan targets), got '{}'", path, options.target);
+  }
+  OPENVGF_ASSIGN_OR_RETURN(converter::KnownShapes shapes, converter::modelInputShapes(*file, {}, path));
+  converter::LowerOptions lower;
+  lower.convert.target = options.target;
+  lower.useCache = options.modelCache;
+  if (!options.cacheDir.empty()) {
+    lower.cacheDir = options.cacheDir / "lowered";
+    lower.convert.cacheDir = options.cacheDir / "spirv";
+  }
+  OPENVGF_ASSIGN_OR_RETURN(converter::LoweredModel lowered, converter::lowerGraphSegments(bytes, *file, shapes, path, lower));
+  ComputeVgf result;
+  result.bytes = std::move(lowered.vgf);
+  result.fromCache = lowered.cacheHit;
+  return result;
+}
+
 // The one place where a model file becomes a VGF of COMPUTE segments.
 Result<ComputeVgf> lowerToCompute(FileKind kind, std::span<const std::uint8_t> bytes, const std::string& path,
                                   const LoadOptions& options) {
   switch (kind) {
     case FileKind::Tosa: return convertTosa(bytes, path, options);
-    // A VGF runs as it is. GRAPH segments (Arm's TOSA.001000.1 SPIR-V graphs) are refused by
-    // runner::Model today; lowering them through tosa/spirv and the converter belongs here.
-    case FileKind::Vgf: return ComputeVgf{};
+    case FileKind::Vgf: return lowerGraphVgf(bytes, path, options);
     case FileKind::Pte: return vgfOfProgram(bytes, path, options);
     case FileKind::EthosU:
       return unsupported("{}: expected a TOSA, VGF or ExecuTorch model, got an Ethos-U command stream: it runs in "

@@ -11,9 +11,11 @@
 #include "api/convert.h"
 #include "api/devices.h"
 #include "api/extract.h"
+#include "api/file_kind.h"
 #include "api/inspect.h"
 #include "api/model.h"
 #include "api/reference.h"
+#include "common/file_io.h"
 #include "converter/passes/passes.h"
 #include "openvgf/openvgf.hpp"
 
@@ -322,6 +324,16 @@ ConvertStats convert(const std::string& input, const std::string& output, const 
   convert.target = options.target;
   convert.useCache = options.cache;
   if (!options.passes.empty()) convert.passes = unwrap(converter::passes::parsePassList(options.passes));
+  if (api::detectFileKind(unwrap(MappedFile::open(input)).bytes()) == api::FileKind::Vgf) {
+    // A VGF with GRAPH segments is lowered to COMPUTE segments, as `openvgf convert arm.vgf` does.
+    converter::LowerOptions lower;
+    lower.convert = std::move(convert);
+    lower.useCache = options.cache;
+    converter::LoweredModel lowered = unwrap(api::lowerVgfFile(input, output, lower));
+    stats.outputBytes = lowered.vgf.size();
+    stats.kernels = lowered.kernels;
+    return stats;
+  }
   converter::ConvertedModel model = unwrap(api::convertToVgf(input, output, convert));
   stats.target = model.stats.target;
   stats.outputBytes = model.vgf.size();

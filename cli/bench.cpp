@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `openvgf bench model.vgf`: session creation (cold / warm pipeline cache), first inference,
 // wall latency statistics, GPU time from timestamps, throughput and device memory of one
-// model on one device. The model is opened by api::LoadedModel (.vgf, .tosa, .pte);
+// model on one device. The model is opened by api::LoadedModel (.vgf, .tosa, .pte; a .tosa
+// is converted and GRAPH segments are lowered first, cached, outside the measurement);
 // runner/benchmark.h does the measuring.
 #include <cstdio>
 #include <memory>
@@ -21,6 +22,7 @@ struct BenchOptions {
   double minTime = 0.0;
   int gpuIterations = 0;
   std::string cacheDir;
+  std::string target = "portable";
   bool validate = false;
   bool json = false;
 };
@@ -44,10 +46,14 @@ void setup(CLI::App& sub, Action& action) {
   sub.add_option("--cache-dir", options->cacheDir,
                  "Empty folder for the pipeline cache (and Mesa's and NVIDIA's shader caches) of the cold/warm "
                  "measurement (default: a temporary one)");
+  sub.add_option("--target", options->target,
+                 "How a .tosa is converted and GRAPH segments are lowered: portable (default) or native");
   sub.add_flag("--validate", options->validate, "Enable the Vulkan validation layer (slows everything down)");
   sub.add_flag("--json", options->json, "Print one JSON object instead of text");
   action = [options]() -> Result<int> {
-    OPENVGF_ASSIGN_OR_RETURN(api::LoadedModel model, api::LoadedModel::load(options->path));
+    api::LoadOptions load;
+    load.target = options->target;
+    OPENVGF_ASSIGN_OR_RETURN(api::LoadedModel model, api::LoadedModel::load(options->path, load));
     runner::BenchmarkOptions bench;
     bench.device = options->device;
     bench.validate = options->validate;

@@ -57,9 +57,10 @@ struct RunOptions {
   std::string profile;              // --profile trace.json
   bool validate = false;
   std::string check;                // --check model.tosa
+  bool checkSelf = false;           // --check without a file: the graph the model itself carries
   bool noPipelineCache = false;
-  std::string target = "portable";  // --target, for a .tosa converted before it runs
-  std::string plan;                 // --plan, the execution plan of a .pte
+  std::string target = "portable";  // --target: how a .tosa is converted and GRAPH segments lowered
+  std::string plan;                 // --plan: the .pte execution plan ("" = the only one, or forward)
 };
 
 using InspectHandler = std::function<Result<int>(const InspectOptions&, std::span<const std::uint8_t>)>;
@@ -78,6 +79,10 @@ bool quiet();
 /// "NAME=FILE" -> {NAME, FILE}; "FILE" -> {"", FILE}. A '=' only splits when the part
 /// before it is not an existing path.
 std::pair<std::string, std::string> splitNamedInput(const std::string& argument);
+
+/// The .npy file of each of the inputs `names` (a model's, in order) from the --input
+/// arguments: "NAME=FILE" binds by name, plain files fill the remaining inputs in order.
+Result<std::vector<std::string>> bindInputPaths(const RunOptions& options, const std::vector<std::string>& names);
 
 /// Output file name for a tensor name: characters outside [A-Za-z0-9._-] become '_'.
 std::string sanitizeFileName(std::string_view name);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `openvgf convert model.tosa -o model.vgf`: reads and verifies a TOSA graph, converts it
-// for a Vulkan target and writes the VGF atomically (api::convertToVgf). --stats prints
+// for a Vulkan target and writes the VGF atomically (api/convert.h); `--format arm-graph`
+// writes the graph as Arm's model-converter would (one GRAPH segment), and a VGF with GRAPH
+// segments as input is lowered to COMPUTE segments. --stats prints
 // the memory plan and kernel counts; a progress bar is drawn on a terminal while shaders
 // compile. --passes chooses the graph passes, --dump-after prints the graph after one,
 // --verify-each re-checks the graph after every pass.
@@ -26,6 +28,7 @@ struct ConvertArgs {
   std::string input;
   std::string output;
   std::string target = "portable";
+  std::string format = "compute";  // compute | arm-graph
   bool stats = false;
   bool noCache = false;
   std::optional<std::string> passes;   // unset = all
@@ -68,8 +71,34 @@ Result<std::vector<DumpRequest>> dumpRequests(const ConvertArgs& args, const std
   return requests;
 }
 
+// A VGF with GRAPH segments in, a VGF of COMPUTE segments out.
+Result<int> lowerVgf(const ConvertArgs& args, converter::ConvertOptions options) {
+  converter::LowerOptions lowerOptions;
+  lowerOptions.convert = std::move(options);
+  lowerOptions.useCache = !args.noCache;
+  OPENVGF_ASSIGN_OR_RETURN(converter::LoweredModel model, api::lowerVgfFile(args.input, args.output, lowerOptions));
+  if (args.stats) {
+    fmt::print("GRAPH segment runs:     {}{}\n", model.graphRuns, model.cacheHit ? " (lowered VGF from the cache)" : "");
+    fmt::print("kernels:                {}\n", model.kernels);
+    fmt::print("vgf bytes:              {}\n", model.vgf.size());
+  }
+  return 0;
+}
+
 Result<int> runConvert(const ConvertArgs& args) {
   const bool passFlags = args.passes.has_value() || !args.dumpAfter.empty() || args.verifyEach;
+  if (args.format != "compute" && args.format != "arm-graph") {
+    return invalidInput("--format: expected compute or arm-graph, got '{}'", args.format);
+  }
+  if (args.format == "arm-graph") {
+    if (passFlags || args.target != "portable") {
+      return invalidInput("--format arm-graph: expected no --target, --passes, --dump-after or --verify-each (it "
+                          "writes the TOSA graph itself)");
+    }
+    OPENVGF_ASSIGN_OR_RETURN(std::vector<std::uint8_t> vgf, api::convertToArmGraph(args.input, args.output));
+    if (args.stats) fmt::print("vgf bytes:              {}\n", vgf.size());
+    return 0;
+  }
   if (args.target.starts_with("ethos-u")) {
     if (passFlags) {
       return invalidInput("--target {}: expected no --passes, --dump-after or --verify-each (they apply to the Vulkan "
@@ -85,6 +114,8 @@ Result<int> runConvert(const ConvertArgs& args) {
   options.target = args.target;
   options.useCache = !args.noCache;
   options.verifyEach = args.verifyEach;
+  OPENVGF_ASSIGN_OR_RETURN(MappedFile input, MappedFile::open(args.input));
+  if (detectFileKind(input.bytes()) == FileKind::Vgf && dumps.empty()) return lowerVgf(args, std::move(options));
   Status dumpStatus;
   if (!dumps.empty()) {
     options.afterPass = [&](std::string_view pass, bool changed, const converter::Program& program) {
@@ -134,10 +165,13 @@ Result<int> runConvert(const ConvertArgs& args) {
 
 void setup(CLI::App& sub, Action& action) {
   auto args = std::make_shared<ConvertArgs>();
-  sub.add_option("model", args->input, "TOSA 1.0 flatbuffer (.tosa)")->required();
+  sub.add_option("model", args->input, "TOSA 1.0 flatbuffer (.tosa), or a VGF with GRAPH segments to lower")->required();
   sub.add_option("-o,--output", args->output, "Output VGF file")->required();
   sub.add_option("--target", args->target, "portable (default), native (probe this machine's Vulkan device), or an Ethos-U "
                  "configuration: ethos-u55-32|64|128|256, ethos-u65-256|512 (writes a vela_bin_stream)");
+  sub.add_option("--format", args->format,
+                 "compute (default): COMPUTE segments for any Vulkan 1.3 device; arm-graph: one GRAPH segment (SPIR-V "
+                 "TOSA graph) as Arm's model-converter writes it");
   sub.add_flag("--stats", args->stats, "Print kernels, modules, memory plan and constant bytes");
   sub.add_flag("--no-cache", args->noCache, "Do not read or write the SPIR-V cache");
   sub.add_option("--passes", args->passes,

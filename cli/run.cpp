@@ -10,8 +10,8 @@ namespace {
 void setup(CLI::App& sub, Action& action) {
   auto options = std::make_shared<RunOptions>();
   sub.add_option("model", options->path,
-                 "A .vgf, a .tosa (converted first, then cached), a .pte with a VgfBackend delegate, or an Ethos-U "
-                 "stream (.ethosu)")
+                 "A .vgf (GRAPH segments are lowered first, then cached), a .tosa (converted first, then cached), a "
+                 ".pte with VgfBackend delegates, or an Ethos-U stream (.ethosu)")
       ->required();
   sub.add_option("-i,--input", options->inputs,
                  "[NAME=]FILE.npy; without NAME inputs bind in the model's input order")
@@ -23,13 +23,19 @@ void setup(CLI::App& sub, Action& action) {
       ->check(CLI::PositiveNumber);
   sub.add_option("--profile", options->profile, "Write per-dispatch GPU timings as a Chrome trace (JSON)");
   sub.add_flag("--validate", options->validate, "Enable the Vulkan validation layer (also OPENVGF_VALIDATE=1)");
-  sub.add_option("--check", options->check,
-                 "Compare every output with the reference interpreter on MODEL.tosa (TOSA compliance rules)");
+  CLI::Option* check = sub.add_option("--check", options->check,
+                                      "Compare every output with the reference interpreter on MODEL.tosa (TOSA compliance "
+                                      "rules); without a file, on the TOSA graph the VGF's GRAPH segments (or the "
+                                      ".pte's delegates) carry")
+                           ->expected(0, 1)
+                           ->type_name("[MODEL.tosa]");
   sub.add_flag("--no-pipeline-cache", options->noPipelineCache, "Do not read or write the pipeline cache");
-  sub.add_option("--target", options->target, "A .tosa's conversion target: portable (default) or native")
+  sub.add_option("--target", options->target,
+                 "How a .tosa is converted and GRAPH segments are lowered: portable (default) or native")
       ->capture_default_str();
-  sub.add_option("--plan", options->plan, "A .pte's execution plan (name or index; default: the only one)");
-  action = [options]() -> Result<int> {
+  sub.add_option("--plan", options->plan, "A .pte's execution plan (name or index; default: the only one, or forward)");
+  action = [options, check]() -> Result<int> {
+    options->checkSelf = check->count() > 0 && options->check.empty();
     if (!options->output.empty() && !options->outputDir.empty()) {
       return invalidInput("--output and --output-dir are mutually exclusive");
     }

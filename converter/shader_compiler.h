@@ -51,7 +51,7 @@ Result<std::vector<std::uint32_t>> compileShader(const ShaderInstance& instance,
 /// depend on thread scheduling.
 Result<CompileResult> compileShaders(const std::vector<ShaderInstance>& instances, const CompileOptions& options);
 
-/// Default cache folder.
+/// Default SPIR-V cache folder: cacheRoot()/spirv (common/cache_dir.h), else <temp>/openvgf/spirv.
 std::filesystem::path defaultCacheDir();
 
 }  // namespace openvgf::converter

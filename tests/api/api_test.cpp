@@ -12,11 +12,14 @@
 #include <gtest/gtest.h>
 
 #include "openvgf/openvgf.hpp"
+#include "common/file_io.h"
+#include "converter/graph_segments.h"
 #include "tests/api/api_test_util.h"
 #include "tests/pte/pte_writer.h"
 #include "tosa/builder.h"
 #include "tosa/npy.h"
 #include "tosa/reference/reference.h"
+#include "vgf/decoder.h"
 
 namespace openvgf {
 namespace {
@@ -165,9 +168,37 @@ TEST_F(ApiTest, FilesThatAreNoModelAreRefusedWithWhatTheyLookLike) {
   expectError([&] { Model::open(half, options_); }, ErrorCode::InvalidInput, half + ":");
 }
 
-TEST_F(ApiTest, GraphSegmentVgfIsRefusedAsUnsupported) {
-  const std::string graph = (fs::path(OPENVGF_TEST_DATA) / "vgf" / "single_maxpool_graph_v0_4_3.vgf").string();
-  expectError([&] { Model::open(graph, options_); }, ErrorCode::Unsupported, "GRAPH");
+// model-converter's GRAPH-segment VGF (int8 RESCALE -> CONV2D -> RESCALE): lowered at open,
+// cached, and bit-exact against the reference interpreter on the TOSA graph it carries.
+TEST_F(ApiTest, GraphSegmentVgfIsLoweredAndMatchesTheReference) {
+  const std::string path = (fs::path(OPENVGF_TEST_DATA) / "vgf-graph" / "simple_conv2d_rescale_graph.vgf").string();
+  Model model = Model::open(path, options_);
+  EXPECT_EQ(model.format(), ModelFormat::Vgf);
+  EXPECT_FALSE(model.fromCache());
+  ASSERT_EQ(model.inputs().size(), 1u);
+  ASSERT_EQ(model.outputs().size(), 1u);
+  const TensorInfo& in = model.inputs()[0];
+  EXPECT_EQ(in.dtype, DataType::Int8);
+  Tensor x(in.dtype, in.shape);
+  for (std::int64_t i = 0; i < x.elementCount(); ++i) x.dataAs<std::int8_t>()[i] = static_cast<std::int8_t>(i * 37 % 256 - 128);
+  std::vector<Tensor> outputs = model.createSession().run({x});
+
+  Result<std::vector<std::uint8_t>> bytes = readFile(path);
+  ASSERT_TRUE(bytes) << bytes.error().message();
+  Result<vgf::File> file = vgf::decode(*bytes);
+  ASSERT_TRUE(file) << file.error().message();
+  Result<converter::GraphRun> graph = converter::decodeGraphModel(*file, {}, path);
+  ASSERT_TRUE(graph) << graph.error().message();
+  tosa::HostTensor hostX(tosa::DType::Int8, in.shape);
+  std::memcpy(hostX.bytes.data(), x.data(), x.byteSize());
+  Result<tosa::reference::RunResult> expected = tosa::reference::run(graph->graph, std::vector<tosa::HostTensor>{hostX});
+  ASSERT_TRUE(expected) << expected.error().message();
+  const tosa::HostTensor& want = expected->outputs[0].value;
+  ASSERT_EQ(outputs[0].shape(), want.shape);
+  ASSERT_EQ(outputs[0].byteSize(), want.bytes.size());
+  EXPECT_EQ(std::memcmp(outputs[0].data(), want.bytes.data(), want.bytes.size()), 0);
+
+  EXPECT_TRUE(Model::open(path, options_).fromCache());  // the second open does not lower again
 }
 
 TEST_F(ApiTest, StateInputsStartFromTheVariablesInitialValue) {
@@ -212,7 +243,7 @@ TEST_F(ApiTest, ProgramWithOneVgfDelegateRuns) {
   std::string payload = testing::readBytes(vgf);
   pte::testing::TestProgram spec;
   spec.payloads.push_back({payload.begin(), payload.end()});
-  spec.plans.push_back({"forward", {{"VgfBackend", 0, {}, false}}});
+  spec.plans.push_back(pte::testing::oneDelegatePlan("forward", {{1, 4, 4, 1}, {1, 4, 4, 4}}, {{1, 4, 4, 4}}));
   const fs::path pteFile = dir_ / "add.pte";
   testing::writeBytes(pteFile, pte::testing::writeProgram(spec).bytes);
   Model model = Model::open(pteFile.string(), options_);

@@ -148,7 +148,7 @@ TEST_F(Cli, ConvertSaysWhatToDoWithProgramsAndVgfs) {
   ASSERT_TRUE(vgf);
   pte::testing::TestProgram spec;
   spec.payloads.push_back(*vgf);
-  spec.plans.push_back({"forward", {{"VgfBackend", 0, {}, false}}});
+  spec.plans.push_back(pte::testing::oneDelegatePlan("forward", {{1, 4, 4, 1}, {1, 4, 4, 4}}, {{1, 4, 4, 4}}));
   const std::vector<std::uint8_t> pte = pte::testing::writeProgram(spec).bytes;
   ASSERT_TRUE(writeFileAtomic(path("add.pte"), pte));
 

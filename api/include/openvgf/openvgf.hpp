@@ -266,8 +266,9 @@ struct ConvertStats {
   std::uint64_t peakLiveBytes = 0;  ///< Vulkan: intermediates live at once
 };
 
-/// Converts a .tosa file to a VGF (Vulkan targets) or an Ethos-U vela_bin_stream; the output
-/// is written atomically (no partial file on failure).
+/// Converts a .tosa file to a VGF (Vulkan targets) or an Ethos-U vela_bin_stream, or lowers
+/// a VGF with GRAPH segments (Arm's encoding) to a VGF of COMPUTE segments; the output is
+/// written atomically (no partial file on failure).
 OPENVGF_API ConvertStats convert(const std::string& input, const std::string& output,
                                  const ConvertOptions& options = {});
 
