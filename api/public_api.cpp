@@ -15,6 +15,7 @@
 #include "api/inspect.h"
 #include "api/model.h"
 #include "api/reference.h"
+#include "api/session.h"
 #include "common/file_io.h"
 #include "converter/passes/passes.h"
 #include "openvgf/openvgf.hpp"
@@ -180,7 +181,7 @@ struct ModelState {
 
 struct SessionState {
   std::shared_ptr<const ModelState> model;  // keeps the device alive
-  runner::Session session;
+  api::Session session;
   double hostMs = 0;
 };
 
@@ -192,6 +193,15 @@ Model Model::open(const std::string& path, const ModelOptions& options) {
   load.plan = options.plan;
   load.modelCache = options.modelCache;
   load.cacheDir = options.cacheDir;
+  if (!options.inputShapes.empty()) {
+    load.inputShapes = [&options](const std::vector<std::string>& names) -> Result<std::vector<tosa::Shape>> {
+      if (options.inputShapes.size() != names.size()) {
+        return invalidInput("inputShapes: expected {} shapes (one per input), got {}", names.size(),
+                            options.inputShapes.size());
+      }
+      return std::vector<tosa::Shape>(options.inputShapes.begin(), options.inputShapes.end());
+    };
+  }
   api::DeviceOptions device;
   device.device = options.device;
   device.validate = options.validate;
@@ -203,8 +213,8 @@ Model Model::open(const std::string& path, const ModelOptions& options) {
   state->format = loaded.kind() == api::FileKind::Tosa ? ModelFormat::Tosa
                   : loaded.kind() == api::FileKind::Pte ? ModelFormat::Pte
                                                         : ModelFormat::Vgf;
-  state->inputs = publicInfos(loaded.model().inputs());
-  state->outputs = publicInfos(loaded.model().outputs());
+  state->inputs = publicInfos(loaded.inputs());
+  state->outputs = publicInfos(loaded.outputs());
   return Model(std::move(state));
 }
 
@@ -218,7 +228,7 @@ bool Model::fromCache() const { return state_->model->loaded().fromCache(); }
 Session Model::createSession(const SessionOptions& options) const {
   runner::SessionOptions sessionOptions;
   sessionOptions.profile = options.profile;
-  runner::Session session = unwrap(state_->model->createSession(sessionOptions));
+  api::Session session = unwrap(api::Session::create(*state_->model, sessionOptions));
   return Session(std::make_unique<detail::SessionState>(detail::SessionState{state_, std::move(session), 0}));
 }
 
@@ -261,7 +271,7 @@ void Session::runBound(const std::vector<std::string>& names, const std::vector<
                        std::vector<Tensor>& outputs, const RunOptions&) {
   const auto start = std::chrono::steady_clock::now();
   const api::Model& model = *state_->model->model;
-  runner::Session& session = state_->session;
+  api::Session& session = state_->session;
   const std::string& source = model.loaded().path();
   std::vector<api::Model::BoundInput> bound = unwrap(model.bindInputs(names));
   std::vector<Tensor> inputs;

@@ -62,7 +62,12 @@ void setup(CLI::App& sub, Action& action) {
     bench.minTimeS = options->minTime;
     bench.gpuIterations = options->gpuIterations;
     bench.cacheDir = options->cacheDir;
-    OPENVGF_ASSIGN_OR_RETURN(runner::BenchmarkResult result, runner::runBenchmark(model.model(), bench));
+    if (model.partCount() != 1) {
+      return unsupported("{}: expected a model that runs as one VGF, got a plan of {} VgfBackend delegate calls; "
+                         "`openvgf extract` writes each delegate's VGF, which bench measures one by one",
+                         options->path, model.partCount());
+    }
+    OPENVGF_ASSIGN_OR_RETURN(runner::BenchmarkResult result, runner::runBenchmark(*model.part(0).model, bench));
     std::string text;
     if (options->json) {
       std::pair<std::string, std::string> version{"openvgf_version", OPENVGF_VERSION};

@@ -66,16 +66,13 @@ std::pair<std::string, std::string> splitNamedInput(const std::string& argument)
   return {argument.substr(0, eq), argument.substr(eq + 1)};
 }
 
-Result<std::vector<std::string>> bindInputPaths(const RunOptions& options, const std::vector<std::string>& names) {
+Result<std::vector<std::string>> bindInputPaths(const RunOptions& options, const std::vector<std::string>& names,
+                                                const std::map<std::string, tosa::HostTensor>& defaults) {
   auto listNames = [&]() {
     std::string text;
     for (const std::string& n : names) text += fmt::format("{}'{}'", text.empty() ? "" : ", ", n);
     return text;
   };
-  if (options.inputs.size() != names.size()) {
-    return invalidInput("{}: --input: expected {} input(s) ({}), got {}", options.path, names.size(), listNames(),
-                        options.inputs.size());
-  }
   std::vector<std::string> paths(names.size());
   std::vector<std::pair<std::string, std::string>> args;
   for (const std::string& argument : options.inputs) args.push_back(splitNamedInput(argument));
@@ -92,10 +89,28 @@ Result<std::vector<std::string>> bindInputPaths(const RunOptions& options, const
     }
     slot = path;
   }
+  // Inputs not named that have a default keep it when fewer files than inputs are given.
+  std::vector<bool> defaulted(names.size(), false);
+  std::size_t given = options.inputs.size();
+  for (std::size_t i = 0; i < names.size() && given < names.size(); ++i) {
+    if (paths[i].empty() && defaults.count(names[i]) != 0) {
+      defaulted[i] = true;
+      ++given;
+    }
+  }
+  if (given != names.size()) {
+    const bool state = std::any_of(names.begin(), names.end(), [](const std::string& n) { return n.starts_with("state:"); });
+    return invalidInput("{}: --input: expected {} input(s) ({}), got {}{}", options.path, names.size(), listNames(),
+                        options.inputs.size(),
+                        state && defaults.empty()
+                            ? "; `state:` inputs start from the variables' initial values when the model is a .tosa "
+                              "or --check names the .tosa"
+                            : "");
+  }
   std::size_t next = 0;
   for (const auto& [name, path] : args) {
     if (!name.empty()) continue;
-    while (!paths[next].empty()) ++next;
+    while (!paths[next].empty() || defaulted[next]) ++next;
     paths[next] = path;
   }
   return paths;

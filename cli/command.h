@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 
 #include "api/file_kind.h"
 #include "common/error.h"
+#include "tosa/host_tensor.h"
 
 namespace openvgf::cli {
 
@@ -82,7 +84,10 @@ std::pair<std::string, std::string> splitNamedInput(const std::string& argument)
 
 /// The .npy file of each of the inputs `names` (a model's, in order) from the --input
 /// arguments: "NAME=FILE" binds by name, plain files fill the remaining inputs in order.
-Result<std::vector<std::string>> bindInputPaths(const RunOptions& options, const std::vector<std::string>& names);
+/// Inputs in `defaults` may be left out when fewer files than inputs are given: their path
+/// is empty.
+Result<std::vector<std::string>> bindInputPaths(const RunOptions& options, const std::vector<std::string>& names,
+                                                const std::map<std::string, tosa::HostTensor>& defaults = {});
 
 /// Output file name for a tensor name: characters outside [A-Za-z0-9._-] become '_'.
 std::string sanitizeFileName(std::string_view name);

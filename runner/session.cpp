@@ -386,19 +386,7 @@ Status Session::runInPlace() {
 }
 
 Status Session::checkInput(std::size_t index, tosa::DType dtype, const tosa::Shape& shape, std::size_t bytes) const {
-  const TensorInfo& info = inputs_[index];
-  if (dtype != info.dtype) {
-    return invalidInput("input '{}': expected dtype {}, got {}", info.name, tosa::toString(info.dtype),
-                        tosa::toString(dtype));
-  }
-  if (shape != info.shape) {
-    return invalidInput("input '{}': expected shape {}, got {}", info.name, tosa::shapeToString(info.shape),
-                        tosa::shapeToString(shape));
-  }
-  if (bytes != info.bytes) {
-    return invalidInput("input '{}': expected {} bytes of data, got {}", info.name, info.bytes, bytes);
-  }
-  return {};
+  return checkTensor(inputs_[index], dtype, shape, bytes);
 }
 
 Status Session::run(std::span<const tosa::HostTensor* const> inputs, std::vector<tosa::HostTensor>& outputs) {

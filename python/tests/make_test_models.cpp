@@ -4,17 +4,26 @@
 //                         every numpy dtype the bindings map goes in and comes out;
 //   rescale_int48.tosa    RESCALE of an INT48 [2,3] input by 1.0 to INT32 (INT48 is an
 //                         input type of RESCALE only);
-//   accumulate.tosa       y = acc + x with acc an EXT-VARIABLE (initial value 10, 20, 30).
+//   accumulate.tosa       y = acc + x with acc an EXT-VARIABLE (initial value 10, 20, 30);
+//   two_delegates.pte     an ExecuTorch program with two GRAPH-segment VgfBackend delegates
+//                         and a view between them (tests/pte/vgf_program.h), and
+//   two_delegates.tosa    the same model as one TOSA graph (the oracle);
+//   simple_conv2d_rescale_graph.tosa  the TOSA graph that model-converter's GRAPH-segment
+//                         fixture (argv[2]) carries, decoded, for the reference interpreter.
 #include <cstdio>
 #include <filesystem>
 #include <string>
 
+#include "common/file_io.h"
+#include "converter/graph_segments.h"
+#include "tests/pte/vgf_program.h"
 #include "tosa/builder.h"
+#include "tosa/writer.h"
+#include "vgf/decoder.h"
 
 namespace {
 
-int write(const openvgf::tosa::Builder& builder, const std::filesystem::path& path) {
-  openvgf::Status status = builder.write(path);
+int report(const openvgf::Status& status, const std::filesystem::path& path) {
   if (!status) {
     std::fprintf(stderr, "%s: %s\n", path.c_str(), status.error().message().c_str());
     return 1;
@@ -22,12 +31,24 @@ int write(const openvgf::tosa::Builder& builder, const std::filesystem::path& pa
   return 0;
 }
 
+int write(const openvgf::tosa::Builder& builder, const std::filesystem::path& path) {
+  return report(builder.write(path), path);
+}
+
+// The graph a GRAPH-segment VGF carries, as a .tosa.
+openvgf::Status writeCarriedGraph(const std::filesystem::path& vgfPath, const std::filesystem::path& path) {
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::uint8_t> bytes, openvgf::readFile(vgfPath));
+  OPENVGF_ASSIGN_OR_RETURN(openvgf::vgf::File file, openvgf::vgf::decode(bytes));
+  OPENVGF_ASSIGN_OR_RETURN(openvgf::converter::GraphRun run, openvgf::converter::decodeGraphModel(file, {}, vgfPath.string()));
+  return openvgf::tosa::writeGraph(run.graph, path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace openvgf::tosa;
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s OUTPUT_DIR\n", argv[0]);
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: %s OUTPUT_DIR GRAPH_VGF\n", argv[0]);
     return 2;
   }
   const std::filesystem::path dir = argv[1];
@@ -57,5 +78,11 @@ int main(int argc, char** argv) {
   b.variableWrite(acc, sum);
   b.output(sum);
   failures += write(b, dir / "accumulate.tosa");
+  const auto program = openvgf::pte::testing::writeProgram(openvgf::pte::testing::vgfProgram("aten::view_copy", "out", true));
+  failures += report(openvgf::writeFileAtomic(dir / "two_delegates.pte", program.bytes), dir / "two_delegates.pte");
+  failures += report(openvgf::tosa::writeGraph(openvgf::pte::testing::composedModel(), dir / "two_delegates.tosa"),
+                     dir / "two_delegates.tosa");
+  failures += report(writeCarriedGraph(argv[2], dir / "simple_conv2d_rescale_graph.tosa"),
+                     dir / "simple_conv2d_rescale_graph.tosa");
   return failures == 0 ? 0 : 1;
 }

@@ -163,6 +163,32 @@ class OpenvgfTest(unittest.TestCase):
             t.join()
         self.assertEqual(errors, [])
 
+    def test_arm_graph_vgf_is_lowered_and_matches_the_reference(self):
+        # model-converter's int8 RESCALE -> CONV2D -> RESCALE: bit-exact against the reference
+        # interpreter on the graph it carries (decoded to a .tosa at build time).
+        path = str(DATA / "vgf-graph" / "simple_conv2d_rescale_graph.vgf")
+        session = openvgf.Session(path, **self.options)
+        self.assertEqual(session.model.format, "vgf")
+        (info,) = session.inputs
+        self.assertEqual(info["dtype"], np.int8)
+        x = (np.arange(np.prod(info["shape"])) * 37 % 256 - 128).astype(np.int8).reshape(info["shape"])
+        (y,) = session.run([x])
+        expected = openvgf.reference(str(MODELS / "simple_conv2d_rescale_graph.tosa"), [x])
+        np.testing.assert_array_equal(y, next(iter(expected.values())))
+        self.assertTrue(openvgf.Model(path, **self.options).from_cache)
+
+    def test_pte_runs_its_vgf_delegates_in_order(self):
+        session = openvgf.Session(str(MODELS / "two_delegates.pte"), **self.options)
+        self.assertEqual(session.model.format, "pte")
+        self.assertEqual([(t["name"], t["shape"]) for t in session.inputs], [("input_0", (1, 4, 4, 2))])
+        x = ((np.arange(32) % 7 - 3) * 0.75 + 0.125).astype(np.float32).reshape(1, 4, 4, 2)
+        y = session.run({"input_0": x})["output_0"]
+        expected = openvgf.reference(str(MODELS / "two_delegates.tosa"), [x])["y"]
+        self.assertEqual(y.shape, (1, 64))
+        np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-6)
+        self.assertError("InvalidInput", "two_delegates.pte: --plan: expected one of the program's plans ('forward'), got 'x'",
+                         openvgf.Model, str(MODELS / "two_delegates.pte"), plan="x", **self.options)
+
     def test_devices_inspect_convert_reference(self):
         devices = openvgf.devices()
         self.assertEqual(sum(d["default"] for d in devices), 1)

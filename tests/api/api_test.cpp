@@ -16,6 +16,7 @@
 #include "converter/graph_segments.h"
 #include "tests/api/api_test_util.h"
 #include "tests/pte/pte_writer.h"
+#include "tests/pte/vgf_program.h"
 #include "tosa/builder.h"
 #include "tosa/npy.h"
 #include "tosa/reference/reference.h"
@@ -252,14 +253,54 @@ TEST_F(ApiTest, ProgramWithOneVgfDelegateRuns) {
   std::vector<Tensor> outputs = model.createSession().run(inputs);
   for (int i = 0; i < 64; ++i) EXPECT_EQ(outputs[0].dataAs<float>()[i], testing::addResult(inputs[0], inputs[1], i));
 
-  spec.plans[0].delegates.push_back({"VgfBackend", 0, {}, false});
-  testing::writeBytes(pteFile, pte::testing::writeProgram(spec).bytes);
-  expectError([&] { Model::open(pteFile.string(), options_); }, ErrorCode::Unsupported,
-              "plan 'forward': expected one VgfBackend delegate (a program lowered whole to VGF), got 2 delegates");
   ModelOptions missingPlan = options_;
   missingPlan.plan = "decode";
   expectError([&] { Model::open(pteFile.string(), missingPlan); }, ErrorCode::InvalidInput,
-              "plan 'decode': expected a plan name or index of the program ('forward')");
+              "add.pte: --plan: expected one of the program's plans ('forward'), got 'decode'");
+}
+
+// Two GRAPH-segment delegates with a view between them, as `openvgf run program.pte` runs
+// them: against the reference interpreter on the same model written as one TOSA graph.
+TEST_F(ApiTest, ProgramWithGraphDelegatesMatchesTheReferenceOnTheWholeModel) {
+  const fs::path pteFile = dir_ / "two.pte";
+  testing::writeBytes(pteFile, pte::testing::writeProgram(pte::testing::vgfProgram("aten::view_copy", "out", true)).bytes);
+  Model model = Model::open(pteFile.string(), options_);
+  EXPECT_EQ(model.format(), ModelFormat::Pte);
+  EXPECT_FALSE(model.fromCache());
+  ASSERT_EQ(model.inputs().size(), 1u);
+  EXPECT_EQ(model.inputs()[0].name, "input_0");
+  EXPECT_EQ(model.inputs()[0].shape, (Shape{1, 4, 4, 2}));
+  ASSERT_EQ(model.outputs().size(), 1u);
+  EXPECT_EQ(model.outputs()[0].name, "output_0");
+  EXPECT_EQ(model.outputs()[0].shape, (Shape{1, 64}));
+  tosa::HostTensor x(tosa::DType::Fp32, {1, 4, 4, 2});
+  const std::vector<float> values = pte::testing::ramp(32, 0.75f, 0.125f);
+  std::memcpy(x.bytes.data(), values.data(), x.bytes.size());
+  Session session = model.createSession({.profile = true});
+  std::vector<Tensor> outputs = session.runNamed({{"input_0", Tensor::copyOf(DataType::Float32, x.shape, x.bytes.data(), x.bytes.size())}});
+  const Profile profile = session.profile();  // both delegates' dispatches, in order
+  ASSERT_GE(profile.segments.size(), 2u);
+  EXPECT_THAT(profile.segments.front().name, ::testing::StartsWith("delegates[0] "));
+  EXPECT_THAT(profile.segments.back().name, ::testing::StartsWith("delegates[1] "));
+  EXPECT_GT(profile.gpuMs, 0.0);
+
+  tosa::reference::RunOptions precise;
+  precise.precise = true;
+  auto expected = tosa::reference::run(pte::testing::composedModel(), std::vector<tosa::HostTensor>{x}, precise);
+  ASSERT_TRUE(expected) << expected.error().message();
+  tosa::HostTensor y(tosa::DType::Fp32, {1, 64});
+  ASSERT_EQ(outputs[0].byteSize(), y.bytes.size());
+  std::memcpy(y.bytes.data(), outputs[0].data(), y.bytes.size());
+  auto verdicts = tosa::reference::checkOutputs(*expected, std::vector<tosa::HostTensor>{y});
+  ASSERT_TRUE(verdicts) << verdicts.error().message();
+  for (const auto& v : *verdicts) EXPECT_TRUE(v.pass) << v.message;
+  EXPECT_TRUE(Model::open(pteFile.string(), options_).fromCache());  // both delegates lowered once
+
+  // An operator that is not a copy between the delegates is named.
+  testing::writeBytes(pteFile, pte::testing::writeProgram(pte::testing::vgfProgram("aten::add", "out", false)).bytes);
+  expectError([&] { Model::open(pteFile.string(), options_); }, ErrorCode::Unsupported,
+              "two.pte: execution_plan[0] 'forward': expected only VgfBackend delegates and plain copies/views between "
+              "them, got one operation that openvgf cannot run: aten::add.out (instruction 1)");
 }
 
 TEST_F(ApiTest, ReferenceInspectAndDevices) {

@@ -2,6 +2,7 @@
 // The C API (openvgf/openvgf.h): a model opened from the ADD fixture runs into caller
 // buffers and matches TensorFlow's result; bad arguments come back as statuses with the
 // code, exit code and a message naming the argument, never as a crash.
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -11,6 +12,8 @@
 
 #include "openvgf/openvgf.h"
 #include "tests/api/api_test_util.h"
+#include "tests/pte/vgf_program.h"
+#include "tosa/reference/reference.h"
 
 namespace openvgf {
 namespace {
@@ -128,6 +131,36 @@ TEST_F(CApiTest, BadArgumentsAreStatuses) {
   EXPECT_STREQ(openvgf_status_message(nullptr), "");
   EXPECT_EQ(openvgf_dtype_name(static_cast<openvgf_dtype>(42)), nullptr);
   EXPECT_STREQ(openvgf_version(), version());
+}
+
+// A .pte with two GRAPH-segment VgfBackend delegates through the C API: the plan's input and
+// output, against the reference interpreter on the whole model as one TOSA graph.
+TEST_F(CApiTest, RunsAProgramOfGraphDelegates) {
+  const fs::path pte = dir_ / "two.pte";
+  testing::writeBytes(pte, pte::testing::writeProgram(pte::testing::vgfProgram("aten::view_copy", "out", false)).bytes);
+  openvgf_model* model = nullptr;
+  StatusGuard opened{openvgf_model_open(pte.c_str(), &options_, &model)};
+  ASSERT_EQ(opened.status, nullptr) << openvgf_status_message(opened.status);
+  openvgf_session* session = nullptr;
+  StatusGuard created{openvgf_session_create(model, nullptr, &session)};
+  ASSERT_EQ(created.status, nullptr) << openvgf_status_message(created.status);
+  openvgf_model_release(model);
+  tosa::HostTensor x(tosa::DType::Fp32, {1, 4, 4, 2});
+  const std::vector<float> values = pte::testing::ramp(32, -0.5f, 0.25f);
+  std::memcpy(x.bytes.data(), values.data(), x.bytes.size());
+  tosa::HostTensor y(tosa::DType::Fp32, {1, 64});
+  openvgf_tensor in{OPENVGF_FLOAT32, 4, x.shape.data(), x.bytes.data(), x.bytes.size()};
+  openvgf_tensor out{OPENVGF_FLOAT32, 2, y.shape.data(), y.bytes.data(), y.bytes.size()};
+  StatusGuard ran{openvgf_session_run(session, &in, 1, &out, 1)};
+  ASSERT_EQ(ran.status, nullptr) << openvgf_status_message(ran.status);
+  openvgf_session_release(session);
+  tosa::reference::RunOptions precise;
+  precise.precise = true;
+  auto expected = tosa::reference::run(pte::testing::composedModel(), std::vector<tosa::HostTensor>{x}, precise);
+  ASSERT_TRUE(expected) << expected.error().message();
+  auto verdicts = tosa::reference::checkOutputs(*expected, std::vector<tosa::HostTensor>{y});
+  ASSERT_TRUE(verdicts) << verdicts.error().message();
+  for (const auto& v : *verdicts) EXPECT_TRUE(v.pass) << v.message;
 }
 
 }  // namespace

@@ -70,12 +70,12 @@ OPENVGF_API size_t openvgf_dtype_size(openvgf_dtype dtype);      /* bytes per el
 typedef struct openvgf_model_options {
   size_t struct_size;     /* sizeof(openvgf_model_options), set by _init */
   const char* device;     /* NULL/"" best device; digits: index; else a name substring */
-  const char* target;     /* .tosa conversion target: "portable" (NULL) or "native" */
-  const char* plan;       /* .pte execution plan, name or index; NULL = the only one */
+  const char* target;     /* .tosa conversion / GRAPH-segment lowering: "portable" (NULL) or "native" */
+  const char* plan;       /* .pte execution plan, name or index; NULL = the only one, or "forward" */
   const char* cache_dir;  /* NULL = $XDG_CACHE_HOME/openvgf, else ~/.cache/openvgf */
   int validate;           /* Vulkan validation layer */
   int pipeline_cache;     /* read/write the pipeline cache (default 1) */
-  int model_cache;        /* reuse converted .tosa models (default 1) */
+  int model_cache;        /* reuse converted .tosa and lowered GRAPH VGFs (default 1) */
 } openvgf_model_options;
 OPENVGF_API void openvgf_model_options_init(openvgf_model_options* options);
 

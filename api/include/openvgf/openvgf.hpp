@@ -158,11 +158,14 @@ enum class ModelFormat : int { Tosa = 0, Vgf = 1, Pte = 2 };
 struct ModelOptions {
   std::string device;               ///< "" best device; digits: index; else a name substring
   std::string target = "portable";  ///< .tosa conversion target: "portable" or "native"
-  std::string plan;                 ///< .pte: execution plan (name or index); "" = the only one
+  std::string plan;                 ///< .pte: execution plan (name or index); "" = the only one, or "forward"
   bool validate = false;            ///< Vulkan validation layer; a validation error fails the run
   bool pipelineCache = true;        ///< read and write the on-disk pipeline cache
-  bool modelCache = true;           ///< .tosa: reuse a converted VGF from the model cache
+  bool modelCache = true;           ///< reuse a converted (.tosa) or lowered (GRAPH segments) VGF from the cache
   std::string cacheDir;             ///< "" = $XDG_CACHE_HOME/openvgf, else ~/.cache/openvgf
+  /// A VGF with GRAPH segments whose inputs have dynamic dimensions: the shape of every
+  /// input, in input order, to lower it for (empty: the file's shapes).
+  std::vector<Shape> inputShapes;
 };
 
 struct SessionOptions {
@@ -190,9 +193,12 @@ struct SessionState;
 }  // namespace detail
 
 /// A model file made ready to run on one device: read, lowered to compute shaders where
-/// needed (a .tosa is converted in-process; the result is cached under the cache folder,
-/// keyed by the SHA-256 of the file, the target and the openvgf build), checked against the
-/// device. Copies share the same model.
+/// needed, checked against the device. A .tosa is converted in-process and a VGF with GRAPH
+/// segments (Arm's model-converter, TOSA.001000.1 SPIR-V) is lowered; both results are cached
+/// under the cache folder, keyed by the SHA-256 of the file, the target and the openvgf build.
+/// A .pte runs its plan: every VgfBackend delegate call in order (copies and views between
+/// them), with the plan's inputs and outputs (input_<i>, output_<i>). Copies share the same
+/// model.
 class OPENVGF_API Model {
  public:
   static Model open(const std::string& path, const ModelOptions& options = {});
@@ -203,7 +209,7 @@ class OPENVGF_API Model {
   const std::vector<TensorInfo>& outputs() const;
   /// Name of the device the model runs on.
   const std::string& deviceName() const;
-  /// .tosa: true when the converted model came from the model cache.
+  /// True when the converted (.tosa) or lowered (GRAPH segments) VGFs all came from the cache.
   bool fromCache() const;
 
   Session createSession(const SessionOptions& options = {}) const;
