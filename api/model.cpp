@@ -284,8 +284,11 @@ Result<std::vector<tosa::Graph>> LoadedModel::carriedGraphs() const {
   }
   for (const auto& part : parts_) {
     if (part->graphVgf.empty()) {
-      return invalidInput("{}: --check: expected a TOSA graph to check against (a .tosa, or a VGF with GRAPH segments), "
-                          "got a VGF of COMPUTE segments only; name the model's .tosa: --check MODEL.tosa",
+      if (program_) {
+        return invalidInput("{}: --check: expected a delegate VGF with GRAPH segments (a TOSA graph to check "
+                            "against), got COMPUTE segments only", part->where);
+      }
+      return invalidInput("{}: --check: expected MODEL.tosa for a VGF of COMPUTE segments (it carries no TOSA graph)",
                           part->where);
     }
     OPENVGF_ASSIGN_OR_RETURN(vgf::File file, withContext(vgf::decode(part->graphVgf), part->where));
