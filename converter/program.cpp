@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "converter/control_flow.h"
+#include "converter/variables.h"
 
 namespace openvgf::converter {
 
@@ -60,11 +61,6 @@ namespace {
 bool isVariableRead(const tosa::Operator& op) {
   return op.op == tosa::Op::VariableRead ||
          (op.op == tosa::Op::Identity && op.attributeTag == static_cast<std::uint8_t>(tosa::Op::VariableRead));
-}
-
-bool isVariableWrite(const tosa::Operator& op) {
-  return op.op == tosa::Op::VariableWrite ||
-         (op.op == tosa::Op::Identity && op.attributeTag == static_cast<std::uint8_t>(tosa::Op::VariableWrite));
 }
 
 struct Builder {
@@ -188,7 +184,7 @@ Result<Program> makeProgram(const tosa::Graph& graph) {
     if (!t.variable) continue;
     // The state enters as model input `state:<name>` (the caller feeds the initial value).
     tosa::Tensor state = t;
-    state.name = fmt::format("state:{}", t.variableName.empty() ? t.name : t.variableName);
+    state.name = stateName(t);
     state.variable = false;
     state.data.reset();
     program.tensors[state.name] = state;
@@ -200,22 +196,22 @@ Result<Program> makeProgram(const tosa::Graph& graph) {
   OPENVGF_TRY(builder.addOperators(*block, {}, std::nullopt));
   for (const std::string& v : variables) {
     const tosa::Tensor& t = *program.find(v);
-    const std::string stateName = fmt::format("state:{}", t.variableName.empty() ? t.name : t.variableName);
+    const std::string state = stateName(t);
     std::string value = builder.variableValue[v];
-    if (value == stateName) {
+    if (value == state) {
       // Never written: the output state is a copy of the input state.
-      tosa::Tensor copy = *program.find(stateName);
-      copy.name = stateName + "#out";
+      tosa::Tensor copy = *program.find(state);
+      copy.name = state + "#out";
       program.tensors[copy.name] = copy;
       tosa::Operator op;
       op.op = tosa::Op::Identity;
-      op.inputs = {stateName};
+      op.inputs = {state};
       op.outputs = {copy.name};
       program.nodes.push_back(Node{block->operators.size(), std::move(op), {}});
       value = copy.name;
     }
     program.outputs.push_back(value);
-    program.outputNames.push_back(stateName);
+    program.outputNames.push_back(state);
   }
   OPENVGF_TRY(inlineControlFlow(program, graph));
   return program;

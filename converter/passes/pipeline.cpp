@@ -56,6 +56,11 @@ Result<std::vector<std::string>> parsePassList(std::string_view list, std::span<
   }
   std::vector<std::string_view> valid;
   for (const PassInfo& pass : pipeline) valid.push_back(pass.name);
+  if (list.empty()) {
+    return invalidInput("--passes: expected all, none or a comma-separated list of {}, got an empty value "
+                        "(none runs no pass)",
+                        fmt::join(valid, ", "));
+  }
   std::size_t start = 0;
   while (start <= list.size()) {
     const std::size_t comma = std::min(list.find(',', start), list.size());
