@@ -12,6 +12,7 @@ PACKAGES=(
   glslang-dev glslang-tools spirv-tools spirv-headers
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy
+  universal-ctags                                # scripts/long_functions.sh
 )
 
 missing=()
