@@ -3,12 +3,13 @@
 #include "converter/kernels/common.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include "tosa/float_types.h"
 
 namespace openvgf::converter {
 
@@ -107,32 +108,21 @@ std::int64_t constInt(const tosa::HostTensor& t, std::size_t i) {
 }
 
 float decodeFloat(DType type, const std::uint8_t* p) {
-  switch (type) {
-    case DType::Fp32: { float v; std::memcpy(&v, p, 4); return v; }
-    case DType::Fp16: {
-      std::uint16_t h; std::memcpy(&h, p, 2);
-      std::uint32_t s = (h >> 15) & 1u, e = (h >> 10) & 0x1Fu, m = h & 0x3FFu;
-      float v = e == 0 ? std::ldexp(static_cast<float>(m), -24)
-                : e == 31 ? (m == 0 ? INFINITY : NAN)
-                          : std::ldexp(static_cast<float>(m | 0x400u), static_cast<int>(e) - 25);
-      return s != 0u ? -v : v;
-    }
-    case DType::Bf16: { std::uint16_t h; std::memcpy(&h, p, 2); return std::bit_cast<float>(std::uint32_t{h} << 16); }
-    case DType::Fp8E4M3: {
-      std::uint32_t b = *p, s = b >> 7, e = (b >> 3) & 0xFu, m = b & 7u;
-      if (e == 15 && m == 7) return NAN;
-      float v = e == 0 ? std::ldexp(static_cast<float>(m), -9) : std::ldexp(static_cast<float>(m | 8u), static_cast<int>(e) - 10);
-      return s != 0u ? -v : v;
-    }
-    case DType::Fp8E5M2: {
-      std::uint32_t b = *p, s = b >> 7, e = (b >> 2) & 0x1Fu, m = b & 3u;
-      float v = e == 0 ? std::ldexp(static_cast<float>(m), -16)
-                : e == 31 ? (m == 0 ? INFINITY : NAN)
-                          : std::ldexp(static_cast<float>(m | 4u), static_cast<int>(e) - 17);
-      return s != 0u ? -v : v;
-    }
-    default: return 0.0f;
+  if (type == DType::Fp32) {
+    float v;
+    std::memcpy(&v, p, 4);
+    return v;
   }
+  const tosa::FloatFormat* format = tosa::floatFormatOf(type);
+  if (format == nullptr) return 0.0f;
+  std::uint32_t bits = p[0];
+  if (tosa::hostElementBytes(type) == 2) {
+    std::uint16_t h;
+    std::memcpy(&h, p, 2);
+    bits = h;
+  }
+  // Every narrow value is exact in float, so this cast does not round.
+  return static_cast<float>(tosa::decodeFloat(bits, *format));
 }
 
 double constFloat(const tosa::HostTensor& t, std::size_t i) {
