@@ -293,6 +293,29 @@ std::vector<std::pair<std::string, tosa::Builder>> chainGraphs() {
     b.output(b.exp(sum));
     graphs.emplace_back("variable_accumulator", std::move(b));
   }
+  {
+    // A COND_IF on a CONST condition, and one whose branch writes and reads a variable.
+    tosa::Builder b;
+    Value x = b.input("x", DType::Fp32, {5});
+    Value state = b.variable("s", ramp(DType::Fp32, {5}, 11, -5));
+    Value yes = b.constant(DType::Bool, {1}, std::vector<int>{1});
+    Value no = b.constant(DType::Bool, {1}, std::vector<int>{0});
+    auto first = b.condIf(
+        no, {x}, [](tosa::Builder& t, const std::vector<Value>& in) { return std::vector<Value>{t.exp(in[0])}; },
+        [](tosa::Builder& e, const std::vector<Value>& in) { return std::vector<Value>{e.abs(in[0])}; });
+    auto second = b.condIf(
+        yes, {first[0]},
+        [&](tosa::Builder& t, const std::vector<Value>& in) {
+          Value sum = t.add(t.variableRead(state), in[0]);
+          t.variableWrite(state, sum);
+          return std::vector<Value>{t.mul(sum, in[0])};
+        },
+        [](tosa::Builder& e, const std::vector<Value>& in) { return std::vector<Value>{e.negate(in[0])}; });
+    Value after = b.variableRead(state);
+    b.variableWrite(state, b.sub(after, x));
+    b.output(b.add(second[0], after));
+    graphs.emplace_back("cond_if_constant_with_variable", std::move(b));
+  }
   return graphs;
 }
 
