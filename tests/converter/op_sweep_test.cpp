@@ -1,29 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
-// Every case of the operator sweep (op_sweep_cases.h) converted, run by runner::Session on
-// lavapipe with the validation layer, and judged against the reference interpreter with the
-// TOSA compliance checker (integers bit-exact).
-#include <random>
-
+// Every case of the operator sweep (tests/support/op_sweep_cases.h) converted, run by
+// runner::Session on lavapipe with the validation layer, and judged against the reference
+// interpreter with the TOSA compliance checker (integers bit-exact).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "converter/convert.h"
 #include "runner/context.h"
 #include "runner/model.h"
 #include "runner/session.h"
-#include "tests/converter/op_sweep_cases.h"
-#include "tosa/builder.h"
+#include "tests/support/op_sweep_cases.h"
 #include "tosa/reference/reference.h"
 #include "vgf/decoder.h"
 
 namespace openvgf::testing {
 namespace {
 
-using tosa::HostTensor;
-
 class OpSweep : public ::testing::TestWithParam<Case> {};
 
 TEST_P(OpSweep, MatchesReference) {
-  std::mt19937 rng(caseSeed(GetParam().name));
+  std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(GetParam().name) & 0xFFFFFFFF));
   tosa::Builder builder;
   std::vector<HostTensor> inputs;
   GetParam().build(builder, inputs, rng);

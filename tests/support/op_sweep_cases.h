@@ -1,12 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
-// The operator sweep's cases (see op_sweep_cases.h).
-#include "tests/converter/op_sweep_cases.h"
+// The operator sweep shared by the tests that run it: every supported operator and type
+// combination of PRO-INT, PRO-FP, EXT-INT16, EXT-INT4, EXT-BF16 (and the FP8 variants the
+// kernels cover) as a single-op graph built with tosa::Builder, with seeded random shapes,
+// parameters and data (including edge values). tests/converter/op_sweep_test.cpp runs each on
+// lavapipe against the reference interpreter; tests/converter/arm_graph_roundtrip_test.cpp
+// sends each through the SPIR-V graph encoding and back.
+#pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "tosa/builder.h"
 #include "tosa/float_types.h"
 
 namespace openvgf::testing {
@@ -15,11 +25,14 @@ using tosa::DType;
 using tosa::HostTensor;
 using tosa::Value;
 
-namespace {
+struct Case {
+  std::string name;
+  std::function<void(tosa::Builder&, std::vector<HostTensor>&, std::mt19937&)> build;
+};
 
 /// Random tensor: integers uniform in [lo, hi]; floats uniform in [lo, hi] then rounded to
 /// the type; the first elements are edge values of the range.
-HostTensor randomTensor(DType type, tosa::Shape shape, std::mt19937& rng, double lo, double hi) {
+inline HostTensor randomTensor(DType type, tosa::Shape shape, std::mt19937& rng, double lo, double hi) {
   HostTensor t(type, std::move(shape));
   const auto n = static_cast<std::size_t>(t.size());
   std::uniform_real_distribution<double> real(lo, hi);
@@ -44,19 +57,19 @@ HostTensor randomTensor(DType type, tosa::Shape shape, std::mt19937& rng, double
   return t;
 }
 
-Value input(tosa::Builder& b, std::vector<HostTensor>& inputs, std::mt19937& rng, DType type, tosa::Shape shape,
+inline Value input(tosa::Builder& b, std::vector<HostTensor>& inputs, std::mt19937& rng, DType type, tosa::Shape shape,
             double lo, double hi) {
   inputs.push_back(randomTensor(type, shape, rng, lo, hi));
   return b.input(fmt::format("in{}", inputs.size() - 1), type, std::move(shape));
 }
 
-std::string typeName(DType t) {
+inline std::string typeName(DType t) {
   std::string s(tosa::toString(t));
   std::erase(s, '_');
   return s;
 }
 
-double typeMax(DType t) {
+inline double typeMax(DType t) {
   switch (t) {
     case DType::Bool: return 1;
     case DType::Int4: return 7;
@@ -67,9 +80,7 @@ double typeMax(DType t) {
   }
 }
 
-}  // namespace
-
-std::vector<Case> allCases() {
+inline std::vector<Case> allCases() {
   std::vector<Case> cases;
   const std::vector<DType> fpTypes = {DType::Fp32, DType::Fp16, DType::Bf16};
   // Elementwise binary, broadcasting the second operand.
@@ -428,11 +439,6 @@ std::vector<Case> allCases() {
     }
   }
   return cases;
-}
-
-
-std::uint32_t caseSeed(const std::string& name) {
-  return static_cast<std::uint32_t>(std::hash<std::string>{}(name) & 0xFFFFFFFF);
 }
 
 }  // namespace openvgf::testing
