@@ -252,14 +252,7 @@ std::vector<Value> Builder::addOperator(Op op, const std::vector<Value>& inputs,
 
 std::vector<Value> Builder::addOperator(Op op, const std::vector<Value>& inputs, Attributes attrs) {
   if (failed()) return {};
-  std::vector<ValueInfo> infos;
-  for (const Value& v : inputs) {
-    ValueInfo info{v.dtype, v.shape, std::nullopt};
-    auto it = shapeValues_.find(v.name);
-    if (it != shapeValues_.end()) info.shapeValue = it->second;
-    infos.push_back(std::move(info));
-  }
-  auto inferred = inferOutputs(op, attrs, infos);
+  auto inferred = infer(op, attrs, inputs);
   if (!inferred) {
     fail(std::move(inferred).error().addContext(fmt::format("builder: {}", toString(op))));
     return {};
@@ -278,13 +271,7 @@ std::vector<Value> Builder::addOperator(Op op, const std::vector<Value>& inputs,
   return addOperator(op, inputs, std::move(attrs), specs);
 }
 
-Value Builder::single(Op op, const std::vector<Value>& inputs, Attributes attrs, std::string name) {
-  if (failed()) return {};
-  if (name.empty()) {
-    std::vector<Value> out = addOperator(op, inputs, std::move(attrs));
-    return out.empty() ? Value{} : out[0];
-  }
-  // Infer, then declare with the caller's name.
+Result<std::vector<OutputInfo>> Builder::infer(Op op, const Attributes& attrs, const std::vector<Value>& inputs) const {
   std::vector<ValueInfo> infos;
   for (const Value& v : inputs) {
     ValueInfo info{v.dtype, v.shape, std::nullopt};
@@ -292,7 +279,17 @@ Value Builder::single(Op op, const std::vector<Value>& inputs, Attributes attrs,
     if (it != shapeValues_.end()) info.shapeValue = it->second;
     infos.push_back(std::move(info));
   }
-  auto inferred = inferOutputs(op, attrs, infos);
+  return inferOutputs(op, attrs, infos);
+}
+
+Value Builder::single(Op op, const std::vector<Value>& inputs, Attributes attrs, std::string name) {
+  if (failed()) return {};
+  if (name.empty()) {
+    std::vector<Value> out = addOperator(op, inputs, std::move(attrs));
+    return out.empty() ? Value{} : out[0];
+  }
+  // Infer, then declare with the caller's name.
+  auto inferred = infer(op, attrs, inputs);
   if (!inferred) {
     fail(std::move(inferred).error().addContext(fmt::format("builder: {} '{}'", toString(op), name)));
     return {};

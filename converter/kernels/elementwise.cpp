@@ -10,6 +10,7 @@
 
 #include "converter/kernels/common.h"
 #include "converter/kernels/registry.h"
+#include "tosa/op_table.h"
 
 namespace openvgf::converter {
 namespace {
@@ -253,7 +254,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
 }
 
 bool accepts(const Program& program, const Node& node, const FusedOp& next) {
-  if (!isElementwiseOp(next.op.op)) return false;
+  if (!tosa::isElementwise(next.op.op)) return false;
   // The chain shares one index space: every op's output must have the final shape, and
   // the number of distinct tensor inputs stays within the kernel's bindings.
   const tosa::Tensor* prevOut = program.find(node.output());
@@ -278,17 +279,11 @@ bool accepts(const Program& program, const Node& node, const FusedOp& next) {
 }  // namespace
 
 KernelSpec elementwiseKernel() {
-  using tosa::Op;
-  return KernelSpec{"elementwise",
-                    {Op::Clamp, Op::Erf, Op::Sigmoid, Op::Tanh, Op::Add, Op::ArithmeticRightShift, Op::BitwiseAnd,
-                     Op::BitwiseOr, Op::BitwiseXor, Op::IntDiv, Op::LogicalAnd, Op::LogicalLeftShift,
-                     Op::LogicalRightShift, Op::LogicalOr, Op::LogicalXor, Op::Maximum, Op::Minimum, Op::Mul, Op::Pow,
-                     Op::Sub, Op::Table, Op::Abs, Op::BitwiseNot, Op::Ceil, Op::Clz, Op::Cos, Op::Exp, Op::Floor,
-                     Op::Log, Op::LogicalNot, Op::Negate, Op::Reciprocal, Op::Rsqrt, Op::Sin, Op::Select, Op::Equal,
-                     Op::Greater, Op::GreaterEqual, Op::Cast, Op::Rescale, Op::Identity},
-                    check,
-                    lower,
-                    accepts};
+  std::vector<tosa::Op> ops;
+  for (const tosa::OpInfo& info : tosa::opTable()) {
+    if (tosa::isElementwise(info.op)) ops.push_back(info.op);
+  }
+  return KernelSpec{"elementwise", std::move(ops), check, lower, accepts};
 }
 
 }  // namespace openvgf::converter

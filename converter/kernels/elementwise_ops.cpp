@@ -29,22 +29,6 @@ std::vector<std::size_t> dataInputs(const tosa::Operator& op) {
   }
 }
 
-bool isElementwiseOp(Op op) {
-  switch (op) {
-    case Op::Clamp: case Op::Erf: case Op::Sigmoid: case Op::Tanh: case Op::Add:
-    case Op::ArithmeticRightShift: case Op::BitwiseAnd: case Op::BitwiseOr: case Op::BitwiseXor:
-    case Op::IntDiv: case Op::LogicalAnd: case Op::LogicalLeftShift: case Op::LogicalRightShift:
-    case Op::LogicalOr: case Op::LogicalXor: case Op::Maximum: case Op::Minimum: case Op::Mul:
-    case Op::Pow: case Op::Sub: case Op::Table: case Op::Abs: case Op::BitwiseNot: case Op::Ceil:
-    case Op::Clz: case Op::Cos: case Op::Exp: case Op::Floor: case Op::Log: case Op::LogicalNot:
-    case Op::Negate: case Op::Reciprocal: case Op::Rsqrt: case Op::Sin: case Op::Select:
-    case Op::Equal: case Op::Greater: case Op::GreaterEqual: case Op::Cast: case Op::Rescale:
-    case Op::Identity:
-      return true;
-    default: return false;
-  }
-}
-
 namespace {
 
 bool isIntLike(DType t) { return t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Int4; }

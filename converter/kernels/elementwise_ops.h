@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Elementwise operators as GLSL: each operator of a chain becomes a call of a function or
 // macro of shaders/include/ew_ops.glsl (and clamp / cast / rescale / table.glsl) on the
-// expressions of its inputs. Used by the elementwise family and by every fused epilogue.
+// expressions of its inputs. Used by the elementwise family and by every fused epilogue;
+// which operators are elementwise is the operator table's (tosa::isElementwise).
 #pragma once
 
 #include <cstddef>
@@ -17,8 +18,6 @@ namespace openvgf::converter {
 
 /// Inputs of an elementwise operator that are data tensors (others are CTC parameters).
 std::vector<std::size_t> dataInputs(const tosa::Operator& op);
-/// True for the operators the elementwise family (and epilogues) implement.
-bool isElementwiseOp(tosa::Op op);
 /// Checks the type combination of an elementwise operator.
 Status checkElementwiseTypes(const LoweringContext& ctx, const tosa::Operator& op, std::size_t opIndex);
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "converter/kernels/common.h"
+#include "tosa/op_table.h"
 
 namespace openvgf::converter {
 namespace {
@@ -32,7 +33,7 @@ EpiIndex epilogueIndexing(const Program& program, const std::string& name, const
 }  // namespace
 
 bool epilogueFusable(const Program& program, const Node& node, const FusedOp& next) {
-  if (!isElementwiseOp(next.op.op) || next.op.op == tosa::Op::Identity) return false;
+  if (!tosa::isElementwise(next.op.op) || next.op.op == tosa::Op::Identity) return false;
   const tosa::Tensor* prevOut = program.find(node.output());
   const tosa::Tensor* nextOut = program.find(next.op.outputs.at(0));
   if (prevOut == nullptr || nextOut == nullptr || prevOut->shape != nextOut->shape) return false;
