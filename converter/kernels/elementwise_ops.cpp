@@ -3,17 +3,23 @@
 // the operator semantics follow specs/tosa.md §2.3 and live in the GLSL.
 #include "converter/kernels/elementwise_ops.h"
 
+#include <algorithm>
+#include <array>
+#include <cctype>
 #include <cstring>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "converter/kernels/common.h"
+#include "tosa/op_table.h"
+#include "tosa/shape_inference.h"
 
 namespace openvgf::converter {
 
 using tosa::DType;
 using tosa::Op;
+using tosa::opInfo;
 
 std::vector<std::size_t> dataInputs(const tosa::Operator& op) {
   switch (op.op) {
@@ -70,6 +76,28 @@ std::string roundToType(DType out, const std::string& expr) {
   }
 }
 
+namespace {
+
+/// The types of an operator without a case of its own: an input type its table rows list that
+/// the GPU computes in (BOOL, INT8/16/32, FP16/32, BF16; every input of that type), and the
+/// output type its shape rule gives.
+bool conventionalTypes(const Program& p, const tosa::Operator& op) {
+  std::vector<tosa::ValueInfo> inputs;
+  for (const auto& name : op.inputs) inputs.push_back({p.find(name)->dtype, p.find(name)->shape, std::nullopt});
+  const DType in = inputs[0].dtype;
+  const std::array<DType, 1> key{in};
+  const auto rows = opInfo(op.op).types;
+  if (std::none_of(rows.begin(), rows.end(), [&](const tosa::TypeRow& row) { return row.matches(key); })) return false;
+  if (!isNarrowInt(in) && !isComputeFloat(in) && in != DType::Bool) return false;
+  for (const tosa::ValueInfo& v : inputs) {
+    if (v.dtype != in) return false;
+  }
+  auto inferred = tosa::inferOutputs(op.op, op.attrs, inputs);
+  return inferred && inferred->size() == 1 && (*inferred)[0].dtype == p.find(op.outputs.at(0))->dtype;
+}
+
+}  // namespace
+
 Status checkElementwiseTypes(const LoweringContext& ctx, const tosa::Operator& op, std::size_t opIndex) {
   const Program& p = ctx.program();
   auto typeOf = [&](std::size_t i) { return p.find(op.inputs.at(i))->dtype; };
@@ -84,16 +112,13 @@ Status checkElementwiseTypes(const LoweringContext& ctx, const tosa::Operator& o
       return ok((in == DType::Int32 || fp(in)) && out == in);
     case Op::Mul:
       return ok((fp(in) && out == in) || (isIntLike(in) && in != DType::Int4 && out == DType::Int32));
-    case Op::IntDiv: case Op::Clz:
+    case Op::IntDiv:
       return ok(in == DType::Int32 && out == DType::Int32);
     case Op::ArithmeticRightShift: case Op::BitwiseAnd: case Op::BitwiseOr: case Op::BitwiseXor:
     case Op::BitwiseNot: case Op::LogicalLeftShift: case Op::LogicalRightShift:
       return ok(isNarrowInt(in) && out == in);
     case Op::LogicalAnd: case Op::LogicalOr: case Op::LogicalXor: case Op::LogicalNot:
       return ok(in == DType::Bool && out == DType::Bool);
-    case Op::Pow: case Op::Erf: case Op::Sigmoid: case Op::Tanh: case Op::Ceil: case Op::Cos: case Op::Exp:
-    case Op::Floor: case Op::Log: case Op::Reciprocal: case Op::Rsqrt: case Op::Sin:
-      return ok(fp(in) && out == in);
     case Op::Negate:
       return ok((isNarrowInt(in) || fp(in)) && out == in);
     case Op::Clamp:
@@ -114,7 +139,7 @@ Status checkElementwiseTypes(const LoweringContext& ctx, const tosa::Operator& o
       if (in == DType::Bool) return ok(isNarrowInt(out));
       if (out == DType::Bool) return ok(isNarrowInt(in));
       return ok((isNarrowInt(in) || isFloatType(in)) && (isNarrowInt(out) || isFloatType(out)));
-    default: return fail();
+    default: return ok(conventionalTypes(p, op));
   }
 }
 
@@ -140,6 +165,16 @@ struct Operands {
     return tosa::constantValue(*t);
   }
 };
+
+/// An elementwise operator with no case of its own calls `ovgf_<spelling in lower case>` of
+/// shaders/include/ew_ops.glsl on its data inputs (LOGICAL_NOT would be ovgf_logical_not),
+/// and its result is rounded or wrapped to the output type like every other operator's.
+std::string conventionalExpression(const Operands& o) {
+  std::string fn = "ovgf_";
+  for (char ch : toString(o.op.op)) fn += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const std::string expr = fmt::format("{}({})", fn, fmt::join(o.args, ", "));
+  return isFloatType(o.out) ? roundToType(o.out, expr) : wrapTo(o.out, expr);
+}
 
 /// Operators whose expression depends only on the operator and the input/output types.
 std::optional<std::string> simpleExpression(const Operands& o) {
@@ -175,16 +210,9 @@ std::optional<std::string> simpleExpression(const Operands& o) {
     case Op::Abs: return call("abs", a);
     case Op::Ceil: return call("ceil", a);
     case Op::Floor: return call("floor", a);
-    case Op::Clz: return call("ovgf_clz", a);
     case Op::Cos: return roundToType(out, call("cos", a));
     case Op::Sin: return roundToType(out, call("sin", a));
     case Op::Exp: return roundToType(out, call("exp", a));
-    case Op::Log: return roundToType(out, call("ovgf_log", a));
-    case Op::Reciprocal: return roundToType(out, call("ovgf_reciprocal", a));
-    case Op::Rsqrt: return roundToType(out, call("ovgf_rsqrt", a));
-    case Op::Erf: return roundToType(out, call("ovgf_erf", a));
-    case Op::Sigmoid: return roundToType(out, call("ovgf_sigmoid", a));
-    case Op::Tanh: return roundToType(out, call("ovgf_tanh", a));
     case Op::Select: return call("ovgf_select", a, o.arg(1), o.arg(2));
     case Op::Equal: return call("ovgf_equal", a, o.arg(1));
     case Op::Greater: return call("ovgf_greater", a, o.arg(1));
@@ -333,7 +361,9 @@ Result<std::string> elementwiseExpression(const LoweringContext& ctx, const tosa
     case Op::Cast: return castExpression(o);
     case Op::Table: return tableExpression(o, decls, params, uid);
     case Op::Rescale: return rescaleExpression(o, decls, params, uid);
-    default: return unsupported("{}: not an elementwise operator", describeOp(p, op, opIndex));
+    default:
+      if (!tosa::isElementwise(op.op)) return unsupported("{}: not an elementwise operator", describeOp(p, op, opIndex));
+      return conventionalExpression(o);
   }
 }
 

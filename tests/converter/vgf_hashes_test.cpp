@@ -3,12 +3,15 @@
 // zoo (batch 1), every case of the operator sweep and a few fused-chain, control-flow and
 // variable graphs are written as .tosa, read back, dumped as JSON, converted for three
 // Vulkan targets and compiled for two Ethos-U configurations; the SHA-256 of each result is
-// compared with tests/data/vgf_hashes.txt, recorded from the code before the refactor.
+// compared with tests/data/vgf_hashes.txt, recorded from the code before the refactor. A
+// recorded result that differs or is no longer produced fails; a result the list does not
+// have yet (a graph added later) is only reported.
 //
 // The list is only ever rewritten on purpose, by running this test with
 // OPENVGF_RECORD_HASHES=<file> (it then writes that file instead of comparing) and
 // committing the result with a message that says why the bytes changed. The hashes depend on
 // the glslang and SPIRV-Tools of Debian 12 (scripts/install-deps.sh).
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -139,14 +142,21 @@ void compareOrRecord(const std::string& section, const std::map<std::string, std
   const auto recorded = readRecorded();
   ASSERT_FALSE(recorded.empty()) << kHashFile << ": expected recorded hashes";
   std::size_t compared = 0;
+  std::vector<std::string> unrecorded;
   for (const auto& [key, value] : computed) {
     auto it = recorded.find(key);
     if (it == recorded.end()) {
-      ADD_FAILURE() << key << ": not in " << kHashFile.filename();
+      unrecorded.push_back(key);
       continue;
     }
     EXPECT_EQ(value, it->second) << key << ": bytes differ from the recorded ones";
     ++compared;
+  }
+  // A graph added since the list was recorded (a new sweep case) has nothing to be compared
+  // with yet; it is named so that it can be recorded on purpose.
+  if (!unrecorded.empty()) {
+    std::printf("%zu results not in %s (first: %s); record them with OPENVGF_RECORD_HASHES\n", unrecorded.size(),
+                kHashFile.filename().c_str(), unrecorded.front().c_str());
   }
   for (const auto& [key, value] : recorded) {
     const std::string graph = key.substr(key.find(' ') + 1);
