@@ -6,21 +6,13 @@
 #include <gtest/gtest.h>
 
 #include "converter/passes/passes.h"
-#include "tosa/builder.h"
+#include "tests/converter/graph_util.h"
 
 namespace openvgf::testing {
 namespace {
 
 using tosa::DType;
 using tosa::Value;
-
-converter::Program programOf(const tosa::Builder& b) {
-  auto graph = b.build();
-  EXPECT_TRUE(graph) << graph.error().message();
-  auto program = converter::makeProgram(*graph);
-  EXPECT_TRUE(program) << program.error().message();
-  return *program;
-}
 
 TEST(InlineControlFlow, CondIfBecomesTheTakenBranch) {
   for (int threshold : {2, 9}) {
