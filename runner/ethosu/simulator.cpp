@@ -370,6 +370,95 @@ Status checkFormat(const FeatureMap& fm) {
   return {};
 }
 
+struct ConvolutionWeights {
+  std::vector<std::int32_t> weights;  ///< [OFM channel][ky][kx][IFM channel of the layout]
+  std::vector<ScaleRecord> scales;    ///< one per OFM channel
+};
+
+/// Decodes the weight and scale streams of a CONV/DEPTHWISE into OFM-channel order. `layout`
+/// carries the kernel and traversal; its OFM depths are set per core here.
+///
+/// With PARALLEL_MODE 1 (DUAL_CORE_DEPTH) the OFM channels are split between the two cores by
+/// parity: core k computes channels k, k+2, ... and reads its own weight stream (WEIGHT_BASE/LENGTH
+/// for core 0, WEIGHT1_BASE/LENGTH for core 1), encoded for its channels only with a per-core
+/// block depth of (OFM_BLK_DEPTH + 1 - k) / 2, and its own scale stream (SCALE_BASE/LENGTH,
+/// SCALE1_BASE/LENGTH). See docs/ethosu-multicore.md.
+Result<ConvolutionWeights> loadConvolutionWeights(const RegisterView& r, WeightLayout layout, std::int64_t ofmD,
+                                                  int blockDepth, bool dualCore, bool globalScale,
+                                                  const MemoryRegions& memory) {
+  using namespace cmd0;
+  using namespace cmd1;
+  const int cores = dualCore ? 2 : 1;
+  const std::int64_t kh = layout.kernelHeight, kw = layout.kernelWidth;
+  ConvolutionWeights result{std::vector<std::int32_t>(static_cast<std::size_t>(ofmD * kh * kw * layout.ifmDepth), 0),
+                            std::vector<ScaleRecord>(static_cast<std::size_t>(ofmD))};
+  std::vector<std::int32_t>& weights = result.weights;
+  std::vector<ScaleRecord>& scales = result.scales;
+  const std::size_t perChannel = static_cast<std::size_t>(kh * kw * layout.ifmDepth);
+  for (int core = 0; core < cores; ++core) {
+    const int channels = static_cast<int>((ofmD + cores - 1 - core) / cores);
+    if (channels == 0) continue;  // one OFM channel: core 1 has nothing to do
+    const char* const suffix = core == 0 ? "" : "1";
+    layout.ofmDepth = channels;
+    layout.ofmBlockDepth = (blockDepth + cores - 1 - core) / cores;
+    if (dualCore && channels > layout.ofmBlockDepth && layout.ofmBlockDepth % layout.ofmUblockDepth != 0) {
+      return unsupported("PARALLEL_MODE 1: core {} block depth {} is not a multiple of the OFM micro-block depth {}: "
+                         "how the hardware orders that core's weights across blocks is not documented",
+                         core, layout.ofmBlockDepth, layout.ofmUblockDepth);
+    }
+    const unsigned weightRegion = r.cmd0[kWeightRegion] & 7;
+    const std::uint64_t weightBase = r.data[core == 0 ? kWeightBase : kWeight1Base];
+    const std::uint64_t weightLength = r.data[core == 0 ? kWeightLength : kWeight1Length];
+    std::span<std::uint8_t> wmem = memory[weightRegion];
+    if (weightBase > wmem.size() || weightLength > wmem.size() - weightBase) {
+      return invalidInput("WEIGHT{}_BASE/LENGTH [0x{:x}, +{}): expected within region {} of {} bytes", suffix, weightBase,
+                          weightLength, weightRegion, wmem.size());
+    }
+    const std::vector<std::int64_t> order = weightStreamOrder(layout);
+    auto decoded = decodeWeightStream(wmem.subspan(weightBase, weightLength), order.size());
+    if (!decoded) {
+      if (core == 0) return Unexpected(std::move(decoded).error());
+      return Unexpected(std::move(decoded).error().addContext("WEIGHT1 (core 1)"));
+    }
+    if (decoded->size() != order.size()) {
+      return invalidInput("WEIGHT{}: expected {} decoded values for OFM depth {}, kernel {}x{}, IFM depth {}, block depth {}, got {}",
+                          suffix, order.size(), channels, kh, kw, layout.ifmDepth, layout.ofmBlockDepth, decoded->size());
+    }
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (order[i] >= 0) {
+        // Core-local channel o is OFM channel o * cores + core.
+        const std::size_t local = static_cast<std::size_t>(order[i]);
+        const std::size_t channel = (local / perChannel) * static_cast<std::size_t>(cores) + static_cast<std::size_t>(core);
+        weights[channel * perChannel + local % perChannel] = (*decoded)[i];
+      } else if ((*decoded)[i] != 0) {
+        return invalidInput("WEIGHT{}: value {}: expected 0 at a padding position of the weight order, got {}", suffix, i,
+                            (*decoded)[i]);
+      }
+    }
+    if (globalScale) continue;
+    const unsigned scaleRegion = r.cmd0[kScaleRegion] & 7;
+    const std::uint64_t scaleBase = r.data[core == 0 ? kScaleBase : kScale1Base];
+    const std::uint64_t scaleLength = r.data[core == 0 ? kScaleLength : kScale1Length];
+    std::span<std::uint8_t> smem = memory[scaleRegion];
+    if (scaleBase > smem.size() || scaleLength > smem.size() - scaleBase) {
+      return invalidInput("SCALE{}_BASE/LENGTH [0x{:x}, +{}): expected within region {} of {} bytes", suffix, scaleBase,
+                          scaleLength, scaleRegion, smem.size());
+    }
+    auto decodedScales = decodeScaleStream(smem.subspan(scaleBase, scaleLength), static_cast<std::size_t>(channels));
+    if (!decodedScales) {
+      if (core == 0) return Unexpected(std::move(decodedScales).error());
+      return Unexpected(std::move(decodedScales).error().addContext("SCALE1 (core 1)"));
+    }
+    for (int o = 0; o < channels; ++o) {
+      scales[static_cast<std::size_t>(o * cores + core)] = (*decodedScales)[static_cast<std::size_t>(o)];
+    }
+  }
+  if (globalScale) {
+    scales.assign(static_cast<std::size_t>(ofmD), ScaleRecord{0, r.data[kOfmScale], static_cast<std::uint8_t>(r.param[kOfmScale] & 0x3F)});
+  }
+  return result;
+}
+
 }  // namespace
 
 Status Simulator::runConvolution(bool depthwise, const MemoryRegions& memory) {
@@ -418,14 +507,8 @@ Status Simulator::runConvolution(bool depthwise, const MemoryRegions& memory) {
   if (acc == 2) return unsupported("ACC_FORMAT F16 is not supported");
   const unsigned accBits = acc == 1 ? 40 : 32;
 
-  // Weights and scales. With PARALLEL_MODE 1 (DUAL_CORE_DEPTH) the OFM channels are split
-  // between the two cores by parity: core k computes channels k, k+2, ... and reads its own
-  // weight stream (WEIGHT_BASE/LENGTH for core 0, WEIGHT1_BASE/LENGTH for core 1), encoded for
-  // its channels only with a per-core block depth of (OFM_BLK_DEPTH + 1 - k) / 2, and its own
-  // scale stream (SCALE_BASE/LENGTH, SCALE1_BASE/LENGTH). See docs/ethosu-multicore.md.
   const bool globalScale = (ofmPrec >> 8) & 1;
   const bool dualCore = (p(kParallelMode) & 1) != 0;
-  const int cores = dualCore ? 2 : 1;
   const int blockDepth = p(kOfmBlkDepthM1) + 1;
   if (dualCore && blockDepth % 2 != 0) {
     return unsupported("PARALLEL_MODE 1: OFM_BLK_DEPTH {}: an odd block depth does not split evenly between the cores "
@@ -443,70 +526,10 @@ Status Simulator::runConvolution(bool depthwise, const MemoryRegions& memory) {
   layout.ifm16Bit = ifm.elemBytes == 2;
   layout.traversal = depthwise ? WeightTraversal::Depthwise
                                : (partKernel ? WeightTraversal::PartKernelFirst : WeightTraversal::DepthFirst);
-  std::vector<std::int32_t> weights(static_cast<std::size_t>(ofmD * kh * kw * layout.ifmDepth), 0);
-  std::vector<ScaleRecord> scales(static_cast<std::size_t>(ofmD));
-  const std::size_t perChannel = static_cast<std::size_t>(kh * kw * layout.ifmDepth);
-  for (int core = 0; core < cores; ++core) {
-    const int channels = static_cast<int>((ofmD + cores - 1 - core) / cores);
-    if (channels == 0) continue;  // one OFM channel: core 1 has nothing to do
-    const char* const suffix = core == 0 ? "" : "1";
-    layout.ofmDepth = channels;
-    layout.ofmBlockDepth = (blockDepth + cores - 1 - core) / cores;
-    if (dualCore && channels > layout.ofmBlockDepth && layout.ofmBlockDepth % info_.ofmUblockDepth != 0) {
-      return unsupported("PARALLEL_MODE 1: core {} block depth {} is not a multiple of the OFM micro-block depth {}: "
-                         "how the hardware orders that core's weights across blocks is not documented",
-                         core, layout.ofmBlockDepth, info_.ofmUblockDepth);
-    }
-    const unsigned weightRegion = p(kWeightRegion) & 7;
-    const std::uint64_t weightBase = d(core == 0 ? kWeightBase : kWeight1Base);
-    const std::uint64_t weightLength = d(core == 0 ? kWeightLength : kWeight1Length);
-    std::span<std::uint8_t> wmem = memory[weightRegion];
-    if (weightBase > wmem.size() || weightLength > wmem.size() - weightBase) {
-      return invalidInput("WEIGHT{}_BASE/LENGTH [0x{:x}, +{}): expected within region {} of {} bytes", suffix, weightBase,
-                          weightLength, weightRegion, wmem.size());
-    }
-    const std::vector<std::int64_t> order = weightStreamOrder(layout);
-    auto decoded = decodeWeightStream(wmem.subspan(weightBase, weightLength), order.size());
-    if (!decoded) {
-      if (core == 0) return Unexpected(std::move(decoded).error());
-      return Unexpected(std::move(decoded).error().addContext("WEIGHT1 (core 1)"));
-    }
-    if (decoded->size() != order.size()) {
-      return invalidInput("WEIGHT{}: expected {} decoded values for OFM depth {}, kernel {}x{}, IFM depth {}, block depth {}, got {}",
-                          suffix, order.size(), channels, kh, kw, layout.ifmDepth, layout.ofmBlockDepth, decoded->size());
-    }
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      if (order[i] >= 0) {
-        // Core-local channel o is OFM channel o * cores + core.
-        const std::size_t local = static_cast<std::size_t>(order[i]);
-        const std::size_t channel = (local / perChannel) * static_cast<std::size_t>(cores) + static_cast<std::size_t>(core);
-        weights[channel * perChannel + local % perChannel] = (*decoded)[i];
-      } else if ((*decoded)[i] != 0) {
-        return invalidInput("WEIGHT{}: value {}: expected 0 at a padding position of the weight order, got {}", suffix, i,
-                            (*decoded)[i]);
-      }
-    }
-    if (globalScale) continue;
-    const unsigned scaleRegion = p(kScaleRegion) & 7;
-    const std::uint64_t scaleBase = d(core == 0 ? kScaleBase : kScale1Base);
-    const std::uint64_t scaleLength = d(core == 0 ? kScaleLength : kScale1Length);
-    std::span<std::uint8_t> smem = memory[scaleRegion];
-    if (scaleBase > smem.size() || scaleLength > smem.size() - scaleBase) {
-      return invalidInput("SCALE{}_BASE/LENGTH [0x{:x}, +{}): expected within region {} of {} bytes", suffix, scaleBase,
-                          scaleLength, scaleRegion, smem.size());
-    }
-    auto decodedScales = decodeScaleStream(smem.subspan(scaleBase, scaleLength), static_cast<std::size_t>(channels));
-    if (!decodedScales) {
-      if (core == 0) return Unexpected(std::move(decodedScales).error());
-      return Unexpected(std::move(decodedScales).error().addContext("SCALE1 (core 1)"));
-    }
-    for (int o = 0; o < channels; ++o) {
-      scales[static_cast<std::size_t>(o * cores + core)] = (*decodedScales)[static_cast<std::size_t>(o)];
-    }
-  }
-  if (globalScale) {
-    scales.assign(static_cast<std::size_t>(ofmD), ScaleRecord{0, d(kOfmScale), static_cast<std::uint8_t>(cmd1Param_[kOfmScale] & 0x3F)});
-  }
+  OPENVGF_ASSIGN_OR_RETURN(ConvolutionWeights loaded,
+                           loadConvolutionWeights(regs, layout, ofmD, blockDepth, dualCore, globalScale, memory));
+  const std::vector<std::int32_t>& weights = loaded.weights;
+  const std::vector<ScaleRecord>& scales = loaded.scales;
 
   OPENVGF_ASSIGN_OR_RETURN(const OutputStage stage, loadOutputStage(regs, ofm, shram_, info_.shramBanks));
   const std::int64_t ifmZp = signExtend16(p(kIfmZeroPoint));
