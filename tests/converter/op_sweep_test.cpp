@@ -19,11 +19,7 @@ namespace {
 class OpSweep : public ::testing::TestWithParam<Case> {};
 
 TEST_P(OpSweep, MatchesReference) {
-  std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(GetParam().name) & 0xFFFFFFFF));
-  tosa::Builder builder;
-  std::vector<HostTensor> inputs;
-  GetParam().build(builder, inputs, rng);
-  auto graph = builder.build();
+  auto [graph, inputs] = buildCase(GetParam());
   ASSERT_TRUE(graph) << graph.error().message();
 
   converter::ConvertOptions options;

@@ -194,11 +194,7 @@ TEST_F(VgfHashes, OperatorSweep) {
   Recorder recorder(cacheDir_);
   for (const Case& c : allCases()) {
     SCOPED_TRACE(c.name);
-    std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(c.name) & 0xFFFFFFFF));  // as op_sweep_test
-    tosa::Builder builder;
-    std::vector<tosa::HostTensor> inputs;
-    c.build(builder, inputs, rng);
-    auto graph = builder.build();
+    auto graph = buildCase(c).graph;  // the graph op_sweep_test converts
     ASSERT_TRUE(graph) << graph.error().message();
     recorder.addGraph("sweep/" + c.name, *graph);
   }

@@ -441,4 +441,17 @@ inline std::vector<Case> allCases() {
   return cases;
 }
 
+/// A case's graph and inputs, from a generator seeded with the case's name.
+struct BuiltCase {
+  Result<tosa::Graph> graph;
+  std::vector<HostTensor> inputs;
+};
+inline BuiltCase buildCase(const Case& c) {
+  std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(c.name) & 0xFFFFFFFF));
+  tosa::Builder builder;
+  std::vector<HostTensor> inputs;
+  c.build(builder, inputs, rng);
+  return {std::move(builder).build(), std::move(inputs)};
+}
+
 }  // namespace openvgf::testing
