@@ -10,7 +10,13 @@ CMAKE_FLAGS ?=
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: all deps build demo test test-release test-asan test-fuzz test-tsan clean
+# make fuzz-long [FUZZ_SECONDS=3600] [FUZZ_RUNS=0] [FUZZ_TARGETS="vgf_session tosa_reader"]:
+# every fuzz target for FUZZ_SECONDS each (and/or FUZZ_RUNS executions; 0 = no limit).
+FUZZ_SECONDS ?= 3600
+FUZZ_RUNS ?= 0
+FUZZ_TARGETS ?=
+
+.PHONY: all deps build demo test test-release test-asan test-fuzz test-tsan fuzz-build fuzz-long clean
 
 all: build
 
@@ -44,12 +50,18 @@ test-asan: deps
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -LE 'no-sanitizer|vulkan'
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -j $(JOBS) -L vulkan -LE no-sanitizer
 
-test-fuzz: deps
+fuzz-build: deps
 	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang \
 	  -DCMAKE_CXX_COMPILER=clang++ -DOPENVGF_ENABLE_FUZZERS=ON -DOPENVGF_BUILD_BENCHMARKS=OFF \
 	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" $(CMAKE_FLAGS)
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_targets
+
+test-fuzz: fuzz-build
 	cd $(FUZZ_BUILD) && ctest --output-on-failure -L fuzz
+
+# Long campaigns (tests/fuzz/README.md); not part of `make test`.
+fuzz-long: fuzz-build
+	tests/fuzz/fuzz_long.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_RUNS) $(FUZZ_TARGETS)
 
 test-tsan: deps
 	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DOPENVGF_ENABLE_TSAN=ON \

@@ -67,6 +67,7 @@ Result<std::vector<DumpRequest>> dumpRequests(const ConvertArgs& args, const std
     for (const auto& pass : converter::passes::passPipeline()) {
       if (!enabled || std::find(enabled->begin(), enabled->end(), pass.name) != enabled->end()) running.push_back(pass.name);
     }
+    if (!request.file.empty()) OPENVGF_TRY(checkOutputPath(request.file, "--dump-after"));
     if (std::find(running.begin(), running.end(), request.pass) == running.end()) {
       return invalidInput("--dump-after {}: expected input or a pass that runs ({}), got '{}'", value,
                           fmt::join(running, ", "), request.pass);
@@ -99,6 +100,7 @@ Result<int> lowerVgf(const ConvertArgs& args, converter::ConvertOptions options,
 }
 
 Result<int> runConvert(const ConvertArgs& args) {
+  OPENVGF_TRY(checkOutputPath(args.output, "--output"));
   const bool passFlags = !args.passes.empty() || !args.dumpAfter.empty() || args.verifyEach;
   if (args.format != "compute" && args.format != "arm-graph") {
     return invalidInput("--format: expected compute or arm-graph, got '{}'", args.format);

@@ -25,6 +25,7 @@ struct ExtractOptions {
 };
 
 Result<int> runExtract(const ExtractOptions& options) {
+  OPENVGF_TRY(checkOutputFolder(options.outputDir, "--output"));
   OPENVGF_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(options.path));
   if (detectFileKind(file.bytes()) != FileKind::Pte) {
     return invalidInput("{}: expected an ExecuTorch program (\"ET12\" at offset 4), got a {} file",
@@ -38,19 +39,18 @@ Result<int> runExtract(const ExtractOptions& options) {
   Result<std::vector<pte::ExtractionItem>> items =
       withContext(pte::selectPayloads(*program, filter), options.path);
   if (!items) return Unexpected(std::move(items).error());
-  std::error_code ec;
-  std::filesystem::create_directories(options.outputDir, ec);
-  if (ec) return environmentError("{}: cannot create the output folder: {}", options.outputDir, ec.message());
+  std::vector<FolderEntry> entries;
   for (const pte::ExtractionItem& item : *items) {
     if (!item.delegate->payloadProblem.empty()) {
       spdlog::warn("{}: plan '{}' delegate {} ({}): payload: {}", options.path, item.plan, item.delegateIndex,
                    item.delegate->backendId, item.delegate->payloadProblem);
     }
-    OPENVGF_TRY(
-        writeFileAtomic(std::filesystem::path(options.outputDir) / item.fileName, item.delegate->payload));
+    entries.push_back({item.fileName, item.delegate->payload});
   }
+  // The manifest goes last: a folder that has it has every payload it lists.
   std::string manifest = vgf::dumpJson(pte::manifestJson(options.path, *items)) + "\n";
-  OPENVGF_TRY(writeFileAtomic(std::filesystem::path(options.outputDir) / "manifest.json", manifest));
+  entries.push_back({"manifest.json", std::span(reinterpret_cast<const std::uint8_t*>(manifest.data()), manifest.size())});
+  OPENVGF_TRY(writeFolderAtomic(options.outputDir, entries));
   spdlog::info("{}: wrote {} payload(s) and manifest.json to {}", options.path, items->size(),
                options.outputDir);
   return 0;

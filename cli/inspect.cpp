@@ -16,6 +16,7 @@ void setup(CLI::App& sub, Action& action) {
                  "VGF: write constant N to -o FILE.npy with its resource's shape and dtype");
   sub.add_option("-o,--output", options->output, "Output file for --dump-spirv / --dump-constant");
   action = [options]() -> Result<int> {
+    if (!options->output.empty()) OPENVGF_TRY(checkOutputPath(options->output, "--output"));
     OPENVGF_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(options->path));
     FileKind kind = detectFileKind(file.bytes());
     if (kind == FileKind::Unknown) {

@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/command.h"
+#include "common/file_io.h"
 #include "tosa/npy.h"
 #include "tosa/reader.h"
 #include "tosa/verifier.h"
@@ -103,6 +104,8 @@ Result<int> runReference(const ReferenceOptions& options) {
   if (!options.output.empty() && !options.outputDir.empty()) {
     return invalidInput("--output and --output-dir are mutually exclusive");
   }
+  if (!options.output.empty()) OPENVGF_TRY(checkOutputPath(options.output, "--output"));
+  if (!options.outputDir.empty()) OPENVGF_TRY(checkOutputFolder(options.outputDir, "--output-dir"));
   OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, tosa::readGraph(std::filesystem::path(options.model)));
   // The spec's ERROR_IF rules first: a graph that breaks them has no defined result.
   if (Status valid = tosa::verify(graph, tosa::VerifyOptions{options.dynamic}); !valid) {
@@ -110,6 +113,7 @@ Result<int> runReference(const ReferenceOptions& options) {
   }
   const tosa::Block* main = graph.mainBlock();
   if (main == nullptr) return invalidInput("{}: expected a main block, got an empty graph", options.model);
+  OPENVGF_TRY(withContext(tosa::reference::checkLimits(graph), options.model));
   OPENVGF_ASSIGN_OR_RETURN(std::vector<tosa::HostTensor> inputs, bindInputs(options, *main));
   tosa::reference::RunOptions runOptions;
   runOptions.precise = options.precise;

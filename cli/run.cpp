@@ -37,6 +37,10 @@ void setup(CLI::App& sub, Action& action) {
     if (!options->output.empty() && !options->outputDir.empty()) {
       return invalidInput("--output and --output-dir are mutually exclusive");
     }
+    // Output paths are checked before the work, so a long run never ends in a refused write.
+    if (!options->output.empty()) OPENVGF_TRY(checkOutputPath(options->output, "--output"));
+    if (!options->outputDir.empty()) OPENVGF_TRY(checkOutputFolder(options->outputDir, "--output-dir"));
+    if (!options->profile.empty()) OPENVGF_TRY(checkOutputPath(options->profile, "--profile"));
     OPENVGF_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(options->path));
     FileKind kind = detectFileKind(file.bytes());
     const RunHandler* handler = findRunHandler(kind);

@@ -41,9 +41,32 @@ class MappedFile {
   bool mapped_ = false;                 // true when data_ came from mmap
 };
 
-/// Writes bytes to `path` through a temporary file in the same folder renamed into place,
-/// so readers never observe a partial file and a failure leaves nothing behind.
+/// Writes bytes to `path`. A new path or an existing regular file (also one a symbolic link
+/// names) is replaced atomically: a temporary file in the same folder, flushed to disk and
+/// renamed into place, so readers never observe a partial file and a failure leaves nothing
+/// behind; a replaced file keeps its permissions (and, for root, its owner). A character device
+/// or FIFO (`/dev/null`, `>(cmd)`, also through a symbolic link) is written through, never
+/// replaced. Folders and other special files are refused.
 Status writeFileAtomic(const std::filesystem::path& path, std::span<const std::uint8_t> bytes);
 Status writeFileAtomic(const std::filesystem::path& path, std::string_view text);
+
+/// Checks, before any work, that writeFileAtomic(path, ...) can succeed as far as the file
+/// system tells: the folder exists and is writable, the path is not a folder or a special file
+/// other than a character device or FIFO. `what` names the option in messages ("--output").
+Status checkOutputPath(const std::filesystem::path& path, std::string_view what);
+/// The same for an output folder: an existing writable folder, or a path whose nearest
+/// existing ancestor is a writable folder (it is created when written).
+Status checkOutputFolder(const std::filesystem::path& path, std::string_view what);
+
+/// One file of writeFolderAtomic.
+struct FolderEntry {
+  std::string name;                     // file name inside the folder (no separators)
+  std::span<const std::uint8_t> bytes;
+};
+/// Writes `entries` into `folder` so that a failure never leaves part of them: they are
+/// written into a temporary folder beside it, which is renamed into place when `folder` does
+/// not exist or is empty. Into a non-empty folder they are moved one by one in order (put the
+/// file that describes the others, a manifest, last), replacing files of the same name.
+Status writeFolderAtomic(const std::filesystem::path& folder, std::span<const FolderEntry> entries);
 
 }  // namespace openvgf

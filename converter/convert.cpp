@@ -17,6 +17,7 @@
 #include "converter/passes/passes.h"
 #include "converter/shader_compiler.h"
 #include "converter/targets/target.h"
+#include "tosa/packing.h"
 #include "vgf/spirv_info.h"
 #include "vgf/builder.h"
 
@@ -100,7 +101,35 @@ Result<ConvertedModel> emit(const Plan& plan, const MemoryPlan& memory, CompileR
 
 }  // namespace
 
+namespace {
+
+// Every tensor must fit one Vulkan storage buffer (vgf::kMaxTensorBytes): the shaders index
+// with 32-bit integers and no device binds more. Checked on the graph before any work, and on
+// the plan, whose split-K partial sums may be larger than any graph tensor.
+Status checkTensorSize(std::string_view what, tosa::DType dtype, const tosa::Shape& shape) {
+  std::optional<std::int64_t> count = tosa::checkedElementCount(shape);
+  const std::uint64_t elementBytes = tosa::hostElementBytes(dtype);
+  if (!count || static_cast<std::uint64_t>(*count) > vgf::kMaxTensorBytes / std::max<std::uint64_t>(elementBytes, 1)) {
+    return unsupported("{} {} {}: {} elements of {} bytes: expected at most {} bytes per tensor (one Vulkan storage "
+                       "buffer)",
+                       what, tosa::toString(dtype), tosa::shapeToString(shape),
+                       count ? std::to_string(*count) : std::string("more than 2^63"), elementBytes,
+                       vgf::kMaxTensorBytes);
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<ConvertedModel> convert(const tosa::Graph& graph, const ConvertOptions& options) {
+  for (const tosa::Region& region : graph.regions) {
+    for (const tosa::Block& block : region.blocks) {
+      for (const tosa::Tensor& t : block.tensors) {
+        if (t.dtype == tosa::DType::Shape || t.isUnranked) continue;
+        OPENVGF_TRY(checkTensorSize(fmt::format("tensor '{}'", t.name), t.dtype, t.shape));
+      }
+    }
+  }
   Target target;
   if (options.customTarget) {
     target = *options.customTarget;
@@ -115,6 +144,11 @@ Result<ConvertedModel> convert(const tosa::Graph& graph, const ConvertOptions& o
   passOptions.afterPass = options.afterPass;
   OPENVGF_TRY(passes::runPasses(program, passOptions));
   OPENVGF_ASSIGN_OR_RETURN(Plan plan, lowerProgram(program, target));
+  for (std::size_t id = 0; id < plan.tensors.size(); ++id) {
+    const PlanTensor& t = plan.tensors[id];
+    OPENVGF_TRY(checkTensorSize(t.name.empty() ? fmt::format("converter tensor {}", id) : fmt::format("tensor '{}'", t.name),
+                                t.dtype, t.shape));
+  }
   std::vector<ShaderInstance> instances;
   instances.reserve(plan.kernels.size());
   for (const PlanKernel& k : plan.kernels) instances.push_back(k.shader);

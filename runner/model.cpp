@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <set>
 
 #include <fmt/format.h>
+#include <spirv-tools/libspirv.hpp>
 
 #include "runner/formats.h"
 
@@ -24,8 +27,52 @@ std::string_view categoryName(ResourceCategory c) {
   return "UNKNOWN";
 }
 
-// Largest tensor accepted before any device limit: keeps every byte count far from overflow.
-constexpr std::uint64_t kMaxTensorBytes = 1ull << 48;
+std::uint64_t roundUp4(std::uint64_t bytes) { return (bytes + 3) & ~std::uint64_t{3}; }
+
+bool isFloatFormat(std::uint32_t vkFormat) {
+  return vkFormat == static_cast<std::uint32_t>(vgf::VkFormatValue::R16Sfloat) ||
+         vkFormat == static_cast<std::uint32_t>(vgf::VkFormatValue::R32Sfloat);
+}
+
+std::string_view scalarKindName(vgf::SpirvScalarKind kind) {
+  switch (kind) {
+    case vgf::SpirvScalarKind::SignedInt: return "int";
+    case vgf::SpirvScalarKind::UnsignedInt: return "uint";
+    case vgf::SpirvScalarKind::Float: return "float";
+    case vgf::SpirvScalarKind::Other: break;
+  }
+  return "other";
+}
+
+// Whether a shader's view of a buffer (its trailing array's element) fits a tensor of this
+// format: the element itself, a vector of it (vec2 twiddles over R32_SFLOAT), or 32-bit
+// unsigned words of packed 8/16-bit data (uvec4 loads of int8 tensors). A float view needs a
+// float tensor of its width; integer views of float data (bit patterns) are allowed.
+bool elementsCompatible(const vgf::SpirvDescriptor& d, std::uint32_t vkFormat) {
+  const std::uint32_t stride = d.elementStride, bytes = storageElementBytes(vkFormat);
+  if (stride == 0) return true;  // no array: only the static size matters
+  if (d.componentKind == vgf::SpirvScalarKind::Float && (!isFloatFormat(vkFormat) || d.componentBytes != bytes)) {
+    return false;
+  }
+  if (stride == bytes) return true;
+  if (stride % bytes == 0 && d.componentBytes == bytes) return true;
+  return bytes < 4 && stride % 4 == 0 && d.componentBytes == 4 && d.componentKind == vgf::SpirvScalarKind::UnsignedInt;
+}
+
+// spirv-val with the environment the runner targets (Vulkan 1.3, its minimum device version).
+Status validateSpirv(std::span<const std::uint32_t> words) {
+  std::string first;
+  spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_3);
+  tools.SetMessageConsumer([&first](spv_message_level_t, const char*, const spv_position_t& position,
+                                    const char* message) {
+    if (first.empty()) first = fmt::format("{} (word {})", message, position.index);
+  });
+  if (!tools.Validate(words.data(), words.size())) {
+    return invalidInput("expected SPIR-V that spirv-val accepts for Vulkan 1.3, got: {}",
+                        first.empty() ? std::string("an invalid module") : first);
+  }
+  return {};
+}
 
 Result<ResourceInfo> checkResource(const vgf::Resource& r, std::uint32_t index) {
   ResourceInfo info;
@@ -54,13 +101,15 @@ Result<ResourceInfo> checkResource(const vgf::Resource& r, std::uint32_t index) 
                          dim == std::numeric_limits<std::int64_t>::min() ? std::string("dynamic")
                                                                          : std::to_string(dim));
     }
-    if (static_cast<std::uint64_t>(dim) > kMaxTensorBytes / count) {
-      return unsupported("{}: expected at most {} bytes, got a larger shape", where, kMaxTensorBytes);
+    if (static_cast<std::uint64_t>(dim) > vgf::kMaxTensorBytes / count) {
+      return unsupported("{}: shape {}: expected at most {} bytes per tensor, got more", where,
+                         tosa::shapeToString(r.shape), vgf::kMaxTensorBytes);
     }
     count *= static_cast<std::uint64_t>(dim);
   }
-  if (count > kMaxTensorBytes / elementBytes) {
-    return unsupported("{}: expected at most {} bytes, got a larger shape", where, kMaxTensorBytes);
+  if (count > vgf::kMaxTensorBytes / elementBytes) {
+    return unsupported("{}: shape {}: expected at most {} bytes per tensor, got {} elements of {} bytes", where,
+                       tosa::shapeToString(r.shape), vgf::kMaxTensorBytes, count, elementBytes);
   }
   info.bytes = count * elementBytes;
   info.shape.assign(r.shape.begin(), r.shape.end());
@@ -83,9 +132,7 @@ Result<ResourceInfo> checkResource(const vgf::Resource& r, std::uint32_t index) 
 Result<Model> Model::create(const vgf::File& file, std::string source) {
   Model model;
   model.source_ = std::move(source);
-  const std::string& src = model.source_;
-  auto fail = [&](Error error) { return Unexpected(std::move(error).addContext(src)); };
-
+  auto fail = [&](Error error) { return Unexpected(std::move(error).addContext(model.source_)); };
   // GRAPH segments first: for a VGF made for Arm's data-graph extension that is the message
   // that explains everything else (its TENSOR_ARM resources, its GRAPH modules).
   for (std::size_t s = 0; s < file.segments.size(); ++s) {
@@ -97,57 +144,77 @@ Result<Model> Model::create(const vgf::File& file, std::string source) {
                                     s, file.segments[s].name)));
     }
   }
-  for (std::uint32_t i = 0; i < file.resources.size(); ++i) {
-    Result<ResourceInfo> info = checkResource(file.resources[i], i);
-    if (!info) return fail(std::move(info).error());
-    model.resources_.push_back(std::move(*info));
+  if (Status s = model.checkResources(file); !s) return fail(std::move(s).error());
+  if (Status s = model.attachConstants(file); !s) return fail(std::move(s).error());
+  if (Status s = model.checkInterface(file); !s) return fail(std::move(s).error());
+  if (file.segments.empty()) {
+    return fail(Error(ErrorKind::InvalidInput, "model sequence: expected at least one segment, got none"));
   }
-  const std::uint32_t resourceCount = static_cast<std::uint32_t>(model.resources_.size());
+  model.modules_.resize(file.modules.size());
+  model.moduleDescriptors_.resize(file.modules.size());
+  for (std::size_t s = 0; s < file.segments.size(); ++s) {
+    if (Status status = model.checkSegment(file, s); !status) return fail(std::move(status).error());
+  }
+  if (Status s = model.checkDataflow(); !s) return fail(std::move(s).error());
+  return model;
+}
 
-  // Constants: each payload fills exactly one CONSTANT resource.
+Status Model::checkResources(const vgf::File& file) {
+  std::uint64_t total = 0;
+  for (std::uint32_t i = 0; i < file.resources.size(); ++i) {
+    OPENVGF_ASSIGN_OR_RETURN(ResourceInfo info, checkResource(file.resources[i], i));
+    total += info.bytes;  // at most 2^32 per tensor and far fewer than 2^31 tensors: no overflow
+    if (total > kMaxModelBytes) {
+      return unsupported("resources[{}]: expected at most {} bytes of tensors in a model, got more", i,
+                         kMaxModelBytes);
+    }
+    resources_.push_back(std::move(info));
+  }
+  return {};
+}
+
+// Constants: each payload fills exactly one CONSTANT resource.
+Status Model::attachConstants(const vgf::File& file) {
+  const std::size_t resourceCount = resources_.size();
   for (std::uint32_t c = 0; c < file.constants.size(); ++c) {
     const vgf::Constant& constant = file.constants[c];
     std::string where = fmt::format("constants[{}]", c);
     if (constant.mrtIndex >= resourceCount) {
-      return fail(Error(ErrorKind::InvalidInput, fmt::format("{}: mrt_index: expected < {}, got {}", where,
-                                                             resourceCount, constant.mrtIndex)));
+      return invalidInput("{}: mrt_index: expected < {}, got {}", where, resourceCount, constant.mrtIndex);
     }
-    ResourceInfo& r = model.resources_[constant.mrtIndex];
+    ResourceInfo& r = resources_[constant.mrtIndex];
     if (r.category != ResourceCategory::Constant) {
-      return fail(Error(ErrorKind::InvalidInput,
-                        fmt::format("{}: mrt_index {}: expected a CONSTANT resource, got {}", where,
-                                    constant.mrtIndex, categoryName(r.category))));
+      return invalidInput("{}: mrt_index {}: expected a CONSTANT resource, got {}", where, constant.mrtIndex,
+                          categoryName(r.category));
     }
     if (constant.sparsityDimension != -1) {
-      return fail(Error(ErrorKind::Unsupported, fmt::format("{}: expected a dense constant (sparsity -1), got "
-                                                            "sparsity dimension {}",
-                                                            where, constant.sparsityDimension)));
+      return unsupported("{}: expected a dense constant (sparsity -1), got sparsity dimension {}", where,
+                         constant.sparsityDimension);
     }
     if (constant.data.size() != r.bytes) {
-      return fail(Error(ErrorKind::InvalidInput,
-                        fmt::format("{}: expected {} bytes for resources[{}] ({} {}), got {}", where, r.bytes,
-                                    constant.mrtIndex, formatShortName(r.vkFormat), tosa::shapeToString(r.shape),
-                                    constant.data.size())));
+      return invalidInput("{}: expected {} bytes for resources[{}] ({} {}), got {}", where, r.bytes,
+                          constant.mrtIndex, formatShortName(r.vkFormat), tosa::shapeToString(r.shape),
+                          constant.data.size());
     }
     if (r.constantIndex) {
-      return fail(Error(ErrorKind::InvalidInput, fmt::format("{}: resources[{}] already has constants[{}]", where,
-                                                             constant.mrtIndex, *r.constantIndex)));
+      return invalidInput("{}: resources[{}] already has constants[{}]", where, constant.mrtIndex, *r.constantIndex);
     }
     r.constantIndex = c;
-    model.constants_.push_back(constant.data);
+    constants_.push_back(constant.data);
   }
+  return {};
+}
 
-  // Model interface.
-  auto interface = [&](const std::vector<vgf::BindingSlot>& slots, const std::vector<std::string>& names,
-                       const char* kind, ResourceCategory expected,
-                       std::vector<TensorInfo>& out) -> Status {
+// The model's inputs and outputs.
+Status Model::checkInterface(const vgf::File& file) {
+  const std::size_t resourceCount = resources_.size();
+  auto side = [&](const std::vector<vgf::BindingSlot>& slots, const std::vector<std::string>& names, const char* kind,
+                  ResourceCategory expected, std::vector<TensorInfo>& out) -> Status {
     for (std::size_t i = 0; i < slots.size(); ++i) {
       std::string where = fmt::format("{}s[{}]", kind, i);
       std::uint32_t mrt = slots[i].mrtIndex;
-      if (mrt >= resourceCount) {
-        return invalidInput("{}: mrt_index: expected < {}, got {}", where, resourceCount, mrt);
-      }
-      ResourceInfo& r = model.resources_[mrt];
+      if (mrt >= resourceCount) return invalidInput("{}: mrt_index: expected < {}, got {}", where, resourceCount, mrt);
+      ResourceInfo& r = resources_[mrt];
       // An output may also be an intermediate read by later segments; an input must be an INPUT.
       bool ok = r.category == expected ||
                 (expected == ResourceCategory::Output && r.category == ResourceCategory::Intermediate);
@@ -175,133 +242,298 @@ Result<Model> Model::create(const vgf::File& file, std::string source) {
     }
     return {};
   };
-  if (Status s = interface(file.inputs, file.inputNames, "input", ResourceCategory::Input, model.inputs_); !s) {
-    return fail(std::move(s).error());
-  }
-  if (Status s = interface(file.outputs, file.outputNames, "output", ResourceCategory::Output, model.outputs_); !s) {
-    return fail(std::move(s).error());
-  }
-  if (model.outputs_.empty()) {
-    return fail(Error(ErrorKind::InvalidInput, "model sequence: expected at least one output, got none"));
-  }
+  OPENVGF_TRY(side(file.inputs, file.inputNames, "input", ResourceCategory::Input, inputs_));
+  OPENVGF_TRY(side(file.outputs, file.outputNames, "output", ResourceCategory::Output, outputs_));
+  if (outputs_.empty()) return invalidInput("model sequence: expected at least one output, got none");
+  return {};
+}
 
-  // Segments and the modules they use.
-  if (file.segments.empty()) {
-    return fail(Error(ErrorKind::InvalidInput, "model sequence: expected at least one segment, got none"));
+Status Model::checkModule(const vgf::File& file, std::uint32_t index, const std::string& segmentName) {
+  const vgf::Module& module = file.modules[index];
+  if (module.type != vgf::ModuleType::Compute) {
+    return unsupported("expected a COMPUTE module, got a GRAPH module (needs VK_ARM_data_graph)");
   }
-  model.modules_.resize(file.modules.size());
-  std::vector<bool> moduleChecked(file.modules.size(), false);
-  for (std::size_t s = 0; s < file.segments.size(); ++s) {
-    const vgf::Segment& seg = file.segments[s];
-    std::string where = fmt::format("segments[{}] '{}'", s, seg.name);
-    auto segFail = [&](ErrorKind kind, std::string message) {
-      return fail(Error(kind, fmt::format("{}: {}", where, message)));
-    };
-    if (seg.moduleIndex >= file.modules.size()) {
-      return segFail(ErrorKind::InvalidInput,
-                     fmt::format("module_index: expected < {}, got {}", file.modules.size(), seg.moduleIndex));
+  if (!module.hasCode || module.codeKind != vgf::CodeKind::Spirv || module.spirv.empty()) {
+    return unsupported("expected embedded SPIR-V code, got {}",
+                       !module.hasCode                          ? "no code"
+                       : module.codeKind == vgf::CodeKind::Glsl ? "GLSL source"
+                       : module.codeKind == vgf::CodeKind::Hlsl ? "HLSL source"
+                                                                : "an empty module");
+  }
+  OPENVGF_ASSIGN_OR_RETURN(vgf::SpirvModule spirv, vgf::reflectSpirv(module.spirv));
+  OPENVGF_TRY(validateSpirv(module.spirv));
+  const std::string entryName = module.entryPoint.empty() ? "main" : module.entryPoint;
+  const vgf::SpirvEntryPoint* entry = spirv.findEntryPoint(entryName);
+  if (entry == nullptr || entry->executionModel != vgf::kSpirvGlCompute) {
+    return invalidInput("entry_point: expected a GLCompute entry point '{}' in the SPIR-V, got {}", entryName,
+                        entry == nullptr ? "none of that name" : "another execution model");
+  }
+  const auto& size = entry->localSize;
+  if (size[0] == 0 || size[1] == 0 || size[2] == 0) {
+    return invalidInput("entry point '{}': expected a workgroup size of at least 1x1x1 (LocalSize, LocalSizeId or "
+                        "WorkgroupSize), got {}x{}x{}",
+                        entryName, size[0], size[1], size[2]);
+  }
+  if (entry->pushConstants) {
+    return unsupported("entry point '{}': expected no push constants (openvgf compiles parameters into the SPIR-V), "
+                       "got a PushConstant variable",
+                       entryName);
+  }
+  for (const vgf::SpirvDescriptor& d : entry->descriptors) {
+    if (!d.hasBinding) {
+      return invalidInput("variable %{}: expected DescriptorSet and Binding decorations, got none", d.id);
     }
-    const vgf::Module& module = file.modules[seg.moduleIndex];
-    if (!moduleChecked[seg.moduleIndex]) {
-      std::string mwhere = fmt::format("modules[{}] '{}'", seg.moduleIndex, module.name);
-      if (module.type != vgf::ModuleType::Compute) {
-        return segFail(ErrorKind::Unsupported, fmt::format("{}: expected a COMPUTE module, got a GRAPH module "
-                                                           "(needs VK_ARM_data_graph)",
-                                                           mwhere));
-      }
-      if (!module.hasCode || module.codeKind != vgf::CodeKind::Spirv || module.spirv.empty()) {
-        return segFail(ErrorKind::Unsupported,
-                       fmt::format("{}: expected embedded SPIR-V code, got {}", mwhere,
-                                   !module.hasCode ? "no code"
-                                   : module.codeKind == vgf::CodeKind::Glsl ? "GLSL source"
-                                   : module.codeKind == vgf::CodeKind::Hlsl ? "HLSL source"
-                                                                            : "an empty module"));
-      }
-      Result<vulkan::FeatureSet> features = vulkan::requiredFeatures(module.spirv);
-      if (!features) return segFail(features.error().kind(), fmt::format("{}: {}", mwhere, features.error().message()));
-      ModuleInfo& info = model.modules_[seg.moduleIndex];
-      info.name = module.name;
-      info.entryPoint = module.entryPoint.empty() ? "main" : module.entryPoint;
-      info.spirv = module.spirv;
-      info.features = *features;
-      info.subgroupOperations = *vulkan::requiredSubgroupOperations(module.spirv);
-      info.roundingModeRte = *vulkan::requiredRoundingModeRte(module.spirv);
-      info.firstSegment = seg.name;
-      moduleChecked[seg.moduleIndex] = true;
+    std::string what = fmt::format("set {} binding {} (variable %{})", d.set, d.binding, d.id);
+    if (d.kind != vgf::SpirvDescriptorKind::StorageBuffer) {
+      return unsupported("{}: expected a storage buffer (openvgf binds every tensor as STORAGE_BUFFER), got {}", what,
+                         d.kind == vgf::SpirvDescriptorKind::UniformBuffer ? "a uniform buffer"
+                                                                           : "another kind of descriptor");
     }
-    SegmentInfo info;
-    info.name = seg.name.empty() ? fmt::format("segment_{}", s) : seg.name;
-    info.moduleIndex = seg.moduleIndex;
-    if (!seg.dispatchShape) {
-      return segFail(ErrorKind::InvalidInput, "dispatch_shape: expected workgroup counts, got none");
+    if (d.descriptorCount != 1) {
+      return unsupported("{}: expected one descriptor, got an array of {}", what,
+                         d.descriptorCount == 0 ? std::string("runtime size") : std::to_string(d.descriptorCount));
     }
-    for (int d = 0; d < 3; ++d) {
-      if ((*seg.dispatchShape)[d] == 0) {
-        return segFail(ErrorKind::InvalidInput,
-                       fmt::format("dispatch_shape[{}]: expected a workgroup count >= 1, got 0", d));
-      }
+  }
+  // The bit values of vgf's and vulkan's float-width masks are the same (16, 32, 64 -> bit 0, 1, 2).
+  static_assert(vgf::kSpirvWidth16 == vulkan::kFloatWidth16 && vgf::kSpirvWidth64 == vulkan::kFloatWidth64);
+  OPENVGF_ASSIGN_OR_RETURN(vulkan::ShaderNeeds needs,
+                           vulkan::shaderNeeds({.capabilities = spirv.capabilities,
+                                                .localSizeId = entry->localSizeId,
+                                                .roundingModeRte = entry->roundingModeRteWidths}));
+  ModuleInfo& info = modules_[index];
+  info.name = module.name;
+  info.entryPoint = entryName;
+  info.spirv = module.spirv;
+  info.features = needs.features;
+  info.subgroupOperations = needs.subgroupOperations;
+  info.roundingModeRte = needs.roundingModeRte;
+  info.localSize = size;
+  info.sharedMemoryBytes = entry->workgroupBytes;
+  info.firstSegment = segmentName;
+  moduleDescriptors_[index] = entry->descriptors;
+  return {};
+}
+
+Status Model::checkSegment(const vgf::File& file, std::size_t s) {
+  const vgf::Segment& seg = file.segments[s];
+  SegmentInfo info;
+  info.name = seg.name.empty() ? fmt::format("segment_{}", s) : seg.name;
+  auto fail = [&](Error error) { return Unexpected(std::move(error).addContext(fmt::format("segments[{}] '{}'", s, seg.name))); };
+  if (seg.moduleIndex >= file.modules.size()) {
+    return fail(Error(ErrorKind::InvalidInput, fmt::format("module_index: expected < {}, got {}", file.modules.size(),
+                                                           seg.moduleIndex)));
+  }
+  const std::string moduleWhere = fmt::format("modules[{}] '{}'", seg.moduleIndex, file.modules[seg.moduleIndex].name);
+  if (modules_[seg.moduleIndex].spirv.empty()) {
+    if (Status status = checkModule(file, seg.moduleIndex, info.name); !status) {
+      return fail(std::move(status).error().addContext(moduleWhere));
     }
-    info.dispatch = *seg.dispatchShape;
-    if (!seg.pushConstantRanges.empty()) {
-      return segFail(ErrorKind::Unsupported, "push_constant_ranges: expected none (openvgf compiles parameters into "
-                                             "the SPIR-V), got some");
+  }
+  info.moduleIndex = seg.moduleIndex;
+  if (!seg.dispatchShape) {
+    return fail(Error(ErrorKind::InvalidInput, "dispatch_shape: expected workgroup counts, got none"));
+  }
+  for (int d = 0; d < 3; ++d) {
+    if ((*seg.dispatchShape)[d] == 0) {
+      return fail(Error(ErrorKind::InvalidInput,
+                        fmt::format("dispatch_shape[{}]: expected a workgroup count >= 1, got 0", d)));
     }
-    auto listed = [](const std::vector<vgf::BindingSlot>& slots, std::uint32_t mrt) {
-      return std::any_of(slots.begin(), slots.end(), [&](const vgf::BindingSlot& b) { return b.mrtIndex == mrt; });
-    };
-    for (std::size_t position = 0; position < seg.setInfos.size(); ++position) {
-      const vgf::DescriptorSetInfo& set = seg.setInfos[position];
-      std::uint32_t setNumber = set.setIndex == vgf::kUnset ? static_cast<std::uint32_t>(position) : set.setIndex;
-      if (setNumber >= 32) {
-        return segFail(ErrorKind::InvalidInput,
-                       fmt::format("set_infos[{}]: expected a set index < 32, got {}", position, setNumber));
-      }
-      for (std::size_t b = 0; b < set.bindings.size(); ++b) {
-        const vgf::BindingSlot& slot = set.bindings[b];
-        std::string bwhere = fmt::format("set_infos[{}].bindings[{}]", position, b);
-        if (slot.mrtIndex >= resourceCount) {
-          return segFail(ErrorKind::InvalidInput,
-                         fmt::format("{}: mrt_index: expected < {}, got {}", bwhere, resourceCount, slot.mrtIndex));
-        }
-        ResourceInfo& r = model.resources_[slot.mrtIndex];
-        if (r.category == ResourceCategory::Constant && !r.constantIndex) {
-          return segFail(ErrorKind::InvalidInput,
-                         fmt::format("{}: resources[{}] is a CONSTANT without a payload in the constant section",
-                                     bwhere, slot.mrtIndex));
-        }
-        bool reads = listed(seg.inputs, slot.mrtIndex);
-        bool writes = listed(seg.outputs, slot.mrtIndex);
-        if (!reads && !writes) {
-          // Not declared either way: constants and model inputs can only be read; anything
-          // else is treated as read and written so no hazard is missed.
-          bool readOnly = r.category == ResourceCategory::Constant || r.category == ResourceCategory::Input;
-          reads = true;
-          writes = !readOnly;
-        }
-        if (writes && (r.category == ResourceCategory::Constant || r.category == ResourceCategory::Input)) {
-          return segFail(ErrorKind::InvalidInput,
-                         fmt::format("{}: resources[{}]: expected a writable (OUTPUT or INTERMEDIATE) resource "
-                                     "for a segment output, got {}",
-                                     bwhere, slot.mrtIndex, categoryName(r.category)));
-        }
-        for (const BindingInfo& other : info.bindings) {
-          if (other.set == setNumber && other.binding == slot.binding) {
-            return segFail(ErrorKind::InvalidInput, fmt::format("{}: expected a unique (set {}, binding {}), got it "
-                                                                "twice",
-                                                                bwhere, setNumber, slot.binding));
-          }
-        }
-        r.used = true;
-        info.bindings.push_back({setNumber, slot.binding, slot.mrtIndex,
-                                 reads && writes ? Access::ReadWrite : writes ? Access::Write : Access::Read});
-      }
-    }
-    std::sort(info.bindings.begin(), info.bindings.end(), [](const BindingInfo& a, const BindingInfo& b) {
-      return a.set != b.set ? a.set < b.set : a.binding < b.binding;
+  }
+  info.dispatch = *seg.dispatchShape;
+  if (!seg.pushConstantRanges.empty()) {
+    return fail(Error(ErrorKind::Unsupported, "push_constant_ranges: expected none (openvgf compiles parameters into "
+                                              "the SPIR-V), got some"));
+  }
+  if (Status status = collectBindings(seg, info.bindings); !status) return fail(std::move(status).error());
+  const std::vector<vgf::SpirvDescriptor>& declared = moduleDescriptors_[seg.moduleIndex];
+  for (BindingInfo& b : info.bindings) {
+    b.used = std::any_of(declared.begin(), declared.end(), [&](const vgf::SpirvDescriptor& d) {
+      return d.used && d.set == b.set && d.binding == b.binding;
     });
-    model.segments_.push_back(std::move(info));
   }
-  return model;
+  if (Status status = matchInterface(declared, info.bindings, moduleWhere);
+      !status) {
+    return fail(std::move(status).error());
+  }
+  segments_.push_back(std::move(info));
+  return {};
+}
+
+// The segment's binding slots, each with the access the segment declares for it.
+Status Model::collectBindings(const vgf::Segment& seg, std::vector<BindingInfo>& bindings) {
+  auto isListed = [](const std::vector<vgf::BindingSlot>& slots, std::uint32_t mrt) {
+    return std::any_of(slots.begin(), slots.end(), [&](const vgf::BindingSlot& b) { return b.mrtIndex == mrt; });
+  };
+  const std::size_t resourceCount = resources_.size();
+  for (std::size_t position = 0; position < seg.setInfos.size(); ++position) {
+    const vgf::DescriptorSetInfo& set = seg.setInfos[position];
+    std::uint32_t setNumber = set.setIndex == vgf::kUnset ? static_cast<std::uint32_t>(position) : set.setIndex;
+    if (setNumber >= 32) return invalidInput("set_infos[{}]: expected a set index < 32, got {}", position, setNumber);
+    for (std::size_t b = 0; b < set.bindings.size(); ++b) {
+      const vgf::BindingSlot& slot = set.bindings[b];
+      std::string where = fmt::format("set_infos[{}].bindings[{}]", position, b);
+      if (slot.mrtIndex >= resourceCount) {
+        return invalidInput("{}: mrt_index: expected < {}, got {}", where, resourceCount, slot.mrtIndex);
+      }
+      ResourceInfo& r = resources_[slot.mrtIndex];
+      if (r.category == ResourceCategory::Constant && !r.constantIndex) {
+        return invalidInput("{}: resources[{}] is a CONSTANT without a payload in the constant section", where,
+                            slot.mrtIndex);
+      }
+      bool reads = isListed(seg.inputs, slot.mrtIndex);
+      bool writes = isListed(seg.outputs, slot.mrtIndex);
+      const bool listed = reads || writes;
+      const bool readOnly = r.category == ResourceCategory::Constant || r.category == ResourceCategory::Input;
+      if (!listed) {
+        // Not declared either way: constants and model inputs can only be read; anything
+        // else is treated as read and written so no hazard is missed.
+        reads = true;
+        writes = !readOnly;
+      }
+      if (writes && readOnly) {
+        return invalidInput("{}: resources[{}]: expected a writable (OUTPUT or INTERMEDIATE) resource for a segment "
+                            "output, got {}",
+                            where, slot.mrtIndex, categoryName(r.category));
+      }
+      for (const BindingInfo& other : bindings) {
+        if (other.set == setNumber && other.binding == slot.binding) {
+          return invalidInput("{}: expected a unique (set {}, binding {}), got it twice", where, setNumber,
+                              slot.binding);
+        }
+      }
+      r.used = true;
+      bindings.push_back({setNumber, slot.binding, slot.mrtIndex,
+                          reads && writes ? Access::ReadWrite : writes ? Access::Write : Access::Read, listed});
+    }
+  }
+  std::sort(bindings.begin(), bindings.end(), [](const BindingInfo& a, const BindingInfo& b) {
+    return a.set != b.set ? a.set < b.set : a.binding < b.binding;
+  });
+  return {};
+}
+
+// Every storage buffer the entry point statically uses is bound, to a resource whose access,
+// element size and size the declaration allows. A used variable left unbound is undefined
+// behaviour in the driver (a crash at pipeline creation on some); a mismatch of access runs
+// without the barriers the data needs; a mismatch of size or format runs with wrong results.
+// Bindings the module does not use are ignored, as Vulkan ignores them.
+Status Model::matchInterface(const std::vector<vgf::SpirvDescriptor>& declared, const std::vector<BindingInfo>& bindings,
+                             const std::string& moduleWhere) const {
+  for (const vgf::SpirvDescriptor& d : declared) {
+    if (!d.used) continue;
+    auto bound = std::find_if(bindings.begin(), bindings.end(),
+                              [&](const BindingInfo& b) { return b.set == d.set && b.binding == d.binding; });
+    if (bound == bindings.end()) {
+      return invalidInput("set {} binding {}: {} uses a storage buffer there (variable %{}), expected the segment to "
+                          "bind a tensor to it, got no binding",
+                          d.set, d.binding, moduleWhere, d.id);
+    }
+  }
+  for (const BindingInfo& b : bindings) {
+    const std::string where = fmt::format("set {} binding {} ({})", b.set, b.binding, describeTensor(b.mrtIndex));
+    bool moduleWrites = false, moduleReads = false;
+    const ResourceInfo& r = resources_[b.mrtIndex];
+    const std::uint32_t elementBytes = storageElementBytes(r.vkFormat);
+    const std::uint64_t range = roundUp4(r.bytes);
+    for (const vgf::SpirvDescriptor& d : declared) {
+      if (d.set != b.set || d.binding != b.binding || !d.used) continue;
+      moduleWrites = moduleWrites || d.mayWrite();
+      moduleReads = moduleReads || d.mayRead();
+      if (!elementsCompatible(d, r.vkFormat)) {
+        return invalidInput("{}: expected {} to access {}-byte {} elements ({}), got {}-byte array elements of {}-byte "
+                            "{} (variable %{})",
+                            where, moduleWhere, elementBytes, isFloatFormat(r.vkFormat) ? "floating-point" : "integer",
+                            formatShortName(r.vkFormat), d.elementStride, d.componentBytes,
+                            scalarKindName(d.componentKind), d.id);
+      }
+      if (d.staticBytes > range) {
+        return invalidInput("{}: expected a tensor of at least the {} bytes {} declares for its block (variable %{}), "
+                            "got {} bytes",
+                            where, d.staticBytes, moduleWhere, d.id, r.bytes);
+      }
+    }
+    if (moduleWrites && b.access == Access::Read) {
+      const bool readOnly = r.category == ResourceCategory::Constant || r.category == ResourceCategory::Input;
+      return invalidInput("{}: expected {} not to write it, {}, got a module that stores to it", where, moduleWhere,
+                          readOnly ? "as model inputs and constants are read-only"
+                                   : "as the segment lists it in inputs only");
+    }
+    if (b.listed && b.access != Access::Read && !moduleWrites) {
+      return invalidInput("{}: expected {} to write a tensor the segment lists in outputs, got a module that never "
+                          "stores to it",
+                          where, moduleWhere);
+    }
+    if (b.listed && b.access == Access::Write && moduleReads) {
+      return invalidInput("{}: expected the segment to list a tensor {} loads from in its inputs too, got it in outputs "
+                          "only",
+                          where, moduleWhere);
+    }
+  }
+  return {};
+}
+
+// Data flow over the segment order: intermediates are written before they are read, outputs
+// are written, and tensors of one alias group are never live at the same time (the runner
+// gives each group one memory range, so an overlap would silently corrupt a live tensor).
+Status Model::checkDataflow() const {
+  const std::size_t n = resources_.size();
+  std::vector<std::int64_t> first(n, -1), last(n, -1);
+  std::vector<bool> written(n, false), io(n, false);
+  for (const TensorInfo& t : inputs_) io[t.mrtIndex] = true;
+  for (const TensorInfo& t : outputs_) io[t.mrtIndex] = true;
+  // Members of an alias group are views of one memory object (a compute segment's buffer and a
+  // graph segment's tensor view of the same value), so a write through one initializes all.
+  std::set<std::uint32_t> writtenGroups;
+  auto initialized = [&](std::uint32_t index) {
+    const std::uint32_t group = resources_[index].aliasGroup;
+    return written[index] || (group != vgf::kUnset && writtenGroups.contains(group));
+  };
+  for (std::size_t s = 0; s < segments_.size(); ++s) {
+    for (const BindingInfo& b : segments_[s].bindings) {
+      if (!b.used) continue;  // bound but never accessed (e.g. the output of a split-K partial pass)
+      const ResourceInfo& r = resources_[b.mrtIndex];
+      if (first[b.mrtIndex] < 0) {
+        first[b.mrtIndex] = static_cast<std::int64_t>(s);
+        if (r.category == ResourceCategory::Intermediate && !io[b.mrtIndex] && b.access == Access::Read &&
+            !initialized(b.mrtIndex)) {
+          return invalidInput("segments[{}] '{}': set {} binding {}: expected {} to be written by an earlier segment "
+                              "before it is read, got a read first",
+                              s, segments_[s].name, b.set, b.binding, describeTensor(b.mrtIndex));
+        }
+      }
+      last[b.mrtIndex] = static_cast<std::int64_t>(s);
+      if (b.access != Access::Read) {
+        written[b.mrtIndex] = true;
+        if (r.aliasGroup != vgf::kUnset) writtenGroups.insert(r.aliasGroup);
+      }
+    }
+  }
+  for (const TensorInfo& t : outputs_) {
+    if (!written[t.mrtIndex]) {
+      return invalidInput("{}: expected a segment to write it, got none", describeTensor(t.mrtIndex));
+    }
+  }
+  std::map<std::uint32_t, std::vector<std::uint32_t>> groups;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const ResourceInfo& r = resources_[i];
+    if (r.category == ResourceCategory::Intermediate && r.aliasGroup != vgf::kUnset && !io[i] && first[i] >= 0) {
+      groups[r.aliasGroup].push_back(i);
+    }
+  }
+  for (auto& [group, members] : groups) {
+    std::sort(members.begin(), members.end(), [&](std::uint32_t a, std::uint32_t b) { return first[a] < first[b]; });
+    std::uint32_t holder = members.front();  // the member live longest so far
+    for (std::size_t k = 1; k < members.size(); ++k) {
+      const std::uint32_t m = members[k];
+      if (first[m] <= last[holder]) {
+        return invalidInput("alias group {}: resources[{}] and resources[{}] are both live at segments[{}] '{}': "
+                            "expected tensors of one alias group to have disjoint lifetimes",
+                            group, holder, m, first[m], segments_[static_cast<std::size_t>(first[m])].name);
+      }
+      if (last[m] > last[holder]) holder = m;
+    }
+  }
+  return {};
 }
 
 std::optional<std::size_t> Model::findInput(std::string_view name) const {
@@ -368,6 +600,33 @@ Status Model::checkDevice(const vulkan::DeviceSnapshot& device) const {
                          "shaderRoundingModeRTEFloat{}), expected {} to support it (convert with --target portable "
                          "for any device)",
                          source_, m, module.name, module.firstSegment, width, width, device.name);
+    }
+  }
+  for (std::size_t m = 0; m < modules_.size(); ++m) {
+    const ModuleInfo& module = modules_[m];
+    if (module.spirv.empty()) continue;
+    std::uint64_t invocations = 1;
+    for (int d = 0; d < 3; ++d) {
+      if (module.localSize[d] > device.limits.maxComputeWorkGroupSize[d]) {
+        return unsupported("{}: modules[{}] '{}' (segment '{}'): workgroup size[{}]: expected at most "
+                           "maxComputeWorkGroupSize[{}] = {} on {}, got {}",
+                           source_, m, module.name, module.firstSegment, d, d,
+                           device.limits.maxComputeWorkGroupSize[d], device.name, module.localSize[d]);
+      }
+      // Saturate above any 32-bit limit so three 32-bit factors cannot wrap.
+      invocations = std::min<std::uint64_t>(invocations * module.localSize[d], std::uint64_t{1} << 33);
+    }
+    if (invocations > device.limits.maxComputeWorkGroupInvocations) {
+      return unsupported("{}: modules[{}] '{}' (segment '{}'): expected at most maxComputeWorkGroupInvocations = {} "
+                         "invocations per workgroup on {}, got {}",
+                         source_, m, module.name, module.firstSegment, device.limits.maxComputeWorkGroupInvocations,
+                         device.name, invocations);
+    }
+    if (module.sharedMemoryBytes > device.limits.maxComputeSharedMemorySize) {
+      return unsupported("{}: modules[{}] '{}' (segment '{}'): expected at most maxComputeSharedMemorySize = {} bytes "
+                         "of shared memory on {}, got at least {}",
+                         source_, m, module.name, module.firstSegment, device.limits.maxComputeSharedMemorySize,
+                         device.name, module.sharedMemoryBytes);
     }
   }
   for (const SegmentInfo& seg : segments_) {

@@ -17,6 +17,7 @@
 #include "common/error.h"
 #include "tosa/host_tensor.h"
 #include "vgf/file.h"
+#include "vgf/spirv_info.h"
 #include "vulkan/snapshot.h"
 
 namespace openvgf::runner {
@@ -49,6 +50,8 @@ struct BindingInfo {
   std::uint32_t binding = 0;
   std::uint32_t mrtIndex = 0;
   Access access = Access::Read;
+  bool listed = true;  // in the segment's inputs or outputs (else `access` is the runner's assumption)
+  bool used = true;    // the module's entry point statically uses it (else the binding is inert)
 };
 
 struct ModuleInfo {
@@ -58,6 +61,8 @@ struct ModuleInfo {
   vulkan::FeatureSet features;         // from the OpCapability list
   std::uint32_t subgroupOperations = 0;
   std::uint32_t roundingModeRte = 0;  // vulkan::kFloatWidth* bits
+  std::array<std::uint32_t, 3> localSize{1, 1, 1};  // invocations per workgroup, from the SPIR-V
+  std::uint64_t sharedMemoryBytes = 0;              // Workgroup variables (a lower bound)
   std::string firstSegment;            // name of a segment that uses it (for messages)
 };
 
@@ -68,11 +73,18 @@ struct SegmentInfo {
   std::vector<BindingInfo> bindings;               // sorted by (set, binding)
 };
 
+/// Largest sum of the bytes of a model's tensors, before any device limit is consulted.
+inline constexpr std::uint64_t kMaxModelBytes = std::uint64_t{1} << 40;
+
 class Model {
  public:
   /// Validates `file` for execution. `source` names the file in messages. GRAPH segments,
   /// modules without SPIR-V, non-buffer resources, dynamic shapes and capabilities no Vulkan
   /// compute device can enable are refused (Unsupported); inconsistencies are InvalidInput.
+  /// Every module must pass spirv-val (Vulkan 1.3) and every segment must bind exactly what
+  /// its module's entry point declares (set, binding, storage buffer, readonly/writeonly,
+  /// element size, static size); intermediates must be written before they are read and
+  /// members of one alias group must not be live at the same time (runner/README.md).
   static Result<Model> create(const vgf::File& file, std::string source);
 
   const std::string& source() const { return source_; }
@@ -99,6 +111,16 @@ class Model {
   std::string describeTensor(std::uint32_t mrtIndex) const;
 
  private:
+  Status checkResources(const vgf::File& file);
+  Status attachConstants(const vgf::File& file);
+  Status checkInterface(const vgf::File& file);
+  Status checkModule(const vgf::File& file, std::uint32_t index, const std::string& segmentName);
+  Status checkSegment(const vgf::File& file, std::size_t index);
+  Status collectBindings(const vgf::Segment& segment, std::vector<BindingInfo>& bindings);
+  Status matchInterface(const std::vector<vgf::SpirvDescriptor>& declared, const std::vector<BindingInfo>& bindings,
+                        const std::string& moduleWhere) const;
+  Status checkDataflow() const;
+
   std::string source_;
   std::vector<TensorInfo> inputs_;
   std::vector<TensorInfo> outputs_;
@@ -106,6 +128,8 @@ class Model {
   std::vector<SegmentInfo> segments_;
   std::vector<ModuleInfo> modules_;
   std::vector<std::span<const std::uint8_t>> constants_;
+  // Per module: the descriptors its entry point declares (checked against every segment).
+  std::vector<std::vector<vgf::SpirvDescriptor>> moduleDescriptors_;
 };
 
 }  // namespace openvgf::runner

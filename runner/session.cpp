@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -69,10 +70,31 @@ Result<std::vector<const tosa::HostTensor*>> bindInputs(const Model& model, std:
   return ordered;
 }
 
+// Regions of the two arenas: one per constant, per alias group, per other intermediate; model
+// I/O gets a staging region (and, in Copy mode, a device region too).
+struct Session::MemoryPlan {
+  std::vector<Region> regions;
+  std::vector<std::int64_t> regionOf;         // per resource: the region its descriptors bind (-1: unused)
+  std::vector<std::int64_t> stagingRegionOf;  // per resource: its host-visible region (model I/O only)
+  vulkan::ArenaLayout device;                 // layout of the device arena
+  vulkan::ArenaLayout staging;                // layout of the staging arena
+  VkBuffer deviceBuffer = VK_NULL_HANDLE;     // the arenas' buffers, once allocated
+  VkBuffer stagingBuffer = VK_NULL_HANDLE;
+
+  VkBuffer buffer(const Region& region) const { return region.place == Place::Device ? deviceBuffer : stagingBuffer; }
+
+  const Region& bound(std::uint32_t mrt) const { return regions[static_cast<std::size_t>(regionOf[mrt])]; }
+  const Region& staged(std::uint32_t mrt) const { return regions[static_cast<std::size_t>(stagingRegionOf[mrt])]; }
+};
+
+struct Session::PipelinePlan {
+  std::vector<vulkan::ComputePipelineDesc> descs;  // one per module used, in first-use order
+  std::vector<std::size_t> ofSegment;              // per segment: index into descs and pipelines_
+};
+
 Result<Session> Session::create(const Context& context, const Model& model, const SessionOptions& options) {
   const vulkan::Device& device = context.device();
   const vulkan::DeviceSnapshot& snapshot = device.snapshot();
-  VkDevice vk = device.handle();
   OPENVGF_TRY(model.checkDevice(snapshot));
 
   Session session;
@@ -88,18 +110,37 @@ Result<Session> Session::create(const Context& context, const Model& model, cons
   }
   session.direct_ = options.io == IoMode::Direct || (options.io == IoMode::Auto && unified);
 
-  // ---- Memory plan: one region per constant, per alias group, per other intermediate; model
-  // I/O gets a staging region (and, in Copy mode, a device region too).
-  const std::vector<ResourceInfo>& resources = model.resources();
   const VkDeviceSize alignment = std::max<VkDeviceSize>(snapshot.limits.minStorageBufferOffsetAlignment, 64);
-  std::vector<Region> regions;
-  std::vector<std::int64_t> regionOf(resources.size(), -1);         // bound (device-side) region
-  std::vector<std::int64_t> stagingRegionOf(resources.size(), -1);  // host-visible region of model I/O
-  std::map<std::uint32_t, std::uint32_t> groupRegion;
+  MemoryPlan plan = session.planMemory(model, alignment);
+  OPENVGF_TRY(session.allocateMemory(device, plan));
+  OPENVGF_TRY(session.initializeMemory(device, model, plan));
+  OPENVGF_ASSIGN_OR_RETURN(PipelinePlan pipelines, session.createPipelines(context, model, options));
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::vector<VkDescriptorSet>> sets,
+                           session.writeDescriptorSets(device, model, plan, pipelines));
+  OPENVGF_TRY(session.recordCommands(device, model, plan, pipelines, sets));
+  for (const TensorInfo& t : session.inputs_) {
+    session.inputPtr_.push_back(session.stagingArena_->mapped() + plan.staged(t.mrtIndex).offset);
+  }
+  for (const TensorInfo& t : session.outputs_) {
+    session.outputPtr_.push_back(session.stagingArena_->mapped() + plan.staged(t.mrtIndex).offset);
+  }
+  spdlog::debug("{}: {} I/O, {} barrier(s), device memory {} bytes, staging {} bytes", model.source(),
+                session.direct_ ? "direct" : "copied", session.barriers_, session.deviceBytes_, session.stagingBytes_);
+  OPENVGF_TRY(context.checkValidation());
+  return session;
+}
+
+Session::MemoryPlan Session::planMemory(const Model& model, VkDeviceSize alignment) {
+  const std::vector<ResourceInfo>& resources = model.resources();
+  MemoryPlan plan;
+  plan.regionOf.assign(resources.size(), -1);
+  plan.stagingRegionOf.assign(resources.size(), -1);
+  std::vector<Region>& regions = plan.regions;
+  auto next = [&] { return static_cast<std::int64_t>(regions.size()); };
+  std::map<std::uint32_t, std::int64_t> groupRegion;
   auto isIo = [&](std::uint32_t mrt) {
     auto match = [&](const TensorInfo& t) { return t.mrtIndex == mrt; };
-    return std::any_of(session.inputs_.begin(), session.inputs_.end(), match) ||
-           std::any_of(session.outputs_.begin(), session.outputs_.end(), match);
+    return std::any_of(inputs_.begin(), inputs_.end(), match) || std::any_of(outputs_.begin(), outputs_.end(), match);
   };
   for (std::uint32_t i = 0; i < resources.size(); ++i) {
     const ResourceInfo& r = resources[i];
@@ -107,49 +148,58 @@ Result<Session> Session::create(const Context& context, const Model& model, cons
     VkDeviceSize size = roundUp4(r.bytes);
     if (isIo(i)) {
       // Model I/O never shares memory with an alias group: its contents must survive the run.
-      stagingRegionOf[i] = static_cast<std::int64_t>(regions.size());
+      plan.stagingRegionOf[i] = next();
       regions.push_back({Place::Staging, 0, size});
-      if (session.direct_) {
-        regionOf[i] = stagingRegionOf[i];
+      if (direct_) {
+        plan.regionOf[i] = plan.stagingRegionOf[i];
       } else {
-        regionOf[i] = static_cast<std::int64_t>(regions.size());
+        plan.regionOf[i] = next();
         regions.push_back({Place::Device, 0, size});
       }
     } else if (r.category == ResourceCategory::Intermediate && r.aliasGroup != vgf::kUnset) {
-      auto [it, inserted] = groupRegion.try_emplace(r.aliasGroup, static_cast<std::uint32_t>(regions.size()));
+      auto [it, inserted] = groupRegion.try_emplace(r.aliasGroup, next());
       if (inserted) regions.push_back({Place::Device, 0, size});
-      regions[it->second].size = std::max(regions[it->second].size, size);
-      regionOf[i] = it->second;
+      Region& shared = regions[static_cast<std::size_t>(it->second)];
+      shared.size = std::max(shared.size, size);
+      plan.regionOf[i] = it->second;
     } else {
-      regionOf[i] = static_cast<std::int64_t>(regions.size());
+      plan.regionOf[i] = next();
       regions.push_back({Place::Device, 0, size});
     }
   }
-  vulkan::ArenaLayout deviceLayout, stagingLayout;
   for (Region& region : regions) {
-    region.offset = (region.place == Place::Device ? deviceLayout : stagingLayout).place(region.size, alignment);
+    region.offset = (region.place == Place::Device ? plan.device : plan.staging).place(region.size, alignment);
   }
-  session.deviceBytes_ = deviceLayout.size;
-  session.stagingBytes_ = stagingLayout.size;
-  if (deviceLayout.size > 0) {
-    OPENVGF_ASSIGN_OR_RETURN(session.deviceArena_,
-                             vulkan::Arena::create(device, deviceLayout.size,
-                                                   session.direct_ ? vulkan::MemoryUse::Unified
-                                                                   : vulkan::MemoryUse::DeviceLocal,
-                                                   "constants and intermediates"));
-  }
-  if (stagingLayout.size > 0) {
-    OPENVGF_ASSIGN_OR_RETURN(session.stagingArena_,
-                             vulkan::Arena::create(device, stagingLayout.size,
-                                                   session.direct_ ? vulkan::MemoryUse::Unified
-                                                                   : vulkan::MemoryUse::HostStaging,
-                                                   "input/output staging"));
-  }
-  auto bufferOf = [&](const Region& region) {
-    return region.place == Place::Device ? session.deviceArena_->buffer() : session.stagingArena_->buffer();
-  };
+  deviceBytes_ = plan.device.size;
+  stagingBytes_ = plan.staging.size;
+  return plan;
+}
 
-  // ---- Constants, uploaded once.
+Status Session::allocateMemory(const vulkan::Device& device, MemoryPlan& plan) {
+  if (plan.device.size > 0) {
+    OPENVGF_ASSIGN_OR_RETURN(deviceArena_, vulkan::Arena::create(device, plan.device.size,
+                                                                 direct_ ? vulkan::MemoryUse::Unified
+                                                                         : vulkan::MemoryUse::DeviceLocal,
+                                                                 "constants and intermediates"));
+    plan.deviceBuffer = deviceArena_->buffer();
+  }
+  if (plan.staging.size > 0) {
+    OPENVGF_ASSIGN_OR_RETURN(stagingArena_, vulkan::Arena::create(device, plan.staging.size,
+                                                                  direct_ ? vulkan::MemoryUse::Unified
+                                                                          : vulkan::MemoryUse::HostStaging,
+                                                                  "input/output staging"));
+    plan.stagingBuffer = stagingArena_->buffer();
+  }
+  return {};
+}
+
+// Memory starts zeroed, then constants are uploaded once. Zeroing makes every run a function
+// of the file and the inputs: a model whose kernels leave part of a tensor unwritten reads
+// zeros there, never what the memory held before (another process's data, on a CPU device, or
+// an earlier tensor).
+Status Session::initializeMemory(const vulkan::Device& device, const Model& model, const MemoryPlan& plan) {
+  const std::vector<ResourceInfo>& resources = model.resources();
+  if (stagingArena_) std::memset(stagingArena_->mapped(), 0, stagingBytes_);
   std::vector<std::pair<std::uint32_t, std::span<const std::uint8_t>>> uploads;
   VkDeviceSize uploadBytes = 0;
   for (std::uint32_t i = 0; i < resources.size(); ++i) {
@@ -157,89 +207,110 @@ Result<Session> Session::create(const Context& context, const Model& model, cons
     uploads.emplace_back(i, model.constantData()[*resources[i].constantIndex]);
     uploadBytes += roundUp4(uploads.back().second.size());
   }
-  if (!uploads.empty()) {
-    if (std::uint8_t* base = session.deviceArena_->mapped()) {
-      for (auto& [mrt, data] : uploads) std::memcpy(base + regions[regionOf[mrt]].offset, data.data(), data.size());
-    } else {
-      // Discrete GPUs: through a temporary staging buffer and one copy submission.
-      OPENVGF_ASSIGN_OR_RETURN(vulkan::Arena staging,
-                               vulkan::Arena::create(device, uploadBytes, vulkan::MemoryUse::HostStaging,
-                                                     "constant upload staging"));
-      OPENVGF_ASSIGN_OR_RETURN(vulkan::CommandBuffer upload, vulkan::CommandBuffer::create(device));
-      OPENVGF_ASSIGN_OR_RETURN(vulkan::Fence fence, vulkan::Fence::create(device));
-      OPENVGF_TRY(upload.begin(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT));
-      VkDeviceSize at = 0;
-      for (auto& [mrt, data] : uploads) {
-        std::memcpy(staging.mapped() + at, data.data(), data.size());
-        VkBufferCopy copy{at, regions[regionOf[mrt]].offset, roundUp4(data.size())};
-        vkCmdCopyBuffer(upload.handle(), staging.buffer(), session.deviceArena_->buffer(), 1, &copy);
-        at += roundUp4(data.size());
-      }
-      OPENVGF_TRY(upload.end());
-      VkCommandBufferSubmitInfo commandInfo = vkStruct<VkCommandBufferSubmitInfo>(
-          VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
-      commandInfo.commandBuffer = upload.handle();
-      VkSubmitInfo2 submit = vkStruct<VkSubmitInfo2>(VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
-      submit.commandBufferInfoCount = 1;
-      submit.pCommandBufferInfos = &commandInfo;
-      OPENVGF_TRY(device.submit(submit, fence.handle()));
-      OPENVGF_TRY(device.wait(fence.handle()));
-      // The fence wait orders this copy before every later submission's use of the constants.
-    }
+  if (!deviceArena_) return {};
+  if (std::uint8_t* base = deviceArena_->mapped(); base != nullptr) {
+    std::memset(base, 0, deviceBytes_);
+    for (auto& [mrt, data] : uploads) std::memcpy(base + plan.bound(mrt).offset, data.data(), data.size());
+    return {};
   }
+  // Discrete GPUs: a fill, then the constants through a temporary staging buffer, in one submission.
+  std::optional<vulkan::Arena> staging;
+  if (uploadBytes > 0) {
+    OPENVGF_ASSIGN_OR_RETURN(staging, vulkan::Arena::create(device, uploadBytes, vulkan::MemoryUse::HostStaging,
+                                                            "constant upload staging"));
+  }
+  OPENVGF_ASSIGN_OR_RETURN(vulkan::CommandBuffer upload, vulkan::CommandBuffer::create(device));
+  OPENVGF_ASSIGN_OR_RETURN(vulkan::Fence fence, vulkan::Fence::create(device));
+  OPENVGF_TRY(upload.begin(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT));
+  vkCmdFillBuffer(upload.handle(), deviceArena_->buffer(), 0, VK_WHOLE_SIZE, 0);
+  VkMemoryBarrier2 filled = vkStruct<VkMemoryBarrier2>(VK_STRUCTURE_TYPE_MEMORY_BARRIER_2);
+  filled.srcStageMask = filled.dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_CLEAR_BIT;
+  filled.srcAccessMask = filled.dstAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+  VkDependencyInfo dependency = vkStruct<VkDependencyInfo>(VK_STRUCTURE_TYPE_DEPENDENCY_INFO);
+  dependency.memoryBarrierCount = 1;
+  dependency.pMemoryBarriers = &filled;
+  vkCmdPipelineBarrier2(upload.handle(), &dependency);
+  VkDeviceSize at = 0;
+  for (auto& [mrt, data] : uploads) {
+    std::memcpy(staging->mapped() + at, data.data(), data.size());
+    VkBufferCopy copy{at, plan.bound(mrt).offset, roundUp4(data.size())};
+    vkCmdCopyBuffer(upload.handle(), staging->buffer(), deviceArena_->buffer(), 1, &copy);
+    at += roundUp4(data.size());
+  }
+  OPENVGF_TRY(upload.end());
+  VkCommandBufferSubmitInfo commandInfo = vkStruct<VkCommandBufferSubmitInfo>(
+      VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
+  commandInfo.commandBuffer = upload.handle();
+  VkSubmitInfo2 submit = vkStruct<VkSubmitInfo2>(VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
+  submit.commandBufferInfoCount = 1;
+  submit.pCommandBufferInfos = &commandInfo;
+  OPENVGF_TRY(device.submit(submit, fence.handle()));
+  // The fence wait orders the fill and the copies before every later submission's use.
+  return device.wait(fence.handle());
+}
 
-  // ---- Pipelines: one per module used, layouts from the union of its segments' bindings.
+// One pipeline per module used, its layout the union of its segments' bindings.
+Result<Session::PipelinePlan> Session::createPipelines(const Context& context, const Model& model,
+                                                       const SessionOptions& options) {
   const std::vector<SegmentInfo>& segments = model.segments();
-  std::map<std::uint32_t, std::size_t> pipelineOf;  // module index -> pipelines_ index
-  std::vector<vulkan::ComputePipelineDesc> descs;
+  PipelinePlan plan;
+  std::map<std::uint32_t, std::size_t> pipelineOf;  // module index -> descs index
   for (const SegmentInfo& seg : segments) {
-    auto [it, inserted] = pipelineOf.try_emplace(seg.moduleIndex, descs.size());
+    auto [it, inserted] = pipelineOf.try_emplace(seg.moduleIndex, plan.descs.size());
     if (inserted) {
       const ModuleInfo& module = model.modules()[seg.moduleIndex];
       vulkan::ComputePipelineDesc desc;
       desc.name = fmt::format("{}: modules[{}] '{}'", model.source(), seg.moduleIndex, module.name);
       desc.spirv = module.spirv;
       desc.entryPoint = module.entryPoint;
-      descs.push_back(std::move(desc));
+      plan.descs.push_back(std::move(desc));
     }
-    vulkan::ComputePipelineDesc& desc = descs[it->second];
+    plan.ofSegment.push_back(it->second);
+    vulkan::ComputePipelineDesc& desc = plan.descs[it->second];
     for (const BindingInfo& b : seg.bindings) {
       if (desc.sets.size() <= b.set) desc.sets.resize(b.set + 1);
       std::vector<std::uint32_t>& set = desc.sets[b.set];
       if (std::find(set.begin(), set.end(), b.binding) == set.end()) set.push_back(b.binding);
     }
   }
-  auto pipelineStart = std::chrono::steady_clock::now();
-  OPENVGF_ASSIGN_OR_RETURN(session.pipelines_, vulkan::createComputePipelines(device, context.pipelineCache(), descs,
-                                                                              options.pipelineThreads));
-  spdlog::debug("{}: {} pipeline(s) for {} segment(s) in {:.1f} ms (pipeline cache {})", model.source(), descs.size(),
-                segments.size(),
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - pipelineStart).count(),
+  auto start = std::chrono::steady_clock::now();
+  OPENVGF_ASSIGN_OR_RETURN(pipelines_, vulkan::createComputePipelines(context.device(), context.pipelineCache(),
+                                                                      plan.descs, options.pipelineThreads));
+  spdlog::debug("{}: {} pipeline(s) for {} segment(s) in {:.1f} ms (pipeline cache {})", model.source(),
+                plan.descs.size(), segments.size(),
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
                 context.pipelineCache().loadedFromDisk() ? "loaded from disk" : "empty");
+  return plan;
+}
 
-  // ---- Descriptor sets: one per (segment, set), written once; the pool is sized exactly.
+// One descriptor set per (segment, set), written once; the pool is sized exactly.
+Result<std::vector<std::vector<VkDescriptorSet>>> Session::writeDescriptorSets(const vulkan::Device& device,
+                                                                               const Model& model,
+                                                                               const MemoryPlan& plan,
+                                                                               const PipelinePlan& pipelines) {
+  const std::vector<SegmentInfo>& segments = model.segments();
   std::uint32_t setCount = 0, descriptorCount = 0;
-  for (const SegmentInfo& seg : segments) {
+  for (std::size_t s = 0; s < segments.size(); ++s) {
     // Allocation consumes every binding of the layout (the union over the module's segments),
     // whether or not this segment writes it.
-    const vulkan::ComputePipelineDesc& desc = descs[pipelineOf[seg.moduleIndex]];
+    const vulkan::ComputePipelineDesc& desc = pipelines.descs[pipelines.ofSegment[s]];
     setCount += static_cast<std::uint32_t>(desc.sets.size());
     for (const std::vector<std::uint32_t>& set : desc.sets) descriptorCount += static_cast<std::uint32_t>(set.size());
   }
-  OPENVGF_ASSIGN_OR_RETURN(session.descriptorPool_, vulkan::DescriptorPool::create(device, setCount, descriptorCount));
+  OPENVGF_ASSIGN_OR_RETURN(descriptorPool_, vulkan::DescriptorPool::create(device, setCount, descriptorCount));
   std::vector<std::vector<VkDescriptorSet>> segmentSets(segments.size());
   std::vector<VkDescriptorBufferInfo> bufferInfos;
-  bufferInfos.reserve(descriptorCount);
+  bufferInfos.reserve(descriptorCount);  // writes point into it: it must not reallocate
   std::vector<VkWriteDescriptorSet> writes;
   for (std::size_t s = 0; s < segments.size(); ++s) {
-    const vulkan::ComputePipeline& pipeline = session.pipelines_[pipelineOf[segments[s].moduleIndex]];
+    const vulkan::ComputePipeline& pipeline = pipelines_[pipelines.ofSegment[s]];
     for (std::size_t set = 0; set < pipeline.setCount(); ++set) {
-      OPENVGF_ASSIGN_OR_RETURN(VkDescriptorSet handle, session.descriptorPool_->allocate(device, pipeline.setLayout(set)));
+      OPENVGF_ASSIGN_OR_RETURN(VkDescriptorSet handle, descriptorPool_->allocate(device, pipeline.setLayout(set)));
       segmentSets[s].push_back(handle);
     }
     for (const BindingInfo& b : segments[s].bindings) {
-      const Region& region = regions[regionOf[b.mrtIndex]];
-      bufferInfos.push_back({bufferOf(region), region.offset, roundUp4(resources[b.mrtIndex].bytes)});
+      const Region& region = plan.bound(b.mrtIndex);
+      bufferInfos.push_back({plan.buffer(region), region.offset, roundUp4(model.resources()[b.mrtIndex].bytes)});
       VkWriteDescriptorSet write = vkStruct<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
       write.dstSet = segmentSets[s][b.set];
       write.dstBinding = b.binding;
@@ -249,99 +320,87 @@ Result<Session> Session::create(const Context& context, const Model& model, cons
       writes.push_back(write);
     }
   }
-  if (!writes.empty()) vkUpdateDescriptorSets(vk, static_cast<std::uint32_t>(writes.size()), writes.data(), 0, nullptr);
-
-  // ---- Recording: every dispatch, the barriers the data dependencies need, timestamps.
-  if (session.profile_) {
-    OPENVGF_ASSIGN_OR_RETURN(session.queries_, vulkan::TimestampQueries::create(
-                                                   device, static_cast<std::uint32_t>(segments.size() + 1)));
-    session.ticks_.resize(segments.size() + 1);
-    session.timing_.timestampsNs.resize(segments.size() + 1);
+  if (!writes.empty()) {
+    vkUpdateDescriptorSets(device.handle(), static_cast<std::uint32_t>(writes.size()), writes.data(), 0, nullptr);
   }
-  OPENVGF_ASSIGN_OR_RETURN(session.commands_, vulkan::CommandBuffer::create(device));
-  VkCommandBuffer cmd = session.commands_->handle();
-  OPENVGF_TRY(session.commands_->begin());
-  HazardTracker tracker(regions.size());
+  return segmentSets;
+}
+
+// One command buffer: input copies, every dispatch with the barriers its data dependencies
+// need, output copies, timestamps with SessionOptions::profile.
+Status Session::recordCommands(const vulkan::Device& device, const Model& model, const MemoryPlan& plan,
+                               const PipelinePlan& pipelines, const std::vector<std::vector<VkDescriptorSet>>& sets) {
+  const std::vector<SegmentInfo>& segments = model.segments();
+  if (profile_) {
+    OPENVGF_ASSIGN_OR_RETURN(queries_,
+                             vulkan::TimestampQueries::create(device, static_cast<std::uint32_t>(segments.size() + 1)));
+    ticks_.resize(segments.size() + 1);
+    timing_.timestampsNs.resize(segments.size() + 1);
+  }
+  OPENVGF_ASSIGN_OR_RETURN(commands_, vulkan::CommandBuffer::create(device));
+  VkCommandBuffer cmd = commands_->handle();
+  OPENVGF_TRY(commands_->begin());
+  HazardTracker tracker(plan.regions.size());
   auto sync = [&](std::span<const RegionUse> uses) {
     if (std::optional<VkMemoryBarrier2> barrier = tracker.use(uses)) {
       VkDependencyInfo dependency = vkStruct<VkDependencyInfo>(VK_STRUCTURE_TYPE_DEPENDENCY_INFO);
       dependency.memoryBarrierCount = 1;
       dependency.pMemoryBarriers = &*barrier;
       vkCmdPipelineBarrier2(cmd, &dependency);
-      ++session.barriers_;
+      ++barriers_;
     }
   };
-  auto regionId = [](std::int64_t id) { return static_cast<std::uint32_t>(id); };
-  if (session.profile_) vkCmdResetQueryPool(cmd, session.queries_->handle(), 0, session.queries_->count());
-  if (!session.direct_) {
-    for (const TensorInfo& t : session.inputs_) {
-      RegionUse uses[] = {{regionId(stagingRegionOf[t.mrtIndex]), VK_PIPELINE_STAGE_2_COPY_BIT, true, false},
-                          {regionId(regionOf[t.mrtIndex]), VK_PIPELINE_STAGE_2_COPY_BIT, false, true}};
-      sync(uses);
-      const Region& from = regions[stagingRegionOf[t.mrtIndex]];
-      const Region& to = regions[regionOf[t.mrtIndex]];
-      VkBufferCopy copy{from.offset, to.offset, from.size};
-      vkCmdCopyBuffer(cmd, bufferOf(from), bufferOf(to), 1, &copy);
-    }
+  auto bound = [&](std::uint32_t mrt) { return static_cast<std::uint32_t>(plan.regionOf[mrt]); };
+  auto staged = [&](std::uint32_t mrt) { return static_cast<std::uint32_t>(plan.stagingRegionOf[mrt]); };
+  // A copy between the staging and the device region of model I/O (Copy mode only).
+  auto copy = [&](std::uint32_t from, std::uint32_t to) {
+    RegionUse uses[] = {{from, VK_PIPELINE_STAGE_2_COPY_BIT, true, false}, {to, VK_PIPELINE_STAGE_2_COPY_BIT, false, true}};
+    sync(uses);
+    const Region& source = plan.regions[from];
+    const Region& target = plan.regions[to];
+    VkBufferCopy region{source.offset, target.offset, source.size};
+    vkCmdCopyBuffer(cmd, plan.buffer(source), plan.buffer(target), 1, &region);
+  };
+  if (profile_) vkCmdResetQueryPool(cmd, queries_->handle(), 0, queries_->count());
+  if (!direct_) {
+    for (const TensorInfo& t : inputs_) copy(staged(t.mrtIndex), bound(t.mrtIndex));
   }
-  if (session.profile_) {
-    vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, session.queries_->handle(), 0);
-  }
-  VkPipeline bound = VK_NULL_HANDLE;
+  if (profile_) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, queries_->handle(), 0);
+  VkPipeline current = VK_NULL_HANDLE;
   std::vector<RegionUse> uses;
   for (std::size_t s = 0; s < segments.size(); ++s) {
     const SegmentInfo& seg = segments[s];
     uses.clear();
     for (const BindingInfo& b : seg.bindings) {
-      uses.push_back({regionId(regionOf[b.mrtIndex]), VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                      b.access != Access::Write, b.access != Access::Read});
+      uses.push_back({bound(b.mrtIndex), VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, b.access != Access::Write,
+                      b.access != Access::Read});
     }
     sync(uses);
-    const vulkan::ComputePipeline& pipeline = session.pipelines_[pipelineOf[seg.moduleIndex]];
-    if (pipeline.handle() != bound) {
+    const vulkan::ComputePipeline& pipeline = pipelines_[pipelines.ofSegment[s]];
+    if (pipeline.handle() != current) {
       vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
-      bound = pipeline.handle();
+      current = pipeline.handle();
     }
-    if (!segmentSets[s].empty()) {
+    if (!sets[s].empty()) {
       vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0,
-                              static_cast<std::uint32_t>(segmentSets[s].size()), segmentSets[s].data(), 0, nullptr);
+                              static_cast<std::uint32_t>(sets[s].size()), sets[s].data(), 0, nullptr);
     }
     vkCmdDispatch(cmd, seg.dispatch[0], seg.dispatch[1], seg.dispatch[2]);
-    if (session.profile_) {
-      vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, session.queries_->handle(),
+    if (profile_) {
+      vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, queries_->handle(),
                            static_cast<std::uint32_t>(s + 1));
     }
   }
-  if (!session.direct_) {
-    for (const TensorInfo& t : session.outputs_) {
-      RegionUse copyUses[] = {{regionId(regionOf[t.mrtIndex]), VK_PIPELINE_STAGE_2_COPY_BIT, true, false},
-                              {regionId(stagingRegionOf[t.mrtIndex]), VK_PIPELINE_STAGE_2_COPY_BIT, false, true}};
-      sync(copyUses);
-      const Region& from = regions[regionOf[t.mrtIndex]];
-      const Region& to = regions[stagingRegionOf[t.mrtIndex]];
-      VkBufferCopy copy{from.offset, to.offset, from.size};
-      vkCmdCopyBuffer(cmd, bufferOf(from), bufferOf(to), 1, &copy);
-    }
+  if (!direct_) {
+    for (const TensorInfo& t : outputs_) copy(bound(t.mrtIndex), staged(t.mrtIndex));
   }
   // The host reads outputs after the fence: make the device writes visible to it.
   uses.clear();
-  for (const TensorInfo& t : session.outputs_) {
-    uses.push_back({regionId(stagingRegionOf[t.mrtIndex]), VK_PIPELINE_STAGE_2_HOST_BIT, true, false});
-  }
+  for (const TensorInfo& t : outputs_) uses.push_back({staged(t.mrtIndex), VK_PIPELINE_STAGE_2_HOST_BIT, true, false});
   sync(uses);
-  OPENVGF_TRY(session.commands_->end());
-  OPENVGF_ASSIGN_OR_RETURN(session.fence_, vulkan::Fence::create(device));
-
-  for (const TensorInfo& t : session.inputs_) {
-    session.inputPtr_.push_back(session.stagingArena_->mapped() + regions[stagingRegionOf[t.mrtIndex]].offset);
-  }
-  for (const TensorInfo& t : session.outputs_) {
-    session.outputPtr_.push_back(session.stagingArena_->mapped() + regions[stagingRegionOf[t.mrtIndex]].offset);
-  }
-  spdlog::debug("{}: {} I/O, {} barrier(s), device memory {} bytes, staging {} bytes", model.source(),
-                session.direct_ ? "direct" : "copied", session.barriers_, session.deviceBytes_, session.stagingBytes_);
-  OPENVGF_TRY(context.checkValidation());
-  return session;
+  OPENVGF_TRY(commands_->end());
+  OPENVGF_ASSIGN_OR_RETURN(fence_, vulkan::Fence::create(device));
+  return {};
 }
 
 Session::Session(Session&&) noexcept = default;

@@ -94,7 +94,20 @@ class Session {
   std::uint64_t stagingBytes() const { return stagingBytes_; }
 
  private:
+  struct MemoryPlan;     // where every tensor lives (session.cpp)
+  struct PipelinePlan;   // one pipeline per module used, and each segment's (session.cpp)
+
   Session() = default;
+  // The steps of create(), in order.
+  MemoryPlan planMemory(const Model& model, VkDeviceSize alignment);
+  Status allocateMemory(const vulkan::Device& device, MemoryPlan& plan);
+  Status initializeMemory(const vulkan::Device& device, const Model& model, const MemoryPlan& plan);
+  Result<PipelinePlan> createPipelines(const Context& context, const Model& model, const SessionOptions& options);
+  Result<std::vector<std::vector<VkDescriptorSet>>> writeDescriptorSets(const vulkan::Device& device,
+                                                                        const Model& model, const MemoryPlan& plan,
+                                                                        const PipelinePlan& pipelines);
+  Status recordCommands(const vulkan::Device& device, const Model& model, const MemoryPlan& plan,
+                        const PipelinePlan& pipelines, const std::vector<std::vector<VkDescriptorSet>>& sets);
   Status submitAndWait();
 
   const Context* context_ = nullptr;

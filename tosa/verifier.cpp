@@ -420,13 +420,21 @@ class GraphChecker {
                   static_cast<std::uint32_t>(t.dtype));
         if (done()) return;
       }
+      bool positive = true;
       for (std::int64_t d : t.shape) {
         if (d < 1 && t.dtype != DType::Shape) {
           failBlock(b, "tensor '{}': expected every dimension >= 1, got shape {}", t.name,
                     shapeToString(t.shape));
           if (done()) return;
+          positive = false;
           break;
         }
+      }
+      if (positive && t.dtype != DType::Shape && !checkedElementCount(t.shape)) {
+        failBlock(b, "tensor '{}': shape {}: expected at most 2^63 - 1 elements (tensor_size_t, MAX_LOG2_SIZE 63 of "
+                  "level none), got more",
+                  t.name, shapeToString(t.shape));
+        if (done()) return;
       }
     }
     // Producers.

@@ -19,6 +19,9 @@
 namespace openvgf::vgf {
 
 inline constexpr std::uint32_t kUnset = 0xFFFFFFFFu;
+/// Largest tensor a VGF storage buffer can hold (bytes): a descriptor range is a 32-bit number
+/// on every Vulkan device. The converter writes nothing larger and the runner refuses it.
+inline constexpr std::uint64_t kMaxTensorBytes = 0xFFFFFFFFull;
 /// vk_descriptor_type of CONSTANT resources ("no descriptor").
 inline constexpr std::uint32_t kNoDescriptorType = 0xFFFFFFFFu;
 /// Raw VkDescriptorType values openvgf writes or recognises.

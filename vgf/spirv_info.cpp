@@ -1,56 +1,618 @@
 // SPDX-License-Identifier: Apache-2.0
-// OpCapability / OpExtension scan of a SPIR-V module (see spirv_info.h).
+// SPIR-V declaration reflection (see spirv_info.h). Numbers are from the SPIR-V 1.6 spec:
+// §2.3 physical layout, §2.4 logical layout, §3.6 execution modes, §3.7 storage classes,
+// §3.20 decorations, §3.32 instructions.
 #include "vgf/spirv_info.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string_view>
-
-#include <fmt/format.h>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace openvgf::vgf {
 namespace {
 
-constexpr std::uint32_t kOpExtension = 10, kOpCapability = 17, kOpFunction = 54;
+constexpr std::uint32_t kMagic = 0x07230203u;
+constexpr std::uint32_t kHeaderWords = 5;
+
+// Opcodes.
+constexpr std::uint32_t kOpExtension = 10, kOpEntryPoint = 15, kOpExecutionMode = 16, kOpCapability = 17,
+                        kOpTypeBool = 20, kOpTypeInt = 21, kOpTypeFloat = 22, kOpTypeVector = 23,
+                        kOpTypeMatrix = 24, kOpTypeArray = 28, kOpTypeRuntimeArray = 29, kOpTypeStruct = 30,
+                        kOpTypePointer = 32, kOpConstant = 43, kOpConstantComposite = 44,
+                        kOpSpecConstant = 50, kOpSpecConstantComposite = 51, kOpFunction = 54,
+                        kOpVariable = 59, kOpDecorate = 71, kOpMemberDecorate = 72, kOpExecutionModeId = 331;
+// Decorations.
+constexpr std::uint32_t kBlock = 2, kBufferBlock = 3, kArrayStride = 6, kBuiltIn = 11, kNonWritable = 24,
+                        kNonReadable = 25, kBinding = 33, kDescriptorSet = 34, kOffset = 35;
+constexpr std::uint32_t kBuiltInWorkgroupSize = 25;
+// Execution modes.
+constexpr std::uint32_t kLocalSize = 17, kLocalSizeId = 38, kLocalSizeHintId = 39, kRoundingModeRte = 4462;
+// Storage classes that are not descriptors.
+constexpr std::uint32_t kStorageInput = 1, kStorageOutput = 3, kStoragePrivate = 6, kStorageFunction = 7;
+// Sizes saturate here, far above any device limit, so arithmetic on hostile lengths cannot wrap.
+constexpr std::uint64_t kSizeCap = std::uint64_t{1} << 62;
+constexpr int kMaxTypeDepth = 32;
+
+std::uint64_t satMul(std::uint64_t a, std::uint64_t b) {
+  if (a == 0 || b == 0) return 0;
+  return a > kSizeCap / b ? kSizeCap : a * b;
+}
+std::uint64_t satAdd(std::uint64_t a, std::uint64_t b) {
+  return std::min(kSizeCap, a + std::min(b, kSizeCap));
+}
+
+struct Decorations {
+  std::optional<std::uint32_t> set, binding, arrayStride, builtIn;
+  bool block = false, bufferBlock = false, nonWritable = false, nonReadable = false;
+};
+struct MemberDecorations {
+  std::optional<std::uint32_t> offset;
+  bool nonWritable = false, nonReadable = false;
+};
+struct TypeDecl {
+  std::uint32_t opcode = 0;
+  std::vector<std::uint32_t> operands;  // after the result id
+};
+struct Variable {
+  std::uint32_t id = 0, pointerType = 0, storageClass = 0;
+};
+struct Usage {
+  bool used = false, reads = false, writes = false, escaped = false;
+};
+
+// How an instruction of a function body uses a pointer operand.
+struct PointerUse {
+  static constexpr std::size_t kNone = ~std::size_t{0};
+  enum Kind { Other, Derive, Access } kind = Other;
+  std::size_t operand = kNone;  // index into the operands (after the opcode word)
+  bool reads = false, writes = false;
+  std::size_t second = kNone;  // a second pointer operand that is read (copy sources)
+};
+
+PointerUse pointerUse(std::uint32_t opcode) {
+  switch (opcode) {
+    case 65:
+    case 66:
+    case 67:
+    case 70:
+    case 83:                        // OpAccessChain, OpInBoundsAccessChain, OpPtrAccessChain,
+      return {PointerUse::Derive};  // OpInBoundsPtrAccessChain, OpCopyObject
+    case 61: return {PointerUse::Access, 2, true, false};  // OpLoad
+    case 62: return {PointerUse::Access, 0, false, true};  // OpStore
+    case 63:
+    case 64: return {PointerUse::Access, 0, false, true, 1};  // OpCopyMemory(Sized): target, source
+    case 68: return {PointerUse::Access, 2, false, false};    // OpArrayLength
+    case 227: return {PointerUse::Access, 2, true, false};    // OpAtomicLoad
+    case 228:
+    case 319: return {PointerUse::Access, 0, false, true};  // OpAtomicStore, OpAtomicFlagClear
+    case 229:
+    case 230:
+    case 231:
+    case 232:
+    case 233:
+    case 234:
+    case 235:
+    case 236:
+    case 237:
+    case 238:
+    case 239:
+    case 240:
+    case 241:
+    case 242:
+    case 318:
+    case 5614:
+    case 5615:
+    case 6035: return {PointerUse::Access, 2, true, true};  // read-modify-write atomics
+    case 5359:
+    case 4457: return {PointerUse::Access, 2, true, false};  // OpCooperativeMatrixLoadNV/KHR
+    case 5360:
+    case 4458: return {PointerUse::Access, 0, false, true};  // OpCooperativeMatrixStoreNV/KHR
+    default: return {};
+  }
+}
+
+struct RawEntryPoint {
+  SpirvEntryPoint info;
+  std::vector<std::uint32_t> interface;
+};
+
+// Everything the declaration section says, by id.
+class Declarations {
+ public:
+  Status parse(std::span<const std::uint32_t> words, SpirvModule& out);
+  void finish(SpirvModule& out);
+
+ private:
+  std::uint64_t sizeOf(std::uint32_t type, int depth) const;
+  std::uint64_t memberOffset(const TypeDecl& st, std::uint32_t structId, std::size_t member, int depth) const;
+  std::optional<std::uint64_t> constantValue(std::uint32_t id) const;
+  const TypeDecl* type(std::uint32_t id) const {
+    auto it = types_.find(id);
+    return it == types_.end() ? nullptr : &it->second;
+  }
+  const Decorations* decorations(std::uint32_t id) const {
+    auto it = decorations_.find(id);
+    return it == decorations_.end() ? nullptr : &it->second;
+  }
+  SpirvDescriptor describe(const Variable& v) const;
+  Status scanBodies(std::span<const std::uint32_t> words, std::size_t pos);
+  void applyExecutionMode(std::span<const std::uint32_t> operands, bool ids);
+
+  std::unordered_map<std::uint32_t, Decorations> decorations_;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, MemberDecorations> members_;
+  std::unordered_map<std::uint32_t, TypeDecl> types_;
+  std::unordered_map<std::uint32_t, std::uint64_t> constants_;
+  std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> composites_;
+  std::vector<Variable> variables_;
+  std::unordered_map<std::uint32_t, Usage> usage_;  // by variable id
+  std::vector<RawEntryPoint> entryPoints_;
+  struct LocalSizeIds {
+    std::uint32_t entry;
+    std::array<std::uint32_t, 3> ids;
+  };
+  std::vector<LocalSizeIds> localSizeIds_;
+};
+
+// A literal string packed into words (nul-terminated); returns the words it occupies, or 0
+// when no nul is found inside `operands`.
+std::size_t literalString(std::span<const std::uint32_t> operands, std::string& text) {
+  const char* bytes = reinterpret_cast<const char*>(operands.data());
+  const std::size_t maxBytes = operands.size() * sizeof(std::uint32_t);
+  const std::size_t length = strnlen(bytes, maxBytes);
+  if (length == maxBytes) return 0;
+  text.assign(bytes, length);
+  return length / 4 + 1;
+}
+
+Status Declarations::parse(std::span<const std::uint32_t> words, SpirvModule& out) {
+  if (words.size() < kHeaderWords) {
+    return invalidInput("SPIR-V module: expected at least the {}-word header, got {} words", kHeaderWords,
+                        words.size());
+  }
+  if (words[0] != kMagic)
+    return invalidInput("SPIR-V module: expected magic 0x07230203, got {:#010x}", words[0]);
+  out.version = words[1];
+  std::size_t pos = kHeaderWords;
+  while (pos < words.size()) {
+    const std::uint32_t count = words[pos] >> 16, opcode = words[pos] & 0xFFFFu;
+    if (count == 0 || count > words.size() - pos) {
+      return invalidInput("SPIR-V module: word {}: expected an instruction of 1..{} words, got {}", pos,
+                          words.size() - pos, count);
+    }
+    if (opcode == kOpFunction) break;  // the declarations end at the first function (§2.4)
+    std::span<const std::uint32_t> ops = words.subspan(pos + 1, count - 1);
+    auto need = [&](std::size_t n) -> Status {
+      if (ops.size() < n) {
+        return invalidInput("SPIR-V module: word {}: expected at least {} operands for opcode {}, got {}",
+                            pos, n, opcode, ops.size());
+      }
+      return {};
+    };
+    switch (opcode) {
+      case kOpCapability:
+        OPENVGF_TRY(need(1));
+        out.capabilities.push_back(ops[0]);
+        break;
+      case kOpExtension: {
+        std::string text;
+        if (literalString(ops, text) == 0) {
+          // Display keeps what fits in the words; the name of a truncated extension is still useful.
+          text.assign(reinterpret_cast<const char*>(ops.data()), ops.size() * sizeof(std::uint32_t));
+        }
+        out.extensions.push_back(std::move(text));
+        break;
+      }
+      case kOpEntryPoint: {
+        OPENVGF_TRY(need(3));
+        RawEntryPoint entry;
+        entry.info.executionModel = ops[0];
+        entry.info.id = ops[1];
+        std::size_t nameWords = literalString(ops.subspan(2), entry.info.name);
+        if (nameWords == 0)
+          return invalidInput("SPIR-V module: word {}: OpEntryPoint name has no terminating nul", pos);
+        auto rest = ops.subspan(2 + nameWords);
+        entry.interface.assign(rest.begin(), rest.end());
+        entryPoints_.push_back(std::move(entry));
+        break;
+      }
+      case kOpExecutionMode:
+      case kOpExecutionModeId:
+        OPENVGF_TRY(need(2));
+        applyExecutionMode(ops, opcode == kOpExecutionModeId);
+        break;
+      case kOpDecorate: {
+        OPENVGF_TRY(need(2));
+        Decorations& d = decorations_[ops[0]];
+        const bool literal = ops.size() >= 3;
+        switch (ops[1]) {
+          case kBlock: d.block = true; break;
+          case kBufferBlock: d.bufferBlock = true; break;
+          case kNonWritable: d.nonWritable = true; break;
+          case kNonReadable: d.nonReadable = true; break;
+          case kArrayStride:
+            if (literal) d.arrayStride = ops[2];
+            break;
+          case kBuiltIn:
+            if (literal) d.builtIn = ops[2];
+            break;
+          case kBinding:
+            if (literal) d.binding = ops[2];
+            break;
+          case kDescriptorSet:
+            if (literal) d.set = ops[2];
+            break;
+          default: break;
+        }
+        break;
+      }
+      case kOpMemberDecorate: {
+        OPENVGF_TRY(need(3));
+        MemberDecorations& m = members_[{ops[0], ops[1]}];
+        if (ops[2] == kNonWritable) m.nonWritable = true;
+        if (ops[2] == kNonReadable) m.nonReadable = true;
+        if (ops[2] == kOffset && ops.size() >= 4) m.offset = ops[3];
+        break;
+      }
+      case kOpTypeBool:
+      case kOpTypeInt:
+      case kOpTypeFloat:
+      case kOpTypeVector:
+      case kOpTypeMatrix:
+      case kOpTypeArray:
+      case kOpTypeRuntimeArray:
+      case kOpTypeStruct:
+      case kOpTypePointer:
+        OPENVGF_TRY(need(1));
+        types_[ops[0]] = TypeDecl{opcode, std::vector<std::uint32_t>(ops.begin() + 1, ops.end())};
+        break;
+      case kOpConstant:
+      case kOpSpecConstant:
+        // Result type, id, value (low word first); the default value of a spec constant is
+        // what a pipeline without specialization data uses.
+        OPENVGF_TRY(need(3));
+        constants_[ops[1]] = ops.size() >= 4 ? (std::uint64_t{ops[3]} << 32 | ops[2]) : ops[2];
+        break;
+      case kOpConstantComposite:
+      case kOpSpecConstantComposite:
+        OPENVGF_TRY(need(2));
+        composites_[ops[1]] = std::vector<std::uint32_t>(ops.begin() + 2, ops.end());
+        break;
+      case kOpVariable:
+        OPENVGF_TRY(need(3));
+        variables_.push_back({ops[1], ops[0], ops[2]});
+        break;
+      default: break;
+    }
+    pos += count;
+  }
+  return scanBodies(words, pos);
+}
+
+// Which variables the functions load from, store to or otherwise use. Pointers into a variable
+// come from access chains and OpCopyObject; any other use of such a pointer (a function call,
+// OpPhi, OpSelect, ...) makes the variable "escaped", and its declared qualifiers decide.
+Status Declarations::scanBodies(std::span<const std::uint32_t> words, std::size_t pos) {
+  std::unordered_map<std::uint32_t, std::uint32_t> root;  // pointer id -> variable id
+  for (const Variable& v : variables_) root[v.id] = v.id;
+  auto mark = [&](std::uint32_t pointer, bool read, bool write) {
+    auto it = root.find(pointer);
+    if (it == root.end()) return;
+    Usage& u = usage_[it->second];
+    u.used = true;
+    u.reads = u.reads || read;
+    u.writes = u.writes || write;
+  };
+  while (pos < words.size()) {
+    const std::uint32_t count = words[pos] >> 16, opcode = words[pos] & 0xFFFFu;
+    if (count == 0 || count > words.size() - pos) {
+      return invalidInput("SPIR-V module: word {}: expected an instruction of 1..{} words, got {}", pos,
+                          words.size() - pos, count);
+    }
+    std::span<const std::uint32_t> ops = words.subspan(pos + 1, count - 1);
+    pos += count;
+    const PointerUse use = pointerUse(opcode);
+    if (use.kind == PointerUse::Derive && ops.size() >= 3) {
+      auto it = root.find(ops[2]);
+      if (it != root.end()) root[ops[1]] = it->second;
+      continue;
+    }
+    if (use.kind == PointerUse::Access && use.operand < ops.size()) {
+      mark(ops[use.operand], use.reads, use.writes);
+      if (use.second != PointerUse::kNone && use.second < ops.size()) mark(ops[use.second], true, false);
+      continue;
+    }
+    if (opcode == kOpFunction || opcode == kOpVariable)
+      continue;  // result type and storage class are not pointers
+    for (std::uint32_t word : ops) {
+      auto it = root.find(word);
+      if (it != root.end()) usage_[it->second].escaped = usage_[it->second].used = true;
+    }
+  }
+  return {};
+}
+
+void Declarations::applyExecutionMode(std::span<const std::uint32_t> ops, bool ids) {
+  auto entry = std::find_if(entryPoints_.begin(), entryPoints_.end(),
+                            [&](const RawEntryPoint& e) { return e.info.id == ops[0]; });
+  // Execution modes follow every OpEntryPoint (§2.4), so an unknown target is ignored here and
+  // left to spirv-val.
+  if (entry == entryPoints_.end()) return;
+  const std::uint32_t mode = ops[1];
+  if (!ids && mode == kLocalSize && ops.size() >= 5) {
+    entry->info.localSize = {ops[2], ops[3], ops[4]};
+  } else if (ids && (mode == kLocalSizeId || mode == kLocalSizeHintId)) {
+    entry->info.localSizeId = true;
+    if (mode == kLocalSizeId && ops.size() >= 5) localSizeIds_.push_back({ops[0], {ops[2], ops[3], ops[4]}});
+  } else if (!ids && mode == kRoundingModeRte && ops.size() >= 3) {
+    const std::uint32_t width = ops[2];
+    entry->info.roundingModeRteWidths |= width == 16   ? kSpirvWidth16
+                                         : width == 32 ? kSpirvWidth32
+                                         : width == 64 ? kSpirvWidth64
+                                                       : 0;
+  }
+}
+
+std::optional<std::uint64_t> Declarations::constantValue(std::uint32_t id) const {
+  auto it = constants_.find(id);
+  if (it == constants_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::uint64_t Declarations::memberOffset(const TypeDecl& st, std::uint32_t structId, std::size_t member,
+                                         int depth) const {
+  auto it = members_.find({structId, static_cast<std::uint32_t>(member)});
+  if (it != members_.end() && it->second.offset) return *it->second.offset;
+  // No Offset decoration (Workgroup blocks): members packed in order, a lower bound.
+  std::uint64_t at = 0;
+  for (std::size_t m = 0; m < member && m < st.operands.size(); ++m)
+    at = satAdd(at, sizeOf(st.operands[m], depth + 1));
+  return at;
+}
+
+std::uint64_t Declarations::sizeOf(std::uint32_t id, int depth) const {
+  const TypeDecl* t = type(id);
+  if (t == nullptr || depth > kMaxTypeDepth) return 0;
+  const auto& o = t->operands;
+  switch (t->opcode) {
+    case kOpTypeBool: return 4;
+    case kOpTypeInt:
+    case kOpTypeFloat: return o.empty() ? 0 : o[0] / 8;
+    case kOpTypeVector:
+    case kOpTypeMatrix: return o.size() < 2 ? 0 : satMul(o[1], sizeOf(o[0], depth + 1));
+    case kOpTypeArray: {
+      if (o.size() < 2) return 0;
+      const Decorations* d = decorations(id);
+      std::uint64_t stride = d && d->arrayStride ? *d->arrayStride : sizeOf(o[0], depth + 1);
+      return satMul(constantValue(o[1]).value_or(0), stride);
+    }
+    case kOpTypeStruct: {
+      std::uint64_t end = 0;
+      for (std::size_t m = 0; m < o.size(); ++m) {
+        end = std::max(end, satAdd(memberOffset(*t, id, m, depth), sizeOf(o[m], depth + 1)));
+      }
+      return end;
+    }
+    case kOpTypePointer: return 8;
+    default: return 0;  // runtime arrays, opaque types
+  }
+}
+
+SpirvDescriptor Declarations::describe(const Variable& v) const {
+  SpirvDescriptor d;
+  d.id = v.id;
+  d.storageClass = v.storageClass;
+  if (auto it = usage_.find(v.id); it != usage_.end()) {
+    d.used = it->second.used;
+    d.escaped = it->second.escaped;
+    d.loads = it->second.reads;
+    d.stores = it->second.writes;
+  }
+  if (const Decorations* dec = decorations(v.id)) {
+    d.set = dec->set.value_or(0);
+    d.binding = dec->binding.value_or(0);
+    d.hasBinding = dec->set && dec->binding;
+    d.nonWritable = dec->nonWritable;
+    d.nonReadable = dec->nonReadable;
+  }
+  const TypeDecl* pointer = type(v.pointerType);
+  if (pointer == nullptr || pointer->opcode != kOpTypePointer || pointer->operands.size() < 2) return d;
+  std::uint32_t blockId = pointer->operands[1];
+  const TypeDecl* block = type(blockId);
+  if (block != nullptr && block->opcode == kOpTypeArray && block->operands.size() >= 2) {
+    d.descriptorCount = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(constantValue(block->operands[1]).value_or(0), 0xFFFFFFFFu));
+    blockId = block->operands[0];
+    block = type(blockId);
+  } else if (block != nullptr && block->opcode == kOpTypeRuntimeArray && !block->operands.empty()) {
+    d.descriptorCount = 0;
+    blockId = block->operands[0];
+    block = type(blockId);
+  }
+  if (block == nullptr || block->opcode != kOpTypeStruct) return d;
+  const Decorations* blockDec = decorations(blockId);
+  const bool isBlock = blockDec && blockDec->block, isBufferBlock = blockDec && blockDec->bufferBlock;
+  if ((v.storageClass == static_cast<std::uint32_t>(SpirvStorageClass::StorageBuffer) &&
+       (isBlock || isBufferBlock)) ||
+      (v.storageClass == static_cast<std::uint32_t>(SpirvStorageClass::Uniform) && isBufferBlock)) {
+    d.kind = SpirvDescriptorKind::StorageBuffer;
+  } else if (v.storageClass == static_cast<std::uint32_t>(SpirvStorageClass::Uniform) && isBlock) {
+    d.kind = SpirvDescriptorKind::UniformBuffer;
+  }
+  const auto& members = block->operands;
+  if (!members.empty()) {
+    bool allNonWritable = true, allNonReadable = true;
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      auto it = members_.find({blockId, static_cast<std::uint32_t>(m)});
+      allNonWritable = allNonWritable && it != members_.end() && it->second.nonWritable;
+      allNonReadable = allNonReadable && it != members_.end() && it->second.nonReadable;
+    }
+    d.nonWritable = d.nonWritable || allNonWritable;
+    d.nonReadable = d.nonReadable || allNonReadable;
+    const std::uint32_t lastId = members.back();
+    const TypeDecl* last = type(lastId);
+    d.staticBytes = sizeOf(blockId, 0);
+    if (last != nullptr && (last->opcode == kOpTypeRuntimeArray || last->opcode == kOpTypeArray) &&
+        !last->operands.empty()) {
+      const Decorations* lastDec = decorations(lastId);
+      std::uint64_t stride =
+          lastDec && lastDec->arrayStride ? *lastDec->arrayStride : sizeOf(last->operands[0], 1);
+      d.elementStride = static_cast<std::uint32_t>(std::min<std::uint64_t>(stride, 0xFFFFFFFFu));
+      std::uint32_t componentId = last->operands[0];
+      if (const TypeDecl* element = type(componentId);
+          element != nullptr && element->opcode == kOpTypeVector && !element->operands.empty()) {
+        componentId = element->operands[0];
+      }
+      if (const TypeDecl* scalar = type(componentId); scalar != nullptr && !scalar->operands.empty()) {
+        if (scalar->opcode == kOpTypeFloat) {
+          d.componentKind = SpirvScalarKind::Float;
+          d.componentBytes = scalar->operands[0] / 8;
+        } else if (scalar->opcode == kOpTypeInt && scalar->operands.size() >= 2) {
+          d.componentKind =
+              scalar->operands[1] != 0 ? SpirvScalarKind::SignedInt : SpirvScalarKind::UnsignedInt;
+          d.componentBytes = scalar->operands[0] / 8;
+        }
+      }
+      if (last->opcode == kOpTypeRuntimeArray) {
+        d.runtimeArray = true;
+        d.staticBytes = memberOffset(*block, blockId, members.size() - 1, 0);
+      }
+    }
+  }
+  return d;
+}
+
+void Declarations::finish(SpirvModule& out) {
+  // A constant composite decorated BuiltIn WorkgroupSize overrides every LocalSize (§3.21).
+  std::optional<std::array<std::uint32_t, 3>> builtinSize;
+  for (const auto& [id, parts] : composites_) {
+    const Decorations* d = decorations(id);
+    if (d == nullptr || d->builtIn != kBuiltInWorkgroupSize || parts.size() != 3) continue;
+    std::array<std::uint32_t, 3> size{};
+    for (int k = 0; k < 3; ++k) size[k] = static_cast<std::uint32_t>(constantValue(parts[k]).value_or(0));
+    builtinSize = size;
+  }
+  // SPIR-V 1.4 and later list every global variable an entry point uses in its interface;
+  // before that only Input/Output ones, so every descriptor variable of the module counts.
+  const bool fullInterface = out.version >= 0x00010400u;
+  for (RawEntryPoint& raw : entryPoints_) {
+    SpirvEntryPoint& e = raw.info;
+    const std::unordered_set<std::uint32_t> interface(raw.interface.begin(), raw.interface.end());
+    for (const LocalSizeIds& l : localSizeIds_) {
+      if (l.entry != e.id) continue;
+      for (int k = 0; k < 3; ++k)
+        e.localSize[k] = static_cast<std::uint32_t>(constantValue(l.ids[k]).value_or(0));
+    }
+    if (builtinSize) e.localSize = *builtinSize;
+    for (const Variable& v : variables_) {
+      if (fullInterface && !interface.contains(v.id)) continue;
+      if (v.storageClass == kStorageInput || v.storageClass == kStorageOutput ||
+          v.storageClass == kStoragePrivate || v.storageClass == kStorageFunction) {
+        continue;
+      }
+      if (v.storageClass == static_cast<std::uint32_t>(SpirvStorageClass::Workgroup)) {
+        const TypeDecl* pointer = type(v.pointerType);
+        if (pointer != nullptr && pointer->operands.size() >= 2) {
+          e.workgroupBytes = satAdd(e.workgroupBytes, sizeOf(pointer->operands[1], 0));
+        }
+        continue;
+      }
+      if (v.storageClass == static_cast<std::uint32_t>(SpirvStorageClass::PushConstant)) {
+        e.pushConstants = true;
+        continue;
+      }
+      const Decorations* d = decorations(v.id);
+      const bool decorated = d != nullptr && (d->set || d->binding);
+      if (decorated || v.storageClass == static_cast<std::uint32_t>(SpirvStorageClass::StorageBuffer) ||
+          v.storageClass == static_cast<std::uint32_t>(SpirvStorageClass::Uniform) ||
+          v.storageClass == static_cast<std::uint32_t>(SpirvStorageClass::UniformConstant)) {
+        e.descriptors.push_back(describe(v));
+      }
+    }
+    out.entryPoints.push_back(std::move(e));
+  }
+}
 
 // Capability numbers of SPIR-V spec §3.31 that compute modules commonly declare.
 const std::map<std::uint32_t, std::string_view>& capabilityNames() {
   static const std::map<std::uint32_t, std::string_view> kNames = {
-      {0, "Matrix"}, {1, "Shader"}, {8, "Float16Buffer"}, {9, "Float16"}, {10, "Float64"}, {11, "Int64"},
-      {12, "Int64Atomics"}, {22, "Int16"}, {39, "Int8"}, {61, "GroupNonUniform"}, {62, "GroupNonUniformVote"},
-      {63, "GroupNonUniformArithmetic"}, {64, "GroupNonUniformBallot"}, {65, "GroupNonUniformShuffle"},
-      {66, "GroupNonUniformShuffleRelative"}, {67, "GroupNonUniformClustered"}, {68, "GroupNonUniformQuad"},
-      {4433, "StorageBuffer16BitAccess"}, {4434, "UniformAndStorageBuffer16BitAccess"},
-      {4448, "StorageBuffer8BitAccess"}, {4449, "UniformAndStorageBuffer8BitAccess"},
-      {4464, "DenormPreserve"}, {4465, "DenormFlushToZero"}, {4466, "SignedZeroInfNanPreserve"},
-      {4467, "RoundingModeRTE"}, {4468, "RoundingModeRTZ"},
-      {5345, "VulkanMemoryModel"}, {5357, "CooperativeMatrixNV"}, {6016, "DotProductInputAll"},
-      {6017, "DotProductInput4x8Bit"}, {6018, "DotProductInput4x8BitPacked"}, {6019, "DotProduct"},
+      {0, "Matrix"},
+      {1, "Shader"},
+      {4, "Addresses"},
+      {5, "Linkage"},
+      {6, "Kernel"},
+      {8, "Float16Buffer"},
+      {9, "Float16"},
+      {10, "Float64"},
+      {11, "Int64"},
+      {12, "Int64Atomics"},
+      {22, "Int16"},
+      {39, "Int8"},
+      {61, "GroupNonUniform"},
+      {62, "GroupNonUniformVote"},
+      {63, "GroupNonUniformArithmetic"},
+      {64, "GroupNonUniformBallot"},
+      {65, "GroupNonUniformShuffle"},
+      {66, "GroupNonUniformShuffleRelative"},
+      {67, "GroupNonUniformClustered"},
+      {68, "GroupNonUniformQuad"},
+      {4433, "StorageBuffer16BitAccess"},
+      {4434, "UniformAndStorageBuffer16BitAccess"},
+      {4435, "StoragePushConstant16"},
+      {4436, "StorageInputOutput16"},
+      {4448, "StorageBuffer8BitAccess"},
+      {4449, "UniformAndStorageBuffer8BitAccess"},
+      {4450, "StoragePushConstant8"},
+      {4464, "DenormPreserve"},
+      {4465, "DenormFlushToZero"},
+      {4466, "SignedZeroInfNanPreserve"},
+      {4467, "RoundingModeRTE"},
+      {4468, "RoundingModeRTZ"},
+      {5345, "VulkanMemoryModel"},
+      {5347, "PhysicalStorageBufferAddresses"},
+      {5357, "CooperativeMatrixNV"},
+      {6016, "DotProductInputAll"},
+      {6017, "DotProductInput4x8Bit"},
+      {6018, "DotProductInput4x8BitPacked"},
+      {6019, "DotProduct"},
       {6022, "CooperativeMatrixKHR"}};
   return kNames;
 }
 
 }  // namespace
 
-SpirvRequirements spirvRequirements(std::span<const std::uint32_t> module) {
-  SpirvRequirements out;
-  std::size_t i = 5;
-  while (i < module.size()) {
-    const std::uint32_t count = module[i] >> 16, opcode = module[i] & 0xFFFFu;
-    if (count == 0 || count > module.size() - i) break;
-    if (opcode == kOpFunction) break;
-    if (opcode == kOpCapability && count >= 2) {
-      auto it = capabilityNames().find(module[i + 1]);
-      out.capabilities.push_back(it != capabilityNames().end() ? std::string(it->second)
-                                                               : fmt::format("Capability{}", module[i + 1]));
-    } else if (opcode == kOpExtension && count >= 2) {
-      // A nul-terminated literal string packed into the remaining words.
-      const char* text = reinterpret_cast<const char*>(&module[i + 1]);
-      const std::size_t maxBytes = (count - 1) * sizeof(std::uint32_t);
-      out.extensions.emplace_back(text, strnlen(text, maxBytes));
-    }
-    i += count;
+std::string spirvCapabilityName(std::uint32_t capability) {
+  auto it = capabilityNames().find(capability);
+  return it != capabilityNames().end() ? std::string(it->second) : fmt::format("Capability{}", capability);
+}
+
+const SpirvEntryPoint* SpirvModule::findEntryPoint(std::string_view name) const {
+  for (const SpirvEntryPoint& e : entryPoints) {
+    if (e.name == name) return &e;
   }
+  return nullptr;
+}
+
+Result<SpirvModule> reflectSpirv(std::span<const std::uint32_t> module) {
+  SpirvModule out;
+  Declarations declarations;
+  OPENVGF_TRY(declarations.parse(module, out));
+  declarations.finish(out);
+  return out;
+}
+
+SpirvRequirements spirvRequirements(std::span<const std::uint32_t> module) {
+  SpirvModule partial;
+  Declarations declarations;
+  (void)declarations.parse(module, partial);  // what was read before any damage is still shown
+  SpirvRequirements out;
+  for (std::uint32_t c : partial.capabilities) out.capabilities.push_back(spirvCapabilityName(c));
+  out.extensions = std::move(partial.extensions);
   return out;
 }
 

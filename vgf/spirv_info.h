@@ -1,13 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
-// What a SPIR-V module asks of a device, read from its header section: the OpCapability and
-// OpExtension instructions. `openvgf inspect` shows them per module, so a VGF that needs an
-// optional feature (fp16 arithmetic, VK_NV_cooperative_matrix, ...) says so visibly.
+// What a SPIR-V compute module declares, read once from its declaration section (everything
+// before the first OpFunction): capabilities and extensions (what it asks of a device), and
+// per entry point the workgroup size, the descriptor-bound variables with their set, binding,
+// storage class, access qualifiers and buffer layout, and its shared memory. `openvgf inspect`
+// shows the requirements; the runner checks a VGF's bindings against the interface before any
+// Vulkan object is created (runner/model.cpp).
+//
+// This is a reflection, not a validator: spirv-val judges whether a module is valid. Every
+// read is bounds-checked, so any word sequence gives a result or an error, never a crash.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
+
+#include "common/error.h"
 
 namespace openvgf::vgf {
 
@@ -19,5 +28,85 @@ struct SpirvRequirements {
 /// Scans the module up to its first function. A malformed module yields what was read up to
 /// the damage (the decoder and the runner report malformed code; this is for display).
 SpirvRequirements spirvRequirements(std::span<const std::uint32_t> module);
+
+/// SPIR-V storage classes (spec §3.7) that descriptor-bound variables use.
+enum class SpirvStorageClass : std::uint32_t {
+  UniformConstant = 0,
+  Uniform = 2,
+  Workgroup = 4,
+  PushConstant = 9,
+  StorageBuffer = 12,
+};
+
+/// What kind of descriptor a variable needs, from its storage class and block decoration.
+enum class SpirvDescriptorKind : std::uint8_t {
+  StorageBuffer,  // StorageBuffer + Block, or Uniform + BufferBlock
+  UniformBuffer,  // Uniform + Block
+  Other,          // images, samplers, acceleration structures (UniformConstant), ...
+};
+
+/// Scalar kinds of array elements.
+enum class SpirvScalarKind : std::uint8_t { Other, SignedInt, UnsignedInt, Float };
+
+/// A variable with DescriptorSet/Binding decorations that an entry point uses.
+struct SpirvDescriptor {
+  std::uint32_t id = 0;            // result id of the OpVariable (for messages)
+  std::uint32_t set = 0;           // DescriptorSet decoration (0 when absent)
+  std::uint32_t binding = 0;       // Binding decoration
+  bool hasBinding = false;         // both decorations present
+  std::uint32_t storageClass = 0;  // raw SPIR-V storage class
+  SpirvDescriptorKind kind = SpirvDescriptorKind::Other;
+  std::uint32_t descriptorCount = 1;  // array length of an arrayed variable; 0 = runtime-sized array
+  bool nonWritable = false;           // on the variable, or on every member of its block
+  bool nonReadable = false;
+  std::uint64_t staticBytes = 0;     // block bytes before its runtime array (all of it without one)
+  std::uint32_t elementStride = 0;   // bytes per element of the block's trailing array; 0 = none
+  std::uint32_t componentBytes = 0;  // bytes of the element's scalar (of its vector); 0 = not a number
+  SpirvScalarKind componentKind = SpirvScalarKind::Other;
+  bool runtimeArray = false;  // the trailing array is runtime-sized
+  // Static use in the module's functions (Vulkan's "statically used"): loads and stores through
+  // the variable. `escaped`: a pointer into it reaches an instruction this scan does not follow
+  // (a call, OpPhi, ...), so only the declared NonWritable/NonReadable tell what it does.
+  bool used = false;
+  bool loads = false;
+  bool stores = false;
+  bool escaped = false;
+  /// Whether the module may write / read through the variable.
+  bool mayWrite() const { return escaped ? !nonWritable : stores; }
+  bool mayRead() const { return escaped ? !nonReadable : loads; }
+};
+
+struct SpirvEntryPoint {
+  std::string name;
+  std::uint32_t executionModel = 0;                 // 5 = GLCompute
+  std::uint32_t id = 0;                             // the function's result id
+  std::array<std::uint32_t, 3> localSize{0, 0, 0};  // resolved workgroup size; 0 = unknown
+  bool localSizeId = false;                  // given by OpExecutionModeId LocalSizeId / LocalSizeHintId
+  std::uint32_t roundingModeRteWidths = 0;   // bit w/16: RoundingModeRTE for float width 16, 32, 64
+  std::vector<SpirvDescriptor> descriptors;  // in declaration order
+  std::uint64_t workgroupBytes = 0;          // shared memory of its Workgroup variables (lower bound)
+  bool pushConstants = false;                // uses a PushConstant variable
+};
+
+inline constexpr std::uint32_t kSpirvGlCompute = 5;
+/// roundingModeRteWidths bits.
+inline constexpr std::uint32_t kSpirvWidth16 = 1u << 0, kSpirvWidth32 = 1u << 1, kSpirvWidth64 = 1u << 2;
+
+struct SpirvModule {
+  std::uint32_t version = 0;                // header word 1 (0x00010600 = 1.6)
+  std::vector<std::uint32_t> capabilities;  // OpCapability operands, in order
+  std::vector<std::string> extensions;
+  std::vector<SpirvEntryPoint> entryPoints;
+
+  /// The entry point called `name`, or nullptr.
+  const SpirvEntryPoint* findEntryPoint(std::string_view name) const;
+};
+
+/// Reads a module's declarations. InvalidInput naming the word offset when the words are not a
+/// SPIR-V module (magic, header, instruction lengths, truncated operands).
+Result<SpirvModule> reflectSpirv(std::span<const std::uint32_t> module);
+
+/// "Int8", "StorageBuffer8BitAccess", ...; "Capability<n>" for numbers this table lacks.
+std::string spirvCapabilityName(std::uint32_t capability);
 
 }  // namespace openvgf::vgf

@@ -12,13 +12,6 @@
 namespace openvgf::vulkan {
 namespace {
 
-constexpr std::uint32_t kSpirvMagic = 0x07230203u;
-constexpr std::uint32_t kOpCapability = 17;
-constexpr std::uint32_t kOpFunction = 54;
-constexpr std::uint32_t kOpExecutionMode = 16, kRoundingModeRte = 4462;
-constexpr std::uint32_t kOpExecutionModeId = 331;
-constexpr std::uint32_t kLocalSizeId = 38, kLocalSizeHintId = 39;
-
 // VkSubgroupFeatureFlagBits values.
 constexpr std::uint32_t kSubgroupBasic = 0x1, kSubgroupVote = 0x2, kSubgroupArithmetic = 0x4,
                         kSubgroupBallot = 0x8, kSubgroupShuffle = 0x10, kSubgroupShuffleRelative = 0x20,
@@ -81,57 +74,6 @@ std::string capabilityName(std::uint32_t capability) {
     case 6022: return "CooperativeMatrixKHR";
     default: return fmt::format("{}", capability);
   }
-}
-
-struct CapabilityScan {
-  std::uint32_t features = 0;
-  std::uint32_t subgroup = 0;
-  std::uint32_t roundingModeRte = 0;  // kFloatWidth* bits
-};
-
-Result<CapabilityScan> scanCapabilities(std::span<const std::uint32_t> spirv) {
-  if (spirv.size() < 5) {
-    return invalidInput("SPIR-V module: expected at least the 5-word header, got {} words", spirv.size());
-  }
-  if (spirv[0] != kSpirvMagic) {
-    return invalidInput("SPIR-V module: expected magic 0x07230203, got {:#010x}", spirv[0]);
-  }
-  CapabilityScan scan;
-  std::size_t pos = 5;
-  // Capabilities come first in a valid module (SPIR-V §2.4 logical layout); stop at the first
-  // function, which ends the declarations, so the scan is cheap even for large modules.
-  while (pos < spirv.size()) {
-    std::uint32_t word = spirv[pos];
-    std::uint32_t count = word >> 16;
-    std::uint32_t opcode = word & 0xFFFFu;
-    if (count == 0 || count > spirv.size() - pos) {
-      return invalidInput("SPIR-V module: word {}: expected an instruction of 1..{} words, got {}", pos,
-                          spirv.size() - pos, count);
-    }
-    if (opcode == kOpFunction) break;
-    if (opcode == kOpExecutionModeId && count >= 3 &&
-        (spirv[pos + 2] == kLocalSizeId || spirv[pos + 2] == kLocalSizeHintId)) {
-      scan.features |= bit(Feature::Maintenance4);  // Vulkan spec VUID-RuntimeSpirv-LocalSizeId-06434
-    }
-    if (opcode == kOpExecutionMode && count >= 4 && spirv[pos + 2] == kRoundingModeRte) {
-      const std::uint32_t width = spirv[pos + 3];
-      scan.roundingModeRte |= width == 16 ? kFloatWidth16 : width == 32 ? kFloatWidth32 : width == 64 ? kFloatWidth64 : 0;
-    }
-    if (opcode == kOpCapability) {
-      if (count != 2) return invalidInput("SPIR-V module: word {}: expected OpCapability of 2 words, got {}", pos, count);
-      std::uint32_t capability = spirv[pos + 1];
-      const CapabilityRule* rule = std::find_if(std::begin(kRules), std::end(kRules),
-                                                [&](const CapabilityRule& r) { return r.capability == capability; });
-      if (rule == std::end(kRules)) {
-        return unsupported("SPIR-V module: capability {}: expected a capability a Vulkan 1.3 compute device can enable",
-                           capabilityName(capability));
-      }
-      scan.features |= rule->features;
-      scan.subgroup |= rule->subgroup;
-    }
-    pos += count;
-  }
-  return scan;
 }
 
 }  // namespace
@@ -270,19 +212,22 @@ Result<std::size_t> chooseDevice(std::span<const DeviceSnapshot> devices, std::s
   return *best;
 }
 
-Result<FeatureSet> requiredFeatures(std::span<const std::uint32_t> spirv) {
-  OPENVGF_ASSIGN_OR_RETURN(CapabilityScan scan, scanCapabilities(spirv));
-  return FeatureSet{scan.features};
-}
-
-Result<std::uint32_t> requiredSubgroupOperations(std::span<const std::uint32_t> spirv) {
-  OPENVGF_ASSIGN_OR_RETURN(CapabilityScan scan, scanCapabilities(spirv));
-  return scan.subgroup;
-}
-
-Result<std::uint32_t> requiredRoundingModeRte(std::span<const std::uint32_t> spirv) {
-  OPENVGF_ASSIGN_OR_RETURN(CapabilityScan scan, scanCapabilities(spirv));
-  return scan.roundingModeRte;
+Result<ShaderNeeds> shaderNeeds(const ShaderDeclarations& declarations) {
+  ShaderNeeds needs;
+  for (std::uint32_t capability : declarations.capabilities) {
+    const CapabilityRule* rule = std::find_if(std::begin(kRules), std::end(kRules),
+                                              [&](const CapabilityRule& r) { return r.capability == capability; });
+    if (rule == std::end(kRules)) {
+      return unsupported("SPIR-V module: capability {}: expected a capability a Vulkan 1.3 compute device can enable",
+                         capabilityName(capability));
+    }
+    needs.features.bits |= rule->features;
+    needs.subgroupOperations |= rule->subgroup;
+  }
+  // Vulkan spec VUID-RuntimeSpirv-LocalSizeId-06434: LocalSizeId needs maintenance4.
+  if (declarations.localSizeId) needs.features.add(Feature::Maintenance4);
+  needs.roundingModeRte = declarations.roundingModeRte;
+  return needs;
 }
 
 namespace {

@@ -112,22 +112,27 @@ std::string apiVersionString(std::uint32_t version);
 /// Eligible = Vulkan 1.3 with a compute queue. Returns the index into `devices`.
 Result<std::size_t> chooseDevice(std::span<const DeviceSnapshot> devices, std::string_view selector);
 
-/// The optional features a SPIR-V module needs, from its OpCapability instructions (and
-/// maintenance4 for OpExecutionModeId LocalSizeId, which glslang emits for SPIR-V 1.6).
-/// InvalidInput for a malformed module; Unsupported naming the capability for one openvgf
-/// cannot enable on any device (e.g. Kernel, Addresses, ...).
-Result<FeatureSet> requiredFeatures(std::span<const std::uint32_t> spirv);
-
-/// Subgroup operation bits (VkSubgroupFeatureFlags) a module needs from its GroupNonUniform*
-/// capabilities. Part of the same OpCapability scan; kept apart because they are properties,
-/// not enableable features.
-Result<std::uint32_t> requiredSubgroupOperations(std::span<const std::uint32_t> spirv);
-
 /// Float widths of the RoundingModeRTE execution mode (float controls, Vulkan 1.2 properties).
 inline constexpr std::uint32_t kFloatWidth16 = 1u << 0, kFloatWidth32 = 1u << 1, kFloatWidth64 = 1u << 2;
-/// The float widths whose results a module requires rounded to nearest even (OpExecutionMode
-/// RoundingModeRTE); a device must report shaderRoundingModeRTEFloat<width> for each.
-Result<std::uint32_t> requiredRoundingModeRte(std::span<const std::uint32_t> spirv);
+
+/// What a compute module declares that decides what it needs from a device. The runner fills
+/// it from its SPIR-V reflection (vgf/spirv_info.h), so the words are parsed in one place.
+struct ShaderDeclarations {
+  std::span<const std::uint32_t> capabilities;  // OpCapability operands
+  bool localSizeId = false;                     // OpExecutionModeId LocalSizeId or LocalSizeHintId
+  std::uint32_t roundingModeRte = 0;            // kFloatWidth* bits of OpExecutionMode RoundingModeRTE
+};
+
+/// What a module needs from a device.
+struct ShaderNeeds {
+  FeatureSet features;                   // optional features to enable (maintenance4 for LocalSizeId)
+  std::uint32_t subgroupOperations = 0;  // VkSubgroupFeatureFlags, from the GroupNonUniform* capabilities
+  std::uint32_t roundingModeRte = 0;     // kFloatWidth* bits: shaderRoundingModeRTEFloat<width> properties
+};
+
+/// Maps a module's declarations to device needs. Unsupported naming the capability for one
+/// openvgf cannot enable on any device (Kernel, Addresses, CooperativeMatrixKHR, ...).
+Result<ShaderNeeds> shaderNeeds(const ShaderDeclarations& declarations);
 
 /// The SPIR-V capability spelling for a Feature, used in "module needs capability X" messages.
 std::string_view capabilityForFeature(Feature f);

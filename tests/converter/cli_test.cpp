@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `openvgf convert` and `openvgf run --check` as a user runs them: exit codes, messages,
 // --stats, and no output file left behind on failure.
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -80,6 +82,69 @@ TEST(ConvertCli, UnsupportedOperatorNamesItAndExitsTwo) {
   EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_NE(r.output.find("operators[0] CUSTOM (FP32 -> FP32)"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(out));
+}
+
+// Where -o may point: /dev/null and a FIFO are written through (never replaced by a regular
+// file), a symbolic link keeps pointing at the file it names, a replaced file keeps its mode,
+// and a folder or a missing folder is refused before the conversion.
+TEST(ConvertCli, OutputPathsDevNullFifoSymlinkAndMode) {
+  const std::string model = (kData / "tosa/test_add_1x4x4x4_f32/model.tosa").string();
+  CommandResult null = runCli(fmt::format("convert {} -o /dev/null --stats", model));
+  EXPECT_EQ(null.exitCode, 0) << null.output;
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+
+  const fs::path dir = tempDir() / "outputs";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path fifo = dir / "pipe.vgf";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // The shell starts a reader that counts the bytes coming through the FIFO.
+  CommandResult piped = runCli(fmt::format("convert {} -o {} & wc -c < {}; wait", model, fifo.string(), fifo.string()));
+  EXPECT_EQ(piped.exitCode, 0) << piped.output;
+  EXPECT_NE(piped.output.find("3000"), std::string::npos) << piped.output;  // the VGF's size (--stats above)
+  EXPECT_TRUE(fs::is_fifo(fifo));
+
+  const fs::path real = dir / "real.vgf", link = dir / "link.vgf";
+  ASSERT_TRUE(writeFileAtomic(real, std::string_view("old")));
+  ASSERT_EQ(::chmod(real.c_str(), 0604), 0);
+  fs::create_symlink(real, link);
+  CommandResult linked = runCli(fmt::format("convert {} -o {}", model, link.string()));
+  EXPECT_EQ(linked.exitCode, 0) << linked.output;
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(fs::file_size(real), 3000u);
+  EXPECT_EQ(fs::status(real).permissions(), fs::perms(0604));
+
+  CommandResult folder = runCli(fmt::format("convert {} -o {}", model, dir.string()));
+  EXPECT_EQ(folder.exitCode, 2) << folder.output;
+  EXPECT_NE(folder.output.find("--output " + dir.string() + ": expected a file path, got a folder"), std::string::npos)
+      << folder.output;
+  CommandResult missing = runCli(fmt::format("convert {} -o {}", model, (dir / "absent/m.vgf").string()));
+  EXPECT_EQ(missing.exitCode, 2) << missing.output;
+  EXPECT_NE(missing.output.find("does not exist"), std::string::npos) << missing.output;
+  fs::remove_all(dir);
+}
+
+// Shapes too large to run: a 2^40-element ADD (valid TOSA, far past what a Vulkan buffer or
+// the reference holds) and one whose element count overflows int64 (invalid TOSA).
+TEST(ConvertCli, HugeAndOverflowingShapesExitTwoNamingTheTensor) {
+  tosa::Builder b;
+  tosa::Value x = b.input("x", tosa::DType::Fp32, {1 << 20, 1 << 20});
+  tosa::Value y = b.input("y", tosa::DType::Fp32, {1 << 20, 1 << 20});
+  b.output(b.add(x, y, "sum"));
+  const fs::path model = tempDir() / "huge_add.tosa";
+  ASSERT_TRUE(b.write(model));
+  const fs::path out = tempDir() / "huge_add.vgf";
+  fs::remove(out);
+  for (const std::string& command : {fmt::format("convert {} -o {}", model.string(), out.string()),
+                                     fmt::format("reference {} -o {}", model.string(), (tempDir() / "sum.npy").string())}) {
+    CommandResult r = runCli(command);
+    EXPECT_EQ(r.exitCode, 2) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find("huge_add.tosa"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("'x'"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("1099511627776 elements"), std::string::npos) << r.output;
+  }
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(tempDir() / "sum.npy"));
 }
 
 // --passes / --dump-after / --verify-each on y = MUL(EXP(SUB(x, c)), x) with c constant.

@@ -269,6 +269,9 @@ TEST(NativeTargetFp16, ElementwiseChainsComputeInFp16WithRoundToNearestEven) {
   device.limits.maxStorageBufferRange = 1u << 30;
   device.limits.maxBoundDescriptorSets = 4;
   device.limits.maxComputeWorkGroupCount = {65535, 65535, 65535};
+  device.limits.maxComputeWorkGroupSize = {1024, 1024, 64};
+  device.limits.maxComputeWorkGroupInvocations = 1024;
+  device.limits.maxComputeSharedMemorySize = 32768;
   Status refused = model->checkDevice(device);
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message().find("RoundingModeRTE 16"), std::string::npos) << refused.error().message();

@@ -154,6 +154,27 @@ TEST(ExtractCli, PlanAndDelegateSelection) {
   EXPECT_NE(result.output.find("--delegate: expected a delegate index that exists"), std::string::npos);
 }
 
+TEST(ExtractCli, AFailingExtractLeavesNoManifestAndNoTemporaryFolder) {
+  ScratchDir dir("extract_fail");
+  std::string pte = dir / "model.pte";
+  ASSERT_TRUE(writeFileAtomic(pte, testing::writeProgram(sampleProgram()).bytes));
+  // The third payload's name is taken by a folder, so moving it into place fails after the
+  // first two: the manifest, written last, must not appear.
+  std::filesystem::create_directories(dir / "out/forward_2_QnnBackend.bin");
+  openvgf::testing::CommandResult result = runCli("extract " + pte + " -o " + (dir / "out"));
+  EXPECT_EQ(result.exitCode, 1) << result.output;
+  EXPECT_NE(result.output.find("forward_2_QnnBackend.bin"), std::string::npos) << result.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out/manifest.json"));
+  std::vector<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) left.push_back(entry.path().filename());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"model.pte", "out"}));  // no temporary folder beside it
+  // An output path that is a file is refused before anything is read.
+  result = runCli("extract " + pte + " -o " + pte);
+  EXPECT_EQ(result.exitCode, 2) << result.output;
+  EXPECT_NE(result.output.find("expected a folder, got a file"), std::string::npos) << result.output;
+}
+
 TEST(InspectPteCli, SummaryAndJson) {
   ScratchDir dir("inspect_pte");
   std::string pte = dir / "model.pte";

@@ -154,6 +154,50 @@ TEST_F(RunCli, BadInputsExitWithCode2) {
   EXPECT_FALSE(fs::exists(dir_ / "one.npy"));
 }
 
+// Bad VGFs of the classes a mutation campaign found crashing the driver or running with wrong
+// results: a binding the module uses left unbound, renumbered bindings, a corrupted module.
+TEST_F(RunCli, MismatchedBindingsAndInvalidSpirvExitWithCode2) {
+  std::uint32_t f32 = testing::raw(vgf::VkFormatValue::R32Sfloat);
+  auto model = [&](const std::string& name, std::uint32_t outBinding, std::uint32_t inBinding,
+                   std::vector<std::uint32_t> spirv) {
+    vgf::Builder b;
+    vgf::ModuleId m = b.addModule("binary", "main", std::move(spirv));
+    vgf::ResourceId a = b.addResource(vgf::ResourceCategory::Input, f32, {37});
+    vgf::ResourceId bb = b.addResource(vgf::ResourceCategory::Input, f32, {37});
+    vgf::ResourceId c = b.addResource(vgf::ResourceCategory::Output, f32, {37});
+    b.addSegment("add", m, {{.setIndex = 0, .bindings = {{0, a}, {inBinding, bb}, {outBinding, c}}}},
+                 {{0, a}, {inBinding, bb}}, {{outBinding, c}}, {}, {1, 1, 1});
+    b.setInputs({{0, a}, {inBinding, bb}}, {"a", "b"});
+    b.setOutputs({{outBinding, c}}, {"c"});
+    return write(b, name);
+  };
+  std::string x = writeNpy("x.npy", {37}, std::vector<float>(37, 1.0f));
+  auto run = [&](const std::string& path) {
+    return runCli("run " + path + " --validate --input " + x + " --input " + x + " --output " +
+                      (dir_ / "c.npy").string(),
+                  env_);
+  };
+  std::string unbound = model("unbound.vgf", 0xFFFFFFFFu, 1, testing::words(k_binary_f32));
+  CommandResult r = run(unbound);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("unbound.vgf: segments[0] 'add': set 0 binding 2: modules[0] 'binary' uses a storage "
+                                  "buffer there"));
+  std::string swapped = model("swapped.vgf", 1, 2, testing::words(k_binary_f32));
+  r = run(swapped);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("swapped.vgf: segments[0] 'add': set 0 binding 1 (output 'c' (resources[2])): "
+                                  "expected modules[0] 'binary' to write a tensor the segment lists in outputs"));
+  std::vector<std::uint32_t> corrupt = testing::words(k_binary_f32);
+  corrupt[corrupt.size() - 3] = 0xFFFFu;  // inside the function body: no instruction has opcode 65535
+  r = run(model("corrupt.vgf", 2, 1, corrupt));
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("corrupt.vgf: segments[0] 'add': modules[0] 'binary': "));
+  EXPECT_FALSE(fs::exists(dir_ / "c.npy"));
+  r = run(model("good.vgf", 2, 1, testing::words(k_binary_f32)));
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(readNpy(dir_ / "c.npy"), std::vector<float>(37, 2.0f));
+}
+
 TEST_F(RunCli, GraphSegmentWithAShaderModuleIsRefused) {
   vgf::Builder b;
   std::uint32_t f32 = testing::raw(vgf::VkFormatValue::R32Sfloat);

@@ -10,6 +10,7 @@
 #include "shaders/chain_minus1.h"
 #include "shaders/chain_scale2.h"
 #include "test_models.h"
+#include "vgf/spirv_info.h"
 
 namespace openvgf::runner {
 namespace {
@@ -25,6 +26,9 @@ vulkan::DeviceSnapshot fakeDevice() {
   d.limits.maxStorageBufferRange = 1u << 27;
   d.limits.maxBoundDescriptorSets = 4;
   d.limits.maxComputeWorkGroupCount = {65535, 65535, 65535};
+  d.limits.maxComputeWorkGroupSize = {1024, 1024, 64};
+  d.limits.maxComputeWorkGroupInvocations = 1024;
+  d.limits.maxComputeSharedMemorySize = 32768;
   d.features.bits = ~0u;
   d.subgroupOperations = 0xFF;
   return d;
@@ -146,6 +150,138 @@ TEST(Model, ChecksBindingsResourcesAndConstants) {
     EXPECT_THAT(Model::create(file, "m.vgf").error().message(),
                 HasSubstr("segments[3] 'minus_one': dispatch_shape: expected workgroup counts, got none"));
   }
+}
+
+// The classes of damage a mutation campaign found reaching the driver or running with wrong
+// results (issue 17): each is refused before any Vulkan object exists, naming segment, binding
+// and rule.
+std::string refusal(vgf::File& file) {
+  Result<Model> model = Model::create(file, "m.vgf");
+  if (model) return "accepted";
+  EXPECT_EQ(model.error().exitCode(), 2) << model.error().message();
+  return model.error().message();
+}
+
+// The id of the variable a module declares at (set 0, binding).
+std::uint32_t variableAt(std::span<const std::uint32_t> spirv, std::uint32_t binding) {
+  for (const vgf::SpirvDescriptor& d : vgf::reflectSpirv(spirv)->entryPoints[0].descriptors) {
+    if (d.binding == binding) return d.id;
+  }
+  return 0;
+}
+
+struct BinaryModel {
+  vgf::Builder builder;
+  vgf::File file;
+};
+
+std::unique_ptr<BinaryModel> binaryModel(V format = V::R32Sfloat, std::span<const std::uint32_t> spirv = k_binary_f32) {
+  auto built = std::make_unique<BinaryModel>();
+  openvgf::testing::buildBinary(built->builder, format, spirv);
+  built->file = built->builder.file();
+  return built;
+}
+
+TEST(ModelInterface, AnUnboundBindingTheModuleUsesIsRefused) {
+  auto m = binaryModel();
+  m->file.segments[0].setInfos[0].bindings[2].binding = 0xFFFFFFFFu;
+  EXPECT_THAT(refusal(m->file), ::testing::AllOf(HasSubstr("m.vgf: segments[0] 'add': set 0 binding 2: modules[0] "
+                                                           "'binary' uses a storage buffer there (variable %"),
+                                                 HasSubstr("expected the segment to bind a tensor to it, got no binding")));
+  auto empty = binaryModel();
+  empty->file.segments[0].setInfos.clear();
+  EXPECT_THAT(refusal(empty->file), HasSubstr("segments[0] 'add': set 0 binding 2: modules[0] 'binary' uses a storage buffer there"));
+  auto moved = binaryModel();
+  moved->file.segments[0].setInfos[0].setIndex = 1;
+  EXPECT_THAT(refusal(moved->file), HasSubstr("set 0 binding 2: modules[0] 'binary' uses a storage buffer there"));
+}
+
+TEST(ModelInterface, RenumberedBindingsAreRefusedByAccess) {
+  auto m = binaryModel();
+  std::swap(m->file.segments[0].setInfos[0].bindings[1].binding, m->file.segments[0].setInfos[0].bindings[2].binding);
+  // b (an input) now sits where the module stores, c (the output) where it only loads.
+  EXPECT_EQ(refusal(m->file),
+            "m.vgf: segments[0] 'add': set 0 binding 1 (output 'c' (resources[2])): expected modules[0] 'binary' to "
+            "write a tensor the segment lists in outputs, got a module that never stores to it");
+  auto unlisted = binaryModel();
+  unlisted->file.segments[0].inputs.clear();
+  unlisted->file.segments[0].outputs.clear();  // unlisted: inputs are read, the output read and written
+  EXPECT_EQ(refusal(unlisted->file), "accepted");
+  auto inputsOnly = binaryModel();
+  inputsOnly->file.segments[0].outputs.clear();
+  inputsOnly->file.segments[0].inputs.push_back({2, 2});
+  EXPECT_THAT(refusal(inputsOnly->file),
+              HasSubstr("set 0 binding 2 (output 'c' (resources[2])): expected modules[0] 'binary' not to write it, as "
+                        "the segment lists it in inputs only, got a module that stores to it"));
+}
+
+TEST(ModelInterface, ModulesThatWriteConstantsOrInputsAreRefused) {
+  auto chain = chainModel();
+  chain->file.segments[0].setInfos[0].bindings[2].mrtIndex = 1;  // the constant where add_f32 stores
+  EXPECT_THAT(refusal(chain->file),
+              HasSubstr("segments[0] 'add_const': set 0 binding 2 (constant tensor resources[1] R32_SFLOAT [1,1000]): "
+                        "expected modules[0] 'add_f32' not to write it, as model inputs and constants are read-only"));
+}
+
+TEST(ModelInterface, ElementTypeAndSizeMustFitTheModule) {
+  auto wide = binaryModel(V::R32Sfloat, k_binary_i8);  // int8 loads of fp32 tensors
+  EXPECT_EQ(refusal(wide->file),
+            "m.vgf: segments[0] 'add': set 0 binding 0 (input 'a' (resources[0])): expected modules[0] 'binary' to "
+            "access 4-byte floating-point elements (R32_SFLOAT), got 1-byte array elements of 1-byte int (variable %" +
+                std::to_string(variableAt(k_binary_i8, 0)) + ")");
+  auto intAsFloat = binaryModel(V::R32Sint, k_binary_f32);  // same size, float loads of int32 tensors
+  EXPECT_THAT(refusal(intAsFloat->file), HasSubstr("expected modules[0] 'binary' to access 4-byte integer elements "
+                                                   "(R32_SINT), got 4-byte array elements of 4-byte float"));
+  auto narrow = binaryModel(V::R8Sint, k_binary_f32);
+  EXPECT_THAT(refusal(narrow->file), HasSubstr("got 4-byte array elements of 4-byte float"));
+}
+
+TEST(ModelInterface, ModulesMustPassSpirvVal) {
+  auto m = binaryModel();
+  std::vector<std::uint32_t> words(k_binary_f32, k_binary_f32 + sizeof(k_binary_f32) / 4);
+  words[1] = 0x00020000u;  // SPIR-V 2.0 does not exist
+  m->file.modules[0].spirv = words;
+  EXPECT_THAT(refusal(m->file), HasSubstr("m.vgf: segments[0] 'add': modules[0] 'binary': expected SPIR-V that "
+                                          "spirv-val accepts for Vulkan 1.3, got: "));
+  words[1] = 0x00010600u;
+  words.resize(6);  // cut inside the first capability
+  m->file.modules[0].spirv = words;
+  EXPECT_THAT(refusal(m->file), HasSubstr("modules[0] 'binary': SPIR-V module: word 5: expected an instruction"));
+}
+
+TEST(ModelDataflow, IntermediatesAreWrittenBeforeReadAndOutputsAreWritten) {
+  auto chain = chainModel();
+  chain->file.segments.erase(chain->file.segments.begin());  // 'scale' now reads t1 first
+  EXPECT_EQ(refusal(chain->file),
+            "m.vgf: segments[0] 'scale': set 1 binding 0: expected intermediate tensor resources[2] R32_SFLOAT "
+            "[1,1000] to be written by an earlier segment before it is read, got a read first");
+  // A binding the module never uses is inert, whatever the segment lists (the converter binds
+  // a split-K partial pass's output, which only the reduction writes).
+  auto inert = chainModel();
+  inert->file.segments[0].setInfos[0].bindings.push_back({7, 3});
+  inert->file.segments[0].inputs.push_back({7, 3});
+  EXPECT_EQ(refusal(inert->file), "accepted");
+  auto noLast = chainModel();
+  noLast->file.segments.pop_back();  // nothing writes y
+  EXPECT_EQ(refusal(noLast->file), "m.vgf: output 'y' (resources[5]): expected a segment to write it, got none");
+}
+
+TEST(ModelDataflow, AliasGroupMembersMustNotBeLiveTogether) {
+  auto chain = chainModel();
+  chain->file.resources[3].aliasGroup = 0;  // t2 joins t1 and t3, but t1 -> t2 is one segment
+  EXPECT_EQ(refusal(chain->file),
+            "m.vgf: alias group 0: resources[2] and resources[3] are both live at segments[1] 'scale': expected "
+            "tensors of one alias group to have disjoint lifetimes");
+}
+
+TEST(ModelLimits, TensorsLargerThanADescriptorRangeAreRefused) {
+  auto m = binaryModel();
+  m->file.resources[2].shape = {1 << 16, 1 << 14};  // 2^30 fp32 elements = 4 GiB
+  EXPECT_EQ(refusal(m->file),
+            "m.vgf: resources[2]: shape [65536,16384]: expected at most 4294967295 bytes per tensor, got 1073741824 "
+            "elements of 4 bytes");
+  m->file.resources[2].shape = {1ll << 40, 1ll << 40};  // the product overflows int64
+  EXPECT_THAT(refusal(m->file), HasSubstr("resources[2]: shape [1099511627776,1099511627776]: expected at most"));
 }
 
 TEST(Model, DeviceCheckNamesTheMissingCapability) {

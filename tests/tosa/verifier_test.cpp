@@ -100,6 +100,21 @@ TEST(TosaVerifier, DuplicateDefinition) {
   EXPECT_CONTAINS(errorOf(d), "tensors: duplicate definition of tensor 'x'");
 }
 
+TEST(TosaVerifier, ElementCountsThatOverflowInt64AreRefused) {
+  Graph g = convGraph();
+  constexpr std::int64_t kMaxDim = 2147483647;  // the largest int32 dimension a .tosa file holds
+  for (Tensor& t : g.mainBlock()->tensors) {
+    if (t.name == "x") t.shape = {kMaxDim, kMaxDim, kMaxDim, 2};  // 2^94 elements
+  }
+  EXPECT_CONTAINS(errorOf(g), "tensor 'x': shape [2147483647,2147483647,2147483647,2]: expected at most 2^63 - 1 "
+                              "elements (tensor_size_t, MAX_LOG2_SIZE 63 of level none), got more");
+  Graph big = convGraph();
+  for (Tensor& t : big.mainBlock()->tensors) {
+    if (t.name == "x") t.shape = {1, kMaxDim, kMaxDim, 2};  // 2^63 - 2^33 + 2: still representable
+  }
+  EXPECT_EQ(errorOf(big).find("2^63"), std::string::npos);
+}
+
 TEST(TosaVerifier, Cycle) {
   Builder b;
   Value x = b.input("x", DType::Fp32, {2});

@@ -71,23 +71,15 @@ TEST(ChooseDevice, NoDevicesSaysWhatToInstall) {
   EXPECT_NE(none.error().message().find("libvulkan1"), std::string::npos);
 }
 
-// A module with the given capabilities followed by an OpFunction (which ends the scan).
-std::vector<std::uint32_t> moduleWith(std::initializer_list<std::uint32_t> capabilities) {
-  std::vector<std::uint32_t> words = {0x07230203u, 0x00010600u, 0, 10, 0};
-  for (std::uint32_t c : capabilities) {
-    words.push_back((2u << 16) | 17u);
-    words.push_back(c);
-  }
-  words.insert(words.end(), {(5u << 16) | 54u, 1, 2, 0, 3});
-  words.push_back((2u << 16) | 17u);  // after OpFunction: ignored
-  words.push_back(6);                 // Kernel
-  return words;
+// Needs of a module declaring these capabilities (and nothing else).
+Result<ShaderNeeds> needsOf(std::initializer_list<std::uint32_t> capabilities) {
+  std::vector<std::uint32_t> list(capabilities);
+  return shaderNeeds({.capabilities = list});
 }
 
-TEST(RequiredFeatures, MapsCapabilitiesToFeatures) {
-  FeatureSet none = *requiredFeatures(moduleWith({1}));
-  EXPECT_TRUE(none.empty());
-  FeatureSet f = *requiredFeatures(moduleWith({1, 39, 4448, 22, 4433, 9, 11}));
+TEST(ShaderNeeds, MapsCapabilitiesToFeatures) {
+  EXPECT_TRUE(needsOf({1})->features.empty());
+  FeatureSet f = needsOf({1, 39, 4448, 22, 4433, 9, 11})->features;
   EXPECT_TRUE(f.has(Feature::ShaderInt8));
   EXPECT_TRUE(f.has(Feature::StorageBuffer8BitAccess));
   EXPECT_TRUE(f.has(Feature::ShaderInt16));
@@ -96,19 +88,19 @@ TEST(RequiredFeatures, MapsCapabilitiesToFeatures) {
   EXPECT_TRUE(f.has(Feature::ShaderInt64));
   EXPECT_FALSE(f.has(Feature::ShaderFloat64));
   EXPECT_EQ(features(f).size(), 6u);
-  EXPECT_EQ(*requiredSubgroupOperations(moduleWith({1, 61, 63})), 0x5u);
+  EXPECT_EQ(needsOf({1, 61, 63})->subgroupOperations, 0x5u);
 }
 
-TEST(RequiredFeatures, LocalSizeIdNeedsMaintenance4) {
-  std::vector<std::uint32_t> words = {0x07230203u, 0x00010600u, 0, 10, 0, (2u << 16) | 17u, 1,
-                                      (6u << 16) | 331u, 4, 38, 5, 6, 7};
-  FeatureSet f = *requiredFeatures(words);
+TEST(ShaderNeeds, LocalSizeIdNeedsMaintenance4) {
+  std::vector<std::uint32_t> shader = {1};
+  FeatureSet f = shaderNeeds({.capabilities = shader, .localSizeId = true})->features;
   EXPECT_TRUE(f.has(Feature::Maintenance4));
+  EXPECT_EQ(features(f).size(), 1u);
   EXPECT_EQ(capabilityForFeature(Feature::Maintenance4), "ExecutionMode LocalSizeId");
 }
 
-TEST(RequiredFeatures, CooperativeMatrixNvNeedsItsDeviceExtension) {
-  FeatureSet f = *requiredFeatures(moduleWith({1, 9, 5345, 5357}));
+TEST(ShaderNeeds, CooperativeMatrixNvNeedsItsDeviceExtension) {
+  FeatureSet f = needsOf({1, 9, 5345, 5357})->features;
   EXPECT_TRUE(f.has(Feature::CooperativeMatrixNv));
   EXPECT_TRUE(f.has(Feature::ShaderFloat16));
   EXPECT_TRUE(f.has(Feature::VulkanMemoryModel));
@@ -117,39 +109,26 @@ TEST(RequiredFeatures, CooperativeMatrixNvNeedsItsDeviceExtension) {
   EXPECT_EQ(featureExtension(Feature::CooperativeMatrixNv), "VK_NV_cooperative_matrix");
   EXPECT_EQ(featureExtension(Feature::ShaderFloat16), "");
   // Packed int8 dot products (the native target's int8 GEMM path).
-  EXPECT_TRUE(requiredFeatures(moduleWith({1, 6018, 6019}))->has(Feature::ShaderIntegerDotProduct));
+  EXPECT_TRUE(needsOf({1, 6018, 6019})->features.has(Feature::ShaderIntegerDotProduct));
 }
 
-TEST(RequiredFeatures, RoundingModeRteIsAPropertyPerFloatWidth) {
-  // OpCapability RoundingModeRTE; OpExecutionMode %1 RoundingModeRTE 16.
-  std::vector<std::uint32_t> words = {0x07230203u, 0x00010600u, 0, 10, 0, (2u << 16) | 17u, 1, (2u << 16) | 17u, 4467,
-                                      (4u << 16) | 16u, 1, 4462, 16};
-  EXPECT_TRUE(requiredFeatures(words)->empty());
-  EXPECT_EQ(*requiredRoundingModeRte(words), kFloatWidth16);
-  EXPECT_EQ(*requiredRoundingModeRte(moduleWith({1})), 0u);
+TEST(ShaderNeeds, RoundingModeRteIsAPropertyPerFloatWidth) {
+  std::vector<std::uint32_t> caps = {1, 4467};  // Shader, RoundingModeRTE
+  Result<ShaderNeeds> needs = shaderNeeds({.capabilities = caps, .roundingModeRte = kFloatWidth16});
+  EXPECT_TRUE(needs->features.empty());
+  EXPECT_EQ(needs->roundingModeRte, kFloatWidth16);
+  EXPECT_EQ(needsOf({1})->roundingModeRte, 0u);
 }
 
-TEST(RequiredFeatures, RefusesCapabilitiesNoComputeDeviceEnables) {
-  Result<FeatureSet> kernel = requiredFeatures(moduleWith({1, 6}));
+TEST(ShaderNeeds, RefusesCapabilitiesNoComputeDeviceEnables) {
+  Result<ShaderNeeds> kernel = needsOf({1, 6});
   ASSERT_FALSE(kernel);
   EXPECT_EQ(kernel.error().kind(), ErrorKind::Unsupported);
   EXPECT_EQ(kernel.error().message(),
             "SPIR-V module: capability Kernel: expected a capability a Vulkan 1.3 compute device can enable");
-  Result<FeatureSet> coop = requiredFeatures(moduleWith({6022}));
+  Result<ShaderNeeds> coop = needsOf({6022});
   ASSERT_FALSE(coop);
   EXPECT_NE(coop.error().message().find("CooperativeMatrixKHR"), std::string::npos);
-}
-
-TEST(RequiredFeatures, RejectsMalformedModules) {
-  std::vector<std::uint32_t> words = moduleWith({1});
-  EXPECT_FALSE(requiredFeatures(std::span(words).first(3)));
-  words[0] = 0xdeadbeef;
-  EXPECT_EQ(requiredFeatures(words).error().kind(), ErrorKind::InvalidInput);
-  words = moduleWith({1});
-  words[5] = (40u << 16) | 17u;  // instruction longer than the module
-  EXPECT_FALSE(requiredFeatures(words));
-  words[5] = 17u;  // zero word count
-  EXPECT_FALSE(requiredFeatures(words));
 }
 
 TEST(FeatureNames, UseVulkanAndSpirvSpelling) {

@@ -11,6 +11,7 @@
 
 #include <fmt/ranges.h>
 
+#include "tosa/packing.h"
 #include "tosa/reference/rules.h"
 #include "tosa/reference/value.h"
 
@@ -400,8 +401,27 @@ const HostTensor* VariableState::find(const std::string& name) const {
   return it == values_.end() ? nullptr : &it->second;
 }
 
+Status checkLimits(const Graph& graph) {
+  for (const Region& region : graph.regions) {
+    for (const Block& block : region.blocks) {
+      for (const Tensor& t : block.tensors) {
+        if (t.dtype == DType::Shape || t.isUnranked) continue;
+        std::optional<std::int64_t> count = checkedElementCount(t.shape);
+        if (!count || *count > kMaxElements) {
+          return unsupported("tensor '{}' {} {}: expected at most {} elements (the reference interpreter's "
+                                  "limit), got {} elements",
+                                  t.name, toString(t.dtype), shapeToString(t.shape), kMaxElements,
+                                  count ? std::to_string(*count) : std::string("more than 2^63"));
+        }
+      }
+    }
+  }
+  return {};
+}
+
 Result<RunResult> run(const Graph& graph, std::span<const HostTensor> inputs, const RunOptions& options,
                       VariableState* state) {
+  OPENVGF_TRY(checkLimits(graph));
   const Block* main = graph.mainBlock();
   if (main == nullptr) return invalidInput("graph: expected a main block, got no regions or blocks");
   if (inputs.size() != main->inputs.size()) {

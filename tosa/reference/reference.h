@@ -78,6 +78,11 @@ struct RunResult {
   std::vector<Diagnostic> diagnostics;
 };
 
+/// Refuses (Unsupported, naming the tensor) a graph declaring a tensor larger than the
+/// interpreter materialises (kMaxElements, value.h), before any input is read or allocated.
+/// run() calls it too.
+Status checkLimits(const Graph& graph);
+
 /// Runs the main block of `graph`. Inputs bind in the block's input order; their dtype and
 /// shape must match the declared ones. `state` keeps variables between runs (a fresh one is
 /// used when null).

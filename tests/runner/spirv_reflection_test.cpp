@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+// vgf::reflectSpirv on modules glslang compiled at build time (tests/runner/shaders/
+// interface.comp, for SPIR-V 1.6 and 1.0): what each block's declaration and the function
+// bodies say, checked against the GLSL source by hand.
+#include <gtest/gtest.h>
+
+#include "shaders/interface_spv10.h"
+#include "shaders/interface_spv16.h"
+#include "vgf/spirv_info.h"
+
+namespace openvgf::vgf {
+namespace {
+
+const SpirvDescriptor* find(const SpirvEntryPoint& e, std::uint32_t set, std::uint32_t binding) {
+  for (const SpirvDescriptor& d : e.descriptors) {
+    if (d.set == set && d.binding == binding) return &d;
+  }
+  return nullptr;
+}
+
+void checkInterface(std::span<const std::uint32_t> words, bool localSizeId) {
+  Result<SpirvModule> module = reflectSpirv(words);
+  ASSERT_TRUE(module) << module.error().message();
+  EXPECT_EQ(module->capabilities, std::vector<std::uint32_t>{1});  // Shader
+  const SpirvEntryPoint* e = module->findEntryPoint("main");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->executionModel, kSpirvGlCompute);
+  EXPECT_EQ(e->localSize, (std::array<std::uint32_t, 3>{8, 4, 2}));
+  EXPECT_EQ(e->localSizeId, localSizeId);
+  EXPECT_EQ(e->workgroupBytes, 1024u);  // shared float tile[256]
+  EXPECT_FALSE(e->pushConstants);
+  ASSERT_EQ(e->descriptors.size(), 4u);
+
+  const SpirvDescriptor* fixed = find(*e, 0, 0);  // readonly buffer Fixed { float a[16]; }
+  ASSERT_NE(fixed, nullptr);
+  EXPECT_EQ(fixed->kind, SpirvDescriptorKind::StorageBuffer);
+  EXPECT_TRUE(fixed->hasBinding);
+  EXPECT_EQ(fixed->descriptorCount, 1u);
+  EXPECT_TRUE(fixed->nonWritable);
+  EXPECT_FALSE(fixed->nonReadable);
+  EXPECT_EQ(fixed->staticBytes, 64u);
+  EXPECT_EQ(fixed->elementStride, 4u);
+  EXPECT_FALSE(fixed->runtimeArray);
+  EXPECT_EQ(fixed->componentKind, SpirvScalarKind::Float);
+  EXPECT_TRUE(fixed->used && fixed->loads && !fixed->stores && !fixed->escaped);
+
+  const SpirvDescriptor* words16 = find(*e, 0, 1);  // writeonly buffer Words { uvec4 w[]; }
+  ASSERT_NE(words16, nullptr);
+  EXPECT_TRUE(words16->nonReadable);
+  EXPECT_EQ(words16->staticBytes, 0u);
+  EXPECT_EQ(words16->elementStride, 16u);
+  EXPECT_TRUE(words16->runtimeArray);
+  EXPECT_EQ(words16->componentBytes, 4u);
+  EXPECT_EQ(words16->componentKind, SpirvScalarKind::UnsignedInt);
+  EXPECT_TRUE(words16->stores && !words16->loads);
+  EXPECT_TRUE(words16->mayWrite() && !words16->mayRead());
+
+  const SpirvDescriptor* header = find(*e, 1, 3);  // buffer Header { int n; float data[]; }
+  ASSERT_NE(header, nullptr);
+  EXPECT_FALSE(header->nonWritable || header->nonReadable);
+  EXPECT_EQ(header->staticBytes, 4u);  // std430: data starts at offset 4
+  EXPECT_TRUE(header->runtimeArray);
+  EXPECT_TRUE(header->loads && header->stores);
+
+  const SpirvDescriptor* unused = find(*e, 0, 2);
+  ASSERT_NE(unused, nullptr);
+  EXPECT_FALSE(unused->used);
+  EXPECT_FALSE(unused->mayWrite() || unused->mayRead());
+}
+
+TEST(SpirvReflection, Spirv16InterfaceWithLocalSizeId) {
+  checkInterface(k_interface_spv16, true);
+}
+TEST(SpirvReflection, Spirv10ModuleWithLiteralLocalSize) {
+  checkInterface(k_interface_spv10, false);
+}
+
+TEST(SpirvReflection, EveryPrefixAndEveryWordFlipGivesAResultOrAnError) {
+  // Not a fuzzer: a cheap sweep that any out-of-bounds read would turn into a sanitizer report.
+  std::vector<std::uint32_t> words(std::begin(k_interface_spv16), std::end(k_interface_spv16));
+  for (std::size_t n = 0; n <= words.size(); ++n) (void)reflectSpirv(std::span(words).first(n));
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    for (std::uint32_t flip : {0xFFFFFFFFu, 0x00010000u, 0x7FFFFFFFu}) {
+      std::vector<std::uint32_t> damaged = words;
+      damaged[i] ^= flip;
+      (void)reflectSpirv(damaged);
+    }
+  }
+  words[0] = 0x12345678;
+  EXPECT_EQ(reflectSpirv(words).error().message(),
+            "SPIR-V module: expected magic 0x07230203, got 0x12345678");
+}
+
+}  // namespace
+}  // namespace openvgf::vgf
