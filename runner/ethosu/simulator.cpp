@@ -370,6 +370,18 @@ Status checkFormat(const FeatureMap& fm) {
   return {};
 }
 
+/// The bytes [base, base + length) of a weight or scale stream in `region`; refused, naming the
+/// registers (`stream` WEIGHT or SCALE, `core` "" or "1"), when they leave the region.
+Result<std::span<const std::uint8_t>> streamBytes(const MemoryRegions& memory, unsigned region, std::uint64_t base,
+                                                  std::uint64_t length, const char* stream, const char* core) {
+  const std::span<const std::uint8_t> bytes = memory[region];
+  if (base > bytes.size() || length > bytes.size() - base) {
+    return invalidInput("{}{}_BASE/LENGTH [0x{:x}, +{}): expected within region {} of {} bytes", stream, core, base,
+                        length, region, bytes.size());
+  }
+  return bytes.subspan(base, length);
+}
+
 struct ConvolutionWeights {
   std::vector<std::int32_t> weights;  ///< [OFM channel][ky][kx][IFM channel of the layout]
   std::vector<ScaleRecord> scales;    ///< one per OFM channel
@@ -406,16 +418,11 @@ Result<ConvolutionWeights> loadConvolutionWeights(const RegisterView& r, WeightL
                          "how the hardware orders that core's weights across blocks is not documented",
                          core, layout.ofmBlockDepth, layout.ofmUblockDepth);
     }
-    const unsigned weightRegion = r.cmd0[kWeightRegion] & 7;
-    const std::uint64_t weightBase = r.data[core == 0 ? kWeightBase : kWeight1Base];
-    const std::uint64_t weightLength = r.data[core == 0 ? kWeightLength : kWeight1Length];
-    std::span<std::uint8_t> wmem = memory[weightRegion];
-    if (weightBase > wmem.size() || weightLength > wmem.size() - weightBase) {
-      return invalidInput("WEIGHT{}_BASE/LENGTH [0x{:x}, +{}): expected within region {} of {} bytes", suffix, weightBase,
-                          weightLength, weightRegion, wmem.size());
-    }
+    OPENVGF_ASSIGN_OR_RETURN(auto weightBytes,
+                             streamBytes(memory, r.cmd0[kWeightRegion] & 7, r.data[core == 0 ? kWeightBase : kWeight1Base],
+                                         r.data[core == 0 ? kWeightLength : kWeight1Length], "WEIGHT", suffix));
     const std::vector<std::int64_t> order = weightStreamOrder(layout);
-    auto decoded = decodeWeightStream(wmem.subspan(weightBase, weightLength), order.size());
+    auto decoded = decodeWeightStream(weightBytes, order.size());
     if (!decoded) {
       if (core == 0) return Unexpected(std::move(decoded).error());
       return Unexpected(std::move(decoded).error().addContext("WEIGHT1 (core 1)"));
@@ -436,15 +443,10 @@ Result<ConvolutionWeights> loadConvolutionWeights(const RegisterView& r, WeightL
       }
     }
     if (globalScale) continue;
-    const unsigned scaleRegion = r.cmd0[kScaleRegion] & 7;
-    const std::uint64_t scaleBase = r.data[core == 0 ? kScaleBase : kScale1Base];
-    const std::uint64_t scaleLength = r.data[core == 0 ? kScaleLength : kScale1Length];
-    std::span<std::uint8_t> smem = memory[scaleRegion];
-    if (scaleBase > smem.size() || scaleLength > smem.size() - scaleBase) {
-      return invalidInput("SCALE{}_BASE/LENGTH [0x{:x}, +{}): expected within region {} of {} bytes", suffix, scaleBase,
-                          scaleLength, scaleRegion, smem.size());
-    }
-    auto decodedScales = decodeScaleStream(smem.subspan(scaleBase, scaleLength), static_cast<std::size_t>(channels));
+    OPENVGF_ASSIGN_OR_RETURN(auto scaleBytes,
+                             streamBytes(memory, r.cmd0[kScaleRegion] & 7, r.data[core == 0 ? kScaleBase : kScale1Base],
+                                         r.data[core == 0 ? kScaleLength : kScale1Length], "SCALE", suffix));
+    auto decodedScales = decodeScaleStream(scaleBytes, static_cast<std::size_t>(channels));
     if (!decodedScales) {
       if (core == 0) return Unexpected(std::move(decodedScales).error());
       return Unexpected(std::move(decodedScales).error().addContext("SCALE1 (core 1)"));
