@@ -113,6 +113,11 @@ struct Session::Slot {
   std::optional<vulkan::CommandBuffer> upload;    // transfer queue, recorded per run
   std::optional<vulkan::CommandBuffer> download;  // compute queue, recorded per run
   std::optional<vulkan::TimestampQueries> queries;
+  // Signaled with the compute submission. The host waits for this fence rather than for the
+  // timeline value: a fence means the whole batch has completed, so the semaphores and command
+  // buffers it used may be reset or destroyed (lavapipe's queue thread still touches a
+  // signaled semaphore for a moment after a timeline wait returns).
+  std::optional<vulkan::Fence> fence;
   std::uint64_t ticket = 0;                       // run not yet waited for (0: free)
   std::vector<std::span<std::uint8_t>> hostOutputs;  // per output: where wait() copies it (empty: nowhere)
 };
@@ -148,8 +153,10 @@ Result<Session> Session::create(const Context& context, const Model& model, cons
   for (std::size_t slot = 0; slot < session.slots_.size(); ++slot) {
     OPENVGF_TRY(session.recordSlot(device, model, plan, pipelines, slot));
   }
-  OPENVGF_ASSIGN_OR_RETURN(session.uploaded_, vulkan::TimelineSemaphore::create(device));
-  OPENVGF_ASSIGN_OR_RETURN(session.done_, vulkan::TimelineSemaphore::create(device));
+  if (device.hasTransferQueue()) {
+    OPENVGF_ASSIGN_OR_RETURN(session.uploaded_, vulkan::TimelineSemaphore::create(device));
+    OPENVGF_ASSIGN_OR_RETURN(session.done_, vulkan::TimelineSemaphore::create(device));
+  }
   spdlog::debug("{}: {} I/O, {} barrier(s), device memory {} bytes, staging {} bytes; {}", model.source(),
                 session.direct_ ? "direct" : "copied", session.barriers_, session.deviceBytes_, session.stagingBytes_,
                 session.ioSummary());
@@ -421,6 +428,7 @@ Status Session::recordSlot(const vulkan::Device& device, const Model& model, con
   OPENVGF_ASSIGN_OR_RETURN(slot.compute, vulkan::CommandBuffer::create(device));
   OPENVGF_ASSIGN_OR_RETURN(slot.upload, vulkan::CommandBuffer::create(device, vulkan::Queue::Transfer));
   OPENVGF_ASSIGN_OR_RETURN(slot.download, vulkan::CommandBuffer::create(device));
+  OPENVGF_ASSIGN_OR_RETURN(slot.fence, vulkan::Fence::create(device));
   VkCommandBuffer cmd = slot.compute->handle();
   OPENVGF_TRY(slot.compute->begin());
   std::size_t barriers = 0;
@@ -476,8 +484,8 @@ Session& Session::operator=(Session&&) noexcept = default;
 
 Session::~Session() {
   // Runs still in flight use this session's memory and command buffers.
-  if (done_ && done_->handle() != VK_NULL_HANDLE && submitted_ > completed_) {
-    (void)context_->device().wait(done_->handle(), submitted_);
+  for (const std::unique_ptr<Slot>& slot : slots_) {
+    if (slot && slot->ticket != 0) (void)context_->device().wait(slot->fence->handle());
   }
 }
 
@@ -561,7 +569,9 @@ Result<RunTicket> Session::runAsync(std::span<const InputRef> inputs, std::span<
 
 // Stages the inputs, records the per-run copies, and submits: the upload on the transfer
 // queue (signals uploaded_ = ticket), then the compute and download buffers on the compute
-// queue (wait for uploaded_, signal done_ = ticket).
+// queue (wait for uploaded_, signal done_ = ticket). Without a dedicated transfer queue the
+// three buffers go in one submission, ordered by their barriers and no semaphore (lavapipe's
+// timeline semaphores in Mesa 22.3 corrupted memory under this load).
 Status Session::submit(std::size_t slotIndex, std::span<const InputRef> inputs, std::span<const OutputRef> outputs) {
   const vulkan::Device& device = context_->device();
   Slot& slot = *slots_[slotIndex];
@@ -569,10 +579,23 @@ Status Session::submit(std::size_t slotIndex, std::span<const InputRef> inputs, 
 
   // Uploads: pinned memory and other sessions' outputs by DMA, host bytes through staging.
   std::vector<VkSemaphoreSubmitInfo> uploadWaits;
+  const bool separate = device.hasTransferQueue();
   bool uploads = false;
   OPENVGF_TRY(slot.upload->reset());
   VkCommandBuffer up = slot.upload->handle();
   OPENVGF_TRY(slot.upload->begin(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT));
+  // The slot's device inputs were last read by run ticket - slots (finished: its wait
+  // returned); the dependency is stated anyway, for the queue (barrier) and across queues
+  // (semaphore wait, already satisfied).
+  globalBarrier(up, device.hasTransferQueue() ? kCopy : kCopy | kCompute, VK_ACCESS_2_TRANSFER_WRITE_BIT, kCopy,
+                VK_ACCESS_2_TRANSFER_WRITE_BIT);
+  if (separate && ticket > slots_.size()) {
+    VkSemaphoreSubmitInfo previous = vkStruct<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
+    previous.semaphore = done_->handle();
+    previous.value = ticket - slots_.size();
+    previous.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    uploadWaits.push_back(previous);
+  }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const InputRef& in = inputs[i];
     const Slot::Io& io = slot.inputs[i];
@@ -584,11 +607,15 @@ Status Session::submit(std::size_t slotIndex, std::span<const InputRef> inputs, 
       const Slot::Io& produced = p.slots_[p.lastSlot_]->outputs[in.producerOutput];
       source = produced.bound;
       sourceOffset = produced.boundOffset;
-      VkSemaphoreSubmitInfo wait = vkStruct<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
-      wait.semaphore = p.done_->handle();
-      wait.value = p.submitted_;
-      wait.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-      uploadWaits.push_back(wait);
+      // On one queue the producer's run was submitted earlier: the upload's first barrier
+      // orders after it. Across queues, wait for its run on the GPU.
+      if (separate) {
+        VkSemaphoreSubmitInfo wait = vkStruct<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
+        wait.semaphore = p.done_->handle();
+        wait.value = p.submitted_;
+        wait.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+        uploadWaits.push_back(wait);
+      }
     } else if (in.pinned != nullptr) {
       source = in.pinned->buffer();
       sourceOffset = static_cast<VkDeviceSize>(in.host.data() - in.pinned->bytes().data());
@@ -628,7 +655,7 @@ Status Session::submit(std::size_t slotIndex, std::span<const InputRef> inputs, 
   if (downloads) globalBarrier(down, kCopy, VK_ACCESS_2_TRANSFER_WRITE_BIT, kHost, VK_ACCESS_2_HOST_READ_BIT);
   OPENVGF_TRY(slot.download->end());
 
-  if (uploads) {
+  if (uploads && separate) {
     VkCommandBufferSubmitInfo commandInfo =
         vkStruct<VkCommandBufferSubmitInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
     commandInfo.commandBuffer = up;
@@ -645,25 +672,32 @@ Status Session::submit(std::size_t slotIndex, std::span<const InputRef> inputs, 
     submit.pSignalSemaphoreInfos = &signal;
     OPENVGF_TRY(device.submit(submit, VK_NULL_HANDLE, vulkan::Queue::Transfer));
   }
-  std::array<VkCommandBufferSubmitInfo, 2> commandInfos{};
-  commandInfos[0] = vkStruct<VkCommandBufferSubmitInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
-  commandInfos[0].commandBuffer = slot.compute->handle();
-  commandInfos[1] = commandInfos[0];
-  commandInfos[1].commandBuffer = down;
+  std::array<VkCommandBufferSubmitInfo, 3> commandInfos{};
+  std::uint32_t commandCount = 0;
+  for (VkCommandBuffer cmd : {uploads && !separate ? up : VK_NULL_HANDLE, slot.compute->handle(),
+                              downloads ? down : VK_NULL_HANDLE}) {
+    if (cmd == VK_NULL_HANDLE) continue;
+    commandInfos[commandCount] = vkStruct<VkCommandBufferSubmitInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
+    commandInfos[commandCount++].commandBuffer = cmd;
+  }
   VkSemaphoreSubmitInfo wait = vkStruct<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
-  wait.semaphore = uploaded_->handle();
-  wait.value = ticket;
-  wait.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
   VkSemaphoreSubmitInfo signal = wait;
-  signal.semaphore = done_->handle();
+  if (separate) {
+    wait.semaphore = uploaded_->handle();
+    wait.value = ticket;
+    wait.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    signal = wait;
+    signal.semaphore = done_->handle();
+  }
   VkSubmitInfo2 submit = vkStruct<VkSubmitInfo2>(VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
-  submit.waitSemaphoreInfoCount = uploads ? 1 : 0;
+  submit.waitSemaphoreInfoCount = uploads && separate ? 1 : 0;
   submit.pWaitSemaphoreInfos = &wait;
-  submit.commandBufferInfoCount = downloads ? 2 : 1;
+  submit.commandBufferInfoCount = commandCount;
   submit.pCommandBufferInfos = commandInfos.data();
-  submit.signalSemaphoreInfoCount = 1;
+  submit.signalSemaphoreInfoCount = separate ? 1 : 0;
   submit.pSignalSemaphoreInfos = &signal;
-  OPENVGF_TRY(device.submit(submit, VK_NULL_HANDLE));
+  OPENVGF_TRY(slot.fence->reset(device));
+  OPENVGF_TRY(device.submit(submit, slot.fence->handle()));
   submitted_ = ticket;
   slot.ticket = ticket;
   lastSlot_ = slotIndex;
@@ -677,9 +711,8 @@ Status Session::wait(RunTicket ticket) {
     return invalidInput("wait: run {} is not in flight (already waited for, or never started)", ticket.value);
   }
   const vulkan::Device& device = context_->device();
-  OPENVGF_TRY(device.wait(done_->handle(), ticket.value));
+  OPENVGF_TRY(device.wait(slot.fence->handle()));
   slot.ticket = 0;
-  completed_ = std::max(completed_, ticket.value);
   OPENVGF_TRY(context_->checkValidation());
   for (std::size_t o = 0; o < outputs_.size(); ++o) {
     std::span<std::uint8_t> target = slot.hostOutputs[o];

@@ -2,9 +2,10 @@
 // runner::Session: one model made ready to run on one device. Creation does all the work
 // (memory, constant upload, pipelines, descriptor sets, the recorded compute command buffers);
 // each run is: inputs into staging memory (a multi-threaded memcpy, or none for PinnedMemory
-// and device-resident inputs), an upload submission on the transfer queue (the compute queue
-// on devices without a transfer-only family), the compute submission with the downloads,
-// a timeline-semaphore wait, outputs out of host-cached memory.
+// and device-resident inputs), an upload submission on the dedicated transfer queue ordered
+// before the compute submission (with the downloads) by a timeline semaphore, or on devices
+// without a transfer-only family one submission of upload, compute and download buffers; a
+// fence wait; outputs out of host-cached memory.
 //
 // Pipelining: with SessionOptions::inFlight = N, runAsync() returns at once and up to N runs
 // are in flight, each with its own staging and device I/O memory (a slot), so the next run's
@@ -209,7 +210,6 @@ class Session {
   RunTiming timing_;
   std::vector<std::uint64_t> ticks_;
   std::uint64_t submitted_ = 0;  // tickets handed out (the last one's value)
-  std::uint64_t completed_ = 0;  // highest ticket waited for
   std::size_t lastSlot_ = 0;     // slot of the last run submitted (device-resident outputs)
   std::vector<std::vector<std::vector<VkDescriptorSet>>> sets_;  // [slot][segment][set], owned by the pool
 
