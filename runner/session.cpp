@@ -393,19 +393,6 @@ Status Session::writeDescriptorSets(const vulkan::Device& device, const Model& m
 
 namespace {
 
-void globalBarrier(VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess,
-                   VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess) {
-  VkMemoryBarrier2 barrier = vkStruct<VkMemoryBarrier2>(VK_STRUCTURE_TYPE_MEMORY_BARRIER_2);
-  barrier.srcStageMask = srcStage;
-  barrier.srcAccessMask = srcAccess;
-  barrier.dstStageMask = dstStage;
-  barrier.dstAccessMask = dstAccess;
-  VkDependencyInfo dependency = vkStruct<VkDependencyInfo>(VK_STRUCTURE_TYPE_DEPENDENCY_INFO);
-  dependency.memoryBarrierCount = 1;
-  dependency.pMemoryBarriers = &barrier;
-  vkCmdPipelineBarrier2(cmd, &dependency);
-}
-
 constexpr VkPipelineStageFlags2 kCopy = VK_PIPELINE_STAGE_2_COPY_BIT;
 constexpr VkPipelineStageFlags2 kCompute = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
 constexpr VkPipelineStageFlags2 kHost = VK_PIPELINE_STAGE_2_HOST_BIT;
@@ -435,8 +422,8 @@ Status Session::recordSlot(const vulkan::Device& device, const Model& model, con
   if (profile_) vkCmdResetQueryPool(cmd, slot.queries->handle(), 0, queryCount);
   // Earlier submissions on this queue: the last run's dispatches and output copies, and
   // uploads when they share the queue (a separate transfer queue is waited for by semaphore).
-  globalBarrier(cmd, kCompute | kCopy, VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT, kCompute,
-                VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
+  vulkan::recordMemoryBarrier(cmd, kCompute | kCopy, VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                              kCompute, VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
   ++barriers;
   if (profile_) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, slot.queries->handle(), 0);
   HazardTracker tracker(plan.regions.size());
@@ -471,8 +458,8 @@ Status Session::recordSlot(const vulkan::Device& device, const Model& model, con
     }
   }
   // Outputs are next read by the download copies (Copy mode) or the host (Direct mode).
-  globalBarrier(cmd, kCompute, VK_ACCESS_2_SHADER_WRITE_BIT, kCopy | kHost,
-                VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_HOST_READ_BIT);
+  vulkan::recordMemoryBarrier(cmd, kCompute, VK_ACCESS_2_SHADER_WRITE_BIT, kCopy | kHost,
+                              VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_HOST_READ_BIT);
   ++barriers;
   barriers_ = barriers;
   OPENVGF_TRY(slot.compute->end());
@@ -587,8 +574,8 @@ Status Session::submit(std::size_t slotIndex, std::span<const InputRef> inputs, 
   // The slot's device inputs were last read by run ticket - slots (finished: its wait
   // returned); the dependency is stated anyway, for the queue (barrier) and across queues
   // (semaphore wait, already satisfied).
-  globalBarrier(up, device.hasTransferQueue() ? kCopy : kCopy | kCompute, VK_ACCESS_2_TRANSFER_WRITE_BIT, kCopy,
-                VK_ACCESS_2_TRANSFER_WRITE_BIT);
+  vulkan::recordMemoryBarrier(up, separate ? kCopy : kCopy | kCompute, VK_ACCESS_2_TRANSFER_WRITE_BIT, kCopy,
+                              VK_ACCESS_2_TRANSFER_WRITE_BIT);
   if (separate && ticket > slots_.size()) {
     VkSemaphoreSubmitInfo previous = vkStruct<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
     previous.semaphore = done_->handle();
@@ -652,7 +639,9 @@ Status Session::submit(std::size_t slotIndex, std::span<const InputRef> inputs, 
     vkCmdCopyBuffer(down, io.bound, target, 1, &region);
     downloads = true;
   }
-  if (downloads) globalBarrier(down, kCopy, VK_ACCESS_2_TRANSFER_WRITE_BIT, kHost, VK_ACCESS_2_HOST_READ_BIT);
+  if (downloads) {
+    vulkan::recordMemoryBarrier(down, kCopy, VK_ACCESS_2_TRANSFER_WRITE_BIT, kHost, VK_ACCESS_2_HOST_READ_BIT);
+  }
   OPENVGF_TRY(slot.download->end());
 
   if (uploads && separate) {

@@ -46,15 +46,8 @@ Status copyOnce(const vulkan::Device& device, const vulkan::CommandBuffer& comma
   vkCmdCopyBuffer(cmd, from, to, 1, &region);
   if (queries != nullptr) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, queries->handle(), 1);
   // The host reads what a download wrote.
-  VkMemoryBarrier2 barrier = vkStruct<VkMemoryBarrier2>(VK_STRUCTURE_TYPE_MEMORY_BARRIER_2);
-  barrier.srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
-  barrier.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-  barrier.dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT;
-  barrier.dstAccessMask = VK_ACCESS_2_HOST_READ_BIT;
-  VkDependencyInfo dependency = vkStruct<VkDependencyInfo>(VK_STRUCTURE_TYPE_DEPENDENCY_INFO);
-  dependency.memoryBarrierCount = 1;
-  dependency.pMemoryBarriers = &barrier;
-  vkCmdPipelineBarrier2(cmd, &dependency);
+  vulkan::recordMemoryBarrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                              VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
   OPENVGF_TRY(commands.end());
   OPENVGF_TRY(fence.reset(device));
   VkCommandBufferSubmitInfo commandInfo = vkStruct<VkCommandBufferSubmitInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);

@@ -41,6 +41,10 @@ class Fence {
   DeviceHandle<VkFence, &vkDestroyFence> fence_;
 };
 
+/// Records one global memory barrier (synchronization2).
+void recordMemoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess,
+                         VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess);
+
 /// A timeline semaphore (Vulkan 1.2 core, feature timelineSemaphore) starting at 0.
 class TimelineSemaphore {
  public:
