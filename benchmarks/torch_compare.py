@@ -304,6 +304,11 @@ def time_callable(fn, device, warmup, iterations, min_time):
 
 def cuda_graph_callable(fn):
     """Captures fn (static inputs) into a CUDA graph; returns replay()."""
+    return cuda_graph_capture(fn)[0]
+
+
+def cuda_graph_capture(fn):
+    """Captures fn (static inputs) into a CUDA graph; returns (replay, the graph's output tensors)."""
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
@@ -312,8 +317,32 @@ def cuda_graph_callable(fn):
     torch.cuda.current_stream().wait_stream(stream)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        fn()
-    return graph.replay
+        outs = fn()
+    return graph.replay, outs
+
+
+def with_host_copies(replay, device_inputs, static_outputs, arrays, nchw_flags, pinned):
+    """One host-to-host inference around a captured graph, as an application does it: H2D copies
+    of the host inputs into the graph's input tensors, replay, D2H copies of the outputs into
+    host tensors. `pinned`: page-locked host tensors and non_blocking copies; else ordinary
+    (pageable) host memory and blocking copies."""
+    hosts = []
+    for a, t, nchw in zip(arrays, device_inputs, nchw_flags):
+        h = torch.from_numpy(np.ascontiguousarray(a)).to(t.dtype)
+        if pinned:
+            h = h.pin_memory()
+        if nchw:
+            h = h.permute(NHWC_TO_NCHW)  # NHWC bytes = the channels_last layout of the device tensor
+        hosts.append(h)
+    outs = [torch.empty_like(o, device="cpu", pin_memory=pinned) for o in static_outputs]
+
+    def step():
+        for h, t in zip(hosts, device_inputs):
+            t.copy_(h, non_blocking=pinned)
+        replay()
+        for h, o in zip(outs, static_outputs):
+            h.copy_(o, non_blocking=pinned)
+    return step
 
 
 def compare(ours, ref, float_type):
@@ -466,9 +495,17 @@ def main():
                     entry["eager"] = time_callable(lambda: model.run(inputs), args.device, args.warmup,
                                                    args.iterations, args.min_time)
                     if args.device.startswith("cuda"):
-                        replay = cuda_graph_callable(lambda: model.run(inputs))
+                        replay, static_outputs = cuda_graph_capture(lambda: model.run(inputs))
                         entry["cuda_graph"] = time_callable(replay, args.device, args.warmup, args.iterations,
                                                             args.min_time)
+                        # Host-to-host: the same graph with PyTorch's own H2D/D2H copies.
+                        for kind, pinned in (("pinned", True), ("pageable", False)):
+                            step = with_host_copies(replay, inputs, static_outputs, arrays, model.nchw_inputs,
+                                                    pinned)
+                            entry["cuda_graph_with_copies_" + kind] = time_callable(
+                                step, args.device, args.warmup, args.iterations, args.min_time)
+                            print("  %s: CUDA graph with %s H2D/D2H copies: median %.3f ms" % (
+                                stem, kind, entry["cuda_graph_with_copies_" + kind]["median_ms"]))
                     entry.update(micro_extras(model, args, stem))
         except (ValueError, RuntimeError, OSError, KeyError) as e:
             entry["error"] = "%s: %s" % (type(e).__name__, e)

@@ -3,13 +3,17 @@
 // wall latency statistics, GPU time from timestamps, throughput and device memory of one
 // model on one device. The model is opened by api::LoadedModel (.vgf, .tosa, .pte; a .tosa
 // is converted and GRAPH segments are lowered first, cached, outside the measurement);
-// runner/benchmark.h does the measuring.
+// runner/benchmark.h does the measuring. `--pipelined N` adds host-to-host timings of
+// runAsync with pinned memory and N runs in flight; `openvgf bench --transfer MIB` (no model)
+// measures host <-> device bandwidth against a plain vkCmdCopyBuffer (runner/transfer_benchmark.h).
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
 #include "api/model.h"
 #include "cli/command.h"
 #include "runner/benchmark.h"
+#include "runner/transfer_benchmark.h"
 
 namespace openvgf::cli {
 namespace {
@@ -25,11 +29,27 @@ struct BenchOptions {
   std::string target = "portable";
   bool validate = false;
   bool json = false;
+  unsigned pipelined = 0;
+  double transferMiB = 0;
+  std::string uploadMemory = "auto";
 };
+
+Result<int> benchTransfers(const BenchOptions& options) {
+  runner::TransferOptions transfer;
+  transfer.device = options.device;
+  transfer.validate = options.validate;
+  transfer.bytes = static_cast<std::uint64_t>(options.transferMiB * 1048576.0);
+  transfer.iterations = std::min(options.iterations, 20);
+  OPENVGF_ASSIGN_OR_RETURN(runner::TransferResult result, runner::measureTransfers(transfer));
+  std::string text = options.json ? runner::formatJson(result) : runner::formatText(result);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
 
 void setup(CLI::App& sub, Action& action) {
   auto options = std::make_shared<BenchOptions>();
-  sub.add_option("model", options->path, "A .vgf, or a .tosa (converted first, then cached) or .pte")->required();
+  sub.add_option("model", options->path,
+                 "A .vgf, or a .tosa (converted first, then cached) or .pte (not with --transfer)");
   sub.add_option("--device", options->device, "Vulkan device index or name substring (see `openvgf devices`)");
   sub.add_option("--warmup", options->warmup, "Untimed runs before the measurement")
       ->check(CLI::NonNegativeNumber)
@@ -50,7 +70,22 @@ void setup(CLI::App& sub, Action& action) {
                  "How a .tosa is converted and GRAPH segments are lowered: portable (default) or native");
   sub.add_flag("--validate", options->validate, "Enable the Vulkan validation layer (slows everything down)");
   sub.add_flag("--json", options->json, "Print one JSON object instead of text");
+  sub.add_option("--pipelined", options->pipelined,
+                 "Also time runAsync: serial with pinned memory, and N runs in flight with pageable and pinned memory")
+      ->check(CLI::Range(1, 8));
+  sub.add_option("--upload-memory", options->uploadMemory,
+                 "Upload staging: auto (device-local host-visible when the device has a resizable BAR) or host")
+      ->check(CLI::IsMember({"auto", "host"}))
+      ->capture_default_str();
+  sub.add_option("--transfer", options->transferMiB,
+                 "No model: host<->device bandwidth of MIB mebibytes against vkCmdCopyBuffer (--iterations, max 20)")
+      ->check(CLI::PositiveNumber);
   action = [options]() -> Result<int> {
+    if (options->transferMiB > 0) {
+      if (!options->path.empty()) return invalidInput("bench: expected a model or --transfer, got both");
+      return benchTransfers(*options);
+    }
+    if (options->path.empty()) return invalidInput("bench: expected a model (or --transfer MIB), got none");
     api::LoadOptions load;
     load.target = options->target;
     OPENVGF_ASSIGN_OR_RETURN(api::LoadedModel model, api::LoadedModel::load(options->path, load));
@@ -62,6 +97,8 @@ void setup(CLI::App& sub, Action& action) {
     bench.minTimeS = options->minTime;
     bench.gpuIterations = options->gpuIterations;
     bench.cacheDir = options->cacheDir;
+    bench.pipelined = options->pipelined;
+    bench.uploadViaHost = options->uploadMemory == "host";
     if (model.partCount() != 1) {
       return unsupported("{}: expected a model that runs as one VGF, got a plan of {} VgfBackend delegate calls; "
                          "`openvgf extract` writes each delegate's VGF, which bench measures one by one",

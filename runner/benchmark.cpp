@@ -6,8 +6,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -89,6 +91,82 @@ std::int64_t batchOf(const Model& model) {
     if (t.shape.size() == 4) return t.shape[0];
   }
   return 1;
+}
+
+SessionOptions optionsFor(const BenchmarkOptions& options) {
+  SessionOptions session;
+  session.upload = options.uploadViaHost ? UploadMemory::Host : UploadMemory::Auto;
+  return session;
+}
+
+// Step 4 of benchmark.h: runAsync/wait with `inFlight` runs in flight, each with its own
+// output memory (in PinnedMemory with `pinned`).
+Result<AsyncStats> measureAsync(const Context& context, const Model& model, const std::vector<tosa::HostTensor>& inputs,
+                                unsigned inFlight, bool pinned, const BenchmarkOptions& options) {
+  SessionOptions sessionOptions = optionsFor(options);
+  sessionOptions.inFlight = inFlight;
+  OPENVGF_ASSIGN_OR_RETURN(Session session, Session::create(context, model, sessionOptions));
+  // Per run: every input, then every output, each at a 4 KiB boundary.
+  auto page = [](std::uint64_t bytes) { return static_cast<std::size_t>((bytes + 4095) & ~std::uint64_t{4095}); };
+  std::size_t perRun = 0;
+  for (const TensorInfo& t : model.inputs()) perRun += page(t.bytes);
+  for (const TensorInfo& t : model.outputs()) perRun += page(t.bytes);
+  std::optional<PinnedMemory> pinnedMemory;
+  std::vector<std::uint8_t> hostMemory;
+  std::uint8_t* base = nullptr;
+  if (pinned) {
+    OPENVGF_ASSIGN_OR_RETURN(pinnedMemory, PinnedMemory::allocate(context, perRun * inFlight));
+    base = pinnedMemory->bytes().data();
+  } else {
+    hostMemory.resize(perRun * inFlight);
+    base = hostMemory.data();
+  }
+  std::vector<std::vector<InputRef>> inputRefs(inFlight);
+  std::vector<std::vector<OutputRef>> outputRefs(inFlight);
+  for (unsigned k = 0; k < inFlight; ++k) {
+    std::uint8_t* at = base + k * perRun;
+    for (const tosa::HostTensor& t : inputs) {
+      std::memcpy(at, t.bytes.data(), t.bytes.size());
+      inputRefs[k].push_back({.host = {at, t.bytes.size()}, .pinned = pinned ? &*pinnedMemory : nullptr});
+      at += page(t.bytes.size());
+    }
+    for (const TensorInfo& t : model.outputs()) {
+      outputRefs[k].push_back({.host = {at, static_cast<std::size_t>(t.bytes)}, .pinned = pinned ? &*pinnedMemory : nullptr});
+      at += page(t.bytes);
+    }
+  }
+  for (int i = 0; i < options.warmup; ++i) {
+    OPENVGF_ASSIGN_OR_RETURN(RunTicket t, session.runAsync(inputRefs[0], outputRefs[0]));
+    OPENVGF_TRY(session.wait(t));
+  }
+  std::vector<double> samples;
+  std::vector<std::pair<RunTicket, Clock::time_point>> flying;  // oldest first
+  auto retire = [&]() -> Status {
+    OPENVGF_TRY(session.wait(flying.front().first));
+    samples.push_back(msSince(flying.front().second));
+    flying.erase(flying.begin());
+    return {};
+  };
+  constexpr std::size_t kMaxRuns = 100000;
+  std::size_t runs = 0;
+  Clock::time_point start = Clock::now();
+  while ((static_cast<int>(runs) < options.iterations || msSince(start) < options.minTimeS * 1000.0) && runs < kMaxRuns) {
+    if (flying.size() == inFlight) OPENVGF_TRY(retire());
+    Clock::time_point runStart = Clock::now();
+    std::size_t k = runs % inFlight;
+    OPENVGF_ASSIGN_OR_RETURN(RunTicket t, session.runAsync(inputRefs[k], outputRefs[k]));
+    flying.emplace_back(t, runStart);
+    ++runs;
+  }
+  while (!flying.empty()) OPENVGF_TRY(retire());
+  double totalMs = msSince(start);
+  AsyncStats stats;
+  stats.inFlight = inFlight;
+  stats.pinned = pinned;
+  stats.latency = summarize(samples);
+  stats.periodMs = totalMs / static_cast<double>(runs);
+  stats.inferencesPerS = 1000.0 / stats.periodMs;
+  return stats;
 }
 
 }  // namespace
@@ -182,10 +260,11 @@ Result<BenchmarkResult> runBenchmark(const Model& model, const BenchmarkOptions&
     result.driver = device.driverInfo.empty() ? device.driverName : fmt::format("{} {}", device.driverName, device.driverInfo);
 
     start = Clock::now();
-    OPENVGF_ASSIGN_OR_RETURN(Session session, Session::create(*context, model));
+    OPENVGF_ASSIGN_OR_RETURN(Session session, Session::create(*context, model, optionsFor(options)));
     result.sessionCreateColdMs = msSince(start);
     result.deviceBytes = session.deviceBytes();
     result.stagingBytes = session.stagingBytes();
+    result.io = session.ioSummary();
     OPENVGF_TRY(context->savePipelineCache());
 
     start = Clock::now();
@@ -216,10 +295,10 @@ Result<BenchmarkResult> runBenchmark(const Model& model, const BenchmarkOptions&
   OPENVGF_ASSIGN_OR_RETURN(std::unique_ptr<Context> context, Context::create(contextOptions, model));
   {
     Clock::time_point start = Clock::now();
-    OPENVGF_ASSIGN_OR_RETURN(Session warm, Session::create(*context, model));
+    OPENVGF_ASSIGN_OR_RETURN(Session warm, Session::create(*context, model, optionsFor(options)));
     result.sessionCreateWarmMs = msSince(start);
   }
-  SessionOptions profiled;
+  SessionOptions profiled = optionsFor(options);
   profiled.profile = context->device().snapshot().timestampValidBits != 0;
   OPENVGF_ASSIGN_OR_RETURN(Session session, Session::create(*context, model, profiled));
   if (profiled.profile) {
@@ -232,6 +311,12 @@ Result<BenchmarkResult> runBenchmark(const Model& model, const BenchmarkOptions&
     }
     result.gpu = summarize(gpu);
   }
+  if (options.pipelined > 0) {
+    OPENVGF_ASSIGN_OR_RETURN(result.serialPinned, measureAsync(*context, model, inputs, 1, true, options));
+    OPENVGF_ASSIGN_OR_RETURN(result.pipelined, measureAsync(*context, model, inputs, options.pipelined, false, options));
+    OPENVGF_ASSIGN_OR_RETURN(result.pipelinedPinned,
+                             measureAsync(*context, model, inputs, options.pipelined, true, options));
+  }
   if (options.validate) OPENVGF_TRY(context->checkValidation());
   return result;
 }
@@ -242,14 +327,24 @@ std::string formatText(const BenchmarkResult& r) {
                       "({} dispatches, {} modules); context {:.1f} ms\n",
                       r.sessionCreateColdMs, r.sessionCreateWarmMs, r.segments, r.modules, r.contextCreateMs);
   text += fmt::format("  first inference: {:.3f} ms\n", r.firstInferenceMs);
-  text += fmt::format("  latency over {} runs: min {:.3f} ms, median {:.3f} ms, p90 {:.3f} ms\n", r.wall.count,
-                      r.wall.minMs, r.wall.medianMs, r.wall.p90Ms);
+  text += fmt::format("  host-to-host latency over {} runs: min {:.3f} ms, median {:.3f} ms, p90 {:.3f} ms\n",
+                      r.wall.count, r.wall.minMs, r.wall.medianMs, r.wall.p90Ms);
   if (r.gpu.count > 0) {
-    text += fmt::format("  GPU time (timestamps, {} runs): median {:.3f} ms, min {:.3f} ms\n", r.gpu.count,
+    text += fmt::format("  GPU-resident latency (timestamps, {} runs): median {:.3f} ms, min {:.3f} ms\n", r.gpu.count,
                         r.gpu.medianMs, r.gpu.minMs);
   } else {
     text += "  GPU time: the device has no timestamp queries\n";
   }
+  for (const AsyncStats* a : {&r.serialPinned, &r.pipelined, &r.pipelinedPinned}) {
+    if (a->inFlight == 0) continue;
+    text += fmt::format("  {} in flight, {} memory: {:.3f} ms per inference ({:.1f} inferences/s); latency median "
+                        "{:.3f} ms, p90 {:.3f} ms over {} runs",
+                        a->inFlight, a->pinned ? "pinned" : "pageable", a->periodMs, a->inferencesPerS,
+                        a->latency.medianMs, a->latency.p90Ms, a->latency.count);
+    if (r.gpu.count > 0) text += fmt::format("; {:.2f}x GPU time", a->periodMs / r.gpu.medianMs);
+    text += "\n";
+  }
+  text += fmt::format("  I/O: {}\n", r.io);
   if (r.batch > 1) {
     text += fmt::format("  throughput: {:.1f} inferences/s, {:.1f} images/s (batch {})\n", r.inferencesPerS,
                         r.imagesPerS, r.batch);
@@ -290,6 +385,17 @@ std::string formatJson(const BenchmarkResult& r, std::span<const std::pair<std::
   j["images_per_s"] = r.batch > 1 ? nlohmann::json(r.imagesPerS) : nlohmann::json(nullptr);
   j["peak_device_memory_bytes"] = r.deviceBytes;
   j["staging_bytes"] = r.stagingBytes;
+  j["io"] = r.io;
+  auto async = [](const AsyncStats& a) {
+    if (a.inFlight == 0) return nlohmann::json(nullptr);
+    return nlohmann::json{{"in_flight", a.inFlight},           {"pinned", a.pinned},
+                          {"period_ms", a.periodMs},           {"inferences_per_s", a.inferencesPerS},
+                          {"latency_median_ms", a.latency.medianMs}, {"latency_p90_ms", a.latency.p90Ms},
+                          {"runs", a.latency.count}};
+  };
+  j["serial_pinned"] = async(r.serialPinned);
+  j["pipelined"] = async(r.pipelined);
+  j["pipelined_pinned"] = async(r.pipelinedPinned);
   for (const auto& [key, value] : extra) j[key] = value;
   return j.dump(1) + "\n";
 }

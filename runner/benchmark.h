@@ -11,6 +11,11 @@
 //      cache from disk: Session::create again (warm). A third session, with GPU timestamps,
 //      gives the GPU time of the recorded command buffer; timestamps stay out of the wall
 //      measurements of step 2.
+//   4. With `pipelined` (N runs in flight): host-to-host latency of Session::runAsync + wait,
+//      serial with inputs/outputs in PinnedMemory, then pipelined (N in flight) with plain
+//      host memory and with PinnedMemory: per-inference period (elapsed / runs, the
+//      steady-state host-to-host time per inference), latency of each run (runAsync to its
+//      wait's return) and inferences/s.
 // Inputs are deterministic pseudo-random tensors of the model's input types and shapes.
 // Other drivers' shader caches are outside openvgf's control.
 #pragma once
@@ -22,6 +27,7 @@
 
 #include "common/error.h"
 #include "runner/model.h"
+#include "runner/session.h"
 #include "tosa/host_tensor.h"
 
 namespace openvgf::runner {
@@ -41,6 +47,8 @@ struct BenchmarkOptions {
   /// Vulkan use).
   bool isolateDriverCaches = true;
   std::uint64_t seed = 0x0BE7C4;
+  unsigned pipelined = 0;  // runs in flight for step 4 (0: step 4 skipped)
+  bool uploadViaHost = false;  // SessionOptions::upload = Host (never the resizable BAR) for every session
 };
 
 struct LatencyStats {
@@ -53,6 +61,15 @@ struct LatencyStats {
 
 /// min / median / p90 (nearest rank) / mean of `samples` (ms). Empty input: all zero.
 LatencyStats summarize(std::span<const double> samples);
+
+/// Host-to-host timing of runAsync + wait with `inFlight` runs in flight.
+struct AsyncStats {
+  unsigned inFlight = 0;  // 0: not measured
+  bool pinned = false;    // inputs and outputs in PinnedMemory
+  LatencyStats latency;   // per run: runAsync called -> its wait returned
+  double periodMs = 0;    // elapsed / runs
+  double inferencesPerS = 0;
+};
 
 struct BenchmarkResult {
   std::string model;
@@ -72,6 +89,10 @@ struct BenchmarkResult {
   double imagesPerS = 0;       // batch * inferences/s
   std::uint64_t deviceBytes = 0;
   std::uint64_t stagingBytes = 0;
+  std::string io;              // Session::ioSummary() of the measured session
+  AsyncStats serialPinned;     // step 4
+  AsyncStats pipelined;
+  AsyncStats pipelinedPinned;
 };
 
 /// A deterministic pseudo-random input for `info`: U(-1, 1) for float types, the full range

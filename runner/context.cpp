@@ -10,6 +10,7 @@ Result<std::unique_ptr<Context>> Context::create(const ContextOptions& options, 
   const vulkan::DeviceSnapshot& snapshot = instance.devices()[index];
   vulkan::FeatureSet features;
   features.add(vulkan::Feature::Synchronization2);
+  features.add(vulkan::Feature::TimelineSemaphore);  // sessions order their submissions with timelines
   for (const Model* model : models) {
     OPENVGF_TRY(model->checkDevice(snapshot));
     features |= model->requiredFeatures();

@@ -29,7 +29,8 @@ class Context {
  public:
   /// Picks the device, checks every model against it (Model::checkDevice: the capability is
   /// named before anything is built), and creates the device with the union of the features
-  /// the models need plus synchronization2 (the runner's barriers use it).
+  /// the models need plus synchronization2 and timelineSemaphore (the runner's barriers and
+  /// submissions use them).
   static Result<std::unique_ptr<Context>> create(const ContextOptions& options, std::span<const Model* const> models);
   static Result<std::unique_ptr<Context>> create(const ContextOptions& options, const Model& model);
 

@@ -3,6 +3,8 @@
 #include "runner/session.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdlib>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -11,6 +13,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "common/parallel_copy.h"
 #include "runner/formats.h"
 #include "runner/hazards.h"
 #include "vulkan/check.h"
@@ -21,7 +24,8 @@ namespace {
 using vgf::ResourceCategory;
 using vulkan::vkStruct;
 
-enum class Place : std::uint8_t { Device, Staging };
+enum class Place : std::uint8_t { Device, Upload, Readback };
+constexpr std::size_t kPlaces = 3;
 
 struct Region {
   Place place = Place::Device;
@@ -70,21 +74,21 @@ Result<std::vector<const tosa::HostTensor*>> bindInputs(const Model& model, std:
   return ordered;
 }
 
-// Regions of the two arenas: one per constant, per alias group, per other intermediate; model
-// I/O gets a staging region (and, in Copy mode, a device region too).
+// Regions of the three arenas: one per constant, per alias group, per other intermediate
+// (device arena, shared by every slot); per slot, each model input gets an upload staging
+// region and each output a readback region, and in Copy mode a device region each.
 struct Session::MemoryPlan {
   std::vector<Region> regions;
-  std::vector<std::int64_t> regionOf;         // per resource: the region its descriptors bind (-1: unused)
-  std::vector<std::int64_t> stagingRegionOf;  // per resource: its host-visible region (model I/O only)
-  vulkan::ArenaLayout device;                 // layout of the device arena
-  vulkan::ArenaLayout staging;                // layout of the staging arena
-  VkBuffer deviceBuffer = VK_NULL_HANDLE;     // the arenas' buffers, once allocated
-  VkBuffer stagingBuffer = VK_NULL_HANDLE;
+  std::vector<std::vector<std::int64_t>> regionOf;       // [slot][resource]: region its descriptors bind (-1: unused)
+  std::vector<std::vector<std::uint32_t>> inputStaging;  // [slot][input]: its upload region
+  std::vector<std::vector<std::uint32_t>> outputStaging; // [slot][output]: its readback region
+  std::array<vulkan::ArenaLayout, kPlaces> layouts;      // per Place
+  std::array<VkBuffer, kPlaces> buffers{};               // the arenas' buffers, once allocated
 
-  VkBuffer buffer(const Region& region) const { return region.place == Place::Device ? deviceBuffer : stagingBuffer; }
-
-  const Region& bound(std::uint32_t mrt) const { return regions[static_cast<std::size_t>(regionOf[mrt])]; }
-  const Region& staged(std::uint32_t mrt) const { return regions[static_cast<std::size_t>(stagingRegionOf[mrt])]; }
+  VkBuffer buffer(const Region& region) const { return buffers[static_cast<std::size_t>(region.place)]; }
+  std::uint32_t bound(std::size_t slot, std::uint32_t mrt) const {
+    return static_cast<std::uint32_t>(regionOf[slot][mrt]);
+  }
 };
 
 struct Session::PipelinePlan {
@@ -92,10 +96,39 @@ struct Session::PipelinePlan {
   std::vector<std::size_t> ofSegment;              // per segment: index into descs and pipelines_
 };
 
+// One in-flight run's I/O: where each input and output is staged and bound, the command
+// buffers, and what wait() still has to copy out.
+struct Session::Slot {
+  struct Io {
+    VkBuffer staging = VK_NULL_HANDLE;  // upload (inputs) or readback (outputs) arena
+    VkDeviceSize stagingOffset = 0;
+    std::uint8_t* mapped = nullptr;     // host address of the staging region
+    VkBuffer bound = VK_NULL_HANDLE;    // what the descriptors bind (== staging in Direct mode)
+    VkDeviceSize boundOffset = 0;
+    bool copied() const { return staging != bound || stagingOffset != boundOffset; }
+  };
+  std::vector<Io> inputs;
+  std::vector<Io> outputs;
+  std::optional<vulkan::CommandBuffer> compute;   // recorded once
+  std::optional<vulkan::CommandBuffer> upload;    // transfer queue, recorded per run
+  std::optional<vulkan::CommandBuffer> download;  // compute queue, recorded per run
+  std::optional<vulkan::TimestampQueries> queries;
+  // Signaled with the compute submission. The host waits for this fence rather than for the
+  // timeline value: a fence means the whole batch has completed, so the semaphores and command
+  // buffers it used may be reset or destroyed (lavapipe's queue thread still touches a
+  // signaled semaphore for a moment after a timeline wait returns).
+  std::optional<vulkan::Fence> fence;
+  std::uint64_t ticket = 0;                       // run not yet waited for (0: free)
+  std::vector<std::span<std::uint8_t>> hostOutputs;  // per output: where wait() copies it (empty: nowhere)
+};
+
 Result<Session> Session::create(const Context& context, const Model& model, const SessionOptions& options) {
   const vulkan::Device& device = context.device();
   const vulkan::DeviceSnapshot& snapshot = device.snapshot();
   OPENVGF_TRY(model.checkDevice(snapshot));
+  if (options.inFlight < 1 || options.inFlight > 8) {
+    return invalidInput("{}: runs in flight: expected 1 to 8, got {}", model.source(), options.inFlight);
+  }
 
   Session session;
   session.context_ = &context;
@@ -109,34 +142,40 @@ Result<Session> Session::create(const Context& context, const Model& model, cons
                        model.source(), snapshot.name);
   }
   session.direct_ = options.io == IoMode::Direct || (options.io == IoMode::Auto && unified);
+  for (unsigned i = 0; i < options.inFlight; ++i) session.slots_.push_back(std::make_unique<Slot>());
 
   const VkDeviceSize alignment = std::max<VkDeviceSize>(snapshot.limits.minStorageBufferOffsetAlignment, 64);
   MemoryPlan plan = session.planMemory(model, alignment);
-  OPENVGF_TRY(session.allocateMemory(device, plan));
+  OPENVGF_TRY(session.allocateMemory(device, plan, options.upload));
   OPENVGF_TRY(session.initializeMemory(device, model, plan));
   OPENVGF_ASSIGN_OR_RETURN(PipelinePlan pipelines, session.createPipelines(context, model, options));
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::vector<VkDescriptorSet>> sets,
-                           session.writeDescriptorSets(device, model, plan, pipelines));
-  OPENVGF_TRY(session.recordCommands(device, model, plan, pipelines, sets));
-  for (const TensorInfo& t : session.inputs_) {
-    session.inputPtr_.push_back(session.stagingArena_->mapped() + plan.staged(t.mrtIndex).offset);
+  OPENVGF_TRY(session.writeDescriptorSets(device, model, plan, pipelines));
+  for (std::size_t slot = 0; slot < session.slots_.size(); ++slot) {
+    OPENVGF_TRY(session.recordSlot(device, model, plan, pipelines, slot));
   }
-  for (const TensorInfo& t : session.outputs_) {
-    session.outputPtr_.push_back(session.stagingArena_->mapped() + plan.staged(t.mrtIndex).offset);
+  if (device.hasTransferQueue()) {
+    OPENVGF_ASSIGN_OR_RETURN(session.uploaded_, vulkan::TimelineSemaphore::create(device));
+    OPENVGF_ASSIGN_OR_RETURN(session.done_, vulkan::TimelineSemaphore::create(device));
   }
-  spdlog::debug("{}: {} I/O, {} barrier(s), device memory {} bytes, staging {} bytes", model.source(),
-                session.direct_ ? "direct" : "copied", session.barriers_, session.deviceBytes_, session.stagingBytes_);
+  spdlog::debug("{}: {} I/O, {} barrier(s), device memory {} bytes, staging {} bytes; {}", model.source(),
+                session.direct_ ? "direct" : "copied", session.barriers_, session.deviceBytes_, session.stagingBytes_,
+                session.ioSummary());
   OPENVGF_TRY(context.checkValidation());
   return session;
 }
 
 Session::MemoryPlan Session::planMemory(const Model& model, VkDeviceSize alignment) {
   const std::vector<ResourceInfo>& resources = model.resources();
+  const std::size_t slotCount = slots_.size();
   MemoryPlan plan;
-  plan.regionOf.assign(resources.size(), -1);
-  plan.stagingRegionOf.assign(resources.size(), -1);
+  plan.regionOf.assign(slotCount, std::vector<std::int64_t>(resources.size(), -1));
+  plan.inputStaging.assign(slotCount, {});
+  plan.outputStaging.assign(slotCount, {});
   std::vector<Region>& regions = plan.regions;
-  auto next = [&] { return static_cast<std::int64_t>(regions.size()); };
+  auto add = [&](Place place, VkDeviceSize size) {
+    regions.push_back({place, 0, size});
+    return static_cast<std::uint32_t>(regions.size() - 1);
+  };
   std::map<std::uint32_t, std::int64_t> groupRegion;
   auto isIo = [&](std::uint32_t mrt) {
     auto match = [&](const TensorInfo& t) { return t.mrtIndex == mrt; };
@@ -144,51 +183,73 @@ Session::MemoryPlan Session::planMemory(const Model& model, VkDeviceSize alignme
   };
   for (std::uint32_t i = 0; i < resources.size(); ++i) {
     const ResourceInfo& r = resources[i];
-    if (!r.used) continue;
+    // Model I/O never shares memory with an alias group: its contents must survive the run.
+    if (!r.used || isIo(i)) continue;
     VkDeviceSize size = roundUp4(r.bytes);
-    if (isIo(i)) {
-      // Model I/O never shares memory with an alias group: its contents must survive the run.
-      plan.stagingRegionOf[i] = next();
-      regions.push_back({Place::Staging, 0, size});
-      if (direct_) {
-        plan.regionOf[i] = plan.stagingRegionOf[i];
-      } else {
-        plan.regionOf[i] = next();
-        regions.push_back({Place::Device, 0, size});
-      }
-    } else if (r.category == ResourceCategory::Intermediate && r.aliasGroup != vgf::kUnset) {
-      auto [it, inserted] = groupRegion.try_emplace(r.aliasGroup, next());
-      if (inserted) regions.push_back({Place::Device, 0, size});
+    std::int64_t region = 0;
+    if (r.category == ResourceCategory::Intermediate && r.aliasGroup != vgf::kUnset) {
+      auto [it, inserted] = groupRegion.try_emplace(r.aliasGroup, static_cast<std::int64_t>(regions.size()));
+      if (inserted) add(Place::Device, size);
       Region& shared = regions[static_cast<std::size_t>(it->second)];
       shared.size = std::max(shared.size, size);
-      plan.regionOf[i] = it->second;
+      region = it->second;
     } else {
-      plan.regionOf[i] = next();
-      regions.push_back({Place::Device, 0, size});
+      region = add(Place::Device, size);
+    }
+    for (std::size_t slot = 0; slot < slotCount; ++slot) plan.regionOf[slot][i] = region;
+  }
+  // Per slot: staging for every input and output; the bound region is the staging itself in
+  // Direct mode, else a device region. A tensor that is both input and output binds the
+  // input's region, and its output copy reads from there.
+  for (std::size_t slot = 0; slot < slotCount; ++slot) {
+    std::vector<std::int64_t>& bound = plan.regionOf[slot];
+    for (const TensorInfo& t : inputs_) {
+      std::uint32_t staging = add(Place::Upload, roundUp4(t.bytes));
+      plan.inputStaging[slot].push_back(staging);
+      if (bound[t.mrtIndex] < 0) bound[t.mrtIndex] = direct_ ? staging : add(Place::Device, roundUp4(t.bytes));
+    }
+    for (const TensorInfo& t : outputs_) {
+      std::uint32_t staging = add(Place::Readback, roundUp4(t.bytes));
+      plan.outputStaging[slot].push_back(staging);
+      if (bound[t.mrtIndex] < 0) bound[t.mrtIndex] = direct_ ? staging : add(Place::Device, roundUp4(t.bytes));
     }
   }
   for (Region& region : regions) {
-    region.offset = (region.place == Place::Device ? plan.device : plan.staging).place(region.size, alignment);
+    region.offset = plan.layouts[static_cast<std::size_t>(region.place)].place(region.size, alignment);
   }
-  deviceBytes_ = plan.device.size;
-  stagingBytes_ = plan.staging.size;
+  deviceBytes_ = plan.layouts[0].size;
+  stagingBytes_ = plan.layouts[1].size + plan.layouts[2].size;
   return plan;
 }
 
-Status Session::allocateMemory(const vulkan::Device& device, MemoryPlan& plan) {
-  if (plan.device.size > 0) {
-    OPENVGF_ASSIGN_OR_RETURN(deviceArena_, vulkan::Arena::create(device, plan.device.size,
-                                                                 direct_ ? vulkan::MemoryUse::Unified
-                                                                         : vulkan::MemoryUse::DeviceLocal,
-                                                                 "constants and intermediates"));
-    plan.deviceBuffer = deviceArena_->buffer();
+Status Session::allocateMemory(const vulkan::Device& device, MemoryPlan& plan, UploadMemory upload) {
+  using vulkan::MemoryUse;
+  const MemoryUse uses[kPlaces] = {
+      direct_ ? MemoryUse::Unified : MemoryUse::DeviceLocal,
+      direct_ ? MemoryUse::Unified : (upload == UploadMemory::Host ? MemoryUse::UploadHost : MemoryUse::Upload),
+      direct_ ? MemoryUse::Unified : MemoryUse::Readback};
+  const char* names[kPlaces] = {"constants and intermediates", "input staging", "output staging"};
+  std::optional<vulkan::Arena>* arenas[kPlaces] = {&deviceArena_, &uploadArena_, &readbackArena_};
+  for (std::size_t p = 0; p < kPlaces; ++p) {
+    if (plan.layouts[p].size == 0) continue;
+    OPENVGF_ASSIGN_OR_RETURN(*arenas[p], vulkan::Arena::create(device, plan.layouts[p].size, uses[p], names[p]));
+    plan.buffers[p] = (*arenas[p])->buffer();
   }
-  if (plan.staging.size > 0) {
-    OPENVGF_ASSIGN_OR_RETURN(stagingArena_, vulkan::Arena::create(device, plan.staging.size,
-                                                                  direct_ ? vulkan::MemoryUse::Unified
-                                                                          : vulkan::MemoryUse::HostStaging,
-                                                                  "input/output staging"));
-    plan.stagingBuffer = stagingArena_->buffer();
+  // Where each slot's I/O lives, for the runs.
+  auto io = [&](std::uint32_t staging, std::uint32_t bound) {
+    const Region& s = plan.regions[staging];
+    const Region& b = plan.regions[bound];
+    const vulkan::Arena& arena = s.place == Place::Upload ? *uploadArena_ : *readbackArena_;
+    return Slot::Io{plan.buffer(s), s.offset, arena.mapped() + s.offset, plan.buffer(b), b.offset};
+  };
+  for (std::size_t slot = 0; slot < slots_.size(); ++slot) {
+    for (std::size_t i = 0; i < inputs_.size(); ++i) {
+      slots_[slot]->inputs.push_back(io(plan.inputStaging[slot][i], plan.bound(slot, inputs_[i].mrtIndex)));
+    }
+    for (std::size_t o = 0; o < outputs_.size(); ++o) {
+      slots_[slot]->outputs.push_back(io(plan.outputStaging[slot][o], plan.bound(slot, outputs_[o].mrtIndex)));
+    }
+    slots_[slot]->hostOutputs.resize(outputs_.size());
   }
   return {};
 }
@@ -199,7 +260,8 @@ Status Session::allocateMemory(const vulkan::Device& device, MemoryPlan& plan) {
 // an earlier tensor).
 Status Session::initializeMemory(const vulkan::Device& device, const Model& model, const MemoryPlan& plan) {
   const std::vector<ResourceInfo>& resources = model.resources();
-  if (stagingArena_) std::memset(stagingArena_->mapped(), 0, stagingBytes_);
+  if (uploadArena_) std::memset(uploadArena_->mapped(), 0, uploadArena_->size());
+  if (readbackArena_) std::memset(readbackArena_->mapped(), 0, readbackArena_->size());
   std::vector<std::pair<std::uint32_t, std::span<const std::uint8_t>>> uploads;
   VkDeviceSize uploadBytes = 0;
   for (std::uint32_t i = 0; i < resources.size(); ++i) {
@@ -210,13 +272,13 @@ Status Session::initializeMemory(const vulkan::Device& device, const Model& mode
   if (!deviceArena_) return {};
   if (std::uint8_t* base = deviceArena_->mapped(); base != nullptr) {
     std::memset(base, 0, deviceBytes_);
-    for (auto& [mrt, data] : uploads) std::memcpy(base + plan.bound(mrt).offset, data.data(), data.size());
+    for (auto& [mrt, data] : uploads) std::memcpy(base + plan.regions[plan.bound(0, mrt)].offset, data.data(), data.size());
     return {};
   }
   // Discrete GPUs: a fill, then the constants through a temporary staging buffer, in one submission.
   std::optional<vulkan::Arena> staging;
   if (uploadBytes > 0) {
-    OPENVGF_ASSIGN_OR_RETURN(staging, vulkan::Arena::create(device, uploadBytes, vulkan::MemoryUse::HostStaging,
+    OPENVGF_ASSIGN_OR_RETURN(staging, vulkan::Arena::create(device, uploadBytes, vulkan::MemoryUse::UploadHost,
                                                             "constant upload staging"));
   }
   OPENVGF_ASSIGN_OR_RETURN(vulkan::CommandBuffer upload, vulkan::CommandBuffer::create(device));
@@ -233,7 +295,7 @@ Status Session::initializeMemory(const vulkan::Device& device, const Model& mode
   VkDeviceSize at = 0;
   for (auto& [mrt, data] : uploads) {
     std::memcpy(staging->mapped() + at, data.data(), data.size());
-    VkBufferCopy copy{at, plan.bound(mrt).offset, roundUp4(data.size())};
+    VkBufferCopy copy{at, plan.regions[plan.bound(0, mrt)].offset, roundUp4(data.size())};
     vkCmdCopyBuffer(upload.handle(), staging->buffer(), deviceArena_->buffer(), 1, &copy);
     at += roundUp4(data.size());
   }
@@ -283,11 +345,9 @@ Result<Session::PipelinePlan> Session::createPipelines(const Context& context, c
   return plan;
 }
 
-// One descriptor set per (segment, set), written once; the pool is sized exactly.
-Result<std::vector<std::vector<VkDescriptorSet>>> Session::writeDescriptorSets(const vulkan::Device& device,
-                                                                               const Model& model,
-                                                                               const MemoryPlan& plan,
-                                                                               const PipelinePlan& pipelines) {
+// One descriptor set per (slot, segment, set), written once; the pool is sized exactly.
+Status Session::writeDescriptorSets(const vulkan::Device& device, const Model& model, const MemoryPlan& plan,
+                                    const PipelinePlan& pipelines) {
   const std::vector<SegmentInfo>& segments = model.segments();
   std::uint32_t setCount = 0, descriptorCount = 0;
   for (std::size_t s = 0; s < segments.size(); ++s) {
@@ -297,138 +357,360 @@ Result<std::vector<std::vector<VkDescriptorSet>>> Session::writeDescriptorSets(c
     setCount += static_cast<std::uint32_t>(desc.sets.size());
     for (const std::vector<std::uint32_t>& set : desc.sets) descriptorCount += static_cast<std::uint32_t>(set.size());
   }
-  OPENVGF_ASSIGN_OR_RETURN(descriptorPool_, vulkan::DescriptorPool::create(device, setCount, descriptorCount));
-  std::vector<std::vector<VkDescriptorSet>> segmentSets(segments.size());
+  const auto slotCount = static_cast<std::uint32_t>(slots_.size());
+  OPENVGF_ASSIGN_OR_RETURN(descriptorPool_,
+                           vulkan::DescriptorPool::create(device, setCount * slotCount, descriptorCount * slotCount));
+  sets_.assign(slotCount, std::vector<std::vector<VkDescriptorSet>>(segments.size()));
   std::vector<VkDescriptorBufferInfo> bufferInfos;
-  bufferInfos.reserve(descriptorCount);  // writes point into it: it must not reallocate
+  bufferInfos.reserve(static_cast<std::size_t>(descriptorCount) * slotCount);  // writes point into it
   std::vector<VkWriteDescriptorSet> writes;
-  for (std::size_t s = 0; s < segments.size(); ++s) {
-    const vulkan::ComputePipeline& pipeline = pipelines_[pipelines.ofSegment[s]];
-    for (std::size_t set = 0; set < pipeline.setCount(); ++set) {
-      OPENVGF_ASSIGN_OR_RETURN(VkDescriptorSet handle, descriptorPool_->allocate(device, pipeline.setLayout(set)));
-      segmentSets[s].push_back(handle);
-    }
-    for (const BindingInfo& b : segments[s].bindings) {
-      const Region& region = plan.bound(b.mrtIndex);
-      bufferInfos.push_back({plan.buffer(region), region.offset, roundUp4(model.resources()[b.mrtIndex].bytes)});
-      VkWriteDescriptorSet write = vkStruct<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
-      write.dstSet = segmentSets[s][b.set];
-      write.dstBinding = b.binding;
-      write.descriptorCount = 1;
-      write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      write.pBufferInfo = &bufferInfos.back();
-      writes.push_back(write);
+  for (std::size_t slot = 0; slot < slotCount; ++slot) {
+    for (std::size_t s = 0; s < segments.size(); ++s) {
+      const vulkan::ComputePipeline& pipeline = pipelines_[pipelines.ofSegment[s]];
+      std::vector<VkDescriptorSet>& segmentSets = sets_[slot][s];
+      for (std::size_t set = 0; set < pipeline.setCount(); ++set) {
+        OPENVGF_ASSIGN_OR_RETURN(VkDescriptorSet handle, descriptorPool_->allocate(device, pipeline.setLayout(set)));
+        segmentSets.push_back(handle);
+      }
+      for (const BindingInfo& b : segments[s].bindings) {
+        const Region& region = plan.regions[plan.bound(slot, b.mrtIndex)];
+        bufferInfos.push_back({plan.buffer(region), region.offset, roundUp4(model.resources()[b.mrtIndex].bytes)});
+        VkWriteDescriptorSet write = vkStruct<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
+        write.dstSet = segmentSets[b.set];
+        write.dstBinding = b.binding;
+        write.descriptorCount = 1;
+        write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        write.pBufferInfo = &bufferInfos.back();
+        writes.push_back(write);
+      }
     }
   }
   if (!writes.empty()) {
     vkUpdateDescriptorSets(device.handle(), static_cast<std::uint32_t>(writes.size()), writes.data(), 0, nullptr);
   }
-  return segmentSets;
+  return {};
 }
 
-// One command buffer: input copies, every dispatch with the barriers its data dependencies
-// need, output copies, timestamps with SessionOptions::profile.
-Status Session::recordCommands(const vulkan::Device& device, const Model& model, const MemoryPlan& plan,
-                               const PipelinePlan& pipelines, const std::vector<std::vector<VkDescriptorSet>>& sets) {
+namespace {
+
+constexpr VkPipelineStageFlags2 kCopy = VK_PIPELINE_STAGE_2_COPY_BIT;
+constexpr VkPipelineStageFlags2 kCompute = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+constexpr VkPipelineStageFlags2 kHost = VK_PIPELINE_STAGE_2_HOST_BIT;
+
+}  // namespace
+
+// A slot's compute command buffer: every dispatch with the barriers its data dependencies
+// need, timestamps with SessionOptions::profile. Copies in and out are recorded per run in
+// the slot's upload and download buffers.
+Status Session::recordSlot(const vulkan::Device& device, const Model& model, const MemoryPlan& plan,
+                           const PipelinePlan& pipelines, std::size_t slotIndex) {
   const std::vector<SegmentInfo>& segments = model.segments();
+  Slot& slot = *slots_[slotIndex];
+  const auto queryCount = static_cast<std::uint32_t>(segments.size() + 1);
   if (profile_) {
-    OPENVGF_ASSIGN_OR_RETURN(queries_,
-                             vulkan::TimestampQueries::create(device, static_cast<std::uint32_t>(segments.size() + 1)));
-    ticks_.resize(segments.size() + 1);
-    timing_.timestampsNs.resize(segments.size() + 1);
+    OPENVGF_ASSIGN_OR_RETURN(slot.queries, vulkan::TimestampQueries::create(device, queryCount));
+    ticks_.resize(queryCount);
+    timing_.timestampsNs.resize(queryCount);
   }
-  OPENVGF_ASSIGN_OR_RETURN(commands_, vulkan::CommandBuffer::create(device));
-  VkCommandBuffer cmd = commands_->handle();
-  OPENVGF_TRY(commands_->begin());
+  OPENVGF_ASSIGN_OR_RETURN(slot.compute, vulkan::CommandBuffer::create(device));
+  OPENVGF_ASSIGN_OR_RETURN(slot.upload, vulkan::CommandBuffer::create(device, vulkan::Queue::Transfer));
+  OPENVGF_ASSIGN_OR_RETURN(slot.download, vulkan::CommandBuffer::create(device));
+  OPENVGF_ASSIGN_OR_RETURN(slot.fence, vulkan::Fence::create(device));
+  VkCommandBuffer cmd = slot.compute->handle();
+  OPENVGF_TRY(slot.compute->begin());
+  std::size_t barriers = 0;
+  if (profile_) vkCmdResetQueryPool(cmd, slot.queries->handle(), 0, queryCount);
+  // Earlier submissions on this queue: the last run's dispatches and output copies, and
+  // uploads when they share the queue (a separate transfer queue is waited for by semaphore).
+  vulkan::recordMemoryBarrier(cmd, kCompute | kCopy, VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                              kCompute, VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
+  ++barriers;
+  if (profile_) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, slot.queries->handle(), 0);
   HazardTracker tracker(plan.regions.size());
-  auto sync = [&](std::span<const RegionUse> uses) {
-    if (std::optional<VkMemoryBarrier2> barrier = tracker.use(uses)) {
-      VkDependencyInfo dependency = vkStruct<VkDependencyInfo>(VK_STRUCTURE_TYPE_DEPENDENCY_INFO);
-      dependency.memoryBarrierCount = 1;
-      dependency.pMemoryBarriers = &*barrier;
-      vkCmdPipelineBarrier2(cmd, &dependency);
-      ++barriers_;
-    }
-  };
-  auto bound = [&](std::uint32_t mrt) { return static_cast<std::uint32_t>(plan.regionOf[mrt]); };
-  auto staged = [&](std::uint32_t mrt) { return static_cast<std::uint32_t>(plan.stagingRegionOf[mrt]); };
-  // A copy between the staging and the device region of model I/O (Copy mode only).
-  auto copy = [&](std::uint32_t from, std::uint32_t to) {
-    RegionUse uses[] = {{from, VK_PIPELINE_STAGE_2_COPY_BIT, true, false}, {to, VK_PIPELINE_STAGE_2_COPY_BIT, false, true}};
-    sync(uses);
-    const Region& source = plan.regions[from];
-    const Region& target = plan.regions[to];
-    VkBufferCopy region{source.offset, target.offset, source.size};
-    vkCmdCopyBuffer(cmd, plan.buffer(source), plan.buffer(target), 1, &region);
-  };
-  if (profile_) vkCmdResetQueryPool(cmd, queries_->handle(), 0, queries_->count());
-  if (!direct_) {
-    for (const TensorInfo& t : inputs_) copy(staged(t.mrtIndex), bound(t.mrtIndex));
-  }
-  if (profile_) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, queries_->handle(), 0);
   VkPipeline current = VK_NULL_HANDLE;
   std::vector<RegionUse> uses;
   for (std::size_t s = 0; s < segments.size(); ++s) {
     const SegmentInfo& seg = segments[s];
     uses.clear();
     for (const BindingInfo& b : seg.bindings) {
-      uses.push_back({bound(b.mrtIndex), VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, b.access != Access::Write,
-                      b.access != Access::Read});
+      uses.push_back({plan.bound(slotIndex, b.mrtIndex), kCompute, b.access != Access::Write, b.access != Access::Read});
     }
-    sync(uses);
+    if (std::optional<VkMemoryBarrier2> barrier = tracker.use(uses)) {
+      VkDependencyInfo dependency = vkStruct<VkDependencyInfo>(VK_STRUCTURE_TYPE_DEPENDENCY_INFO);
+      dependency.memoryBarrierCount = 1;
+      dependency.pMemoryBarriers = &*barrier;
+      vkCmdPipelineBarrier2(cmd, &dependency);
+      ++barriers;
+    }
     const vulkan::ComputePipeline& pipeline = pipelines_[pipelines.ofSegment[s]];
     if (pipeline.handle() != current) {
       vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
       current = pipeline.handle();
     }
-    if (!sets[s].empty()) {
+    const std::vector<VkDescriptorSet>& sets = sets_[slotIndex][s];
+    if (!sets.empty()) {
       vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0,
-                              static_cast<std::uint32_t>(sets[s].size()), sets[s].data(), 0, nullptr);
+                              static_cast<std::uint32_t>(sets.size()), sets.data(), 0, nullptr);
     }
     vkCmdDispatch(cmd, seg.dispatch[0], seg.dispatch[1], seg.dispatch[2]);
     if (profile_) {
-      vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, queries_->handle(),
-                           static_cast<std::uint32_t>(s + 1));
+      vkCmdWriteTimestamp2(cmd, kCompute, slot.queries->handle(), static_cast<std::uint32_t>(s + 1));
     }
   }
-  if (!direct_) {
-    for (const TensorInfo& t : outputs_) copy(bound(t.mrtIndex), staged(t.mrtIndex));
-  }
-  // The host reads outputs after the fence: make the device writes visible to it.
-  uses.clear();
-  for (const TensorInfo& t : outputs_) uses.push_back({staged(t.mrtIndex), VK_PIPELINE_STAGE_2_HOST_BIT, true, false});
-  sync(uses);
-  OPENVGF_TRY(commands_->end());
-  OPENVGF_ASSIGN_OR_RETURN(fence_, vulkan::Fence::create(device));
+  // Outputs are next read by the download copies (Copy mode) or the host (Direct mode).
+  vulkan::recordMemoryBarrier(cmd, kCompute, VK_ACCESS_2_SHADER_WRITE_BIT, kCopy | kHost,
+                              VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_HOST_READ_BIT);
+  ++barriers;
+  barriers_ = barriers;
+  OPENVGF_TRY(slot.compute->end());
   return {};
 }
 
 Session::Session(Session&&) noexcept = default;
 Session& Session::operator=(Session&&) noexcept = default;
-Session::~Session() = default;
+
+Session::~Session() {
+  // Runs still in flight use this session's memory and command buffers.
+  for (const std::unique_ptr<Slot>& slot : slots_) {
+    if (slot && slot->ticket != 0) (void)context_->device().wait(slot->fence->handle());
+  }
+}
 
 std::span<std::uint8_t> Session::inputMemory(std::size_t index) const {
-  return {inputPtr_[index], static_cast<std::size_t>(inputs_[index].bytes)};
+  return {slots_[0]->inputs[index].mapped, static_cast<std::size_t>(inputs_[index].bytes)};
 }
 
 std::span<const std::uint8_t> Session::outputMemory(std::size_t index) const {
-  return {outputPtr_[index], static_cast<std::size_t>(outputs_[index].bytes)};
+  return {slots_[0]->outputs[index].mapped, static_cast<std::size_t>(outputs_[index].bytes)};
 }
 
-Status Session::submitAndWait() {
+std::string Session::ioSummary() const {
+  auto flags = [](const std::optional<vulkan::Arena>& arena) {
+    return arena ? vulkan::memoryFlagsName(arena->memoryFlags()) : std::string("none");
+  };
+  return fmt::format("{} I/O, {} run(s) in flight, input staging {}, output staging {}, uploads on {}",
+                     direct_ ? "direct" : "copied", slots_.size(), flags(uploadArena_), flags(readbackArena_),
+                     context_->device().hasTransferQueue() ? "a dedicated transfer queue" : "the compute queue");
+}
+
+Status Session::checkRefs(std::span<const InputRef> inputs, std::span<const OutputRef> outputs) const {
+  if (inputs.size() != inputs_.size()) {
+    return invalidInput("expected {} input(s) ({}), got {}", inputs_.size(), inputList(inputs_), inputs.size());
+  }
+  if (outputs.size() != outputs_.size()) {
+    return invalidInput("expected {} output(s) ({}), got {}", outputs_.size(), inputList(outputs_), outputs.size());
+  }
+  VkDevice device = context_->device().handle();
+  auto inside = [](std::span<const std::uint8_t> part, const PinnedMemory& pinned) {
+    std::span<const std::uint8_t> whole = pinned.bytes();
+    return part.data() >= whole.data() && part.data() + part.size() <= whole.data() + whole.size();
+  };
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const InputRef& in = inputs[i];
+    const TensorInfo& info = inputs_[i];
+    if (in.producer != nullptr) {
+      const Session& p = *in.producer;
+      if (p.context_->device().handle() != device) {
+        return invalidInput("input '{}': expected an output of a session on the same device", info.name);
+      }
+      if (in.producerOutput >= p.outputs_.size() || p.outputs_[in.producerOutput].bytes != info.bytes) {
+        return invalidInput("input '{}': expected a device-resident output of {} bytes, got output #{} of a session "
+                            "with {} output(s)", info.name, info.bytes, in.producerOutput, p.outputs_.size());
+      }
+      if (p.submitted_ == 0) {
+        return invalidInput("input '{}': expected a session that has run, got one that never ran", info.name);
+      }
+      continue;
+    }
+    if (in.host.size() != info.bytes) {
+      return invalidInput("input '{}': expected {} bytes of data, got {}", info.name, info.bytes, in.host.size());
+    }
+    if (in.pinned != nullptr && (in.pinned->device() != device || !inside(in.host, *in.pinned))) {
+      return invalidInput("input '{}': expected its bytes inside the given pinned memory of this device", info.name);
+    }
+  }
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    const OutputRef& out = outputs[o];
+    const TensorInfo& info = outputs_[o];
+    if (!out.host.empty() && out.host.size() != info.bytes) {
+      return invalidInput("output '{}': expected room for {} bytes, got {}", info.name, info.bytes, out.host.size());
+    }
+    if (out.pinned != nullptr && (out.pinned->device() != device || !inside(out.host, *out.pinned))) {
+      return invalidInput("output '{}': expected its bytes inside the given pinned memory of this device", info.name);
+    }
+  }
+  return {};
+}
+
+Result<RunTicket> Session::runAsync(std::span<const InputRef> inputs, std::span<const OutputRef> outputs) {
+  OPENVGF_TRY(checkRefs(inputs, outputs));
+  const std::uint64_t ticket = submitted_ + 1;
+  const std::size_t slot = ticket % slots_.size();
+  if (slots_[slot]->ticket != 0) {
+    return invalidInput("runAsync: {} run(s) already in flight (SessionOptions::inFlight); wait for run {} first",
+                        slots_.size(), slots_[slot]->ticket);
+  }
+  OPENVGF_TRY(submit(slot, inputs, outputs));
+  return RunTicket{ticket};
+}
+
+// Stages the inputs, records the per-run copies, and submits: the upload on the transfer
+// queue (signals uploaded_ = ticket), then the compute and download buffers on the compute
+// queue (wait for uploaded_, signal done_ = ticket). Without a dedicated transfer queue the
+// three buffers go in one submission, ordered by their barriers and no semaphore (lavapipe's
+// timeline semaphores in Mesa 22.3 corrupted memory under this load).
+Status Session::submit(std::size_t slotIndex, std::span<const InputRef> inputs, std::span<const OutputRef> outputs) {
   const vulkan::Device& device = context_->device();
-  OPENVGF_TRY(fence_->reset(device));
-  VkCommandBufferSubmitInfo commandInfo = vkStruct<VkCommandBufferSubmitInfo>(
-      VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
-  commandInfo.commandBuffer = commands_->handle();
+  Slot& slot = *slots_[slotIndex];
+  const std::uint64_t ticket = submitted_ + 1;
+
+  // Uploads: pinned memory and other sessions' outputs by DMA, host bytes through staging.
+  std::vector<VkSemaphoreSubmitInfo> uploadWaits;
+  const bool separate = device.hasTransferQueue();
+  bool uploads = false;
+  OPENVGF_TRY(slot.upload->reset());
+  VkCommandBuffer up = slot.upload->handle();
+  OPENVGF_TRY(slot.upload->begin(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT));
+  // The slot's device inputs were last read by run ticket - slots (finished: its wait
+  // returned); the dependency is stated anyway, for the queue (barrier) and across queues
+  // (semaphore wait, already satisfied).
+  vulkan::recordMemoryBarrier(up, separate ? kCopy : kCopy | kCompute, VK_ACCESS_2_TRANSFER_WRITE_BIT, kCopy,
+                              VK_ACCESS_2_TRANSFER_WRITE_BIT);
+  if (separate && ticket > slots_.size()) {
+    VkSemaphoreSubmitInfo previous = vkStruct<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
+    previous.semaphore = done_->handle();
+    previous.value = ticket - slots_.size();
+    previous.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    uploadWaits.push_back(previous);
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const InputRef& in = inputs[i];
+    const Slot::Io& io = slot.inputs[i];
+    const VkDeviceSize bytes = inputs_[i].bytes;
+    VkBuffer source = io.staging;
+    VkDeviceSize sourceOffset = io.stagingOffset;
+    if (in.producer != nullptr) {
+      const Session& p = *in.producer;
+      const Slot::Io& produced = p.slots_[p.lastSlot_]->outputs[in.producerOutput];
+      source = produced.bound;
+      sourceOffset = produced.boundOffset;
+      // On one queue the producer's run was submitted earlier: the upload's first barrier
+      // orders after it. Across queues, wait for its run on the GPU.
+      if (separate) {
+        VkSemaphoreSubmitInfo wait = vkStruct<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
+        wait.semaphore = p.done_->handle();
+        wait.value = p.submitted_;
+        wait.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+        uploadWaits.push_back(wait);
+      }
+    } else if (in.pinned != nullptr) {
+      source = in.pinned->buffer();
+      sourceOffset = static_cast<VkDeviceSize>(in.host.data() - in.pinned->bytes().data());
+    } else {
+      if (in.host.data() != io.mapped) parallelCopy(io.mapped, in.host.data(), bytes);
+      if (!io.copied()) continue;  // Direct mode: the shaders read the staging itself
+    }
+    VkBufferCopy region{sourceOffset, io.boundOffset, bytes};
+    vkCmdCopyBuffer(up, source, io.bound, 1, &region);
+    uploads = true;
+  }
+  OPENVGF_TRY(slot.upload->end());
+
+  // Downloads, after the slot's compute buffer (which ends with a compute -> copy barrier).
+  bool downloads = false;
+  OPENVGF_TRY(slot.download->reset());
+  VkCommandBuffer down = slot.download->handle();
+  OPENVGF_TRY(slot.download->begin(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT));
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    const OutputRef& out = outputs[o];
+    const Slot::Io& io = slot.outputs[o];
+    slot.hostOutputs[o] = {};
+    if (out.host.empty()) continue;  // stays on the device
+    VkBuffer target = io.staging;
+    VkDeviceSize targetOffset = io.stagingOffset;
+    if (out.pinned != nullptr) {
+      target = out.pinned->buffer();
+      targetOffset = static_cast<VkDeviceSize>(out.host.data() - out.pinned->bytes().data());
+    } else {
+      slot.hostOutputs[o] = out.host;
+      if (!io.copied()) continue;  // Direct mode: the shaders wrote the staging itself
+    }
+    VkBufferCopy region{io.boundOffset, targetOffset, outputs_[o].bytes};
+    vkCmdCopyBuffer(down, io.bound, target, 1, &region);
+    downloads = true;
+  }
+  if (downloads) {
+    vulkan::recordMemoryBarrier(down, kCopy, VK_ACCESS_2_TRANSFER_WRITE_BIT, kHost, VK_ACCESS_2_HOST_READ_BIT);
+  }
+  OPENVGF_TRY(slot.download->end());
+
+  if (uploads && separate) {
+    VkCommandBufferSubmitInfo commandInfo =
+        vkStruct<VkCommandBufferSubmitInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
+    commandInfo.commandBuffer = up;
+    VkSemaphoreSubmitInfo signal = vkStruct<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
+    signal.semaphore = uploaded_->handle();
+    signal.value = ticket;
+    signal.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    VkSubmitInfo2 submit = vkStruct<VkSubmitInfo2>(VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
+    submit.waitSemaphoreInfoCount = static_cast<std::uint32_t>(uploadWaits.size());
+    submit.pWaitSemaphoreInfos = uploadWaits.data();
+    submit.commandBufferInfoCount = 1;
+    submit.pCommandBufferInfos = &commandInfo;
+    submit.signalSemaphoreInfoCount = 1;
+    submit.pSignalSemaphoreInfos = &signal;
+    OPENVGF_TRY(device.submit(submit, VK_NULL_HANDLE, vulkan::Queue::Transfer));
+  }
+  std::array<VkCommandBufferSubmitInfo, 3> commandInfos{};
+  std::uint32_t commandCount = 0;
+  for (VkCommandBuffer cmd : {uploads && !separate ? up : VK_NULL_HANDLE, slot.compute->handle(),
+                              downloads ? down : VK_NULL_HANDLE}) {
+    if (cmd == VK_NULL_HANDLE) continue;
+    commandInfos[commandCount] = vkStruct<VkCommandBufferSubmitInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
+    commandInfos[commandCount++].commandBuffer = cmd;
+  }
+  VkSemaphoreSubmitInfo wait = vkStruct<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
+  VkSemaphoreSubmitInfo signal = wait;
+  if (separate) {
+    wait.semaphore = uploaded_->handle();
+    wait.value = ticket;
+    wait.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    signal = wait;
+    signal.semaphore = done_->handle();
+  }
   VkSubmitInfo2 submit = vkStruct<VkSubmitInfo2>(VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
-  submit.commandBufferInfoCount = 1;
-  submit.pCommandBufferInfos = &commandInfo;
-  OPENVGF_TRY(device.submit(submit, fence_->handle()));
-  OPENVGF_TRY(device.wait(fence_->handle()));
+  submit.waitSemaphoreInfoCount = uploads && separate ? 1 : 0;
+  submit.pWaitSemaphoreInfos = &wait;
+  submit.commandBufferInfoCount = commandCount;
+  submit.pCommandBufferInfos = commandInfos.data();
+  submit.signalSemaphoreInfoCount = separate ? 1 : 0;
+  submit.pSignalSemaphoreInfos = &signal;
+  OPENVGF_TRY(slot.fence->reset(device));
+  OPENVGF_TRY(device.submit(submit, slot.fence->handle()));
+  submitted_ = ticket;
+  slot.ticket = ticket;
+  lastSlot_ = slotIndex;
+  return {};
+}
+
+Status Session::wait(RunTicket ticket) {
+  const std::size_t slotIndex = ticket.value % slots_.size();
+  Slot& slot = *slots_[slotIndex];
+  if (ticket.value == 0 || slot.ticket != ticket.value) {
+    return invalidInput("wait: run {} is not in flight (already waited for, or never started)", ticket.value);
+  }
+  const vulkan::Device& device = context_->device();
+  OPENVGF_TRY(device.wait(slot.fence->handle()));
+  slot.ticket = 0;
   OPENVGF_TRY(context_->checkValidation());
+  for (std::size_t o = 0; o < outputs_.size(); ++o) {
+    std::span<std::uint8_t> target = slot.hostOutputs[o];
+    if (!target.empty() && target.data() != slot.outputs[o].mapped) {
+      parallelCopy(target.data(), slot.outputs[o].mapped, target.size());
+    }
+  }
   if (profile_) {
-    OPENVGF_TRY(queries_->read(device, ticks_));
+    OPENVGF_TRY(slot.queries->read(device, ticks_));
     double period = device.snapshot().limits.timestampPeriod;
     for (std::size_t i = 0; i < ticks_.size(); ++i) {
       timing_.timestampsNs[i] = static_cast<std::uint64_t>(static_cast<double>(ticks_[i]) * period);
@@ -439,7 +721,20 @@ Status Session::submitAndWait() {
 
 Status Session::runInPlace() {
   auto start = std::chrono::steady_clock::now();
-  OPENVGF_TRY(submitAndWait());
+  // Slot 0's staging is what inputMemory()/outputMemory() show: every earlier run is
+  // finished first, then this one goes to slot 0.
+  for (const std::unique_ptr<Slot>& slot : slots_) {
+    if (slot->ticket != 0) OPENVGF_TRY(wait(RunTicket{slot->ticket}));
+  }
+  std::vector<InputRef> inputs(inputs_.size());
+  std::vector<OutputRef> outputs(outputs_.size());
+  for (std::size_t i = 0; i < inputs_.size(); ++i) inputs[i].host = inputMemory(i);
+  for (std::size_t o = 0; o < outputs_.size(); ++o) outputs[o].host = {slots_[0]->outputs[o].mapped, outputs_[o].bytes};
+  OPENVGF_TRY(checkRefs(inputs, outputs));
+  // Tickets map to slots by value: skip to the next ticket that lands on slot 0.
+  while ((submitted_ + 1) % slots_.size() != 0) ++submitted_;
+  OPENVGF_TRY(submit(0, inputs, outputs));
+  OPENVGF_TRY(wait(RunTicket{submitted_}));
   timing_.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return {};
 }
@@ -453,21 +748,24 @@ Status Session::run(std::span<const tosa::HostTensor* const> inputs, std::vector
   if (inputs.size() != inputs_.size()) {
     return invalidInput("expected {} input(s) ({}), got {}", inputs_.size(), inputList(inputs_), inputs.size());
   }
+  std::vector<InputRef> inputRefs(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const tosa::HostTensor* t = inputs[i];
     if (t == nullptr) return invalidInput("input '{}': expected a tensor, got none", inputs_[i].name);
     OPENVGF_TRY(checkInput(i, t->dtype, t->shape, t->bytes.size()));
+    inputRefs[i].host = t->bytes;
   }
-  for (std::size_t i = 0; i < inputs.size(); ++i) std::memcpy(inputPtr_[i], inputs[i]->bytes.data(), inputs_[i].bytes);
-  OPENVGF_TRY(submitAndWait());
   if (outputs.size() != outputs_.size()) outputs.resize(outputs_.size());
-  for (std::size_t i = 0; i < outputs_.size(); ++i) {
-    const TensorInfo& info = outputs_[i];
-    if (outputs[i].dtype != info.dtype || outputs[i].shape != info.shape || outputs[i].bytes.size() != info.bytes) {
-      outputs[i] = tosa::HostTensor(info.dtype, info.shape);
+  std::vector<OutputRef> outputRefs(outputs_.size());
+  for (std::size_t o = 0; o < outputs_.size(); ++o) {
+    const TensorInfo& info = outputs_[o];
+    if (outputs[o].dtype != info.dtype || outputs[o].shape != info.shape || outputs[o].bytes.size() != info.bytes) {
+      outputs[o] = tosa::HostTensor(info.dtype, info.shape);
     }
-    std::memcpy(outputs[i].bytes.data(), outputPtr_[i], info.bytes);
+    outputRefs[o].host = outputs[o].bytes;
   }
+  OPENVGF_ASSIGN_OR_RETURN(RunTicket ticket, runAsync(inputRefs, outputRefs));
+  OPENVGF_TRY(wait(ticket));
   timing_.hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return {};
 }
@@ -479,5 +777,46 @@ Result<std::vector<tosa::HostTensor>> Session::run(std::span<const tosa::HostTen
   OPENVGF_TRY(run(pointers, outputs));
   return outputs;
 }
+
+void PinnedMemory::FreeAligned::operator()(std::uint8_t* p) const { std::free(p); }
+
+Result<PinnedMemory> PinnedMemory::import(const Context& context, std::span<std::uint8_t> bytes) {
+  PinnedMemory pinned;
+  OPENVGF_ASSIGN_OR_RETURN(pinned.arena_, vulkan::Arena::importHost(context.device(), bytes, "pinned memory"));
+  pinned.device_ = context.device().handle();
+  pinned.imported_ = true;
+  return pinned;
+}
+
+Result<PinnedMemory> PinnedMemory::allocate(const Context& context, std::size_t bytes) {
+  if (bytes == 0) return invalidInput("pinned memory: expected a size above 0 bytes, got 0");
+  const vulkan::Device& device = context.device();
+  if (device.canImportHostMemory()) {
+    const std::size_t alignment =
+        std::max<std::size_t>(static_cast<std::size_t>(device.snapshot().minImportedHostPointerAlignment), 64);
+    const std::size_t size = (bytes + alignment - 1) / alignment * alignment;
+    std::unique_ptr<std::uint8_t, FreeAligned> memory(static_cast<std::uint8_t*>(std::aligned_alloc(alignment, size)));
+    if (!memory) return runtimeError("pinned memory: cannot allocate {} bytes", size);
+    std::memset(memory.get(), 0, size);
+    Result<PinnedMemory> imported = import(context, {memory.get(), size});
+    if (imported) {
+      imported->owned_ = std::move(memory);
+      return imported;
+    }
+    spdlog::debug("pinned memory: import failed ({}); using device-allocated host memory", imported.error().message());
+  }
+  PinnedMemory pinned;
+  OPENVGF_ASSIGN_OR_RETURN(pinned.arena_, vulkan::Arena::create(device, bytes, vulkan::MemoryUse::Readback,
+                                                                "pinned memory"));
+  std::memset(pinned.arena_->mapped(), 0, bytes);
+  pinned.device_ = device.handle();
+  return pinned;
+}
+
+PinnedMemory::PinnedMemory(PinnedMemory&&) noexcept = default;
+PinnedMemory& PinnedMemory::operator=(PinnedMemory&&) noexcept = default;
+// The import goes before the memory it imports (members are destroyed in reverse order, and
+// owned_ is declared first).
+PinnedMemory::~PinnedMemory() = default;
 
 }  // namespace openvgf::runner

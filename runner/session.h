@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // runner::Session: one model made ready to run on one device. Creation does all the work
-// (memory, constant upload, pipelines, descriptor sets, one recorded command buffer); each
-// run is: copy inputs into persistently mapped staging memory, one submit, one wait, copy
-// outputs out. Nothing is allocated per run when the caller reuses its output vector.
+// (memory, constant upload, pipelines, descriptor sets, the recorded compute command buffers);
+// each run is: inputs into staging memory (a multi-threaded memcpy, or none for PinnedMemory
+// and device-resident inputs), an upload submission on the dedicated transfer queue ordered
+// before the compute submission (with the downloads) by a timeline semaphore, or on devices
+// without a transfer-only family one submission of upload, compute and download buffers; a
+// fence wait; outputs out of host-cached memory.
+//
+// Pipelining: with SessionOptions::inFlight = N, runAsync() returns at once and up to N runs
+// are in flight, each with its own staging and device I/O memory (a slot), so the next run's
+// memcpy and upload overlap the current run's compute. Nothing is allocated per run when the
+// caller reuses its output vector.
 //
 // A Session is not thread-safe; several Sessions (of one Model and one Context) may run on
-// different threads at once: they share no mutable state except the queue, whose submits the
+// different threads at once: they share no mutable state except the queues, whose submits the
 // Device serializes.
 #pragma once
 
@@ -32,10 +40,78 @@ enum class IoMode {
   Direct,  ///< shaders read/write the mapped host-visible memory directly (needs unified memory)
 };
 
+/// Where upload staging lives (Copy mode).
+enum class UploadMemory {
+  Auto,  ///< device-local host-visible memory (resizable BAR) when that heap is large, else host memory
+  Host,  ///< host memory, read by the copy engines
+};
+
 struct SessionOptions {
   bool profile = false;    ///< record a GPU timestamp after every dispatch
   IoMode io = IoMode::Auto;
+  UploadMemory upload = UploadMemory::Auto;
   unsigned pipelineThreads = 0;  ///< threads creating pipelines (0: hardware concurrency)
+  unsigned inFlight = 1;         ///< runs that may be in flight at once (runAsync); 1..8
+};
+
+/// Host memory the device reads and writes by DMA, with no CPU copy ("pinned" memory): caller
+/// memory imported with VK_EXT_external_memory_host, or a host-visible allocation of the
+/// device. Spans inside it given to Session::runAsync move without a memcpy. Must outlive the
+/// runs that use it; belongs to one Context's device.
+class PinnedMemory {
+ public:
+  /// Imports caller memory, which must stay allocated while this object lives. Unsupported
+  /// when the device cannot import or `bytes` is not aligned (start and size) to the device's
+  /// minImportedHostPointerAlignment: then pass plain spans, which go through staging.
+  static Result<PinnedMemory> import(const Context& context, std::span<std::uint8_t> bytes);
+  /// `bytes` (> 0) of pinned memory owned by this object: an aligned allocation imported when
+  /// the device can, else device-allocated host-visible memory. Zero-filled.
+  static Result<PinnedMemory> allocate(const Context& context, std::size_t bytes);
+
+  PinnedMemory(PinnedMemory&&) noexcept;
+  PinnedMemory& operator=(PinnedMemory&&) noexcept;
+  ~PinnedMemory();
+
+  std::span<std::uint8_t> bytes() const { return {arena_->mapped(), static_cast<std::size_t>(arena_->size())}; }
+  /// True for imported host memory (caller's or allocate()'s), false for device-allocated memory.
+  bool imported() const { return imported_; }
+  VkBuffer buffer() const { return arena_->buffer(); }
+  VkDevice device() const { return device_; }
+
+ private:
+  PinnedMemory() = default;
+  struct FreeAligned {
+    void operator()(std::uint8_t* p) const;
+  };
+  std::unique_ptr<std::uint8_t, FreeAligned> owned_;  // allocate()'s memory, freed after the import
+  std::optional<vulkan::Arena> arena_;
+  VkDevice device_ = VK_NULL_HANDLE;
+  bool imported_ = false;
+};
+
+class Session;
+
+/// One input of runAsync: exactly one of host bytes (copied into staging), bytes inside a
+/// PinnedMemory (copied by DMA), or an output of another Session of the same Context (copied
+/// on the device, no host round trip).
+struct InputRef {
+  std::span<const std::uint8_t> host;
+  const PinnedMemory* pinned = nullptr;  ///< `host` lies inside it
+  const Session* producer = nullptr;     ///< device-resident: output `producerOutput` of its last run
+  std::size_t producerOutput = 0;
+};
+
+/// One output of runAsync: host bytes (filled by wait()), bytes inside a PinnedMemory
+/// (written by DMA), or nothing (empty `host`: the output stays on the device, for
+/// InputRef::producer of another session).
+struct OutputRef {
+  std::span<std::uint8_t> host;
+  const PinnedMemory* pinned = nullptr;
+};
+
+/// A run in flight; wait on it with Session::wait. 0 is never a valid ticket.
+struct RunTicket {
+  std::uint64_t value = 0;
 };
 
 /// GPU and host timings of the last run (with SessionOptions::profile).
@@ -78,11 +154,22 @@ class Session {
   /// Convenience: inputs in model order, fresh outputs.
   Result<std::vector<tosa::HostTensor>> run(std::span<const tosa::HostTensor> inputs);
 
+  /// Starts a run: inputs and outputs in model order, byte sizes exact. Returns once the
+  /// inputs have been taken (host inputs may be reused at once); outputs are final after
+  /// wait(). At most SessionOptions::inFlight runs may be in flight; wait in ticket order.
+  Result<RunTicket> runAsync(std::span<const InputRef> inputs, std::span<const OutputRef> outputs);
+  /// Waits for a run and copies its host outputs. Timings of it become lastTiming().
+  Status wait(RunTicket ticket);
+
   /// Zero-copy path: write inputs straight into mapped staging memory, call runInPlace(),
   /// read outputs from mapped memory. Spans stay valid for the Session's lifetime.
   std::span<std::uint8_t> inputMemory(std::size_t index) const;
   std::span<const std::uint8_t> outputMemory(std::size_t index) const;
   Status runInPlace();
+
+  /// Memory type of upload staging, of readback staging (for reports), and whether uploads
+  /// use a dedicated transfer queue.
+  std::string ioSummary() const;
 
   const std::vector<TensorInfo>& inputs() const { return inputs_; }
   const std::vector<TensorInfo>& outputs() const { return outputs_; }
@@ -103,15 +190,16 @@ class Session {
   Session() = default;
   // The steps of create(), in order.
   MemoryPlan planMemory(const Model& model, VkDeviceSize alignment);
-  Status allocateMemory(const vulkan::Device& device, MemoryPlan& plan);
+  Status allocateMemory(const vulkan::Device& device, MemoryPlan& plan, UploadMemory upload);
   Status initializeMemory(const vulkan::Device& device, const Model& model, const MemoryPlan& plan);
   Result<PipelinePlan> createPipelines(const Context& context, const Model& model, const SessionOptions& options);
-  Result<std::vector<std::vector<VkDescriptorSet>>> writeDescriptorSets(const vulkan::Device& device,
-                                                                        const Model& model, const MemoryPlan& plan,
-                                                                        const PipelinePlan& pipelines);
-  Status recordCommands(const vulkan::Device& device, const Model& model, const MemoryPlan& plan,
-                        const PipelinePlan& pipelines, const std::vector<std::vector<VkDescriptorSet>>& sets);
-  Status submitAndWait();
+  Status writeDescriptorSets(const vulkan::Device& device, const Model& model, const MemoryPlan& plan,
+                             const PipelinePlan& pipelines);
+  struct Slot;           // one in-flight run's memory and command buffers (session.cpp)
+  Status recordSlot(const vulkan::Device& device, const Model& model, const MemoryPlan& plan,
+                    const PipelinePlan& pipelines, std::size_t slot);
+  Status submit(std::size_t slot, std::span<const InputRef> inputs, std::span<const OutputRef> outputs);
+  Status checkRefs(std::span<const InputRef> inputs, std::span<const OutputRef> outputs) const;
 
   const Context* context_ = nullptr;
   std::vector<TensorInfo> inputs_;
@@ -122,19 +210,21 @@ class Session {
   std::size_t barriers_ = 0;
   std::uint64_t deviceBytes_ = 0;
   std::uint64_t stagingBytes_ = 0;
-  std::vector<std::uint8_t*> inputPtr_;   // mapped staging per input
-  std::vector<std::uint8_t*> outputPtr_;  // mapped staging per output
   RunTiming timing_;
   std::vector<std::uint64_t> ticks_;
+  std::uint64_t submitted_ = 0;  // tickets handed out (the last one's value)
+  std::size_t lastSlot_ = 0;     // slot of the last run submitted (device-resident outputs)
+  std::vector<std::vector<std::vector<VkDescriptorSet>>> sets_;  // [slot][segment][set], owned by the pool
 
   // Vulkan objects in creation order (destroyed in reverse).
   std::optional<vulkan::Arena> deviceArena_;
-  std::optional<vulkan::Arena> stagingArena_;
+  std::optional<vulkan::Arena> uploadArena_;
+  std::optional<vulkan::Arena> readbackArena_;
   std::vector<vulkan::ComputePipeline> pipelines_;
   std::optional<vulkan::DescriptorPool> descriptorPool_;
-  std::optional<vulkan::TimestampQueries> queries_;
-  std::optional<vulkan::CommandBuffer> commands_;
-  std::optional<vulkan::Fence> fence_;
+  std::optional<vulkan::TimelineSemaphore> uploaded_;  // value = ticket whose upload finished
+  std::optional<vulkan::TimelineSemaphore> done_;      // value = ticket whose run finished
+  std::vector<std::unique_ptr<Slot>> slots_;
 };
 
 }  // namespace openvgf::runner

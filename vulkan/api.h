@@ -32,7 +32,8 @@
   X(vkUpdateDescriptorSets) X(vkCreateDescriptorSetLayout) X(vkDestroyDescriptorSetLayout)            \
   X(vkCreatePipelineLayout) X(vkDestroyPipelineLayout) X(vkCreateShaderModule) X(vkDestroyShaderModule) \
   X(vkCreatePipelineCache) X(vkDestroyPipelineCache) X(vkGetPipelineCacheData)                        \
-  X(vkCreateComputePipelines) X(vkDestroyPipeline)
+  X(vkCreateComputePipelines) X(vkDestroyPipeline)                                                      \
+  X(vkGetDeviceProcAddr) X(vkCreateSemaphore) X(vkDestroySemaphore) X(vkWaitSemaphores) X(vkResetCommandPool)
 
 namespace openvgf {
 

@@ -8,10 +8,10 @@
 
 namespace openvgf::vulkan {
 
-Result<CommandBuffer> CommandBuffer::create(const Device& device) {
+Result<CommandBuffer> CommandBuffer::create(const Device& device, Queue queue) {
   CommandBuffer out;
   VkCommandPoolCreateInfo info = vkStruct<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
-  info.queueFamilyIndex = device.queueFamily();
+  info.queueFamilyIndex = queue == Queue::Transfer ? device.transferFamily() : device.queueFamily();
   VkCommandPool pool = VK_NULL_HANDLE;
   OPENVGF_VK_TRY(vkCreateCommandPool(device.handle(), &info, nullptr, &pool));
   out.pool_ = DeviceHandle<VkCommandPool, &vkDestroyCommandPool>(device.handle(), pool);
@@ -33,6 +33,37 @@ Status CommandBuffer::begin(VkCommandBufferUsageFlags flags) const {
 Status CommandBuffer::end() const {
   OPENVGF_VK_TRY(vkEndCommandBuffer(buffer_));
   return {};
+}
+
+Status CommandBuffer::reset() const {
+  OPENVGF_VK_TRY(vkResetCommandPool(pool_.device(), pool_.get(), 0));
+  return {};
+}
+
+void recordMemoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess,
+                         VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess) {
+  VkMemoryBarrier2 barrier = vkStruct<VkMemoryBarrier2>(VK_STRUCTURE_TYPE_MEMORY_BARRIER_2);
+  barrier.srcStageMask = srcStage;
+  barrier.srcAccessMask = srcAccess;
+  barrier.dstStageMask = dstStage;
+  barrier.dstAccessMask = dstAccess;
+  VkDependencyInfo dependency = vkStruct<VkDependencyInfo>(VK_STRUCTURE_TYPE_DEPENDENCY_INFO);
+  dependency.memoryBarrierCount = 1;
+  dependency.pMemoryBarriers = &barrier;
+  vkCmdPipelineBarrier2(cmd, &dependency);
+}
+
+Result<TimelineSemaphore> TimelineSemaphore::create(const Device& device) {
+  TimelineSemaphore out;
+  VkSemaphoreTypeCreateInfo type = vkStruct<VkSemaphoreTypeCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  type.initialValue = 0;
+  VkSemaphoreCreateInfo info = vkStruct<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
+  info.pNext = &type;
+  VkSemaphore semaphore = VK_NULL_HANDLE;
+  OPENVGF_VK_TRY(vkCreateSemaphore(device.handle(), &info, nullptr, &semaphore));
+  out.semaphore_ = DeviceHandle<VkSemaphore, &vkDestroySemaphore>(device.handle(), semaphore);
+  return out;
 }
 
 Result<Fence> Fence::create(const Device& device) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Command recording objects: a command pool with one primary command buffer, fences,
-// timestamp query pools and descriptor pools.
+// timeline semaphores, timestamp query pools and descriptor pools.
 #pragma once
 
 #include <cstdint>
@@ -16,10 +16,13 @@ namespace openvgf::vulkan {
 /// A command pool owning one primary command buffer, recorded once and submitted many times.
 class CommandBuffer {
  public:
-  static Result<CommandBuffer> create(const Device& device);
+  /// A pool for the family of `queue` (see Device::transferFamily()).
+  static Result<CommandBuffer> create(const Device& device, Queue queue = Queue::Compute);
   VkCommandBuffer handle() const { return buffer_; }
   Status begin(VkCommandBufferUsageFlags flags = 0) const;
   Status end() const;
+  /// Resets the pool, for buffers recorded again before every submission.
+  Status reset() const;
 
  private:
   CommandBuffer() = default;
@@ -36,6 +39,21 @@ class Fence {
  private:
   Fence() = default;
   DeviceHandle<VkFence, &vkDestroyFence> fence_;
+};
+
+/// Records one global memory barrier (synchronization2).
+void recordMemoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess,
+                         VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess);
+
+/// A timeline semaphore (Vulkan 1.2 core, feature timelineSemaphore) starting at 0.
+class TimelineSemaphore {
+ public:
+  static Result<TimelineSemaphore> create(const Device& device);
+  VkSemaphore handle() const { return semaphore_.get(); }
+
+ private:
+  TimelineSemaphore() = default;
+  DeviceHandle<VkSemaphore, &vkDestroySemaphore> semaphore_;
 };
 
 /// A pool of `count` timestamp queries.

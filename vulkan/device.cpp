@@ -44,6 +44,14 @@ Result<Device> Device::create(const Instance& instance, std::size_t index, const
   }
   if (!chosen) return environmentError("device {} ({}): expected a queue family with compute", index, snapshot.name);
   device.queueFamily_ = *chosen;
+  // A transfer-only family drives the copy engines, so uploads run beside compute.
+  std::optional<std::uint32_t> transfer;
+  for (std::uint32_t i = 0; i < familyCount && !transfer; ++i) {
+    VkQueueFlags flags = families[i].queueFlags;
+    if ((flags & VK_QUEUE_TRANSFER_BIT) && !(flags & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT))) transfer = i;
+  }
+  device.transferFamily_ = transfer.value_or(device.queueFamily_);
+  device.families_ = {device.queueFamily_, device.transferFamily_};
 
   FeatureSet f = options.features;
   VkPhysicalDeviceVulkan13Features f13 = vkStruct<VkPhysicalDeviceVulkan13Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
@@ -80,32 +88,57 @@ Result<Device> Device::create(const Instance& instance, std::size_t index, const
     f13.pNext = &coopMat;
     extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   }
+  // Enabling it changes nothing for sessions that never import, so it is on whenever offered.
+  if (snapshot.externalMemoryHost) extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
 
   float priority = 1.0f;
-  VkDeviceQueueCreateInfo queueInfo = vkStruct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
-  queueInfo.queueFamilyIndex = device.queueFamily_;
-  queueInfo.queueCount = 1;
-  queueInfo.pQueuePriorities = &priority;
+  std::array<VkDeviceQueueCreateInfo, 2> queueInfos{};
+  for (std::size_t q = 0; q < 2; ++q) {
+    queueInfos[q] = vkStruct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
+    queueInfos[q].queueFamilyIndex = device.families_[q];
+    queueInfos[q].queueCount = 1;
+    queueInfos[q].pQueuePriorities = &priority;
+  }
   VkDeviceCreateInfo info = vkStruct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
   info.pNext = &f2;
-  info.queueCreateInfoCount = 1;
-  info.pQueueCreateInfos = &queueInfo;
+  info.queueCreateInfoCount = transfer ? 2 : 1;
+  info.pQueueCreateInfos = queueInfos.data();
   info.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
   info.ppEnabledExtensionNames = extensions.data();
   OPENVGF_VK_TRY(vkCreateDevice(device.physical_, &info, nullptr, &device.device_));
   vkGetDeviceQueue(device.device_, device.queueFamily_, 0, &device.queue_);
+  device.transferQueue_ = device.queue_;
+  if (transfer) vkGetDeviceQueue(device.device_, device.transferFamily_, 0, &device.transferQueue_);
+  if (snapshot.externalMemoryHost) {
+    device.getHostPointerProperties_ = reinterpret_cast<PFN_vkGetMemoryHostPointerPropertiesEXT>(
+        vkGetDeviceProcAddr(device.device_, "vkGetMemoryHostPointerPropertiesEXT"));
+  }
   return device;
+}
+
+std::uint32_t Device::hostPointerMemoryTypes(const void* pointer) const {
+  if (getHostPointerProperties_ == nullptr) return 0;
+  VkMemoryHostPointerPropertiesEXT properties =
+      vkStruct<VkMemoryHostPointerPropertiesEXT>(VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT);
+  VkResult result = getHostPointerProperties_(device_, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, pointer,
+                                              &properties);
+  return result == VK_SUCCESS ? properties.memoryTypeBits : 0;
 }
 
 Device::Device(Device&& other) noexcept
     : device_(std::exchange(other.device_, VK_NULL_HANDLE)),
       physical_(other.physical_),
       queue_(other.queue_),
+      transferQueue_(other.transferQueue_),
       queueFamily_(other.queueFamily_),
+      transferFamily_(other.transferFamily_),
+      families_(other.families_),
+      getHostPointerProperties_(other.getHostPointerProperties_),
       snapshot_(std::move(other.snapshot_)),
       enabled_(other.enabled_),
       memory_(other.memory_),
-      queueMutex_(std::exchange(other.queueMutex_, std::make_unique<std::mutex>())) {}
+      queueMutex_(std::exchange(other.queueMutex_, std::make_unique<std::mutex>())),
+      transferMutex_(std::exchange(other.transferMutex_, std::make_unique<std::mutex>())) {}
 
 Device& Device::operator=(Device&& other) noexcept {
   if (this != &other) {
@@ -113,11 +146,16 @@ Device& Device::operator=(Device&& other) noexcept {
     device_ = std::exchange(other.device_, VK_NULL_HANDLE);
     physical_ = other.physical_;
     queue_ = other.queue_;
+    transferQueue_ = other.transferQueue_;
     queueFamily_ = other.queueFamily_;
+    transferFamily_ = other.transferFamily_;
+    families_ = other.families_;
+    getHostPointerProperties_ = other.getHostPointerProperties_;
     snapshot_ = std::move(other.snapshot_);
     enabled_ = other.enabled_;
     memory_ = other.memory_;
     queueMutex_ = std::exchange(other.queueMutex_, std::make_unique<std::mutex>());
+    transferMutex_ = std::exchange(other.transferMutex_, std::make_unique<std::mutex>());
   }
   return *this;
 }
@@ -132,9 +170,10 @@ void Device::destroy() {
   }
 }
 
-Status Device::submit(const VkSubmitInfo2& info, VkFence fence) const {
-  std::lock_guard<std::mutex> lock(*queueMutex_);
-  OPENVGF_VK_TRY(vkQueueSubmit2(queue_, 1, &info, fence));
+Status Device::submit(const VkSubmitInfo2& info, VkFence fence, Queue queue) const {
+  bool transfer = queue == Queue::Transfer && hasTransferQueue();
+  std::lock_guard<std::mutex> lock(transfer ? *transferMutex_ : *queueMutex_);
+  OPENVGF_VK_TRY(vkQueueSubmit2(transfer ? transferQueue_ : queue_, 1, &info, fence));
   return {};
 }
 
@@ -143,6 +182,18 @@ Status Device::wait(VkFence fence) const {
   constexpr std::uint64_t kTimeoutNs = 600ull * 1000 * 1000 * 1000;
   VkResult result = vkWaitForFences(device_, 1, &fence, VK_TRUE, kTimeoutNs);
   if (result == VK_TIMEOUT) return runtimeError("vkWaitForFences: the device did not finish within 600 s");
+  OPENVGF_VK_TRY(result);
+  return {};
+}
+
+Status Device::wait(VkSemaphore timeline, std::uint64_t value) const {
+  constexpr std::uint64_t kTimeoutNs = 600ull * 1000 * 1000 * 1000;
+  VkSemaphoreWaitInfo info = vkStruct<VkSemaphoreWaitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO);
+  info.semaphoreCount = 1;
+  info.pSemaphores = &timeline;
+  info.pValues = &value;
+  VkResult result = vkWaitSemaphores(device_, &info, kTimeoutNs);
+  if (result == VK_TIMEOUT) return runtimeError("vkWaitSemaphores: the device did not finish within 600 s");
   OPENVGF_VK_TRY(result);
   return {};
 }

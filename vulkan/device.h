@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// The logical device: one compute queue, exactly the optional features asked for, and the
-// memory-type facts the allocator needs. Also DeviceHandle, the move-only owner used for
+// The logical device: one compute queue (plus a queue of a dedicated transfer family when the
+// device has one, so copies overlap compute), exactly the optional features asked for,
+// VK_EXT_external_memory_host when offered, and the memory-type facts the allocator needs. Also DeviceHandle, the move-only owner used for
 // every child object (fences, pools, pipelines, ...).
 #pragma once
 
+#include <array>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <utility>
 
 #include "vulkan/api.h"
@@ -38,6 +41,7 @@ class DeviceHandle {
   ~DeviceHandle() { reset(); }
 
   H get() const { return handle_; }
+  VkDevice device() const { return device_; }
   explicit operator bool() const { return handle_ != static_cast<H>(VK_NULL_HANDLE); }
   void reset() {
     if (handle_ != static_cast<H>(VK_NULL_HANDLE)) (*Destroy)(device_, handle_, nullptr);
@@ -52,6 +56,9 @@ class DeviceHandle {
 struct DeviceOptions {
   FeatureSet features;  // optional features to enable; must be a subset of the snapshot's
 };
+
+/// Which of the device's queues a submission goes to.
+enum class Queue { Compute, Transfer };
 
 class Device {
  public:
@@ -70,13 +77,25 @@ class Device {
   const DeviceSnapshot& snapshot() const { return snapshot_; }
   FeatureSet enabledFeatures() const { return enabled_; }
   std::uint32_t queueFamily() const { return queueFamily_; }
+  /// Family of Queue::Transfer: a dedicated transfer family, or the compute family when the
+  /// device has none (then both names are the one compute queue).
+  std::uint32_t transferFamily() const { return transferFamily_; }
+  bool hasTransferQueue() const { return transferQueue_ != queue_; }
+  /// The distinct families of the queues (buffers used on both are created CONCURRENT).
+  std::span<const std::uint32_t> queueFamilies() const { return {families_.data(), hasTransferQueue() ? 2u : 1u}; }
   const VkPhysicalDeviceMemoryProperties& memoryProperties() const { return memory_; }
+  /// VK_EXT_external_memory_host is enabled: host allocations can be imported.
+  bool canImportHostMemory() const { return getHostPointerProperties_ != nullptr; }
+  /// Memory types that can import `pointer` (0 when none or when imports are unavailable).
+  std::uint32_t hostPointerMemoryTypes(const void* pointer) const;
 
-  /// Submits to the one queue. VkQueue access must be externally synchronized (Vulkan spec
+  /// Submits to a queue. VkQueue access must be externally synchronized (Vulkan spec
   /// §3.6 "Threading Behavior"), so concurrent sessions serialize here, for the submit only.
-  Status submit(const VkSubmitInfo2& info, VkFence fence) const;
+  Status submit(const VkSubmitInfo2& info, VkFence fence, Queue queue = Queue::Compute) const;
   /// Waits for a fence, turning a timeout or a lost device into an error.
   Status wait(VkFence fence) const;
+  /// Waits until a timeline semaphore reaches `value` (same error handling as wait()).
+  Status wait(VkSemaphore timeline, std::uint64_t value) const;
 
  private:
   Device() = default;
@@ -85,11 +104,16 @@ class Device {
   VkDevice device_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
+  VkQueue transferQueue_ = VK_NULL_HANDLE;  // == queue_ without a dedicated transfer family
   std::uint32_t queueFamily_ = 0;
+  std::uint32_t transferFamily_ = 0;
+  std::array<std::uint32_t, 2> families_{};  // compute, then transfer family
+  PFN_vkGetMemoryHostPointerPropertiesEXT getHostPointerProperties_ = nullptr;
   DeviceSnapshot snapshot_;
   FeatureSet enabled_;
   VkPhysicalDeviceMemoryProperties memory_{};
   std::unique_ptr<std::mutex> queueMutex_ = std::make_unique<std::mutex>();
+  std::unique_ptr<std::mutex> transferMutex_ = std::make_unique<std::mutex>();
 };
 
 }  // namespace openvgf::vulkan

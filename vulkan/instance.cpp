@@ -242,6 +242,9 @@ DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
   std::vector<VkQueueFamilyProperties> families(familyCount);
   vkGetPhysicalDeviceQueueFamilyProperties(device, &familyCount, families.data());
   for (const VkQueueFamilyProperties& family : families) {
+    if ((family.queueFlags & VK_QUEUE_TRANSFER_BIT) && !(family.queueFlags & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT))) {
+      s.dedicatedTransferQueue = true;
+    }
     if (family.queueFlags & VK_QUEUE_COMPUTE_BIT) {
       if (!s.hasComputeQueue || family.timestampValidBits > s.timestampValidBits) {
         s.timestampValidBits = family.timestampValidBits;
@@ -272,6 +275,15 @@ DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
   bool coopMatExt = false;
   for (const VkExtensionProperties& e : exts) {
     if (std::strcmp(e.extensionName, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0) coopMatExt = true;
+    if (std::strcmp(e.extensionName, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME) == 0) s.externalMemoryHost = true;
+  }
+  if (s.externalMemoryHost) {
+    VkPhysicalDeviceExternalMemoryHostPropertiesEXT hostProps = vkStruct<VkPhysicalDeviceExternalMemoryHostPropertiesEXT>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT);
+    VkPhysicalDeviceProperties2 withHost = vkStruct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+    withHost.pNext = &hostProps;
+    vkGetPhysicalDeviceProperties2(device, &withHost);
+    s.minImportedHostPointerAlignment = hostProps.minImportedHostPointerAlignment;
   }
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coopMat =
       vkStruct<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);

@@ -99,6 +99,9 @@ struct DeviceSnapshot {
   bool hasComputeQueue = false;
   std::uint32_t timestampValidBits = 0;  // of the compute queue family; 0 = no timestamps
   std::uint64_t deviceLocalBytes = 0;    // sum of DEVICE_LOCAL heaps
+  bool externalMemoryHost = false;       // VK_EXT_external_memory_host offered (import of host pointers)
+  std::uint64_t minImportedHostPointerAlignment = 0;  // bytes; pointer and size of an import are multiples
+  bool dedicatedTransferQueue = false;   // a queue family with TRANSFER but neither COMPUTE nor GRAPHICS
   DeviceLimits limits;
   FeatureSet features;  // supported optional features
 };

@@ -7,8 +7,10 @@
 #include <cstdlib>
 #include <cstdint>
 #include <fstream>
+#include <memory>
 #include <string>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -196,10 +198,11 @@ TEST(Session, ChainThroughAliasedIntermediatesWithConstantInBothIoModes) {
     Result<Session> session = Session::create(*loaded->context, *loaded->model, {.io = mode});
     ASSERT_TRUE(session) << session.error().message();
     EXPECT_EQ(session->directIo(), mode == IoMode::Direct || (mode == IoMode::Auto && unified));
-    // Barriers: seg1 RAW on t1, seg2 RAW on t2 + WAR on t1/t3's memory (one barrier), seg3 RAW
-    // on t3, the host read. Copy mode adds one after the input copy (before seg0) and one before
-    // the output copy. None between independent commands.
-    EXPECT_EQ(session->barrierCount(), session->directIo() ? 4u : 6u);
+    // Barriers of the recorded compute buffer: one against the previous run at the start, seg1
+    // RAW on t1, seg2 RAW on t2 + WAR on t1/t3's memory (one barrier), seg3 RAW on t3, one
+    // before the output copies or host reads. None between independent commands; the copies
+    // in and out are recorded per run outside it.
+    EXPECT_EQ(session->barrierCount(), 5u);
     // Constants + two alias-group ranges (t1/t3 and t2) in device memory, I/O in staging.
     std::uint64_t tensor = 4 * openvgf::testing::kChainN;
     EXPECT_GE(session->deviceBytes(), 3 * tensor);
@@ -393,6 +396,203 @@ TEST(Session, PipelineCacheIsWrittenAndReused) {
     expectNoValidationMessages(*loaded->context);
   }
   std::filesystem::remove_all(options.cacheDir);
+}
+
+// --- Host I/O paths (runAsync, pinned memory, pipelining, device-resident outputs) --------
+// Every path is checked against the chain's hand-computed result y = 3x + 2i - 1 (exact in
+// fp32 for these inputs), in both I/O modes where the device allows, so a path that skips or
+// misplaces a copy shows as wrong numbers.
+
+std::vector<IoMode> ioModes(const Context& context) {
+  if (vulkan::hasUnifiedMemory(context.device())) return {IoMode::Direct, IoMode::Copy};
+  return {IoMode::Copy};
+}
+
+std::span<const std::uint8_t> bytesOf(const std::vector<float>& v) {
+  return {reinterpret_cast<const std::uint8_t*>(v.data()), v.size() * sizeof(float)};
+}
+
+HostTensor chainOutput(std::span<const std::uint8_t> bytes) {
+  HostTensor y(DType::Fp32, {1, openvgf::testing::kChainN});
+  std::memcpy(y.bytes.data(), bytes.data(), y.bytes.size());
+  return y;
+}
+
+TEST(HostIo, RunAsyncWithHostAndPinnedMemoryInEveryIoMode) {
+  auto loaded = load(buildChainModel);
+  ASSERT_TRUE(loaded);
+  const Context& context = *loaded->context;
+  const std::size_t bytes = 4 * openvgf::testing::kChainN;
+  for (IoMode mode : ioModes(context)) {
+    for (UploadMemory upload : {UploadMemory::Auto, UploadMemory::Host}) {
+      SCOPED_TRACE(fmt::format("io mode {}, upload memory {}", static_cast<int>(mode), static_cast<int>(upload)));
+      Result<Session> session = Session::create(context, *loaded->model, {.io = mode, .upload = upload});
+      ASSERT_TRUE(session) << session.error().message();
+      // Plain host spans (staged).
+      std::vector<float> x = chainInput(0.25f);
+      std::vector<std::uint8_t> y(bytes);
+      InputRef in{.host = bytesOf(x)};
+      OutputRef out{.host = y};
+      Result<RunTicket> ticket = session->runAsync(std::span(&in, 1), std::span(&out, 1));
+      ASSERT_TRUE(ticket) << ticket.error().message();
+      ASSERT_TRUE(session->wait(*ticket));
+      expectChainResult(x, chainOutput(y));
+      // Pinned memory (imported when the device can): input and output by DMA.
+      Result<PinnedMemory> pinned = PinnedMemory::allocate(context, 2 * bytes);
+      ASSERT_TRUE(pinned) << pinned.error().message();
+      EXPECT_EQ(pinned->imported(), context.device().canImportHostMemory());
+      std::vector<float> x2 = chainInput(-0.5f);
+      std::memcpy(pinned->bytes().data(), x2.data(), bytes);
+      InputRef pinnedIn{.host = pinned->bytes().first(bytes), .pinned = &*pinned};
+      OutputRef pinnedOut{.host = pinned->bytes().subspan(bytes, bytes), .pinned = &*pinned};
+      ticket = session->runAsync(std::span(&pinnedIn, 1), std::span(&pinnedOut, 1));
+      ASSERT_TRUE(ticket) << ticket.error().message();
+      ASSERT_TRUE(session->wait(*ticket));
+      expectChainResult(x2, chainOutput(pinned->bytes().subspan(bytes, bytes)));
+    }
+  }
+  expectNoValidationMessages(context);
+}
+
+TEST(HostIo, ImportNeedsAlignedCallerMemoryElseStagingIsUsed) {
+  auto loaded = load(buildChainModel);
+  ASSERT_TRUE(loaded);
+  const Context& context = *loaded->context;
+  if (!context.device().canImportHostMemory()) GTEST_SKIP() << "the device cannot import host memory";
+  const std::size_t alignment = context.device().snapshot().minImportedHostPointerAlignment;
+  ASSERT_GT(alignment, 0u);
+  const std::size_t bytes = 4 * openvgf::testing::kChainN;
+  const std::size_t size = (2 * bytes + alignment - 1) / alignment * alignment;
+  std::unique_ptr<std::uint8_t, decltype(&std::free)> memory(
+      static_cast<std::uint8_t*>(std::aligned_alloc(alignment, size + alignment)), &std::free);
+  ASSERT_TRUE(memory);
+  // Unaligned start or size: refused, naming the alignment.
+  Result<PinnedMemory> unaligned = PinnedMemory::import(context, {memory.get() + 4, size});
+  ASSERT_FALSE(unaligned);
+  EXPECT_THAT(unaligned.error().message(), HasSubstr(fmt::format("multiples of minImportedHostPointerAlignment = {}",
+                                                                 alignment)));
+  EXPECT_FALSE(PinnedMemory::import(context, {memory.get(), size - 4}));
+  // Aligned: imported; the session reads and writes the caller's memory itself.
+  Result<PinnedMemory> pinned = PinnedMemory::import(context, {memory.get(), size});
+  ASSERT_TRUE(pinned) << pinned.error().message();
+  EXPECT_TRUE(pinned->imported());
+  EXPECT_EQ(pinned->bytes().data(), memory.get());
+  Result<Session> session = Session::create(context, *loaded->model, {.io = IoMode::Copy});
+  ASSERT_TRUE(session) << session.error().message();
+  std::vector<float> x = chainInput(1.75f);
+  std::memcpy(memory.get(), x.data(), bytes);
+  InputRef in{.host = {memory.get(), bytes}, .pinned = &*pinned};
+  OutputRef out{.host = {memory.get() + bytes, bytes}, .pinned = &*pinned};
+  Result<RunTicket> ticket = session->runAsync(std::span(&in, 1), std::span(&out, 1));
+  ASSERT_TRUE(ticket) << ticket.error().message();
+  ASSERT_TRUE(session->wait(*ticket));
+  expectChainResult(x, chainOutput({memory.get() + bytes, bytes}));
+  // The unaligned pointer goes through staging and gives the same result.
+  std::memmove(memory.get() + 4, x.data(), bytes);
+  std::vector<std::uint8_t> y(bytes);
+  InputRef staged{.host = {memory.get() + 4, bytes}};
+  OutputRef plain{.host = y};
+  ticket = session->runAsync(std::span(&staged, 1), std::span(&plain, 1));
+  ASSERT_TRUE(ticket) << ticket.error().message();
+  ASSERT_TRUE(session->wait(*ticket));
+  expectChainResult(x, chainOutput(y));
+  // Bytes outside the pinned memory named are refused.
+  std::vector<float> other = chainInput(0);
+  InputRef wrong{.host = bytesOf(other), .pinned = &*pinned};
+  Result<RunTicket> refused = session->runAsync(std::span(&wrong, 1), std::span(&plain, 1));
+  ASSERT_FALSE(refused);
+  EXPECT_THAT(refused.error().message(), HasSubstr("input 'x': expected its bytes inside the given pinned memory"));
+  expectNoValidationMessages(context);
+}
+
+TEST(HostIo, ManyRunsInFlightGiveTheSerialResults) {
+  auto loaded = load(buildChainModel);
+  ASSERT_TRUE(loaded);
+  const Context& context = *loaded->context;
+  const std::size_t bytes = 4 * openvgf::testing::kChainN;
+  constexpr int kRuns = 40;
+  std::vector<std::vector<float>> xs;
+  for (int r = 0; r < kRuns; ++r) xs.push_back(chainInput(0.25f * static_cast<float>(r % 9) - 1.0f));
+  // Serial results of the plain run() path (itself checked against the formula above).
+  Result<Session> serial = Session::create(context, *loaded->model);
+  ASSERT_TRUE(serial) << serial.error().message();
+  std::vector<std::vector<std::uint8_t>> expected;
+  for (const std::vector<float>& x : xs) {
+    HostTensor input = tensorOf(DType::Fp32, {1, openvgf::testing::kChainN}, x);
+    Result<std::vector<HostTensor>> out = serial->run(std::span(&input, 1));
+    ASSERT_TRUE(out) << out.error().message();
+    expected.push_back((*out)[0].bytes);
+  }
+  for (IoMode mode : ioModes(context)) {
+    for (unsigned inFlight : {2u, 3u}) {
+      SCOPED_TRACE(fmt::format("io mode {}, {} in flight", static_cast<int>(mode), inFlight));
+      Result<Session> session = Session::create(context, *loaded->model, {.io = mode, .inFlight = inFlight});
+      ASSERT_TRUE(session) << session.error().message();
+      std::vector<std::vector<std::uint8_t>> ys(kRuns, std::vector<std::uint8_t>(bytes));
+      std::vector<RunTicket> tickets;
+      for (int r = 0; r < kRuns; ++r) {
+        // The input buffer is overwritten right after runAsync returns: it must have been taken.
+        std::vector<float> x = xs[r];
+        InputRef in{.host = bytesOf(x)};
+        OutputRef out{.host = ys[r]};
+        Result<RunTicket> ticket = session->runAsync(std::span(&in, 1), std::span(&out, 1));
+        ASSERT_TRUE(ticket) << "run " << r << ": " << ticket.error().message();
+        std::fill(x.begin(), x.end(), 1e9f);
+        tickets.push_back(*ticket);
+        if (tickets.size() == inFlight) {
+          // Every slot is busy: one more is refused until the oldest is waited for.
+          Result<RunTicket> extra = session->runAsync(std::span(&in, 1), std::span(&out, 1));
+          ASSERT_FALSE(extra);
+          EXPECT_THAT(extra.error().message(), HasSubstr("already in flight"));
+          ASSERT_TRUE(session->wait(tickets.front()));
+          tickets.erase(tickets.begin());
+        }
+      }
+      for (RunTicket t : tickets) ASSERT_TRUE(session->wait(t));
+      for (int r = 0; r < kRuns; ++r) EXPECT_EQ(ys[r], expected[r]) << "run " << r;
+      Status again = session->wait(tickets.back());
+      ASSERT_FALSE(again);
+      EXPECT_THAT(again.error().message(), HasSubstr("is not in flight"));
+    }
+  }
+  expectNoValidationMessages(context);
+}
+
+TEST(HostIo, DeviceResidentOutputFeedsAnotherSession) {
+  auto loaded = load(buildChainModel);
+  ASSERT_TRUE(loaded);
+  const Context& context = *loaded->context;
+  const std::size_t bytes = 4 * openvgf::testing::kChainN;
+  for (IoMode mode : ioModes(context)) {
+    SCOPED_TRACE(static_cast<int>(mode));
+    Result<Session> first = Session::create(context, *loaded->model, {.io = mode});
+    Result<Session> second = Session::create(context, *loaded->model, {.io = mode});
+    ASSERT_TRUE(first && second);
+    std::vector<float> x = chainInput(0.5f);
+    // Never run: nothing on the device to read yet.
+    InputRef chained;
+    chained.producer = &*first;
+    chained.producerOutput = 0;
+    std::vector<std::uint8_t> z(bytes);
+    OutputRef out{.host = z};
+    Result<RunTicket> early = second->runAsync(std::span(&chained, 1), std::span(&out, 1));
+    ASSERT_FALSE(early);
+    EXPECT_THAT(early.error().message(), HasSubstr("never ran"));
+    // y = f(x) stays on the device (no output copy); z = f(y) reads it there. Both are in
+    // flight together: the second run waits for the first on the device.
+    InputRef in{.host = bytesOf(x)};
+    OutputRef kept{};
+    Result<RunTicket> t1 = first->runAsync(std::span(&in, 1), std::span(&kept, 1));
+    ASSERT_TRUE(t1) << t1.error().message();
+    Result<RunTicket> t2 = second->runAsync(std::span(&chained, 1), std::span(&out, 1));
+    ASSERT_TRUE(t2) << t2.error().message();
+    ASSERT_TRUE(second->wait(*t2));
+    ASSERT_TRUE(first->wait(*t1));
+    std::vector<float> y(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) y[i] = 3.0f * x[i] + 2.0f * static_cast<float>(i) - 1.0f;
+    expectChainResult(y, chainOutput(z));
+  }
+  expectNoValidationMessages(context);
 }
 
 TEST(Formats, MapVkFormatsToTosaTypes) {

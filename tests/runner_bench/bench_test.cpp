@@ -162,5 +162,43 @@ TEST_F(Bench, CliTextAndBadInput) {
   EXPECT_EQ(r.exitCode, 2) << r.output;
 }
 
+TEST_F(Bench, CliPipelinedReportsHostToHostTimings) {
+  CommandResult r = runCli("bench " + model_ + " --warmup 1 --iterations 6 --gpu-iterations 2 --pipelined 2 --json", env_);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  nlohmann::json j = nlohmann::json::parse(r.output);
+  for (const char* key : {"serial_pinned", "pipelined", "pipelined_pinned"}) {
+    ASSERT_TRUE(j[key].is_object()) << key;
+    EXPECT_GE(j[key]["runs"].get<int>(), 6) << key;
+    EXPECT_GT(j[key]["period_ms"].get<double>(), 0.0) << key;
+    EXPECT_LE(j[key]["latency_median_ms"].get<double>(), j[key]["latency_p90_ms"].get<double>()) << key;
+  }
+  EXPECT_EQ(j["serial_pinned"]["in_flight"], 1);
+  EXPECT_EQ(j["pipelined"]["in_flight"], 2);
+  EXPECT_EQ(j["pipelined"]["pinned"], false);
+  EXPECT_EQ(j["pipelined_pinned"]["pinned"], true);
+  r = runCli("bench " + model_ + " --pipelined 9", env_);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+}
+
+TEST_F(Bench, CliTransferComparesWithVkCmdCopyBuffer) {
+  CommandResult r = runCli("bench --transfer 1 --iterations 2", env_);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("host <-> device transfers of 1.0 MiB"));
+  EXPECT_THAT(r.output, HasSubstr("upload from pinned memory (wall)"));
+  EXPECT_THAT(r.output, HasSubstr("upload from pageable memory (wall)"));
+  EXPECT_THAT(r.output, HasSubstr("% of vkCmdCopyBuffer"));
+  r = runCli("bench --transfer 1 --iterations 2 --json", env_);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  nlohmann::json j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["bytes"], 1048576);
+  EXPECT_GT(j["pinned_upload"]["gb_per_s"].get<double>(), 0.0);
+  r = runCli("bench " + model_ + " --transfer 1", env_);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("expected a model or --transfer, got both"));
+  r = runCli("bench", env_);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("expected a .vgf model (or --transfer MIB)"));
+}
+
 }  // namespace
 }  // namespace openvgf

@@ -34,7 +34,7 @@ TEST(Instance, EnumeratesLavapipeWithValidation) {
   ASSERT_TRUE(device) << device.error().message();
   EXPECT_EQ(device->enabledFeatures(), wanted);
 
-  Result<Arena> staging = Arena::create(*device, 4096, MemoryUse::HostStaging, "staging");
+  Result<Arena> staging = Arena::create(*device, 4096, MemoryUse::Upload, "staging");
   ASSERT_TRUE(staging) << staging.error().message();
   ASSERT_NE(staging->mapped(), nullptr);
   staging->mapped()[4095] = 1;
