@@ -15,9 +15,6 @@
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : enable
-// [[unroll]] on loops over register arrays: a register block indexed in a loop the driver
-// does not unroll lives in local memory (the 8x8 GEMM block ran at 2 TFLOP/s on an H100).
-#extension GL_EXT_control_flow_attributes : enable
 
 #ifndef WG_X
 #define WG_X 64
