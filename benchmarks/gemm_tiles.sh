@@ -43,8 +43,13 @@ resnet50_b32|gemm-min-groups=1000000|64x64 only
 resnet50_b32||table default
 resnet50_b32|gemm=128x128x8/8x8/2,gemm-min-groups=132|128x128 from 132 groups"
 [ -n "$VARIANTS" ] && DEFAULT_VARIANTS="$(cat "$VARIANTS")"
-"$BUNDLE/openvgf-zoo" --out "$WORK/zoo" --models matmul_4096_fp32,matmul_4096_fp16,matmul_1024_fp32,conv1x1_56x56x64x256 >/dev/null
-"$BUNDLE/openvgf-zoo" --out "$WORK/zoo" --models resnet50 --batch 32 >/dev/null
+# The zoo models the variants name (a _b<B> suffix: the CNN at batch B), plus the checked ones.
+for model in $(echo "$DEFAULT_VARIANTS" | cut -d'|' -f1 | sort -u) matmul_1024_fp32 conv1x1_56x56x64x256; do
+  case "$model" in
+    *_b[0-9]*) "$BUNDLE/openvgf-zoo" --out "$WORK/zoo" --models "${model%_b*}" --batch "${model##*_b}" >/dev/null ;;
+    *) "$BUNDLE/openvgf-zoo" --out "$WORK/zoo" --models "$model" >/dev/null ;;
+  esac
+done
 : >"$OUT/gemm_tiles.txt"
 i=0
 while IFS='|' read -r model tuning label; do

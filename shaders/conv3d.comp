@@ -13,6 +13,7 @@
 // Grid: (ceil(OC/BN), ceil(BATCH*OD*OH*OW/BM), 1); workgroup (BN/TN)*(BM/TM) invocations.
 #version 460
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : enable  // [[unroll]] in include/gemm.glsl
 #include "include/common.glsl"
 #include "include/types.glsl"
 #include "include/intmath.glsl"

@@ -19,6 +19,7 @@
 //   MW = ceil(OW/STRIDE_X); workgroup (BN/TN)*(BM/TM) invocations.
 #version 460
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : enable  // [[unroll]] in include/gemm.glsl
 #include "include/common.glsl"
 #include "include/types.glsl"
 #include "include/intmath.glsl"

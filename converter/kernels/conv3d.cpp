@@ -43,7 +43,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   setBufferType(d, "W", weight.dtype);
   setBufferType(d, "BIAS", bias.dtype);
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
-  const GemmTile tile = chooseTile(ctx.target(), batch * od * oh * ow, oc);
+  const GemmTile tile = chooseTile(ctx.target(), batch * od * oh * ow, oc, GemmKind::Convolution);
   setTile(d, tile);
 
   PlanKernel kernel;

@@ -35,7 +35,7 @@ namespace {
 std::int64_t ceilTo(std::int64_t v, std::int64_t step) { return (v + step - 1) / step * step; }
 }  // namespace
 
-GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n) {
+GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n, GemmKind kind) {
   if (m <= 16 || n <= 16) {
     // The small tile is flat (few rows, many columns); a GEMM with few columns gets it
     // transposed so that its columns are not mostly padding.
@@ -46,7 +46,7 @@ GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n) {
     }
     return t;
   }
-  if (target.gemmLargeMinGroups > 0) {
+  if (target.gemmLargeMinGroups > 0 && (kind == GemmKind::Matmul || target.gemmLargeConvolutions)) {
     const GemmTile& large = target.gemmLarge;
     auto padded = [&](const GemmTile& t) { return ceilTo(m, t.bm) * ceilTo(n, t.bn); };
     const std::int64_t groups = (ceilTo(m, large.bm) / large.bm) * (ceilTo(n, large.bn) / large.bn);

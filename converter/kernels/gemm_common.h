@@ -48,9 +48,12 @@ struct ConvOperands {
 };
 Result<ConvOperands> convOperands(const LoweringContext& ctx, const Node& node, std::size_t rank);
 
+/// Which GEMMs a tile choice is for: MATMUL's plain operands or a convolution's gathered ones.
+enum class GemmKind { Matmul, Convolution };
 /// Tile for an M x N problem on the target (M or N <= 16: the small tile, transposed when N
-/// is the small one; at least target.gemmLargeMinGroups large tiles: the large one).
-GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n);
+/// is the small one; at least target.gemmLargeMinGroups large tiles, and a convolution only
+/// where target.gemmLargeConvolutions: the large one).
+GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n, GemmKind kind);
 void setTile(ShaderDefines& defines, const GemmTile& tile);
 /// GEMM_VEC4_A / GEMM_VEC4_B (include/gemm.glsl: 16-byte loads) for fp32 operands on a tile of
 /// vec4 register blocks, where the template says 4 consecutive k of A (`a`) or 4 consecutive

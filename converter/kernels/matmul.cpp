@@ -39,7 +39,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
   // MATMUL accumulates in its output type (specs/tosa.md).
   const auto coopMat = chooseCoopMat(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp, h, w);
-  GemmTile tile = chooseTile(ctx.target(), h, w);
+  GemmTile tile = chooseTile(ctx.target(), h, w, GemmKind::Matmul);
   if (coopMat) {
     setCoopMat(d, *coopMat);
     d.set("GEMM_VEC_A", c % coopMat->chunk() == 0 ? 1 : 0).set("GEMM_VEC_B", w % coopMat->chunk() == 0 ? 1 : 0);

@@ -49,7 +49,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
   setBufferType(d, "W", weight.dtype);
   setBufferType(d, "BIAS", bias.dtype);
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
-  const GemmTile tile = chooseTile(ctx.target(), batch * ((oh + sy - 1) / sy) * ((ow + sx - 1) / sx), oc);
+  const GemmTile tile = chooseTile(ctx.target(), batch * ((oh + sy - 1) / sy) * ((ow + sx - 1) / sx), oc,
+                                   GemmKind::Convolution);
   setTile(d, tile);
 
   PlanKernel kernel;

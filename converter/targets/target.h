@@ -50,6 +50,7 @@ struct Target {
   // more than an eighth; 0 = never. Set per device class by the tuning table (tuning.cpp).
   GemmTile gemmLarge{64, 64, 16, 8, 8};
   int gemmLargeMinGroups = 0;
+  bool gemmLargeConvolutions = true;  // false: MATMUL only (implicit-GEMM gathers keep `gemm`)
   // Split-K (include/gemm_split.glsl): a GEMM whose tile grid has fewer than
   // gemmSplitKGroups workgroups is cut along K into slices at least gemmSplitKMinDepth deep,
   // computed as partial GEMMs, then summed by a reduction pass that applies the epilogue.
@@ -93,7 +94,7 @@ DeviceClass deviceClass(std::uint32_t vendorId, bool cpu);
 /// Sets the tile configs of `target` that the tuning table holds for `device`.
 void applyTuningTable(Target& target, DeviceClass device);
 /// Overrides tuning entries from a spec such as "gemm=128x128x8/8x8/2,gemm-min-groups=256,
-/// coopmat=2x2/64x64/32,coopmat-min-tiles=256" (the OPENVGF_TUNING environment variable of
+/// gemm-default=64x64x16/4x4/2,gemm-convolutions=0,coopmat=2x2/64x64/32,coopmat-min-tiles=256" (the OPENVGF_TUNING environment variable of
 /// `--target native`, for measuring table entries); an invalid spec is an invalid-input error.
 Status applyTuningOverrides(Target& target, std::string_view spec);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The tuning table of the native target: GEMM tile configs per device class, each entry with
 // the measurement that decided it, and the OPENVGF_TUNING overrides used to measure entries.
+#include <algorithm>
 #include <charconv>
 #include <vector>
 
@@ -24,14 +25,14 @@ std::vector<std::string_view> split(std::string_view text, char sep) {
   return parts;
 }
 
-/// Positive integers separated by 'x' and '/' in the order given, e.g. "128x128x8/8x8/2".
+/// Non-negative integers separated by 'x' and '/' in the order given, e.g. "128x128x8/8x8/2".
 std::optional<std::vector<int>> numbers(std::string_view text) {
   std::vector<int> out;
   for (std::string_view group : split(text, '/')) {
     for (std::string_view item : split(group, 'x')) {
       int v = 0;
       auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-      if (ec != std::errc() || end != item.data() + item.size() || v <= 0) return std::nullopt;
+      if (ec != std::errc() || end != item.data() + item.size() || v < 0) return std::nullopt;
       out.push_back(v);
     }
   }
@@ -56,13 +57,17 @@ void applyTuningTable(Target& target, DeviceClass device) {
       target.gemmSplitKGroups = 0;
       break;
     case DeviceClass::NvidiaGpu:
-      // H100: 128x128 tiles of 8x8 blocks, K step 8, two shared buffers, vec4 loads for
-      // grids of at least 264 of them (2 per SM); smaller grids keep the 64x64 tile of 4x4
-      // blocks, which a 128x64 tile of 8x4 blocks beat by 20-40 % at batch 1 (ResNet-50).
-      // Decided by benchmarks/results/experiments/h100-gemm-tiles.md (MATMUL 4096 fp32 and
-      // ResNet-50 batch 32, tools/gemm_tiles.sh).
+      // H100, benchmarks/results/experiments/h100-gemm-tiles.md (benchmarks/gemm_tiles.sh):
+      // - every GEMM: 64x64 tiles of 4x4 blocks with two shared buffers. ResNet-50 batch 32
+      //   took 10.2 ms of GPU time, against 11.9 ms with one buffer; 128x64 tiles of 8x4
+      //   blocks lost 20-40 % at batch 1 (ResNet-50, before split-K).
+      // - MATMUL with at least 264 tiles (2 per SM): 128x128 tiles of 8x8 blocks, K step 8,
+      //   two buffers: 33.4 TFLOP/s at 4096 fp32 against 30.3 (64x64). Convolutions keep the
+      //   64x64 tile: with the large one on full grids ResNet-50 batch 32 took 12.4 ms.
+      target.gemm = GemmTile{64, 64, 16, 4, 4, 2};
       target.gemmLarge = GemmTile{128, 128, 8, 8, 8, 2};
       target.gemmLargeMinGroups = 264;
+      target.gemmLargeConvolutions = false;
       break;
     case DeviceClass::OtherGpu:
       // No measurement yet: the portable tiles.
@@ -77,7 +82,9 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
     const std::size_t eq = entry.find('=');
     const std::string_view key = entry.substr(0, eq);
     const std::string_view value = eq == std::string_view::npos ? std::string_view{} : entry.substr(eq + 1);
-    const auto v = numbers(value);
+    const auto parsed = numbers(value);
+    // Every entry but gemm-convolutions (0 or 1) takes positive numbers only.
+    const auto v = parsed && std::ranges::all_of(*parsed, [](int x) { return x > 0; }) ? parsed : std::nullopt;
     auto bad = [&](std::string_view expected) {
       return invalidInput("OPENVGF_TUNING: entry '{}': expected {}", entry, expected);
     };
@@ -85,6 +92,14 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
       if (!v || v->size() != 6) return bad("gemm=BMxBNxBK/TMxTN/STAGES, e.g. gemm=128x128x8/8x8/2");
       target.gemmLarge = GemmTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4], (*v)[5]};
       if (target.gemmLargeMinGroups <= 0) target.gemmLargeMinGroups = 1;
+    } else if (key == "gemm-default") {
+      if (!v || v->size() != 6) return bad("gemm-default=BMxBNxBK/TMxTN/STAGES, e.g. gemm-default=64x64x16/4x4/2");
+      target.gemm = GemmTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4], (*v)[5]};
+    } else if (key == "gemm-convolutions") {
+      if (!parsed || parsed->size() != 1 || (*parsed)[0] > 1) {
+        return bad("gemm-convolutions=0 or 1 (1: the large tile for convolutions too)");
+      }
+      target.gemmLargeConvolutions = (*parsed)[0] == 1;
     } else if (key == "gemm-min-groups") {
       if (!v || v->size() != 1) return bad("gemm-min-groups=N (N >= 1)");
       target.gemmLargeMinGroups = (*v)[0];
@@ -95,7 +110,7 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
       if (!v || v->size() != 1) return bad("coopmat-min-tiles=N (N >= 1)");
       target.coopMatLargeMinTiles = (*v)[0];
     } else {
-      return bad("one of gemm, gemm-min-groups, coopmat, coopmat-min-tiles");
+      return bad("one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, coopmat, coopmat-min-tiles");
     }
   }
   if (Status ok = verifyTarget(target); !ok) return invalidInput("OPENVGF_TUNING '{}': {}", spec, ok.error().message());

@@ -73,7 +73,7 @@ shared GEMM_VEC sB[GEMM_STAGES][BK][BN / 4 + 1];
 // GEMM_VEC4_B, which needs N % 4 == 0).
 void gemm_fetch(uint batch, uint m0, uint n0, uint k0, uint tid, out GEMM_VEC ra[GEMM_A_PER],
                 out GEMM_VEC rb[GEMM_B_PER]) {
-  for (int r = 0; r < GEMM_A_PER; ++r) {
+  [[unroll]] for (int r = 0; r < GEMM_A_PER; ++r) {
     uint e = tid + uint(r * GEMM_THREADS);
     ra[r] = GEMM_VEC(0);
     if (e >= uint(GEMM_A_VECS)) continue;
@@ -83,13 +83,13 @@ void gemm_fetch(uint batch, uint m0, uint n0, uint k0, uint tid, out GEMM_VEC ra
     if (m < uint(M) && k < uint(K)) ra[r] = gemm_load_a4(batch, m, k);
 #else
     uint k = k0 + e % uint(BK);
-    for (int q = 0; q < 4; ++q) {
+    [[unroll]] for (int q = 0; q < 4; ++q) {
       uint m = m0 + (e / uint(BK)) * 4u + uint(q);
       if (m < uint(M) && k < uint(K)) ra[r][q] = gemm_load_a(batch, m, k);
     }
 #endif
   }
-  for (int r = 0; r < GEMM_B_PER; ++r) {
+  [[unroll]] for (int r = 0; r < GEMM_B_PER; ++r) {
     uint e = tid + uint(r * GEMM_THREADS);
     rb[r] = GEMM_VEC(0);
     if (e >= uint(GEMM_B_VECS)) continue;
@@ -98,7 +98,7 @@ void gemm_fetch(uint batch, uint m0, uint n0, uint k0, uint tid, out GEMM_VEC ra
 #if GEMM_VEC4_B
     if (n < uint(N) && k < uint(K)) rb[r] = gemm_load_b4(batch, k, n);
 #else
-    for (int q = 0; q < 4; ++q) {
+    [[unroll]] for (int q = 0; q < 4; ++q) {
       if (n + uint(q) < uint(N) && k < uint(K)) rb[r][q] = gemm_load_b(batch, k, n + uint(q));
     }
 #endif
@@ -107,18 +107,18 @@ void gemm_fetch(uint batch, uint m0, uint n0, uint k0, uint tid, out GEMM_VEC ra
 
 // Registers -> shared buffer `buf` (A as [k][row group], B as [k][column group]).
 void gemm_stage(uint buf, uint tid, GEMM_VEC ra[GEMM_A_PER], GEMM_VEC rb[GEMM_B_PER]) {
-  for (int r = 0; r < GEMM_A_PER; ++r) {
+  [[unroll]] for (int r = 0; r < GEMM_A_PER; ++r) {
     uint e = tid + uint(r * GEMM_THREADS);
     if (e >= uint(GEMM_A_VECS)) continue;
 #if GEMM_VEC4_A
     uint mm = e / uint(BK / 4);
     uint kk = (e % uint(BK / 4)) * 4u;
-    for (int q = 0; q < 4; ++q) sA[buf][kk + uint(q)][mm / 4u][mm % 4u] = ra[r][q];
+    [[unroll]] for (int q = 0; q < 4; ++q) sA[buf][kk + uint(q)][mm / 4u][mm % 4u] = ra[r][q];
 #else
     sA[buf][e % uint(BK)][e / uint(BK)] = ra[r];
 #endif
   }
-  for (int r = 0; r < GEMM_B_PER; ++r) {
+  [[unroll]] for (int r = 0; r < GEMM_B_PER; ++r) {
     uint e = tid + uint(r * GEMM_THREADS);
     if (e < uint(GEMM_B_VECS)) sB[buf][e / uint(BN / 4)][e % uint(BN / 4)] = rb[r];
   }
@@ -135,8 +135,8 @@ void gemm_main() {
   uint kEnd = gemm_k_end();
 
   ACC_CT acc[TM][TN];
-  for (int i = 0; i < TM; ++i)
-    for (int j = 0; j < TN; ++j) acc[i][j] = ACC_CT(0);
+  [[unroll]] for (int i = 0; i < TM; ++i)
+    [[unroll]] for (int j = 0; j < TN; ++j) acc[i][j] = ACC_CT(0);
 
   GEMM_VEC ra[GEMM_A_PER];
   GEMM_VEC rb[GEMM_B_PER];
@@ -148,13 +148,13 @@ void gemm_main() {
     // Uniform across the workgroup, so the barriers below stay in uniform control flow.
     bool more = k0 + uint(BK) < kEnd;
     if (more) gemm_fetch(batch, m0, n0, k0 + uint(BK), tid, ra, rb);
-    for (uint kk = 0u; kk < uint(BK); ++kk) {
+    [[unroll]] for (uint kk = 0u; kk < uint(BK); ++kk) {
       GEMM_VEC a[TM / 4];
       GEMM_VEC b[TN / 4];
-      for (int i = 0; i < TM / 4; ++i) a[i] = sA[buf][kk][ty + uint(i * (BM / TM))];
-      for (int j = 0; j < TN / 4; ++j) b[j] = sB[buf][kk][tx + uint(j * (BN / TN))];
-      for (int i = 0; i < TM; ++i)
-        for (int j = 0; j < TN; ++j) acc[i][j] += ACC_CT(a[i / 4][i % 4]) * ACC_CT(b[j / 4][j % 4]);
+      [[unroll]] for (int i = 0; i < TM / 4; ++i) a[i] = sA[buf][kk][ty + uint(i * (BM / TM))];
+      [[unroll]] for (int j = 0; j < TN / 4; ++j) b[j] = sB[buf][kk][tx + uint(j * (BN / TN))];
+      [[unroll]] for (int i = 0; i < TM; ++i)
+        [[unroll]] for (int j = 0; j < TN; ++j) acc[i][j] += ACC_CT(a[i / 4][i % 4]) * ACC_CT(b[j / 4][j % 4]);
     }
 #if GEMM_STAGES == 2
     if (more) gemm_stage(buf ^ 1u, tid, ra, rb);
@@ -167,10 +167,10 @@ void gemm_main() {
 #endif
   }
 
-  for (int i = 0; i < TM; ++i) {
+  [[unroll]] for (int i = 0; i < TM; ++i) {
     uint m = m0 + 4u * (ty + uint((i / 4) * (BM / TM))) + uint(i % 4);
     if (m >= uint(M)) continue;
-    for (int j = 0; j < TN; ++j) {
+    [[unroll]] for (int j = 0; j < TN; ++j) {
       uint n = n0 + 4u * (tx + uint((j / 4) * (BN / TN))) + uint(j % 4);
       if (n < uint(N)) GEMM_STORE(batch, m, n, acc[i][j]);
     }

@@ -30,6 +30,10 @@
 #ifndef GEMM_DOT4
 #define GEMM_DOT4 0
 #endif
+// [[unroll]] on the scalar core's loops over register arrays (include/gemm.glsl): a register
+// block indexed in a loop the driver does not unroll lives in local memory (the 8x8 block ran
+// at 2 TFLOP/s on an H100). Templates without this file declare it themselves.
+#extension GL_EXT_control_flow_attributes : enable
 #if GEMM_DOT4
 #extension GL_EXT_spirv_intrinsics : require
 #endif

@@ -119,18 +119,23 @@ TEST(GemmTileChoice, LargeTileOnlyOnFullGridsWithoutExtraPadding) {
   converter::applyTuningTable(target, converter::DeviceClass::NvidiaGpu);
   const GemmTile large = target.gemmLarge;
   ASSERT_GT(target.gemmLargeMinGroups, 0);
-  EXPECT_EQ(converter::chooseTile(target, 4096, 4096), large);
+  const auto matmul = converter::GemmKind::Matmul, conv = converter::GemmKind::Convolution;
+  EXPECT_EQ(converter::chooseTile(target, 4096, 4096, matmul), large);
+  // Convolutions keep the default tile on NVIDIA GPUs (measured slower with the large one).
+  EXPECT_EQ(converter::chooseTile(target, 4096, 4096, conv), target.gemm);
+  target.gemmLargeConvolutions = true;
+  EXPECT_EQ(converter::chooseTile(target, 4096, 4096, conv), large);
   // N = 64 under a 128-wide tile doubles the padded area: the default tile.
-  EXPECT_EQ(converter::chooseTile(target, 100352, 64), target.gemm);
-  // ResNet-50's last stage at batch 32 (M 1568, N 512): 52 large tiles, too few.
-  EXPECT_EQ(converter::chooseTile(target, 1568, 512), target.gemm);
+  EXPECT_EQ(converter::chooseTile(target, 100352, 64, matmul), target.gemm);
+  // 1568 x 512 (ResNet-50's last stage at batch 32): 52 large tiles, too few.
+  EXPECT_EQ(converter::chooseTile(target, 1568, 512, matmul), target.gemm);
   // Other GPUs keep the portable tiles; a CPU device takes 8x8 blocks for any grid.
   converter::Target other = converter::portableTarget();
   converter::applyTuningTable(other, converter::DeviceClass::OtherGpu);
-  EXPECT_EQ(converter::chooseTile(other, 4096, 4096), other.gemm);
+  EXPECT_EQ(converter::chooseTile(other, 4096, 4096, matmul), other.gemm);
   converter::Target cpu = converter::portableTarget();
   converter::applyTuningTable(cpu, converter::DeviceClass::Cpu);
-  EXPECT_EQ(converter::chooseTile(cpu, 64, 64), cpu.gemmLarge);
+  EXPECT_EQ(converter::chooseTile(cpu, 64, 64, conv), cpu.gemmLarge);
   EXPECT_EQ(cpu.gemmSplitKGroups, 0);
 }
 
@@ -139,13 +144,16 @@ TEST(TuningOverrides, SetEntriesAndRejectBadSpecs) {
   t.maxSharedBytes = 49152;
   t.maxInvocations = 1024;
   ASSERT_TRUE(converter::applyTuningOverrides(t, "gemm=128x64x8/8x4/2,gemm-min-groups=7,coopmat=2x4/64x32/16,"
-                                                 "coopmat-min-tiles=9"));
+                                                 "coopmat-min-tiles=9,gemm-default=32x64x8/4x4/1,gemm-convolutions=0"));
+  EXPECT_EQ(t.gemm, (GemmTile{32, 64, 8, 4, 4, 1}));
+  EXPECT_FALSE(t.gemmLargeConvolutions);
   EXPECT_EQ(t.gemmLarge, (GemmTile{128, 64, 8, 8, 4, 2}));
   EXPECT_EQ(t.gemmLargeMinGroups, 7);
   EXPECT_EQ(t.coopMatTile, (converter::CoopMatTile{2, 4, 64, 32, 16}));
   EXPECT_EQ(t.coopMatLargeMinTiles, 9);
   for (const char* bad : {"gemm=128x128x8", "gemm=128x128x8/8x8/x", "gemm-min-groups=0", "coopmat=2x2/64x64",
-                          "tile=1", "gemm=128x128x8/8x8/3", "gemm=512x512x16/8x8/2"}) {
+                          "tile=1", "gemm=128x128x8/8x8/3", "gemm=512x512x16/8x8/2", "gemm-convolutions=2",
+                          "gemm=128x128x0/8x8/2"}) {
     converter::Target u = t;
     Status s = converter::applyTuningOverrides(u, bad);
     ASSERT_FALSE(s) << bad;
