@@ -61,8 +61,8 @@ Result<int> runEthosU(const RunOptions& options, std::span<const std::uint8_t> b
     const tosa::DType type = typeForElemSize(ios[index].elemSize);
     OPENVGF_ASSIGN_OR_RETURN(tosa::HostTensor t, tosa::npy::readTensor(path, type));
     if (static_cast<std::uint64_t>(t.bytes.size()) != eu::ioByteSize(ios[index])) {
-      return invalidInput("{}: expected {} elements for input {}, got {}", path, eu::ioByteSize(ios[index]) / ios[index].elemSize,
-                          index, t.size());
+      return invalidInput("{}: expected {} elements for input {} of {}, got {}", path,
+                          eu::ioByteSize(ios[index]) / ios[index].elemSize, index, options.path, t.size());
     }
     if (block) t.shape = block->findTensor(block->inputs[index])->shape;
     tensors[index] = std::move(t);
@@ -70,7 +70,8 @@ Result<int> runEthosU(const RunOptions& options, std::span<const std::uint8_t> b
   std::vector<std::vector<std::uint8_t>> raw;
   for (const tosa::HostTensor& t : tensors) raw.push_back(t.bytes);
   eu::SimulatorStats stats;
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::vector<std::uint8_t>> outputs, eu::runModel(model, raw, &stats));
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::vector<std::uint8_t>> outputs,
+                           withContext(eu::runModel(model, raw, &stats), options.path));
   fmt::print("{}: ran {} NPU operations ({} MACs) in the Ethos-U simulator\n", options.path, stats.operations, stats.macs);
 
   std::vector<tosa::HostTensor> results;

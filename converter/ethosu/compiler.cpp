@@ -10,8 +10,10 @@
 #include <optional>
 #include <set>
 
+#include "common/limits.h"
 #include "converter/ethosu/encoding.h"
 #include "converter/ethosu/registers.h"
+#include "tosa/verifier.h"
 
 namespace openvgf::converter::ethosu {
 namespace {
@@ -202,8 +204,10 @@ Result<Dims3> Lowering::dims3(const std::string& name, const std::string& what) 
     default:
       return unsupported("{}: tensor '{}': rank {} (at most 4)", what, name, s.size());
   }
-  if (static_cast<std::int64_t>(d.h) * d.w * d.c > (std::int64_t{1} << 31)) {
-    return unsupported("{}: tensor '{}' is larger than 2 GiB", what, name);
+  // Also keeps every byte count below (int32 accumulators are 4x) within 32 bits.
+  if (static_cast<std::int64_t>(d.h) * d.w * d.c > kMaxEthosUScratchBytes) {
+    return unsupported("{}: tensor '{}': {} elements: expected at most {} (the scratch arena's limit)", what, name,
+                       static_cast<std::int64_t>(d.h) * d.w * d.c, kMaxEthosUScratchBytes);
   }
   return d;
 }
@@ -1262,18 +1266,19 @@ Status Lowering::run() {
   return {};
 }
 
-/// Lifetime-based first-fit placement of the scratch buffers.
-std::uint32_t planArena(std::vector<Buffer>& buffers, const std::vector<int>& pinned) {
+/// Lifetime-based first-fit placement of the scratch buffers; returns the arena size, counted
+/// in 64 bits so that a sum past 4 GiB is seen (and refused) rather than wrapped.
+std::uint64_t planArena(std::vector<Buffer>& buffers, const std::vector<int>& pinned) {
   std::vector<std::size_t> order(buffers.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return buffers[a].size > buffers[b].size; });
   std::vector<std::size_t> placed;
-  std::uint32_t total = 0;
+  std::uint64_t total = 0;
   for (std::size_t i : order) {
     Buffer& b = buffers[i];
     if (b.last < 0) continue;  // never used
     const bool pin = std::find(pinned.begin(), pinned.end(), static_cast<int>(i)) != pinned.end();
-    std::uint32_t address = 0;
+    std::uint64_t address = 0;
     bool moved = true;
     while (moved) {
       moved = false;
@@ -1281,14 +1286,14 @@ std::uint32_t planArena(std::vector<Buffer>& buffers, const std::vector<int>& pi
         const Buffer& o = buffers[j];
         const bool pinnedOther = std::find(pinned.begin(), pinned.end(), static_cast<int>(j)) != pinned.end();
         const bool timeOverlap = pin || pinnedOther || !(o.last < b.first || b.last < o.first);
-        const bool spaceOverlap = address < o.address + o.size && o.address < address + b.size;
+        const bool spaceOverlap = address < std::uint64_t{o.address} + o.size && o.address < address + b.size;
         if (timeOverlap && spaceOverlap) {
           address = o.address + o.size;
           moved = true;
         }
       }
     }
-    b.address = address;
+    b.address = static_cast<std::uint32_t>(address);  // exact whenever the arena is within its limit
     placed.push_back(i);
     total = std::max(total, address + b.size);
   }
@@ -1356,6 +1361,9 @@ Result<CompiledModel> compile(const tosa::Graph& graph, const CompileOptions& op
     return invalidInput("--target: expected one of {}, got '{}'", names, options.target);
   }
   const AcceleratorConfig config = *configOpt;
+  // The lowering relies on what the verifier checks (operand counts, ranks, shapes): a graph
+  // that breaks the rules is refused here, never half-lowered.
+  OPENVGF_TRY(withContext(tosa::verify(graph), sourceName));
   const tosa::Block* block = graph.mainBlock();
   if (!block) return invalidInput("{}: expected a main block, got none", sourceName);
   Lowering lowering(*block, config);
@@ -1434,7 +1442,11 @@ Result<CompiledModel> compile(const tosa::Graph& graph, const CompileOptions& op
     lowering.use(v, lastOp);
     pinned.push_back(v.buffer);
   }
-  const std::uint32_t scratch = planArena(lowering.buffers, pinned);
+  const std::uint64_t arena = planArena(lowering.buffers, pinned);
+  if (arena > kMaxEthosUScratchBytes) {
+    return unsupported("the graph needs a scratch arena of {} bytes: expected at most {}", arena, kMaxEthosUScratchBytes);
+  }
+  const auto scratch = static_cast<std::uint32_t>(arena);
   auto address = [&](const View& v) -> std::uint32_t {
     return v.region == 1 ? lowering.buffers[static_cast<std::size_t>(v.buffer)].address + v.offset : v.offset;
   };

@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "common/limits.h"
+
 namespace openvgf::runner::ethosu {
 namespace {
 
@@ -59,6 +61,16 @@ Result<std::vector<VelaIo>> parseIoList(std::span<const std::uint8_t> data, std:
     }
     if (io.elemSize != 1 && io.elemSize != 2 && io.elemSize != 4) {
       return invalidInput("{}[{}]: elem_size: expected 1, 2 or 4, got {}", what, r, io.elemSize);
+    }
+    std::uint64_t bytes = static_cast<std::uint64_t>(io.elemSize);
+    for (std::int32_t d : io.shape) {
+      if (__builtin_mul_overflow(bytes, static_cast<std::uint64_t>(d), &bytes)) bytes = ~std::uint64_t{0};
+    }
+    if (bytes > kMaxEthosUScratchBytes) {
+      return invalidInput("{}[{}]: shape {}x{}x{}x{}x{}x{} of {}-byte elements: expected at most {} bytes (the scratch "
+                          "arena's limit)",
+                          what, r, io.shape[0], io.shape[1], io.shape[2], io.shape[3], io.shape[4], io.shape[5],
+                          io.elemSize, kMaxEthosUScratchBytes);
     }
     if (io.offset < 0) return invalidInput("{}[{}]: offset: expected >= 0, got {}", what, r, io.offset);
     if (io.region < 0 || io.region > 7) return invalidInput("{}[{}]: region: expected 0..7, got {}", what, r, io.region);
@@ -218,11 +230,13 @@ Result<VelaBinStream> readVelaBinStream(std::span<const std::uint8_t> bytes, std
       haveCmd = true;
     } else if (blockName == "weight_data") {
       stream.weightData.assign(data.begin(), data.end());
-    } else if (blockName == "scratch_size") {
-      if (size != 4) return invalidInput("{}: expected 4 bytes, got {}", where, size);
-      stream.scratchSize = readU32(data, 0);
-    } else if (blockName == "scratch_data") {
-      stream.scratchSize = size;
+    } else if (blockName == "scratch_size" || blockName == "scratch_data") {
+      if (blockName == "scratch_size" && size != 4) return invalidInput("{}: expected 4 bytes, got {}", where, size);
+      stream.scratchSize = blockName == "scratch_size" ? readU32(data, 0) : size;
+      if (stream.scratchSize > kMaxEthosUScratchBytes) {
+        return invalidInput("{}: expected a scratch arena of at most {} bytes, got {}", where, kMaxEthosUScratchBytes,
+                            stream.scratchSize);
+      }
     } else if (blockName == "inputs") {
       OPENVGF_ASSIGN_OR_RETURN(stream.inputs, parseIoList(data, where));
       haveInputs = true;

@@ -11,6 +11,7 @@
 
 #include "common/file_io.h"
 #include "runner/ethosu/disassembler.h"
+#include "runner/ethosu/payload.h"
 #include "tests/ethosu/graph_util.h"
 #include "tests/support/cli_runner.h"
 #include "tosa/npy.h"
@@ -162,6 +163,86 @@ TEST(EthosUCli, TwoCoreTargetConvertsRunsAndDisassembles) {
   EXPECT_NE(inspect.output.find("NPU_SET_PARALLEL_MODE 1 (DUAL_CORE_DEPTH)"), std::string::npos) << inspect.output;
   EXPECT_NE(inspect.output.find("NPU_SET_WEIGHT1_BASE"), std::string::npos) << inspect.output;
   EXPECT_NE(inspect.output.find("NPU_SET_SCALE1_LENGTH 80"), std::string::npos) << inspect.output;
+  fs::remove_all(dir);
+}
+
+// Item 3 of issue 17: the compiler verifies the graph before lowering it, so malformed graphs
+// (which used to segfault) and graphs too large for the scratch arena exit 2 naming the file,
+// and nothing is written.
+TEST(EthosUCli, MalformedOrOversizedGraphsAreRefusedBeforeLowering) {
+  const fs::path dir = tempDir();
+  std::vector<std::pair<std::string, tosa::Graph>> cases;
+  {
+    GraphBuilder g;
+    g.input("x", {1, 4, 4, 16});
+    g.output(g.op(Op::Reshape, std::monostate{}, {}, {1, 256}, DType::Int8, "y"));
+    cases.emplace_back("reshape_without_inputs", g.graph());
+  }
+  {
+    GraphBuilder g;
+    const std::string y = g.clamp(g.input("x", {1, 4, 4, 16}), -128, 127);
+    g.output(y);
+    g.block().operators.back().outputs.clear();
+    cases.emplace_back("op_without_outputs", g.graph());
+  }
+  {
+    GraphBuilder g;
+    g.output(g.clamp(g.input("x", tosa::Shape(16, 1)), -128, 127));
+    cases.emplace_back("rank16", g.graph());
+  }
+  {
+    GraphBuilder g;  // 512 Mi int8 elements: twice the scratch arena's limit
+    g.output(g.clamp(g.input("x", {1, 16384, 16384, 2}), -128, 127));
+    cases.emplace_back("oversized", g.graph());
+  }
+  for (const auto& [name, graph] : cases) {
+    const fs::path model = dir / (name + ".tosa");
+    ASSERT_TRUE(tosa::writeGraph(graph, model)) << name;
+    const fs::path out = dir / (name + ".ethosu");
+    CommandResult r = runCli("convert " + model.string() + " --target ethos-u55-128 -o " + out.string());
+    EXPECT_EQ(r.exitCode, 2) << name << ": " << r.output;
+    EXPECT_NE(r.output.find(model.string()), std::string::npos) << name << ": " << r.output;
+    EXPECT_FALSE(fs::exists(out)) << name;
+    if (name == "oversized") {
+      EXPECT_NE(r.output.find("scratch arena's limit"), std::string::npos) << r.output;
+    }
+  }
+  fs::remove_all(dir);
+}
+
+// Sizes a vela_bin_stream claims are checked before anything is allocated or run: the scratch
+// arena (a 624-byte file used to grow to 4.2 GB), I/O tensors whose byte count overflows 64
+// bits, and commands that reach past the arena. Each exits 2 naming the file.
+TEST(EthosUCli, StreamClaimsBeyondTheLimitsExitTwoNamingTheFile) {
+  const fs::path dir = tempDir();
+  auto model = converter::ethosu::compile(smallModel(), {}, "small.tosa");
+  ASSERT_TRUE(model) << model.error().message();
+  auto good = runner::ethosu::readVelaBinStream(model->velaBinStream, "small.ethosu");
+  ASSERT_TRUE(good) << good.error().message();
+  std::mt19937 rng(9);
+  ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", randomInt8({1, 8, 8, 16}, rng)));
+  struct Case {
+    std::string name, expected;
+    runner::ethosu::VelaBinStream stream;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"scratch", "expected a scratch arena of at most 268435456 bytes, got 4294967295", *good});
+  cases.back().stream.scratchSize = 0xFFFFFFFF;
+  cases.push_back({"io_overflow", "expected at most 268435456 bytes (the scratch arena's limit)", *good});
+  cases.back().stream.inputs[0].shape = {65536, 65536, 65536, 65536, 1, 1};  // 2^64 bytes: 0 when wrapped
+  cases.push_back({"outside", "expected within the region", *good});
+  // Room for the input only: the convolution's output lands past the end of the arena.
+  cases.back().stream.scratchSize = static_cast<std::uint32_t>(good->inputs[0].offset + 8 * 8 * 16);
+  for (const Case& c : cases) {
+    const fs::path file = dir / (c.name + ".ethosu");
+    ASSERT_TRUE(writeFileAtomic(file, runner::ethosu::writeVelaBinStream(c.stream)));
+    CommandResult r = runCli("run " + file.string() + " --input " + (dir / "x.npy").string() + " --output " +
+                             (dir / (c.name + ".npy")).string());
+    EXPECT_EQ(r.exitCode, 2) << c.name << ": " << r.output;
+    EXPECT_NE(r.output.find(file.string()), std::string::npos) << c.name << ": " << r.output;
+    EXPECT_NE(r.output.find(c.expected), std::string::npos) << c.name << ": " << r.output;
+    EXPECT_FALSE(fs::exists(dir / (c.name + ".npy"))) << c.name;
+  }
   fs::remove_all(dir);
 }
 
