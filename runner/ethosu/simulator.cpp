@@ -191,6 +191,7 @@ void Simulator::reset() {
   cmd1Param_.fill(0);
   shram_.assign(static_cast<std::size_t>(info_.shramBanks) * 1024 * static_cast<std::size_t>(info_.cores), 0);
   stats_ = {};
+  steps_ = 0;
 }
 
 Status Simulator::run(std::span<const Command> commands, const MemoryRegions& memory) {
@@ -372,6 +373,19 @@ Status checkFormat(const FeatureMap& fm) {
 
 }  // namespace
 
+Status Simulator::chargeSteps(std::initializer_list<std::int64_t> factors) {
+  std::uint64_t steps = 1;
+  bool overflow = false;
+  for (std::int64_t f : factors) overflow |= __builtin_mul_overflow(steps, static_cast<std::uint64_t>(f), &steps);
+  if (overflow || steps > kMaxSimulatorSteps - steps_) {
+    return unsupported("{} steps: expected at most {} multiply-accumulate, pooling or element steps per run (the "
+                       "simulator's work limit; {} used before this operation)",
+                       overflow ? std::string("more than 2^64") : std::to_string(steps), kMaxSimulatorSteps, steps_);
+  }
+  steps_ += steps;
+  return {};
+}
+
 Status Simulator::runConvolution(bool depthwise, const MemoryRegions& memory) {
   using namespace cmd0;
   using namespace cmd1;
@@ -414,6 +428,7 @@ Status Simulator::runConvolution(bool depthwise, const MemoryRegions& memory) {
   if (ifmH < 1 || ifmW < 1) {
     return invalidInput("IFM extent {}x{} implied by OFM, kernel, stride and padding: expected >= 1", ifmH, ifmW);
   }
+  OPENVGF_TRY(chargeSteps({ofmH, ofmW, ofmD, kh, kw, depthwise ? 1 : ifmD}));
   const unsigned acc = p(kAccFormat) & 3;
   if (acc == 2) return unsupported("ACC_FORMAT F16 is not supported");
   const unsigned accBits = acc == 1 ? 40 : 32;
@@ -572,6 +587,7 @@ Status Simulator::runPool(unsigned mode, const MemoryRegions& memory) {
   if (ifmH < 1 || ifmW < 1) {
     return invalidInput("IFM extent {}x{} implied by OFM, kernel, stride and padding: expected >= 1", ifmH, ifmW);
   }
+  OPENVGF_TRY(chargeSteps({ofmH, ofmW, ofmD, kh, kw}));
   const bool globalScale = (ofmPrec >> 8) & 1;
   const bool padded = padTop + padLeft + padBottom + padRight > 0;
   if (mode == 1 && !globalScale) {
@@ -639,6 +655,7 @@ Status Simulator::runElementwise(unsigned mode, const MemoryRegions& memory) {
   const std::int64_t ofmH = std::int64_t{p(kOfmHeightM1)} + 1;
   const std::int64_t ofmW = std::int64_t{p(kOfmWidthM1)} + 1;
   const std::int64_t ofmD = std::int64_t{p(kOfmDepthM1)} + 1;
+  OPENVGF_TRY(chargeSteps({ofmH, ofmW, ofmD}));
   const bool globalScale = (ofmPrec >> 8) & 1;
   OPENVGF_ASSIGN_OR_RETURN(const OutputStage stage, loadOutputStage(regs, ofm, shram_, info_.shramBanks));
   const std::uint32_t ofmScale = globalScale ? d(kOfmScale) : 1;

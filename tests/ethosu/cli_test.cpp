@@ -233,6 +233,28 @@ TEST(EthosUCli, StreamClaimsBeyondTheLimitsExitTwoNamingTheFile) {
   cases.push_back({"outside", "expected within the region", *good});
   // Room for the input only: the convolution's output lands past the end of the arena.
   cases.back().stream.scratchSize = static_cast<std::uint32_t>(good->inputs[0].offset + 8 * 8 * 16);
+  // Zero strides keep every access of a 65536 x 65536 output in bounds: 2^44 multiply-
+  // accumulates, which ran for hours before the simulator's work limit.
+  cases.push_back({"work", "the simulator's work limit", *good});
+  {
+    auto loaded = runner::ethosu::loadModel(model->velaBinStream, "small.ethosu");
+    ASSERT_TRUE(loaded) << loaded.error().message();
+    runner::ethosu::Cop1Payload payload = loaded->payload;
+    for (const runner::ethosu::Command& command : loaded->commands) {
+      if (runner::ethosu::isOperation(command)) break;
+      const std::string_view name = runner::ethosu::commandName(command.code, command.isCmd1, loaded->accelerator.product);
+      const std::size_t at = command.wordOffset * 4;
+      if (name.find("STRIDE_") != std::string::npos && name.find("KERNEL") == std::string::npos) {
+        std::fill_n(payload.commandStream.begin() + static_cast<std::ptrdiff_t>(at + 4), 4, 0);
+      } else if (name.starts_with("NPU_SET_OFM_HEIGHT") || name.starts_with("NPU_SET_OFM_WIDTH") ||
+                 name.starts_with("NPU_SET_IFM_HEIGHT") || name.starts_with("NPU_SET_IFM_WIDTH")) {
+        payload.commandStream[at + 2] = payload.commandStream[at + 3] = 0xFF;
+      }
+    }
+    auto cop1 = runner::ethosu::writeCop1(payload);
+    ASSERT_TRUE(cop1) << cop1.error().message();
+    cases.back().stream.cmdData = *cop1;
+  }
   for (const Case& c : cases) {
     const fs::path file = dir / (c.name + ".ethosu");
     ASSERT_TRUE(writeFileAtomic(file, runner::ethosu::writeVelaBinStream(c.stream)));
