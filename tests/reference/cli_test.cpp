@@ -92,5 +92,25 @@ TEST_F(ReferenceCli, InvalidGraphIsRefusedWithCode2) {
   EXPECT_FALSE(std::filesystem::exists(dir_ / "y.npy"));
 }
 
+// docs/limits.md: the interpreter holds at most 2^28 elements per tensor; a graph that claims
+// more is refused before any input is read (the input file need not even exist).
+TEST_F(ReferenceCli, TensorsOverTheInterpretersLimitAreRefusedBeforeReadingInputs) {
+  GraphBuilder b;
+  const std::string x = b.tensor(DType::Int8, {1, 16384, 16384, 2});  // 2^29 elements
+  b.block().inputs.push_back(x);
+  const std::string out = b.tensor(DType::Int8, {1, 16384, 16384, 2});
+  b.op(Op::Identity, {x}, {out});
+  b.output(out);
+  std::filesystem::create_directories(dir_);
+  ASSERT_TRUE(writeGraph(b.graph(), dir_ / "big.tosa"));
+  CommandResult r = runCli("reference " + (dir_ / "big.tosa").string() + " --input " + (dir_ / "missing.npy").string() +
+                           " --output " + (dir_ / "y.npy").string());
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find((dir_ / "big.tosa").string()), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("expected at most 268435456 elements (the reference interpreter's limit)"), std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "y.npy"));
+}
+
 }  // namespace
 }  // namespace openvgf::tosa
