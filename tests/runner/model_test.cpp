@@ -284,6 +284,14 @@ TEST(ModelLimits, TensorsLargerThanADescriptorRangeAreRefused) {
   EXPECT_THAT(refusal(m->file), HasSubstr("resources[2]: shape [1099511627776,1099511627776]: expected at most"));
 }
 
+TEST(ModelLimits, ModelsClaimingMoreThanKMaxModelBytesAreRefused) {
+  auto m = binaryModel();
+  auto big = m->file.resources[2];
+  big.shape = {1 << 15, (1 << 15) - 1};  // just under 4 GiB of fp32: each tensor alone is allowed
+  while (m->file.resources.size() < 300) m->file.resources.push_back(big);
+  EXPECT_THAT(refusal(m->file), HasSubstr(": expected at most 1099511627776 bytes of tensors in a model, got more"));
+}
+
 TEST(Model, DeviceCheckNamesTheMissingCapability) {
   vgf::Builder b;
   openvgf::testing::buildBinary(b, V::R8Sint, k_binary_i8);
