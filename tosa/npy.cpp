@@ -105,6 +105,7 @@ class HeaderParser {
       skipSpace();
       std::int64_t value = 0;
       std::size_t digits = 0;
+      const std::size_t start = pos_;
       while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
         int d = text_[pos_++] - '0';
         if (value > (std::numeric_limits<std::int64_t>::max() - d) / 10)
@@ -113,6 +114,11 @@ class HeaderParser {
         ++digits;
       }
       if (digits == 0) return fail("a non-negative integer dimension");
+      // The header is a Python literal, where 04 is a syntax error (numpy refuses the file).
+      if (digits > 1 && text_[start] == '0') {
+        pos_ = start;
+        return fail("a dimension without leading zeros");
+      }
       // Python 2 era writers append 'L' to longs.
       if (pos_ < text_.size() && text_[pos_] == 'L') ++pos_;
       shape.push_back(value);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "common/file_io.h"
 #include "graph_helpers.h"
 #include "tests/support/cli_runner.h"
 #include "tosa/npy.h"
@@ -73,6 +74,22 @@ TEST_F(ReferenceCli, BadInputsExitWithCode2) {
   EXPECT_NE(unknown.output.find("'nope'"), std::string::npos) << unknown.output;
   CommandResult notTosa = runCli("reference " + kAdd + "placeholder_0.npy");
   EXPECT_EQ(notTosa.exitCode, 2) << notTosa.output;
+  // Found by the mutation campaign: "(1,04, 4, 1)" is no Python literal and numpy refuses it.
+  auto bytes = readFile(kAdd + "placeholder_0.npy");
+  ASSERT_TRUE(bytes);
+  std::string text(bytes->begin(), bytes->end());
+  const std::size_t at = text.find("(1, 4, 4, 1)");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 12, "(1,04, 4, 1)");
+  std::filesystem::create_directories(dir_);
+  ASSERT_TRUE(writeFileAtomic(dir_ / "zeros.npy", std::vector<std::uint8_t>(text.begin(), text.end())));
+  CommandResult zeros = runCli("reference " + kAdd + "model.tosa --input " + (dir_ / "zeros.npy").string() + " --input " +
+                               kAdd + "placeholder_1.npy --output " + (dir_ / "y.npy").string());
+  EXPECT_EQ(zeros.exitCode, 2) << zeros.output;
+  EXPECT_NE(zeros.output.find((dir_ / "zeros.npy").string() + ": npy header: expected a dimension without leading zeros"),
+            std::string::npos)
+      << zeros.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "y.npy"));
 }
 
 TEST_F(ReferenceCli, InvalidGraphIsRefusedWithCode2) {
