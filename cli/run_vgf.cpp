@@ -60,7 +60,7 @@ Result<std::vector<tosa::HostTensor>> readInputs(const RunOptions& options, cons
   std::vector<tosa::HostTensor> tensors;
   for (std::size_t i = 0; i < expected.size(); ++i) {
     Result<tosa::HostTensor> tensor = tosa::npy::readTensor(paths[i], expected[i].dtype, expected[i].shape);
-    if (!tensor) return Unexpected(std::move(tensor).error().addContext(fmt::format("input '{}'", expected[i].name)));
+    if (!tensor) return Unexpected(std::move(tensor).error().addContext(fmt::format("{}: input '{}'", options.path, expected[i].name)));
     tensors.push_back(std::move(*tensor));
   }
   return tensors;
