@@ -289,6 +289,11 @@ Result<Array> parse(std::span<const std::uint8_t> bytes, std::string_view source
                         headerLen, bytes.size() - headerStart);
   }
   std::string_view text(reinterpret_cast<const char*>(bytes.data() + headerStart), headerLen);
+  // The format ends the header with a newline; numpy refuses any other last byte.
+  if (text.empty() || text.back() != '\n') {
+    return invalidInput("{}: npy header: expected a header that ends with a newline, got {}", sourceName,
+                        text.empty() ? std::string("an empty header") : fmt::format("byte 0x{:02x}", text.back()));
+  }
   HeaderParser p(text, sourceName);
   if (!p.consume('{')) return p.fail("'{'");
   std::optional<std::string> descrText;

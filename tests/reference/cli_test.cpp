@@ -90,6 +90,19 @@ TEST_F(ReferenceCli, BadInputsExitWithCode2) {
             std::string::npos)
       << zeros.output;
   EXPECT_FALSE(std::filesystem::exists(dir_ / "y.npy"));
+  // Also from the campaign: a header ending in a vertical tab instead of a newline.
+  std::string unterminated(bytes->begin(), bytes->end());
+  const std::size_t newline = unterminated.find('\n');
+  ASSERT_NE(newline, std::string::npos);
+  unterminated[newline] = '\x0b';
+  ASSERT_TRUE(writeFileAtomic(dir_ / "vt.npy", std::vector<std::uint8_t>(unterminated.begin(), unterminated.end())));
+  CommandResult vt = runCli("reference " + kAdd + "model.tosa --input " + (dir_ / "vt.npy").string() + " --input " + kAdd +
+                            "placeholder_1.npy --output " + (dir_ / "y.npy").string());
+  EXPECT_EQ(vt.exitCode, 2) << vt.output;
+  EXPECT_NE(vt.output.find((dir_ / "vt.npy").string() + ": npy header: expected a header that ends with a newline, got "
+                                                         "byte 0x0b"),
+            std::string::npos)
+      << vt.output;
 }
 
 TEST_F(ReferenceCli, InvalidGraphIsRefusedWithCode2) {
@@ -106,6 +119,7 @@ TEST_F(ReferenceCli, InvalidGraphIsRefusedWithCode2) {
                            " --output " + (dir_ / "y.npy").string());
   EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_NE(r.output.find("TRANSPOSE"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "y.npy"));
   EXPECT_FALSE(std::filesystem::exists(dir_ / "y.npy"));
 }
 

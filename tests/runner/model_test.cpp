@@ -247,6 +247,11 @@ TEST(ModelInterface, ModulesMustPassSpirvVal) {
   words.resize(6);  // cut inside the first capability
   m->file.modules[0].spirv = words;
   EXPECT_THAT(refusal(m->file), HasSubstr("modules[0] 'binary': SPIR-V module: word 5: expected an instruction"));
+  // Found by the mutation campaign: spirv-val accepts a non-zero schema word; lavapipe does not.
+  words.assign(k_binary_f32, k_binary_f32 + sizeof(k_binary_f32) / 4);
+  words[4] = 0x80000000u;
+  m->file.modules[0].spirv = words;
+  EXPECT_THAT(refusal(m->file), HasSubstr("modules[0] 'binary': header word 4 (schema): expected 0, got 2147483648"));
 }
 
 TEST(ModelDataflow, IntermediatesAreWrittenBeforeReadAndOutputsAreWritten) {
