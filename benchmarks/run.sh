@@ -11,6 +11,8 @@
 #   benchmarks/run.sh                                   # every model, default device
 #   benchmarks/run.sh --device 0 --models mobilenet_v2,resnet50 --batch-models mobilenet_v2
 #   benchmarks/run.sh --build build/release --quick     # short timing, small models only
+#   benchmarks/run.sh --models mobilenet_v2,resnet50 --arm-graph --slug h100-arm-graph
+#                                                       # the same models through Arm-style GRAPH VGFs
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,6 +35,7 @@ NO_TORCH=0
 PREVIOUS=""
 QUICK=0
 TARGET=portable
+ARM_GRAPH=0
 ORIGINAL_ARGS="$*"
 
 usage() {
@@ -47,6 +50,9 @@ Options:
   --device D           Vulkan device index or name substring (passed to openvgf)
   --target T           conversion target passed to openvgf convert: portable (default) or native
                        (fast paths of the converting machine's device; pair it with --slug)
+  --arm-graph          write each model as an Arm-style GRAPH VGF (openvgf convert --format arm-graph),
+                       time lowering it to compute shaders (openvgf convert arm.vgf), bench the lowered
+                       VGF and run --check on the GRAPH VGF itself; compare with a run without it
   --models a,b         zoo models at batch 1 (default: all; see openvgf-zoo --list)
   --batch-models a,b   CNNs also measured at --batch (default $BATCH_MODELS; "" for none)
   --batch N            batch size of --batch-models (default $BATCH)
@@ -72,6 +78,7 @@ while [ $# -gt 0 ]; do
     --bundle) OPENVGF="$2/openvgf"; ZOO_BIN="$2/openvgf-zoo"; shift 2 ;;
     --device) DEVICE="$2"; shift 2 ;;
     --target) TARGET="$2"; shift 2 ;;
+    --arm-graph) ARM_GRAPH=1; shift ;;
     --models) MODELS="$2"; shift 2 ;;
     --batch-models) BATCH_MODELS="$2"; shift 2 ;;
     --batch) BATCH="$2"; shift 2 ;;
@@ -164,15 +171,25 @@ for stem in "${STEMS[@]}"; do
   log="$WORK/logs/$stem.txt"
   echo "-- $stem"
   rm -rf "$CACHE" && mkdir -p "$CACHE/nvidia"
-  t0=$(now)
   convert_rc=0
-  "$OPENVGF" convert "$tosa" --target "$TARGET" -o "$vgf" >"$log" 2>&1 || convert_rc=$?
+  # What `convert` reads and what `run --check` runs: the .tosa and its VGF, or (--arm-graph)
+  # the Arm-style GRAPH VGF, whose lowering is then what the convert times measure.
+  source="$tosa"
+  runnable="$vgf"
+  : >"$log"
+  if [ "$ARM_GRAPH" = 1 ]; then
+    source="$WORK/vgf/$stem.arm.vgf"
+    runnable="$source"
+    "$OPENVGF" convert "$tosa" --format arm-graph -o "$source" >>"$log" 2>&1 || convert_rc=$?
+  fi
+  t0=$(now)
+  [ "$convert_rc" = 0 ] && { "$OPENVGF" convert "$source" --target "$TARGET" -o "$vgf" >>"$log" 2>&1 || convert_rc=$?; }
   t1=$(now)
   cold=$(elapsed "$t0" "$t1")
   cached=null
   if [ "$convert_rc" = 0 ]; then
     t0=$(now)
-    "$OPENVGF" convert "$tosa" --target "$TARGET" -o "$vgf" >>"$log" 2>&1 || convert_rc=$?
+    "$OPENVGF" convert "$source" --target "$TARGET" -o "$vgf" >>"$log" 2>&1 || convert_rc=$?
     t1=$(now)
     cached=$(elapsed "$t0" "$t1")
   fi
@@ -194,7 +211,7 @@ for i, f in zip(d["inputs"], d["input_files"]): print(i["name"], f)' "$WORK/zoo/
     mkdir -p "$WORK/outputs/$stem"
     echo "-- run" >>"$log"
     check_rc=0
-    "$OPENVGF" run "$vgf" "${inputs[@]}" "${DEVICE_ARGS[@]}" --output-dir "$WORK/outputs/$stem" \
+    "$OPENVGF" run "$runnable" "${inputs[@]}" "${DEVICE_ARGS[@]}" --target "$TARGET" --output-dir "$WORK/outputs/$stem" \
       "${check_args[@]}" >>"$log" 2>&1 || check_rc=$?
     [ ${#check_args[@]} -eq 0 ] && [ "$check_rc" = 0 ] && check_rc='"skipped"'
     # Exit status 0 counts as a pass only when openvgf printed a verdict for the check.

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // `openvgf bench model.vgf`: session creation (cold / warm pipeline cache), first inference,
 // wall latency statistics, GPU time from timestamps, throughput and device memory of one
-// VGF on one device (runner/benchmark.h does the measuring).
+// VGF on one device (runner/benchmark.h does the measuring). A VGF with GRAPH segments is
+// lowered first (converter/lower_vgf.h, cached), outside the measurement.
 #include <cstdio>
 #include <memory>
 
 #include "cli/command.h"
 #include "common/file_io.h"
+#include "converter/lower_vgf.h"
 #include "runner/benchmark.h"
 #include "runner/model.h"
 #include "vgf/decoder.h"
@@ -22,6 +24,7 @@ struct BenchOptions {
   double minTime = 0.0;
   int gpuIterations = 0;
   std::string cacheDir;
+  std::string target = "portable";
   bool validate = false;
   bool json = false;
 };
@@ -44,6 +47,7 @@ void setup(CLI::App& sub, Action& action) {
       ->check(CLI::PositiveNumber);
   sub.add_option("--cache-dir", options->cacheDir,
                  "Empty folder for the pipeline cache of the cold/warm measurement (default: a temporary one)");
+  sub.add_option("--target", options->target, "How GRAPH segments are lowered: portable (default) or native");
   sub.add_flag("--validate", options->validate, "Enable the Vulkan validation layer (slows everything down)");
   sub.add_flag("--json", options->json, "Print one JSON object instead of text");
   action = [options]() -> Result<int> {
@@ -54,6 +58,17 @@ void setup(CLI::App& sub, Action& action) {
     }
     Result<vgf::File> decoded = withContext(vgf::decode(file.bytes()), options->path);
     if (!decoded) return Unexpected(std::move(decoded).error());
+    std::vector<std::uint8_t> lowered;
+    if (converter::hasGraphSegments(*decoded)) {
+      OPENVGF_ASSIGN_OR_RETURN(converter::KnownShapes shapes, converter::modelInputShapes(*decoded, {}, options->path));
+      converter::LowerOptions lowerOptions;
+      lowerOptions.convert.target = options->target;
+      OPENVGF_ASSIGN_OR_RETURN(converter::LoweredModel model,
+                               converter::lowerGraphSegments(file.bytes(), *decoded, shapes, options->path, lowerOptions));
+      lowered = std::move(model.vgf);
+      decoded = withContext(vgf::decode(lowered), options->path);
+      if (!decoded) return Unexpected(std::move(decoded).error());
+    }
     OPENVGF_ASSIGN_OR_RETURN(runner::Model model, runner::Model::create(*decoded, options->path));
     runner::BenchmarkOptions bench;
     bench.device = options->device;

@@ -3,7 +3,10 @@
 
 #include <cstring>
 #include <filesystem>
+#include <algorithm>
 #include <map>
+
+#include <fmt/format.h>
 
 namespace openvgf::cli {
 
@@ -87,6 +90,41 @@ std::pair<std::string, std::string> splitNamedInput(const std::string& argument)
   std::error_code ec;
   if (std::filesystem::exists(argument, ec)) return {"", argument};
   return {argument.substr(0, eq), argument.substr(eq + 1)};
+}
+
+Result<std::vector<std::string>> bindInputPaths(const RunOptions& options, const std::vector<std::string>& names) {
+  auto listNames = [&]() {
+    std::string text;
+    for (const std::string& n : names) text += fmt::format("{}'{}'", text.empty() ? "" : ", ", n);
+    return text;
+  };
+  if (options.inputs.size() != names.size()) {
+    return invalidInput("{}: --input: expected {} input(s) ({}), got {}", options.path, names.size(), listNames(),
+                        options.inputs.size());
+  }
+  std::vector<std::string> paths(names.size());
+  std::vector<std::pair<std::string, std::string>> args;
+  for (const std::string& argument : options.inputs) args.push_back(splitNamedInput(argument));
+  for (const auto& [name, path] : args) {
+    if (name.empty()) continue;
+    auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) {
+      return invalidInput("{}: --input {}={}: expected an input name of the model ({}), got '{}'", options.path, name,
+                          path, listNames(), name);
+    }
+    std::string& slot = paths[static_cast<std::size_t>(it - names.begin())];
+    if (!slot.empty()) {
+      return invalidInput("{}: --input {}: expected one file per input, got '{}' twice", options.path, name, name);
+    }
+    slot = path;
+  }
+  std::size_t next = 0;
+  for (const auto& [name, path] : args) {
+    if (!name.empty()) continue;
+    while (!paths[next].empty()) ++next;
+    paths[next] = path;
+  }
+  return paths;
 }
 
 std::string sanitizeFileName(std::string_view name) {

@@ -55,6 +55,9 @@ struct RunOptions {
   std::string profile;              // --profile trace.json
   bool validate = false;
   std::string check;                // --check model.tosa
+  bool checkSelf = false;           // --check without a file: the graph the model itself carries
+  std::string target = "portable";  // --target: how GRAPH segments are lowered
+  std::string plan = "forward";     // --plan: the .pte execution plan to run
   bool noPipelineCache = false;
 };
 
@@ -69,6 +72,10 @@ const RunHandler* findRunHandler(FileKind kind);
 /// "NAME=FILE" -> {NAME, FILE}; "FILE" -> {"", FILE}. A '=' only splits when the part
 /// before it is not an existing path.
 std::pair<std::string, std::string> splitNamedInput(const std::string& argument);
+
+/// The .npy file of each of the inputs `names` (a model's, in order) from the --input
+/// arguments: "NAME=FILE" binds by name, plain files fill the remaining inputs in order.
+Result<std::vector<std::string>> bindInputPaths(const RunOptions& options, const std::vector<std::string>& names);
 
 /// Output file name for a tensor name: characters outside [A-Za-z0-9._-] become '_'.
 std::string sanitizeFileName(std::string_view name);

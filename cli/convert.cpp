@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `openvgf convert model.tosa -o model.vgf`: reads and verifies a TOSA graph, converts it
-// for a Vulkan target (converter::convert) and writes the VGF atomically. --stats prints
+// for a Vulkan target (converter::convert) and writes the VGF atomically; `--format arm-graph`
+// writes the graph as Arm's model-converter would (one GRAPH segment, converter/arm_graph_vgf.h).
+// A VGF with GRAPH segments as input is lowered to COMPUTE segments (converter/lower_vgf.h). --stats prints
 // the memory plan and kernel counts; a progress bar is drawn on a terminal while shaders
 // compile. --passes chooses the graph passes, --dump-after prints the graph after one,
 // --verify-each re-checks the graph after every pass.
@@ -16,10 +18,13 @@
 #include "cli/command.h"
 #include "cli/convert_ethosu.h"
 #include "common/file_io.h"
+#include "converter/arm_graph_vgf.h"
 #include "converter/convert.h"
+#include "converter/lower_vgf.h"
 #include "converter/passes/passes.h"
 #include "tosa/reader.h"
 #include "tosa/verifier.h"
+#include "vgf/decoder.h"
 
 namespace openvgf::cli {
 namespace {
@@ -28,6 +33,7 @@ struct ConvertArgs {
   std::string input;
   std::string output;
   std::string target = "portable";
+  std::string format = "compute";  // compute | arm-graph
   bool stats = false;
   bool noCache = false;
   std::string passes;                  // "" = all
@@ -71,10 +77,36 @@ Result<std::vector<DumpRequest>> dumpRequests(const ConvertArgs& args, const std
   return requests;
 }
 
+// A VGF with GRAPH segments in, a VGF of COMPUTE segments out.
+Result<int> lowerVgf(const ConvertArgs& args, converter::ConvertOptions options, std::span<const std::uint8_t> bytes) {
+  Result<vgf::File> file = withContext(vgf::decode(bytes), args.input);
+  if (!file) return Unexpected(std::move(file).error());
+  if (!converter::hasGraphSegments(*file)) {
+    return invalidInput("{}: expected a VGF with GRAPH segments to lower, got one of COMPUTE segments only", args.input);
+  }
+  OPENVGF_ASSIGN_OR_RETURN(converter::KnownShapes shapes, converter::modelInputShapes(*file, {}, args.input));
+  converter::LowerOptions lowerOptions;
+  lowerOptions.convert = std::move(options);
+  lowerOptions.useCache = !args.noCache;
+  OPENVGF_ASSIGN_OR_RETURN(converter::LoweredModel model,
+                           converter::lowerGraphSegments(bytes, *file, shapes, args.input, lowerOptions));
+  OPENVGF_TRY(writeFileAtomic(args.output, model.vgf));
+  if (args.stats) {
+    fmt::print("GRAPH segment runs:     {}{}\n", model.graphRuns, model.cacheHit ? " (lowered VGF from the cache)" : "");
+    fmt::print("kernels:                {}\n", model.kernels);
+    fmt::print("vgf bytes:              {}\n", model.vgf.size());
+  }
+  return 0;
+}
+
 Result<int> runConvert(const ConvertArgs& args) {
   OPENVGF_TRY(checkOutputPath(args.output, "--output"));
   const bool passFlags = !args.passes.empty() || !args.dumpAfter.empty() || args.verifyEach;
+  if (args.format != "compute" && args.format != "arm-graph") {
+    return invalidInput("--format: expected compute or arm-graph, got '{}'", args.format);
+  }
   if (args.target.starts_with("ethos-u")) {
+    if (args.format != "compute") return invalidInput("--target {}: expected no --format (it writes a vela_bin_stream)", args.target);
     if (passFlags) {
       return invalidInput("--target {}: expected no --passes, --dump-after or --verify-each (they apply to the Vulkan "
                           "targets)", args.target);
@@ -86,8 +118,28 @@ Result<int> runConvert(const ConvertArgs& args) {
     OPENVGF_ASSIGN_OR_RETURN(options.passes, converter::passes::parsePassList(args.passes));
   }
   OPENVGF_ASSIGN_OR_RETURN(std::vector<DumpRequest> dumps, dumpRequests(args, options.passes));
+  OPENVGF_ASSIGN_OR_RETURN(MappedFile input, MappedFile::open(args.input));
+  const FileKind kind = detectFileKind(input.bytes());
+  if (kind == FileKind::Vgf && args.format == "compute" && dumps.empty()) {
+    options.target = args.target;
+    options.useCache = !args.noCache;
+    options.verifyEach = args.verifyEach;
+    return lowerVgf(args, std::move(options), input.bytes());
+  }
+  if (kind != FileKind::Tosa) {
+    return invalidInput("{}: expected a TOSA flatbuffer{}, got a {} file", args.input,
+                        args.format == "compute" && dumps.empty() ? " or a VGF with GRAPH segments" : "", toString(kind));
+  }
   OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, tosa::readGraph(std::filesystem::path(args.input)));
   OPENVGF_TRY(withContext(tosa::verify(graph), args.input));
+  if (args.format == "arm-graph") {
+    if (passFlags) return invalidInput("--format arm-graph: expected no --passes, --dump-after or --verify-each");
+    auto vgfBytes = converter::writeArmGraphVgf(graph);
+    if (!vgfBytes) return Unexpected(std::move(vgfBytes).error().addContext(args.input));
+    OPENVGF_TRY(writeFileAtomic(args.output, *vgfBytes));
+    if (args.stats) fmt::print("vgf bytes:              {}\n", vgfBytes->size());
+    return 0;
+  }
   options.target = args.target;
   options.useCache = !args.noCache;
   options.verifyEach = args.verifyEach;
@@ -140,10 +192,13 @@ Result<int> runConvert(const ConvertArgs& args) {
 
 void setup(CLI::App& sub, Action& action) {
   auto args = std::make_shared<ConvertArgs>();
-  sub.add_option("model", args->input, "TOSA 1.0 flatbuffer (.tosa)")->required();
+  sub.add_option("model", args->input, "TOSA 1.0 flatbuffer (.tosa), or a VGF with GRAPH segments to lower")->required();
   sub.add_option("-o,--output", args->output, "Output VGF file")->required();
   sub.add_option("--target", args->target, "portable (default), native (probe this machine's Vulkan device), or an Ethos-U "
                  "configuration: ethos-u55-32|64|128|256, ethos-u65-256|512 (writes a vela_bin_stream)");
+  sub.add_option("--format", args->format,
+                 "compute (default): COMPUTE segments for any Vulkan 1.3 device; arm-graph: one GRAPH segment (SPIR-V "
+                 "TOSA graph) as Arm's model-converter writes it");
   sub.add_flag("--stats", args->stats, "Print kernels, modules, memory plan and constant bytes");
   sub.add_flag("--no-cache", args->noCache, "Do not read or write the SPIR-V cache");
   sub.add_option("--passes", args->passes,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `openvgf inspect program.pte`: plans, delegates, backend ids, payload kinds and sizes,
-// Ethos-U stream details and the summary of each VGF payload; `--json` for the same as JSON.
+// Ethos-U stream details, the summary of each VGF payload, and whether `openvgf run` can run
+// each plan (pte/run_plan.h); `--json` for the same as JSON.
 // A delegate payload that is not a valid VGF / vela_bin_stream makes the command fail
 // (exit 2) after the listing.
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include "cli/command.h"
 #include "pte/extract.h"
 #include "pte/program.h"
+#include "pte/run_plan.h"
 #include "vgf/json.h"
 
 namespace openvgf::cli {
@@ -22,8 +24,18 @@ Result<int> inspectPte(const InspectOptions& options, std::span<const std::uint8
   }
   Result<pte::Program> program = withContext(pte::readProgram(bytes), options.path);
   if (!program) return Unexpected(std::move(program).error());
-  std::string text =
-      options.json ? vgf::dumpJson(pte::toJson(*program)) + "\n" : pte::formatSummary(*program);
+  std::string text;
+  if (options.json) {
+    nlohmann::json json = pte::toJson(*program);
+    for (std::size_t p = 0; p < program->plans.size() && p < json["execution_plans"].size(); ++p) {
+      auto plan = pte::planVgfExecution(*program, std::to_string(p));
+      json["execution_plans"][p]["runs_with_openvgf"] = plan.has_value();
+      if (!plan) json["execution_plans"][p]["why_not"] = plan.error().message();
+    }
+    text = vgf::dumpJson(json) + "\n";
+  } else {
+    text = pte::formatSummary(*program) + pte::formatRunnability(*program);
+  }
   std::fwrite(text.data(), 1, text.size(), stdout);
   for (std::size_t p = 0; p < program->plans.size(); ++p) {
     const pte::ExecutionPlan& plan = program->plans[p];

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `openvgf inspect model.vgf`: text summary, `--json` (vgf_dump's structure),
+// `openvgf inspect model.vgf`: text summary (with the TOSA operators of any GRAPH segment),
+// `--json` (vgf_dump's structure),
 // `--dump-spirv N -o f.spv` and `--dump-constant N -o f.npy` (raw bytes unless -o ends in .npy).
 #include <fmt/ranges.h>
 
@@ -9,6 +10,8 @@
 
 #include "cli/command.h"
 #include "common/file_io.h"
+#include "converter/graph_segments.h"
+#include "converter/lower_vgf.h"
 #include "tosa/npy.h"
 #include "vgf/decoder.h"
 #include "vgf/json.h"
@@ -108,7 +111,12 @@ Result<int> inspectVgf(const InspectOptions& options, std::span<const std::uint8
     }
     return 0;
   }
+  // --json stays vgf_dump's structure; the TOSA operators of GRAPH segments are in the text view.
   std::string text = options.json ? vgf::dumpJson(vgf::toJson(file)) + "\n" : vgf::formatSummary(file);
+  if (!options.json && converter::hasGraphSegments(file)) {
+    OPENVGF_ASSIGN_OR_RETURN(std::string graphs, converter::listGraphSegments(file, options.path));
+    text += "TOSA graphs of the GRAPH segments (openvgf run lowers them to compute shaders):\n" + graphs;
+  }
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }

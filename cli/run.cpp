@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// `openvgf run MODEL`: runs a VGF on a Vulkan device or an Ethos-U stream in the simulator,
-// chosen from the file's content, through the handler registered for that kind.
+// `openvgf run MODEL`: runs a VGF (COMPUTE segments, or GRAPH segments lowered on the way),
+// an ExecuTorch program's VGF delegates on a Vulkan device, or an Ethos-U stream in the
+// simulator, chosen from the file's content, through the handler registered for that kind.
 #include "cli/command.h"
 #include "common/file_io.h"
 
@@ -9,7 +10,8 @@ namespace {
 
 void setup(CLI::App& sub, Action& action) {
   auto options = std::make_shared<RunOptions>();
-  sub.add_option("model", options->path, "A .vgf file, or an Ethos-U stream (.ethosu)")->required();
+  sub.add_option("model", options->path, "A .vgf file, an ExecuTorch program (.pte) with VgfBackend delegates, or an "
+                 "Ethos-U stream (.ethosu)")->required();
   sub.add_option("-i,--input", options->inputs,
                  "[NAME=]FILE.npy; without NAME inputs bind in the model's input order")
       ->required();
@@ -20,10 +22,18 @@ void setup(CLI::App& sub, Action& action) {
       ->check(CLI::PositiveNumber);
   sub.add_option("--profile", options->profile, "Write per-dispatch GPU timings as a Chrome trace (JSON)");
   sub.add_flag("--validate", options->validate, "Enable the Vulkan validation layer (also OPENVGF_VALIDATE=1)");
-  sub.add_option("--check", options->check,
-                 "Compare every output with the reference interpreter on MODEL.tosa (TOSA compliance rules)");
+  CLI::Option* check = sub.add_option("--check", options->check,
+                                      "Compare every output with the reference interpreter on MODEL.tosa (TOSA compliance "
+                                      "rules); without a file, on the TOSA graph the VGF's GRAPH segments (or the "
+                                      ".pte's delegates) carry")
+                           ->expected(0, 1)
+                           ->type_name("[MODEL.tosa]");
+  sub.add_option("--target", options->target,
+                 "How GRAPH segments are lowered to compute shaders: portable (default) or native");
+  sub.add_option("--plan", options->plan, "Execution plan of a .pte to run (default forward)");
   sub.add_flag("--no-pipeline-cache", options->noPipelineCache, "Do not read or write the pipeline cache");
-  action = [options]() -> Result<int> {
+  action = [options, check]() -> Result<int> {
+    options->checkSelf = check->count() > 0 && options->check.empty();
     if (!options->output.empty() && !options->outputDir.empty()) {
       return invalidInput("--output and --output-dir are mutually exclusive");
     }

@@ -3,6 +3,8 @@
 // order), runs the model on a Vulkan device through runner::Session, writes the outputs,
 // and optionally repeats (min/median latency), profiles (Chrome trace + summary) and checks
 // the outputs against the reference interpreter on a .tosa (--check; exit 1 on failure).
+// A VGF with GRAPH segments (Arm's encoding) is lowered to COMPUTE segments first (cached,
+// converter/lower_vgf.h); `--check` without a file then checks against the graph it carries.
 // Bad input is rejected before any device is touched.
 #include <algorithm>
 #include <cstdio>
@@ -13,6 +15,7 @@
 
 #include "cli/command.h"
 #include "common/file_io.h"
+#include "converter/lower_vgf.h"
 #include "runner/check.h"
 #include "runner/context.h"
 #include "runner/model.h"
@@ -28,35 +31,9 @@ namespace {
 // Reads every --input, converted to the type and shape of the model input it binds to.
 Result<std::vector<tosa::HostTensor>> readInputs(const RunOptions& options, const runner::Model& model) {
   const std::vector<runner::TensorInfo>& expected = model.inputs();
-  if (options.inputs.size() != expected.size()) {
-    std::string names;
-    for (const runner::TensorInfo& t : expected) names += fmt::format("{}'{}'", names.empty() ? "" : ", ", t.name);
-    return invalidInput("{}: --input: expected {} input(s) ({}), got {}", options.path, expected.size(), names,
-                        options.inputs.size());
-  }
-  std::vector<std::string> paths(expected.size());
-  std::vector<std::pair<std::string, std::string>> args;
-  for (const std::string& argument : options.inputs) args.push_back(splitNamedInput(argument));
-  for (const auto& [name, path] : args) {
-    if (name.empty()) continue;
-    std::optional<std::size_t> index = model.findInput(name);
-    if (!index) {
-      std::string names;
-      for (const runner::TensorInfo& t : expected) names += fmt::format("{}'{}'", names.empty() ? "" : ", ", t.name);
-      return invalidInput("{}: --input {}={}: expected an input name of the model ({}), got '{}'", options.path, name,
-                          path, names, name);
-    }
-    if (!paths[*index].empty()) {
-      return invalidInput("{}: --input {}: expected one file per input, got '{}' twice", options.path, name, name);
-    }
-    paths[*index] = path;
-  }
-  std::size_t next = 0;
-  for (const auto& [name, path] : args) {
-    if (!name.empty()) continue;
-    while (!paths[next].empty()) ++next;
-    paths[next] = path;
-  }
+  std::vector<std::string> names;
+  for (const runner::TensorInfo& t : expected) names.push_back(t.name);
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::string> paths, bindInputPaths(options, names));
   std::vector<tosa::HostTensor> tensors;
   for (std::size_t i = 0; i < expected.size(); ++i) {
     Result<tosa::HostTensor> tensor = tosa::npy::readTensor(paths[i], expected[i].dtype, expected[i].shape);
@@ -64,6 +41,44 @@ Result<std::vector<tosa::HostTensor>> readInputs(const RunOptions& options, cons
     tensors.push_back(std::move(*tensor));
   }
   return tensors;
+}
+
+// A VGF with GRAPH segments, lowered for the shapes of the given input arrays; with --check and
+// no file, also the TOSA graph it carries as the reference.
+struct PreparedGraphVgf {
+  std::vector<std::uint8_t> lowered;
+  std::vector<bool> unsignedOutputs;
+  std::optional<tosa::Graph> reference;
+};
+
+Result<PreparedGraphVgf> prepareGraphVgf(const RunOptions& options, std::span<const std::uint8_t> bytes, const vgf::File& file) {
+  std::vector<std::string> names;
+  for (const vgf::BindingSlot& slot : file.inputs) names.push_back(converter::resourceTensorName(file, slot.mrtIndex));
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::string> paths, bindInputPaths(options, names));
+  std::vector<tosa::Shape> shapes;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    Result<tosa::npy::Array> array = tosa::npy::readFile(paths[i]);
+    if (!array) return Unexpected(std::move(array).error().addContext(fmt::format("input '{}'", names[i])));
+    shapes.push_back(array->shape);
+  }
+  OPENVGF_ASSIGN_OR_RETURN(converter::KnownShapes known, converter::modelInputShapes(file, shapes, options.path));
+  PreparedGraphVgf out;
+  if (options.checkSelf) {
+    OPENVGF_ASSIGN_OR_RETURN(converter::GraphRun run, converter::decodeGraphModel(file, known, options.path));
+    out.reference = std::move(run.graph);
+  }
+  converter::LowerOptions lowerOptions;
+  lowerOptions.convert.target = options.target;
+  OPENVGF_ASSIGN_OR_RETURN(converter::LoweredModel model,
+                           converter::lowerGraphSegments(bytes, file, known, options.path, lowerOptions));
+  if (model.cacheHit) {
+    spdlog::info("{}: lowered VGF from the cache ({})", options.path, model.cacheFile.string());
+  } else {
+    spdlog::info("{}: lowered {} GRAPH segment run(s) into {} COMPUTE segments", options.path, model.graphRuns, model.kernels);
+  }
+  out.lowered = std::move(model.vgf);
+  out.unsignedOutputs = converter::unsignedOutputs(file);
+  return out;
 }
 
 double median(std::vector<double> values) {
@@ -75,13 +90,22 @@ double median(std::vector<double> values) {
 Result<int> runVgf(const RunOptions& options, std::span<const std::uint8_t> bytes) {
   Result<vgf::File> decoded = withContext(vgf::decode(bytes), options.path);
   if (!decoded) return Unexpected(std::move(decoded).error());
+  PreparedGraphVgf graphVgf;
+  if (converter::hasGraphSegments(*decoded)) {
+    OPENVGF_ASSIGN_OR_RETURN(graphVgf, prepareGraphVgf(options, bytes, *decoded));
+    decoded = withContext(vgf::decode(graphVgf.lowered), options.path);
+    if (!decoded) return Unexpected(std::move(decoded).error());
+  } else if (options.checkSelf) {
+    return invalidInput("{}: --check: expected MODEL.tosa for a VGF of COMPUTE segments (it carries no TOSA graph)",
+                        options.path);
+  }
   OPENVGF_ASSIGN_OR_RETURN(runner::Model model, runner::Model::create(*decoded, options.path));
   if (!options.output.empty() && model.outputs().size() != 1) {
     return invalidInput("{}: --output: expected a model with one output, got {}; use --output-dir DIR", options.path,
                         model.outputs().size());
   }
   OPENVGF_ASSIGN_OR_RETURN(std::vector<tosa::HostTensor> inputs, readInputs(options, model));
-  std::optional<tosa::Graph> reference;
+  std::optional<tosa::Graph> reference = std::move(graphVgf.reference);
   if (!options.check.empty()) {
     OPENVGF_ASSIGN_OR_RETURN(reference, tosa::readGraph(std::filesystem::path(options.check)));
   }
@@ -110,8 +134,9 @@ Result<int> runVgf(const RunOptions& options, std::span<const std::uint8_t> byte
     if (sessionOptions.profile) recorder.add(session.lastTiming());
   }
 
+  auto isUnsigned = [&](std::size_t i) { return i < graphVgf.unsignedOutputs.size() && graphVgf.unsignedOutputs[i]; };
   if (!options.output.empty()) {
-    OPENVGF_TRY(tosa::npy::writeTensor(options.output, outputs[0]));
+    OPENVGF_TRY(tosa::npy::writeTensor(options.output, outputs[0], isUnsigned(0)));
   } else if (!options.outputDir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(options.outputDir, ec);
@@ -119,7 +144,7 @@ Result<int> runVgf(const RunOptions& options, std::span<const std::uint8_t> byte
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       std::filesystem::path path =
           std::filesystem::path(options.outputDir) / (sanitizeFileName(session.outputs()[i].name) + ".npy");
-      OPENVGF_TRY(tosa::npy::writeTensor(path, outputs[i]));
+      OPENVGF_TRY(tosa::npy::writeTensor(path, outputs[i], isUnsigned(i)));
     }
   }
   if (sessionOptions.profile) {
@@ -133,7 +158,7 @@ Result<int> runVgf(const RunOptions& options, std::span<const std::uint8_t> byte
     for (const runner::TensorInfo& t : model.inputs()) inputNames.push_back(t.name);
     for (const runner::TensorInfo& t : model.outputs()) outputNames.push_back(t.name);
     auto checks = runner::checkAgainstReference(*reference, inputNames, inputs, outputNames, outputs);
-    if (!checks) return Unexpected(std::move(checks).error().addContext(options.check));
+    if (!checks) return Unexpected(std::move(checks).error().addContext(options.checkSelf ? options.path : options.check));
     for (const runner::OutputCheck& c : *checks) {
       std::printf("%s\n", runner::formatCheck(c).c_str());
       if (!c.verdict.pass) exitCode = 1;

@@ -80,15 +80,17 @@ Result<std::vector<std::uint32_t>> readCached(const std::filesystem::path& file)
 
 }  // namespace
 
-std::filesystem::path defaultCacheDir() {
+std::filesystem::path cacheRoot() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
-    return std::filesystem::path(xdg) / "openvgf" / "spirv";
+    return std::filesystem::path(xdg) / "openvgf";
   }
   if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-    return std::filesystem::path(home) / ".cache" / "openvgf" / "spirv";
+    return std::filesystem::path(home) / ".cache" / "openvgf";
   }
-  return std::filesystem::temp_directory_path() / "openvgf" / "spirv";
+  return std::filesystem::temp_directory_path() / "openvgf";
 }
+
+std::filesystem::path defaultCacheDir() { return cacheRoot() / "spirv"; }
 
 Result<std::string> instantiatedSource(const ShaderInstance& instance) {
   auto text = shaders::find(instance.templateName);

@@ -51,7 +51,10 @@ Result<std::vector<std::uint32_t>> compileShader(const ShaderInstance& instance,
 /// depend on thread scheduling.
 Result<CompileResult> compileShaders(const std::vector<ShaderInstance>& instances, const CompileOptions& options);
 
-/// Default cache folder.
+/// The root of openvgf's on-disk caches: $XDG_CACHE_HOME/openvgf, else ~/.cache/openvgf, else
+/// <temp>/openvgf.
+std::filesystem::path cacheRoot();
+/// Default SPIR-V cache folder: cacheRoot()/spirv.
 std::filesystem::path defaultCacheDir();
 
 }  // namespace openvgf::converter

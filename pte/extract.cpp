@@ -7,6 +7,7 @@
 #include <charconv>
 
 #include "common/sha256.h"
+#include "ethosu/cop1.h"
 #include "vgf/json.h"
 #include "vgf/summary.h"
 
@@ -31,6 +32,17 @@ std::string_view extensionFor(PayloadKind kind) {
     case PayloadKind::Raw: break;
   }
   return ".bin";
+}
+
+/// The accelerator a vela_bin_stream's COP1 CONFIG image names ("ethos-u85-256"), or why
+/// there is none.
+std::string velaAccelerator(const VelaStream& v) {
+  if (v.commandStreamMagic != "COP1") return "unknown (no COP1 command stream)";
+  Result<::openvgf::ethosu::Cop1Payload> cop1 = ::openvgf::ethosu::readCop1(v.commandStream);
+  if (!cop1) return "unknown (" + cop1.error().message() + ")";
+  Result<::openvgf::ethosu::AcceleratorConfig> config = ::openvgf::ethosu::acceleratorFromConfigWord(cop1->config);
+  if (!config) return "unknown (" + config.error().message() + ")";
+  return std::string(config->name);
 }
 
 /// Compile-spec values are usually UTF-8 text; anything else is shown as hex.
@@ -174,6 +186,7 @@ std::string formatSummary(const Program& program) {
           line(fmt::format("      command stream {} ({} bytes), weights {} bytes, scratch {} bytes",
                            v.commandStreamMagic, v.commandStream.size(), v.weights.size(),
                            v.scratchSize ? fmt::format("{}", *v.scratchSize) : std::string("?")));
+          line(fmt::format("      accelerator {}", velaAccelerator(v)));
         }
         for (const VelaExternalRef& ref : v.externalBlocks) {
           line(fmt::format("      {} is external (.ptd named data key {})", ref.block, ref.key));
@@ -246,6 +259,7 @@ nlohmann::json toJson(const Program& program) {
                                     {"external_blocks", external},
                                     {"unknown_blocks", v.unknownBlocks}};
         if (v.scratchSize) entry["vela_bin_stream"]["scratch_size"] = *v.scratchSize;
+        if (!v.commandStreamMagic.empty()) entry["vela_bin_stream"]["accelerator"] = velaAccelerator(v);
       }
       if (delegate.kind == PayloadKind::Vgf && delegate.payloadProblem.empty()) {
         std::vector<std::uint8_t> storage;

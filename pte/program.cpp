@@ -90,7 +90,135 @@ void recognisePayload(Delegate& delegate) {
   }
 }
 
+std::vector<std::int32_t> ints(const flatbuffers::Vector<std::int32_t>* v) {
+  return v == nullptr ? std::vector<std::int32_t>{} : std::vector<std::int32_t>(v->begin(), v->end());
+}
+
+Value readValue(const schema::EValue* e) {
+  Value v;
+  if (e == nullptr) return v;
+  v.kind = static_cast<Value::Kind>(e->val_type());
+  switch (e->val_type()) {
+    case schema::KernelTypes::Int: v.intValue = e->val_as_Int()->int_val(); break;
+    case schema::KernelTypes::Bool: v.intValue = e->val_as_Bool()->bool_val() ? 1 : 0; break;
+    case schema::KernelTypes::Tensor: {
+      const schema::Tensor* t = e->val_as_Tensor();
+      v.scalarType = t->scalar_type();
+      v.sizes = ints(t->sizes());
+      if (t->dim_order() != nullptr) v.dimOrder.assign(t->dim_order()->begin(), t->dim_order()->end());
+      v.dataBufferIndex = t->data_buffer_idx();
+      break;
+    }
+    case schema::KernelTypes::IntList:
+      if (const auto* items = e->val_as_IntList()->items()) v.items.assign(items->begin(), items->end());
+      break;
+    case schema::KernelTypes::TensorList:
+      if (const auto* items = e->val_as_TensorList()->items()) v.items.assign(items->begin(), items->end());
+      break;
+    case schema::KernelTypes::OptionalTensorList:
+      if (const auto* items = e->val_as_OptionalTensorList()->items()) v.items.assign(items->begin(), items->end());
+      break;
+    default:
+      if (static_cast<std::uint8_t>(e->val_type()) > static_cast<std::uint8_t>(Value::Kind::OptionalTensorList)) {
+        v.kind = Value::Kind::None;
+      }
+      break;
+  }
+  return v;
+}
+
+Instruction readInstruction(const schema::Instruction* i) {
+  Instruction out;
+  if (i == nullptr) return out;
+  switch (i->instr_args_type()) {
+    case schema::InstructionArguments::KernelCall:
+      out.kind = Instruction::Kind::KernelCall;
+      out.index = i->instr_args_as_KernelCall()->op_index();
+      out.args = ints(i->instr_args_as_KernelCall()->args());
+      break;
+    case schema::InstructionArguments::DelegateCall:
+      out.kind = Instruction::Kind::DelegateCall;
+      out.index = i->instr_args_as_DelegateCall()->delegate_index();
+      out.args = ints(i->instr_args_as_DelegateCall()->args());
+      break;
+    case schema::InstructionArguments::MoveCall:
+      out.kind = Instruction::Kind::MoveCall;
+      out.index = i->instr_args_as_MoveCall()->move_from();
+      out.target = i->instr_args_as_MoveCall()->move_to();
+      break;
+    case schema::InstructionArguments::JumpFalseCall:
+      out.kind = Instruction::Kind::JumpFalseCall;
+      out.index = i->instr_args_as_JumpFalseCall()->cond_value_index();
+      out.target = i->instr_args_as_JumpFalseCall()->destination_instruction();
+      break;
+    case schema::InstructionArguments::FreeCall:
+      out.kind = Instruction::Kind::FreeCall;
+      out.index = i->instr_args_as_FreeCall()->value_index();
+      break;
+    default: break;
+  }
+  return out;
+}
+
+/// The instruction chain of a plan: values, interface, instructions, operators.
+void readPlanContents(const schema::ExecutionPlan* plan, ExecutionPlan& out) {
+  if (const auto* values = plan->values()) {
+    for (const schema::EValue* e : *values) out.values.push_back(readValue(e));
+  }
+  out.inputs = ints(plan->inputs());
+  out.outputs = ints(plan->outputs());
+  if (const auto* chains = plan->chains()) {
+    for (const schema::Chain* chain : *chains) {
+      std::vector<Instruction> instructions;
+      if (chain->instructions() != nullptr) {
+        for (const schema::Instruction* i : *chain->instructions()) instructions.push_back(readInstruction(i));
+      }
+      out.chains.push_back(std::move(instructions));
+    }
+  }
+  if (const auto* operators = plan->operators()) {
+    for (const schema::Operator* op : *operators) {
+      out.operators.push_back({op->name() == nullptr ? std::string() : std::string(op->name()->string_view()),
+                               op->overload() == nullptr ? std::string() : std::string(op->overload()->string_view())});
+    }
+  }
+}
+
 }  // namespace
+
+std::string_view toString(Value::Kind kind) {
+  switch (kind) {
+    case Value::Kind::None: return "None";
+    case Value::Kind::Null: return "Null";
+    case Value::Kind::Int: return "Int";
+    case Value::Kind::Bool: return "Bool";
+    case Value::Kind::Double: return "Double";
+    case Value::Kind::Tensor: return "Tensor";
+    case Value::Kind::String: return "String";
+    case Value::Kind::IntList: return "IntList";
+    case Value::Kind::DoubleList: return "DoubleList";
+    case Value::Kind::BoolList: return "BoolList";
+    case Value::Kind::TensorList: return "TensorList";
+    case Value::Kind::OptionalTensorList: return "OptionalTensorList";
+  }
+  return "None";
+}
+
+std::string scalarTypeName(std::int8_t scalarType) {
+  switch (scalarType) {
+    case 0: return "Byte";
+    case 1: return "Char";
+    case 2: return "Short";
+    case 3: return "Int";
+    case 4: return "Long";
+    case 5: return "Half";
+    case 6: return "Float";
+    case 7: return "Double";
+    case 11: return "Bool";
+    case 15: return "BFloat16";
+    default: return fmt::format("ScalarType({})", scalarType);
+  }
+}
 
 std::string_view toString(DataLocation location) {
   return location == DataLocation::Segment ? "SEGMENT" : "INLINE";
@@ -240,6 +368,7 @@ Result<Program> readProgram(std::span<const std::uint8_t> bytes) {
         out.delegates.push_back(std::move(delegate));
       }
     }
+    readPlanContents(plan, out);
     program.plans.push_back(std::move(out));
   }
   return program;

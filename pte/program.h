@@ -17,10 +17,17 @@
 #include <vector>
 
 #include "common/error.h"
-#include "pte/vela_bin_stream.h"
+#include "ethosu/vela_bin_stream.h"
 #include "vgf/file.h"
 
 namespace openvgf::pte {
+
+// Ethos-U payloads are read with the format library's vela_bin_stream reader.
+using ::openvgf::ethosu::VelaBlock;
+using ::openvgf::ethosu::VelaExternalRef;
+using ::openvgf::ethosu::VelaIo;
+using ::openvgf::ethosu::VelaStream;
+using ::openvgf::ethosu::parseVelaBinStream;
 
 enum class DataLocation : std::uint8_t { Inline = 0, Segment = 1 };
 std::string_view toString(DataLocation location);  // "INLINE" / "SEGMENT"
@@ -49,9 +56,44 @@ struct Delegate {
   std::optional<VelaStream> vela;  // parsed Ethos-U stream
 };
 
+/// An EValue of a plan (schema KernelTypes). Only what planning needs is kept.
+struct Value {
+  enum class Kind : std::uint8_t {
+    None = 0, Null, Int, Bool, Double, Tensor, String, IntList, DoubleList, BoolList, TensorList, OptionalTensorList
+  };
+  Kind kind = Kind::None;
+  std::int64_t intValue = 0;             // Int, Bool
+  std::int8_t scalarType = 0;            // Tensor: ExecuTorch ScalarType
+  std::vector<std::int32_t> sizes;       // Tensor
+  std::vector<std::uint8_t> dimOrder;    // Tensor (empty: contiguous)
+  std::uint32_t dataBufferIndex = 0;     // Tensor: > 0 when the program holds its data
+  std::vector<std::int64_t> items;       // IntList; TensorList / OptionalTensorList value indexes
+};
+std::string_view toString(Value::Kind kind);
+/// "Float", "Char", "Byte", ... (ExecuTorch ScalarType names); "ScalarType(<n>)" otherwise.
+std::string scalarTypeName(std::int8_t scalarType);
+
+struct Instruction {
+  enum class Kind : std::uint8_t { None = 0, KernelCall, DelegateCall, MoveCall, JumpFalseCall, FreeCall };
+  Kind kind = Kind::None;
+  std::int32_t index = 0;          // op_index, delegate_index, move_from, cond_value_index, value_index
+  std::int32_t target = 0;         // MoveCall: move_to; JumpFalseCall: destination_instruction
+  std::vector<std::int32_t> args;  // KernelCall / DelegateCall: value indexes
+};
+
+struct Operator {
+  std::string name;      // e.g. "aten::view_copy"
+  std::string overload;  // e.g. "out"
+};
+
 struct ExecutionPlan {
   std::string name;
   std::vector<Delegate> delegates;
+  std::vector<Value> values;
+  std::vector<std::int32_t> inputs;   // value indexes
+  std::vector<std::int32_t> outputs;  // value indexes
+  std::vector<std::vector<Instruction>> chains;
+  std::vector<Operator> operators;
 };
 
 struct ExtendedHeader {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 #include <spirv-tools/libspirv.hpp>
@@ -483,20 +484,31 @@ Status Model::checkDataflow() const {
   std::vector<bool> written(n, false), io(n, false);
   for (const TensorInfo& t : inputs_) io[t.mrtIndex] = true;
   for (const TensorInfo& t : outputs_) io[t.mrtIndex] = true;
+  // Members of an alias group are views of one memory object (a compute segment's buffer and a
+  // graph segment's tensor view of the same value), so a write through one initializes all.
+  std::set<std::uint32_t> writtenGroups;
+  auto initialized = [&](std::uint32_t index) {
+    const std::uint32_t group = resources_[index].aliasGroup;
+    return written[index] || (group != vgf::kUnset && writtenGroups.contains(group));
+  };
   for (std::size_t s = 0; s < segments_.size(); ++s) {
     for (const BindingInfo& b : segments_[s].bindings) {
       if (!b.used) continue;  // bound but never accessed (e.g. the output of a split-K partial pass)
       const ResourceInfo& r = resources_[b.mrtIndex];
       if (first[b.mrtIndex] < 0) {
         first[b.mrtIndex] = static_cast<std::int64_t>(s);
-        if (r.category == ResourceCategory::Intermediate && !io[b.mrtIndex] && b.access == Access::Read) {
+        if (r.category == ResourceCategory::Intermediate && !io[b.mrtIndex] && b.access == Access::Read &&
+            !initialized(b.mrtIndex)) {
           return invalidInput("segments[{}] '{}': set {} binding {}: expected {} to be written by an earlier segment "
                               "before it is read, got a read first",
                               s, segments_[s].name, b.set, b.binding, describeTensor(b.mrtIndex));
         }
       }
       last[b.mrtIndex] = static_cast<std::int64_t>(s);
-      if (b.access != Access::Read) written[b.mrtIndex] = true;
+      if (b.access != Access::Read) {
+        written[b.mrtIndex] = true;
+        if (r.aliasGroup != vgf::kUnset) writtenGroups.insert(r.aliasGroup);
+      }
     }
   }
   for (const TensorInfo& t : outputs_) {

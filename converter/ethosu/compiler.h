@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Ethos-U backend entry point: lowers a quantised int8 TOSA graph to one NPU operation per
-// (fused) graph operation, plans the scratch arena, encodes weights and scales, emits the
-// register command stream and packages it as COP1 + vela_bin_stream.
+// The Ethos-U backend entry point: verifies the TOSA graph, runs the shared graph passes
+// (constant folding, dead-code elimination), lowers the int8 graph to one NPU operation per
+// (fused) graph operation, chooses block configurations, encodes weights and scales, plans the
+// scratch arena, emits the register command stream and packages it as COP1 +
+// vela_bin_stream.
 //
 // Supported (int8 activations, NHWC): CONV2D / DEPTHWISE_CONV2D (multiplier 1) / MATMUL with a
 // constant B, each followed by RESCALE int32->int8 [+ CLAMP]; MAX_POOL2D; AVG_POOL2D (with
@@ -21,13 +23,13 @@
 #include <vector>
 
 #include "common/error.h"
-#include "converter/ethosu/accelerator.h"
+#include "ethosu/accelerator.h"
 #include "tosa/graph.h"
 
 namespace openvgf::converter::ethosu {
 
 struct CompileOptions {
-  std::string target{kDefaultAccelerator};
+  std::string target{::openvgf::ethosu::kDefaultAccelerator};
 };
 
 struct CompileStats {
@@ -56,7 +58,9 @@ struct CompiledModel {
   CompileStats stats;
 };
 
-/// `sourceName` prefixes error messages (usually the .tosa path).
+/// `sourceName` prefixes error messages (usually the .tosa path). A graph that breaks a TOSA
+/// rule is InvalidInput, an operator or shape the backend does not run Unsupported (both
+/// exit 2 in the CLI); nothing in the graph can make it crash.
 Result<CompiledModel> compile(const tosa::Graph& graph, const CompileOptions& options, std::string_view sourceName);
 
 }  // namespace openvgf::converter::ethosu

@@ -27,6 +27,18 @@ struct RunOutcome {
   std::vector<runner::OutputCheck> checks;
 };
 
+/// Runs a VGF once on the default device with the validation layer on. An Environment error
+/// (no Vulkan driver) is passed on so callers can skip.
+inline Result<std::vector<tosa::HostTensor>> runOnDevice(const vgf::File& file, const std::vector<tosa::HostTensor>& inputs) {
+  OPENVGF_ASSIGN_OR_RETURN(runner::Model model, runner::Model::create(file, "model.vgf"));
+  runner::ContextOptions contextOptions;
+  contextOptions.validate = true;
+  contextOptions.pipelineCache = false;
+  OPENVGF_ASSIGN_OR_RETURN(auto context, runner::Context::create(contextOptions, model));
+  OPENVGF_ASSIGN_OR_RETURN(runner::Session session, runner::Session::create(*context, model));
+  return session.run(inputs);
+}
+
 inline RunOutcome convertRunCheck(const tosa::Graph& graph, const std::vector<tosa::HostTensor>& inputs,
                                   converter::ConvertOptions options = {}) {
   RunOutcome outcome;

@@ -10,8 +10,11 @@
 #include <sstream>
 
 #include "common/file_io.h"
-#include "runner/ethosu/disassembler.h"
-#include "runner/ethosu/payload.h"
+#include "ethosu/cop1.h"
+#include "ethosu/disassembler.h"
+#include "ethosu/registers.h"
+#include "ethosu/vela_bin_stream.h"
+#include "runner/ethosu/session.h"
 #include "tests/ethosu/graph_util.h"
 #include "tests/support/cli_runner.h"
 #include "tosa/npy.h"
@@ -42,12 +45,22 @@ tosa::Graph smallModel() {
   return g.graph();
 }
 
+/// Runs dir/small.ethosu on a random input with `--check dir/small.tosa`: bit-exact or fail.
+void expectCheckPasses(const fs::path& dir, unsigned seed) {
+  std::mt19937 rng(seed);
+  ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", randomInt8({1, 8, 8, 16}, rng)));
+  CommandResult run = runCli("run " + (dir / "small.ethosu").string() + " --input " + (dir / "x.npy").string() +
+                             " --check " + (dir / "small.tosa").string());
+  EXPECT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_NE(run.output.find("check: PASS"), std::string::npos) << run.output;
+}
+
 TEST(EthosUCli, DisassemblyOfASmallModelMatchesTheGoldenText) {
   auto model = converter::ethosu::compile(smallModel(), {}, "small.tosa");
   ASSERT_TRUE(model) << model.error().message();
   auto loaded = runner::ethosu::loadModel(model->velaBinStream, "small.ethosu");
   ASSERT_TRUE(loaded) << loaded.error().message();
-  const std::string text = runner::ethosu::disassemble(loaded->commands, loaded->accelerator.product);
+  const std::string text = ::openvgf::ethosu::disassemble(loaded->commands, loaded->accelerator.product);
   const fs::path golden = fs::path(OPENVGF_TEST_DATA) / "ethosu" / "small_conv_pool.txt";
   if (std::getenv("OPENVGF_UPDATE_GOLDEN")) {
     ASSERT_TRUE(writeFileAtomic(golden, text));
@@ -69,7 +82,7 @@ TEST(EthosUCli, InspectAndRunWithCheck) {
 
   CommandResult inspect = runCli("inspect " + (dir / "small.ethosu").string());
   EXPECT_EQ(inspect.exitCode, 0) << inspect.output;
-  EXPECT_NE(inspect.output.find("accelerator: Ethos-U55 128 MACs/cycle, 24 KB SHRAM"), std::string::npos) << inspect.output;
+  EXPECT_NE(inspect.output.find("accelerator: Ethos-U55 (ethos-u55-128) 128 MACs/cycle, 24 KB SHRAM"), std::string::npos) << inspect.output;
   EXPECT_NE(inspect.output.find("NPU_OP_CONV"), std::string::npos);
   EXPECT_NE(inspect.output.find("NPU_OP_POOL mode=MAX"), std::string::npos);
   CommandResult json = runCli("inspect --json " + (dir / "small.ethosu").string());
@@ -87,10 +100,8 @@ TEST(EthosUCli, InspectAndRunWithCheck) {
 
   // A stream that disagrees with the graph: corrupt one weight value so the check fails.
   std::vector<std::uint8_t> bad = model->velaBinStream;
-  auto loaded = runner::ethosu::loadModel(bad, "x");
-  ASSERT_TRUE(loaded);
   // weight_data is the third block: find it and flip a bit in the middle of the weights.
-  const std::size_t cmdPadded = (loaded->stream.cmdData.size() + 15) / 16 * 16;
+  const std::size_t cmdPadded = (model->cop1.size() + 15) / 16 * 16;
   const std::size_t weightStart = 32 + 32 + cmdPadded + 32;
   bad[weightStart + 200] ^= 0x02;
   ASSERT_TRUE(writeFileAtomic(dir / "bad.ethosu", bad));
@@ -104,7 +115,7 @@ TEST(EthosUCli, InspectAndRunWithCheck) {
   ASSERT_TRUE(writeFileAtomic(dir / "truncated.ethosu", truncated));
   CommandResult t = runCli("inspect " + (dir / "truncated.ethosu").string());
   EXPECT_EQ(t.exitCode, 2) << t.output;
-  EXPECT_NE(t.output.find("block 'cmd_data' at offset 32"), std::string::npos) << t.output;
+  EXPECT_NE(t.output.find("truncated.ethosu: vela_bin_stream: block 1 'cmd_data': size"), std::string::npos) << t.output;
 
   std::vector<std::uint8_t> badOpcode = model->cop1;
   badOpcode[32] = 0x06;  // first command becomes 0x106, which does not exist
@@ -131,12 +142,7 @@ TEST(EthosUCli, ConvertToEthosUWritesTheFileAndPrintsStats) {
   EXPECT_NE(out.find("scale bytes:       160"), std::string::npos) << out;
   // 147456 MACs / 64 per cycle + a 2x2 max pool over 4x4x16 outputs (256 x 4 / 8-element micro-blocks).
   EXPECT_NE(out.find("estimated cycles:  2432"), std::string::npos) << out;
-  std::mt19937 rng(6);
-  ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", randomInt8({1, 8, 8, 16}, rng)));
-  CommandResult run = runCli("run " + (dir / "small.ethosu").string() + " --input " + (dir / "x.npy").string() +
-                             " --check " + (dir / "small.tosa").string());
-  EXPECT_EQ(run.exitCode, 0) << run.output;
-  EXPECT_NE(run.output.find("check: PASS"), std::string::npos) << run.output;
+  expectCheckPasses(dir, 6);
   // Bad input: an unknown target, an unsupported operator; nothing is written.
   CommandResult bad = runCli("convert " + (dir / "small.tosa").string() + " --target ethos-u55-100 -o " +
                              (dir / "other.ethosu").string());
@@ -151,18 +157,34 @@ TEST(EthosUCli, TwoCoreTargetConvertsRunsAndDisassembles) {
   CommandResult convert = runCli("convert " + (dir / "small.tosa").string() + " --target ethos-u65-512 -o " +
                                  (dir / "small.ethosu").string());
   ASSERT_EQ(convert.exitCode, 0) << convert.output;
-  std::mt19937 rng(8);
-  ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", randomInt8({1, 8, 8, 16}, rng)));
-  CommandResult run = runCli("run " + (dir / "small.ethosu").string() + " --input " + (dir / "x.npy").string() +
-                             " --check " + (dir / "small.tosa").string());
-  EXPECT_EQ(run.exitCode, 0) << run.output;
-  EXPECT_NE(run.output.find("check: PASS"), std::string::npos) << run.output;
+  expectCheckPasses(dir, 8);
   CommandResult inspect = runCli("inspect " + (dir / "small.ethosu").string());
   EXPECT_EQ(inspect.exitCode, 0) << inspect.output;
-  EXPECT_NE(inspect.output.find("Ethos-U65 512 MACs/cycle, 96 KB SHRAM, 2 cores"), std::string::npos) << inspect.output;
-  EXPECT_NE(inspect.output.find("NPU_SET_PARALLEL_MODE 1 (DUAL_CORE_DEPTH)"), std::string::npos) << inspect.output;
+  EXPECT_NE(inspect.output.find("Ethos-U65 (ethos-u65-512) 512 MACs/cycle, 96 KB SHRAM, 2 cores"), std::string::npos) << inspect.output;
+  EXPECT_NE(inspect.output.find("NPU_SET_PARALLEL_MODE mode=DUAL_CORE_DEPTH"), std::string::npos) << inspect.output;
   EXPECT_NE(inspect.output.find("NPU_SET_WEIGHT1_BASE"), std::string::npos) << inspect.output;
   EXPECT_NE(inspect.output.find("NPU_SET_SCALE1_LENGTH 80"), std::string::npos) << inspect.output;
+  fs::remove_all(dir);
+}
+
+TEST(EthosUCli, U85TargetConvertsRunsAndDisassembles) {
+  const fs::path dir = tempDir();
+  ASSERT_TRUE(tosa::writeGraph(smallModel(), dir / "small.tosa"));
+  CommandResult convert = runCli("convert " + (dir / "small.tosa").string() + " --target ethos-u85-256 --stats -o " +
+                                 (dir / "small.ethosu").string());
+  ASSERT_EQ(convert.exitCode, 0) << convert.output;
+  EXPECT_NE(convert.output.find("target:            ethos-u85-256"), std::string::npos) << convert.output;
+  EXPECT_NE(convert.output.find("npu operations:    2"), std::string::npos) << convert.output;
+  EXPECT_NE(convert.output.find("estimated cycles:"), std::string::npos) << convert.output;
+  expectCheckPasses(dir, 85);
+  CommandResult inspect = runCli("inspect " + (dir / "small.ethosu").string());
+  EXPECT_EQ(inspect.exitCode, 0) << inspect.output;
+  EXPECT_NE(inspect.output.find("Ethos-U85 (ethos-u85-256) 256 MACs/cycle (CONFIG 0x20000118"), std::string::npos)
+      << inspect.output;
+  EXPECT_NE(inspect.output.find("NPU_SET_WEIGHT_FORMAT format=SWD"), std::string::npos) << inspect.output;
+  EXPECT_NE(inspect.output.find("NPU_SET_ACC_FORMAT format=I32 input=RESET output=ENABLE microblock="), std::string::npos)
+      << inspect.output;
+  EXPECT_EQ(inspect.output.find("UNKNOWN"), std::string::npos) << inspect.output;
   fs::remove_all(dir);
 }
 
@@ -217,32 +239,43 @@ TEST(EthosUCli, StreamClaimsBeyondTheLimitsExitTwoNamingTheFile) {
   const fs::path dir = tempDir();
   auto model = converter::ethosu::compile(smallModel(), {}, "small.tosa");
   ASSERT_TRUE(model) << model.error().message();
-  auto good = runner::ethosu::readVelaBinStream(model->velaBinStream, "small.ethosu");
+  auto good = ::openvgf::ethosu::parseVelaBinStream(model->velaBinStream);
   ASSERT_TRUE(good) << good.error().message();
   std::mt19937 rng(9);
   ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", randomInt8({1, 8, 8, 16}, rng)));
   struct Case {
     std::string name, expected;
-    runner::ethosu::VelaBinStream stream;
+    std::vector<std::uint8_t> cop1;
+    std::uint32_t scratchSize;
+    std::vector<::openvgf::ethosu::VelaIo> inputs, outputs;
   };
+  const Case base{"", "", model->cop1, *good->scratchSize, good->inputs, good->outputs};
   std::vector<Case> cases;
-  cases.push_back({"scratch", "expected a scratch arena of at most 268435456 bytes, got 4294967295", *good});
-  cases.back().stream.scratchSize = 0xFFFFFFFF;
-  cases.push_back({"io_overflow", "expected at most 268435456 bytes (the scratch arena's limit)", *good});
-  cases.back().stream.inputs[0].shape = {65536, 65536, 65536, 65536, 1, 1};  // 2^64 bytes: 0 when wrapped
-  cases.push_back({"outside", "expected within the region", *good});
+  cases.push_back(base);
+  cases.back().name = "scratch";
+  cases.back().expected = "scratch_size: 4294967295 bytes exceeds the simulator's limit of 268435456 bytes";
+  cases.back().scratchSize = 0xFFFFFFFF;
+  cases.push_back(base);
+  cases.back().name = "io_overflow";
+  cases.back().expected = "expected at most 268435456 bytes (the scratch arena's limit)";
+  cases.back().inputs[0].shape = {65536, 65536, 65536, 65536, 1, 1};  // 2^64 bytes: 0 when wrapped
+  cases.push_back(base);
+  cases.back().name = "outside";
+  cases.back().expected = "expected within the scratch arena";
   // Room for the input only: the convolution's output lands past the end of the arena.
-  cases.back().stream.scratchSize = static_cast<std::uint32_t>(good->inputs[0].offset + 8 * 8 * 16);
+  cases.back().scratchSize = static_cast<std::uint32_t>(good->inputs[0].offset + 8 * 8 * 16);
   // Zero strides keep every access of a 65536 x 65536 output in bounds: 2^44 multiply-
   // accumulates, which ran for hours before the simulator's work limit.
-  cases.push_back({"work", "the simulator's work limit", *good});
+  cases.push_back(base);
+  cases.back().name = "work";
+  cases.back().expected = "the simulator's work limit";
   {
     auto loaded = runner::ethosu::loadModel(model->velaBinStream, "small.ethosu");
     ASSERT_TRUE(loaded) << loaded.error().message();
-    runner::ethosu::Cop1Payload payload = loaded->payload;
-    for (const runner::ethosu::Command& command : loaded->commands) {
-      if (runner::ethosu::isOperation(command)) break;
-      const std::string_view name = runner::ethosu::commandName(command.code, command.isCmd1, loaded->accelerator.product);
+    ::openvgf::ethosu::Cop1Payload payload = loaded->payload;
+    for (const ::openvgf::ethosu::Command& command : loaded->commands) {
+      if (::openvgf::ethosu::isOperation(command)) break;
+      const std::string_view name = ::openvgf::ethosu::commandName(loaded->accelerator.product, command.code, command.isCmd1);
       const std::size_t at = command.wordOffset * 4;
       if (name.find("STRIDE_") != std::string::npos && name.find("KERNEL") == std::string::npos) {
         std::fill_n(payload.commandStream.begin() + static_cast<std::ptrdiff_t>(at + 4), 4, 0);
@@ -251,13 +284,15 @@ TEST(EthosUCli, StreamClaimsBeyondTheLimitsExitTwoNamingTheFile) {
         payload.commandStream[at + 2] = payload.commandStream[at + 3] = 0xFF;
       }
     }
-    auto cop1 = runner::ethosu::writeCop1(payload);
+    auto cop1 = ::openvgf::ethosu::writeCop1(payload);
     ASSERT_TRUE(cop1) << cop1.error().message();
-    cases.back().stream.cmdData = *cop1;
+    cases.back().cop1 = *cop1;
   }
   for (const Case& c : cases) {
     const fs::path file = dir / (c.name + ".ethosu");
-    ASSERT_TRUE(writeFileAtomic(file, runner::ethosu::writeVelaBinStream(c.stream)));
+    auto stream = ::openvgf::ethosu::makeVelaBinStream(c.cop1, model->weightData, c.scratchSize, c.inputs, c.outputs);
+    ASSERT_TRUE(stream) << stream.error().message();
+    ASSERT_TRUE(writeFileAtomic(file, *stream));
     CommandResult r = runCli("run " + file.string() + " --input " + (dir / "x.npy").string() + " --output " +
                              (dir / (c.name + ".npy")).string());
     EXPECT_EQ(r.exitCode, 2) << c.name << ": " << r.output;

@@ -7,15 +7,21 @@
 #include <map>
 #include <set>
 
-#include "converter/ethosu/encoding.h"
-#include "runner/ethosu/command_stream.h"
-#include "runner/ethosu/disassembler.h"
-#include "runner/ethosu/payload.h"
-#include "runner/ethosu/weights.h"
+#include "ethosu/command_stream.h"
+#include "ethosu/cop1.h"
+#include "ethosu/disassembler.h"
+#include "ethosu/scale_stream.h"
+#include "ethosu/weight_codec.h"
+#include "ethosu/weight_order.h"
 #include "tests/ethosu/graph_util.h"
 
 namespace openvgf::ethosu_test {
 namespace {
+
+namespace fu = ::openvgf::ethosu;
+
+/// Whether the suite runs for a U85 configuration (OPENVGF_ETHOSU_TEST_TARGET).
+bool onU85() { return defaultTestTarget().starts_with("ethos-u85"); }
 
 TEST(EthosUConvert, ConvRescaleAcrossShapesStridesPaddingsAndZeroPoints) {
   std::mt19937 rng(7);
@@ -284,7 +290,7 @@ TEST(EthosUConvert, AddSubWithGeneralInputScales) {
       std::string b = g.input("b", {1, 5, 6, 7});
       g.output(rescaledAddSub(g, kind, a, b, c.q));
       auto model = expectBitExact(g.graph(), rng);
-      EXPECT_EQ(model.stats.npuOperations, c.npuOps);
+      EXPECT_EQ(model.stats.npuOperations, onU85() ? 1u : c.npuOps);  // U85: IFM_SCALE / IFM2_SCALE
       ASSERT_EQ(lastOutputs().size(), 1u);
       EXPECT_GT(std::set<std::uint8_t>(lastOutputs()[0].begin(), lastOutputs()[0].end()).size(), 8u);  // not saturated
     }
@@ -299,7 +305,7 @@ TEST(EthosUConvert, AddSubWithGeneralInputScales) {
       std::string b = g.input("b", firstBroadcast ? tosa::Shape{1, 3, 4, 8} : tosa::Shape{1, 1, 1, 8});
       g.output(g.clamp(rescaledAddSub(g, kind, a, b, general), -50, 90));
       auto model = expectBitExact(g.graph(), rng);
-      EXPECT_EQ(model.stats.npuOperations, 3u);
+      EXPECT_EQ(model.stats.npuOperations, onU85() ? 1u : 3u);
     }
   }
   // Random scales and zero points.
@@ -469,7 +475,19 @@ TEST(EthosUConvert, RefusesWhatTheNpuCannotRunExactly) {
     GraphBuilder g;  // valid TOSA, which the verifier lets through
     std::string x = g.input("x", {1, 4, 4, 4});
     g.output(g.op(Op::Transpose, tosa::TransposeAttrs{{0, 2, 1, 3}}, {x}, {1, 4, 4, 4}, DType::Int8, "swapped"));
-    refuse(g.graph(), "TRANSPOSE 'swapped': operator TRANSPOSE is not supported by the Ethos-U backend");
+    refuse(g.graph(), "TRANSPOSE 'swapped' (operator 0): operator TRANSPOSE is not supported by the Ethos-U backend");
+  }
+  {
+    GraphBuilder g;
+    std::string x = g.input("x", {1, 4, 4, 4});
+    g.output(g.op(Op::Abs, std::monostate{}, {x}, {1, 4, 4, 4}, DType::Int8, "absolute"));
+    refuse(g.graph(), "ABS: input1: expected a type combination of a TOSA 1.0 profile");  // tosa::verify first
+  }
+  {
+    GraphBuilder g;
+    std::string x = g.input("x", {1, 4, 4, 4});
+    g.output(g.op(Op::Reverse, tosa::AxisAttrs{1}, {x}, {1, 4, 4, 4}, DType::Int8, "mirrored"));
+    refuse(g.graph(), "REVERSE 'mirrored' (operator 0): operator REVERSE is not supported by the Ethos-U backend");
   }
   {
     GraphBuilder g;  // conv without the RESCALE output stage
@@ -601,16 +619,19 @@ TEST(EthosUTwoCore, DepthwiseFullyConnectedPoolsAndElementwise) {
 
 /// The register values at the first NPU_OP_CONV/DEPTHWISE of a compiled model.
 std::map<std::uint16_t, std::uint32_t> registersAtFirstConv(const converter::ethosu::CompiledModel& model,
-                                                            std::vector<runner::ethosu::Command>* all = nullptr) {
+                                                            std::vector<fu::Command>* all = nullptr) {
   std::map<std::uint16_t, std::uint32_t> regs;
-  auto cop = runner::ethosu::readCop1(model.cop1);
+  auto cop = fu::readCop1(model.cop1);
   EXPECT_TRUE(cop) << (cop ? "" : cop.error().message());
   if (!cop) return regs;
-  auto commands = runner::ethosu::decodeCommandStream(cop->commandStream, cop->product());
+  auto config = fu::acceleratorFromConfigWord(cop->config);
+  EXPECT_TRUE(config);
+  if (!config) return regs;
+  auto commands = fu::decodeCommandStream(cop->commandStream, config->product);
   EXPECT_TRUE(commands);
   if (!commands) return regs;
   if (all) *all = *commands;
-  for (const runner::ethosu::Command& c : *commands) {
+  for (const fu::Command& c : *commands) {
     if (!c.isCmd1 && (c.code == 0x002 || c.code == 0x003)) break;
     regs[static_cast<std::uint16_t>(c.code | (c.isCmd1 ? 0x4000 : 0))] = c.isCmd1 ? c.data : c.param;
   }
@@ -643,14 +664,14 @@ TEST(EthosUTwoCore, StreamsFollowVelasPerCoreLayout) {
                          {1, 5, 5, cout}, DType::Int32);
   g.output(g.rescale(acc, DType::Int8, mult, shift, 0, 0));
   auto model = expectBitExact(g.graph(), rng, kU65_512);
-  std::vector<runner::ethosu::Command> commands;
+  std::vector<fu::Command> commands;
   auto regs = registersAtFirstConv(model, &commands);
   ASSERT_FALSE(commands.empty());
   EXPECT_EQ(commands[0].code, 0x123);  // PARALLEL_MODE first, = 1
   EXPECT_EQ(commands[0].param, 1u);
-  auto cop = runner::ethosu::readCop1(model.cop1);
+  auto cop = fu::readCop1(model.cop1);
   ASSERT_TRUE(cop);
-  EXPECT_EQ(cop->macsPerCycle(), 512u);  // CONFIG counts both cores
+  EXPECT_EQ(cop->config & 0xF, 9u);  // CONFIG counts both cores: 2^9 = 512 MACs
   EXPECT_EQ(cop->shramKb(), 96u);
   const int blockDepth = static_cast<int>(regs[0x117]) + 1;
   EXPECT_EQ(blockDepth % 16 == 0 || blockDepth >= cout, true) << blockDepth;
@@ -665,7 +686,7 @@ TEST(EthosUTwoCore, StreamsFollowVelasPerCoreLayout) {
     SCOPED_TRACE(fmt::format("core {}", core));
     EXPECT_EQ(scaleLength[core], 112u);  // 10 records of 10 bytes, padded to 16
     EXPECT_EQ(weightLength[core] % 16, 0u);
-    auto records = runner::ethosu::decodeScaleStream(std::span(model.weightData).subspan(scaleBase[core], scaleLength[core]), 10);
+    auto records = fu::decodeScaleStream(std::span(model.weightData).subspan(scaleBase[core], scaleLength[core]), 10);
     ASSERT_TRUE(records);
     for (int j = 0; j < 10; ++j) {
       const auto c = static_cast<std::size_t>(2 * j + core);
@@ -673,16 +694,16 @@ TEST(EthosUTwoCore, StreamsFollowVelasPerCoreLayout) {
       EXPECT_EQ((*records)[static_cast<std::size_t>(j)].scale, static_cast<std::uint32_t>(mult[c]));
       EXPECT_EQ((*records)[static_cast<std::size_t>(j)].shift, shift[c]);
     }
-    auto decoded = runner::ethosu::decodeWeightStream(std::span(model.weightData).subspan(weightBase[core], weightLength[core]));
+    auto decoded = fu::decodeWeightStream(std::span(model.weightData).subspan(weightBase[core], weightLength[core]), 1 << 20);
     ASSERT_TRUE(decoded);
-    runner::ethosu::WeightLayout l;
+    fu::WeightLayout l;
     l.ofmDepth = 10;
     l.kernelHeight = l.kernelWidth = 3;
     l.ifmDepth = cin;
     l.ofmBlockDepth = blockDepth / 2;
-    l.traversal = (regs[0x122] >> 2) & 1 ? runner::ethosu::WeightTraversal::PartKernelFirst
-                                         : runner::ethosu::WeightTraversal::DepthFirst;
-    auto order = runner::ethosu::weightStreamOrder(l);
+    l.traversal = (regs[0x122] >> 2) & 1 ? fu::WeightTraversal::PartKernelFirst
+                                         : fu::WeightTraversal::DepthFirst;
+    auto order = fu::weightStreamOrder(l);
     ASSERT_EQ(order.size(), decoded->size());
     for (std::size_t i = 0; i < order.size(); ++i) {
       if (order[i] < 0) continue;
@@ -704,42 +725,40 @@ TEST(EthosUTwoCore, StreamsFollowVelasPerCoreLayout) {
   EXPECT_EQ(r1[0x4093], 0u);
 }
 
-TEST(EthosUEncoding, WeightStreamsRoundTripThroughTheRunnerDecoder) {
+TEST(EthosUEncoding, WeightOrderIsAPermutationThatRoundTripsThroughTheCodec) {
   std::mt19937 rng(31);
-  const auto config = *converter::ethosu::findAccelerator("ethos-u55-128");
-  for (auto traversal : {converter::ethosu::Traversal::DepthFirst, converter::ethosu::Traversal::PartKernelFirst,
-                         converter::ethosu::Traversal::Depthwise}) {
-    converter::ethosu::WeightVolume v;
-    const bool dw = traversal == converter::ethosu::Traversal::Depthwise;
-    v.ofmDepth = 37;
-    v.kernelHeight = 10;
-    v.kernelWidth = 9;
-    v.ifmDepth = dw ? 1 : 45;
-    v.traversal = traversal;
-    v.ofmBlockDepth = 16;
-    v.values.resize(static_cast<std::size_t>(v.ofmDepth * v.kernelHeight * v.kernelWidth * v.ifmDepth));
-    for (auto& w : v.values) w = static_cast<std::int16_t>(std::uniform_int_distribution<int>(-255, 255)(rng));
-    auto bytes = converter::ethosu::encodeWeightStream(converter::ethosu::orderWeights(v, config));
+  for (auto traversal : {fu::WeightTraversal::DepthFirst, fu::WeightTraversal::PartKernelFirst, fu::WeightTraversal::Depthwise}) {
+    const bool dw = traversal == fu::WeightTraversal::Depthwise;
+    fu::WeightLayout l;
+    l.ofmDepth = 37;
+    l.kernelHeight = 10;
+    l.kernelWidth = 9;
+    l.ifmDepth = dw ? 1 : 45;
+    l.ofmBlockDepth = 16;
+    l.traversal = traversal;
+    std::vector<std::int16_t> values(static_cast<std::size_t>(l.ofmDepth * l.kernelHeight * l.kernelWidth * l.ifmDepth));
+    for (auto& w : values) w = static_cast<std::int16_t>(std::uniform_int_distribution<int>(-255, 255)(rng));
+    const std::vector<std::int64_t> order = fu::weightStreamOrder(l);
+    EXPECT_EQ(fu::weightStreamLength(l, ~std::uint64_t{0} >> 1), order.size());
+    std::vector<std::int16_t> ordered;
+    for (std::int64_t i : order) ordered.push_back(i < 0 ? std::int16_t{0} : values[static_cast<std::size_t>(i)]);
+    auto bytes = fu::encodeWeightStream(ordered);
     EXPECT_EQ(bytes.size() % 16, 0u);
-    auto decoded = runner::ethosu::decodeWeightStream(bytes);
+    auto decoded = fu::decodeWeightStream(bytes, order.size());
     ASSERT_TRUE(decoded) << decoded.error().message();
-    runner::ethosu::WeightLayout l;
-    l.ofmDepth = v.ofmDepth;
-    l.kernelHeight = v.kernelHeight;
-    l.kernelWidth = v.kernelWidth;
-    l.ifmDepth = v.ifmDepth;
-    l.ofmBlockDepth = v.ofmBlockDepth;
-    l.traversal = dw ? runner::ethosu::WeightTraversal::Depthwise
-                     : traversal == converter::ethosu::Traversal::PartKernelFirst ? runner::ethosu::WeightTraversal::PartKernelFirst
-                                                                                  : runner::ethosu::WeightTraversal::DepthFirst;
-    auto order = runner::ethosu::weightStreamOrder(l);
     ASSERT_EQ(order.size(), decoded->size());
-    std::vector<std::int16_t> back(v.values.size(), 0);
+    std::vector<std::int16_t> back(values.size(), 0);
+    std::vector<int> seen(values.size(), 0);
     for (std::size_t i = 0; i < order.size(); ++i) {
-      if (order[i] >= 0) back[static_cast<std::size_t>(order[i])] = (*decoded)[i];
-      else ASSERT_EQ((*decoded)[i], 0);
+      if (order[i] >= 0) {
+        back[static_cast<std::size_t>(order[i])] = (*decoded)[i];
+        ++seen[static_cast<std::size_t>(order[i])];
+      } else {
+        ASSERT_EQ((*decoded)[i], 0);
+      }
     }
-    EXPECT_EQ(back, v.values);
+    EXPECT_EQ(back, values);
+    for (int count : seen) ASSERT_EQ(count, 1);
   }
 }
 
@@ -749,8 +768,8 @@ TEST(EthosUEncoding, WeightBitstreamPicksTheSmallestCodingAndRoundTrips) {
     for (std::size_t n : {1u, 11u, 12u, 13u, 1000u, 40000u}) {
       std::vector<std::int16_t> values(n);
       for (auto& v : values) v = static_cast<std::int16_t>(std::uniform_int_distribution<int>(-range, range)(rng));
-      auto bytes = converter::ethosu::encodeWeightStream(values);
-      auto decoded = runner::ethosu::decodeWeightStream(bytes);
+      auto bytes = fu::encodeWeightStream(values);
+      auto decoded = fu::decodeWeightStream(bytes, n);
       ASSERT_TRUE(decoded) << decoded.error().message() << " range " << range << " n " << n;
       ASSERT_EQ(*decoded, values) << "range " << range << " n " << n;
       // Never larger than the uncompressed form (9 bits per weight + headers + padding).
@@ -763,20 +782,34 @@ TEST(EthosUEncoding, WeightBitstreamPicksTheSmallestCodingAndRoundTrips) {
 }
 
 TEST(EthosUEncoding, ScaleStreamRoundTrips) {
-  std::vector<std::int64_t> bias = {-1234567, 0, (std::int64_t{1} << 39) - 1, -(std::int64_t{1} << 39)};
-  std::vector<std::uint32_t> scale = {1518500250, 0, 0xFFFFFFFF, 1};
-  std::vector<std::uint8_t> shift = {38, 0, 63, 1};
-  auto bytes = converter::ethosu::encodeScaleStream(bias, scale, shift);
-  EXPECT_EQ(bytes.size(), 48u);
-  const std::vector<std::uint8_t> first(bytes.begin(), bytes.begin() + 10);
+  const std::vector<fu::ScaleRecord> records = {{-1234567, 1518500250, 38},
+                                                 {0, 0, 0},
+                                                 {(std::int64_t{1} << 39) - 1, 0xFFFFFFFF, 63},
+                                                 {-(std::int64_t{1} << 39), 1, 1}};
+  auto bytes = fu::encodeScaleStream(records);
+  ASSERT_TRUE(bytes);
+  EXPECT_EQ(bytes->size(), 48u);
+  const std::vector<std::uint8_t> first(bytes->begin(), bytes->begin() + 10);
   EXPECT_EQ(first, (std::vector<std::uint8_t>{0x79, 0x29, 0xed, 0xff, 0xff, 0x9a, 0x79, 0x82, 0x5a, 0x26}));
-  auto records = runner::ethosu::decodeScaleStream(bytes, 4);
-  ASSERT_TRUE(records);
-  for (std::size_t i = 0; i < 4; ++i) {
-    EXPECT_EQ((*records)[i].bias, bias[i]);
-    EXPECT_EQ((*records)[i].scale, scale[i]);
-    EXPECT_EQ((*records)[i].shift, shift[i]);
-  }
+  auto back = fu::decodeScaleStream(*bytes, 4);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(*back, records);
+  // Out of range for the format: a 41-bit bias.
+  const std::vector<fu::ScaleRecord> tooWide = {{std::int64_t{1} << 40, 1, 1}};
+  EXPECT_FALSE(fu::encodeScaleStream(tooWide));
+  // U85 layouts: 32-bit bias + 31-bit scale, 48-bit bias + 15-bit scale.
+  const std::vector<fu::ScaleRecord> u85 = {{-1234567, 0x7FFFFFFF, 38}};
+  auto acc32 = fu::encodeScaleStream(u85, fu::ScaleFormat::U85Acc32);
+  ASSERT_TRUE(acc32);
+  EXPECT_EQ(std::vector<std::uint8_t>(acc32->begin(), acc32->begin() + 10),
+            (std::vector<std::uint8_t>{0x79, 0x29, 0xed, 0xff, 0xff, 0xff, 0xff, 0x7f, 0x26, 0x00}));
+  const std::vector<fu::ScaleRecord> u85wide = {{-(std::int64_t{1} << 40), 0x7FFF, 5}};
+  auto acc48 = fu::encodeScaleStream(u85wide, fu::ScaleFormat::U85Acc48);
+  ASSERT_TRUE(acc48);
+  EXPECT_EQ(std::vector<std::uint8_t>(acc48->begin(), acc48->begin() + 10),
+            (std::vector<std::uint8_t>{0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0x7f, 0x05, 0x00}));
+  EXPECT_EQ(*fu::decodeScaleStream(*acc48, 1, fu::ScaleFormat::U85Acc48), u85wide);
+  EXPECT_FALSE(fu::encodeScaleStream(u85, fu::ScaleFormat::U85Acc48));  // scale needs more than 15 bits
 }
 
 // specs/ethosu.md §1.7: Vela 3.10's command stream for CONV 3x3 pad 1, IFM 8x8x16 (zp -3) at
@@ -820,26 +853,26 @@ TEST(EthosUVelaStream, GoldenConvStreamComputesTheTosaConvolution) {
   g.output(g.clamp(g.rescale(acc, DType::Int8, mult, shift, 0, 5), 5, 127));
 
   // Region 0 as the stream expects it: weights at 0 (at most 0xce0 bytes), scales at 0xd00.
-  const auto config = *converter::ethosu::findAccelerator("ethos-u55-128");
-  converter::ethosu::WeightVolume volume;
-  volume.ofmDepth = 16;
-  volume.kernelHeight = volume.kernelWidth = 3;
-  volume.ifmDepth = 16;
-  volume.ofmBlockDepth = 16;
-  volume.traversal = converter::ethosu::Traversal::DepthFirst;
-  for (std::int64_t v : w) volume.values.push_back(static_cast<std::int16_t>(v));
-  auto weights = converter::ethosu::encodeWeightStream(converter::ethosu::orderWeights(volume, config));
+  fu::WeightLayout layout;
+  layout.ofmDepth = 16;
+  layout.kernelHeight = layout.kernelWidth = 3;
+  layout.ifmDepth = 16;
+  layout.ofmBlockDepth = 16;
+  layout.traversal = fu::WeightTraversal::DepthFirst;
+  std::vector<std::int16_t> ordered;
+  for (std::int64_t i : fu::weightStreamOrder(layout)) ordered.push_back(i < 0 ? 0 : static_cast<std::int16_t>(w[static_cast<std::size_t>(i)]));
+  auto weights = fu::encodeWeightStream(ordered);
   ASSERT_LE(weights.size(), 0xce0u);
-  std::vector<std::uint32_t> scale32(16);
-  std::vector<std::uint8_t> shift8(16);
+  std::vector<fu::ScaleRecord> records;
   for (int c = 0; c < 16; ++c) {
-    scale32[static_cast<std::size_t>(c)] = static_cast<std::uint32_t>(mult[static_cast<std::size_t>(c)]);
-    shift8[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(shift[static_cast<std::size_t>(c)]);
+    const auto k = static_cast<std::size_t>(c);
+    records.push_back({bias[k], static_cast<std::uint32_t>(mult[k]), static_cast<std::uint8_t>(shift[k])});
   }
-  auto scales = converter::ethosu::encodeScaleStream(bias, scale32, shift8);
+  auto scales = fu::encodeScaleStream(records);
+  ASSERT_TRUE(scales);
   std::vector<std::uint8_t> region0(0xd00 + 160, 0xFF);
   std::copy(weights.begin(), weights.end(), region0.begin());
-  std::copy(scales.begin(), scales.end(), region0.begin() + 0xd00);
+  std::copy(scales->begin(), scales->end(), region0.begin() + 0xd00);
   tosa::HostTensor input = randomInt8({1, 8, 8, 16}, rng);
   std::vector<std::uint8_t> region1(0x800, 0);
   std::copy(input.bytes.begin(), input.bytes.end(), region1.begin());
@@ -848,12 +881,12 @@ TEST(EthosUVelaStream, GoldenConvStreamComputesTheTosaConvolution) {
   for (std::uint32_t word : kVelaConvStream) {
     for (int i = 0; i < 4; ++i) streamBytes.push_back(static_cast<std::uint8_t>(word >> (8 * i)));
   }
-  auto commands = runner::ethosu::decodeCommandStream(streamBytes, runner::ethosu::Product::U55);
+  auto commands = fu::decodeCommandStream(streamBytes, fu::Product::U55);
   ASSERT_TRUE(commands) << commands.error().message();
   runner::ethosu::MemoryRegions regions{};
   regions[0] = region0;
   regions[1] = region1;
-  runner::ethosu::Simulator sim(runner::ethosu::AcceleratorInfo{});
+  runner::ethosu::Simulator sim(*fu::findAccelerator("ethos-u55-128"));
   Status st = sim.run(*commands, regions);
   ASSERT_TRUE(st) << st.error().message();
   auto expected = tosa::reference::run(g.graph(), std::vector<tosa::HostTensor>{input});

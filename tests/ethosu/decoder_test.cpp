@@ -5,14 +5,16 @@
 
 #include <map>
 
-#include "runner/ethosu/command_stream.h"
-#include "runner/ethosu/disassembler.h"
-#include "runner/ethosu/payload.h"
+#include "ethosu/command_stream.h"
+#include "ethosu/cop1.h"
+#include "ethosu/disassembler.h"
+#include "ethosu/scale_stream.h"
+#include "ethosu/weight_codec.h"
+#include "ethosu/weight_order.h"
 #include "runner/ethosu/simulator.h"
-#include "runner/ethosu/weights.h"
 #include "tests/ethosu/test_util.h"
 
-namespace openvgf::runner::ethosu {
+namespace openvgf::ethosu {
 namespace {
 
 // specs/ethosu.md §1.7: CONV 3x3 pad 1, IFM 8x8x16 int8, U55-128, 82 words.
@@ -43,9 +45,10 @@ TEST(EthosUDecoder, GoldenPayloadHeader) {
   EXPECT_EQ(payload->optimizerParam, 0x0010u);
   EXPECT_EQ(payload->config, 0x00001807u);
   EXPECT_EQ(payload->id, 0x10060000u);
-  EXPECT_EQ(payload->macsPerCycle(), 128u);
   EXPECT_EQ(payload->shramKb(), 24u);
-  EXPECT_EQ(payload->product(), Product::U55);
+  auto config = acceleratorFromConfigWord(payload->config);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(config->name, "ethos-u55-128");
   EXPECT_EQ(payload->commandStream.size(), 74u * 4);
   // Rewriting gives back the same 82 words.
   auto rewritten = writeCop1(*payload);
@@ -101,15 +104,15 @@ TEST(EthosUDecoder, GoldenDisassemblyLines) {
   std::string text = disassemble(*commands, Product::U55);
   EXPECT_NE(text.find("0000 @0x0000 NPU_SET_IFM_REGION region=1\n"), std::string::npos) << text;
   EXPECT_NE(text.find("NPU_SET_IFM_ZERO_POINT -3\n"), std::string::npos);
-  EXPECT_NE(text.find("NPU_SET_IFM_PRECISION type=signed precision=8b format=NHWC scale_mode=OPA_OPB_16 round=DBL\n"),
+  EXPECT_NE(text.find("NPU_SET_IFM_PRECISION type=signed precision=8b format=NHWC scale_mode=OPA_OPB_16 round_mode=DBL\n"),
             std::string::npos);
-  EXPECT_NE(text.find("NPU_SET_OFM_PRECISION type=signed precision=8b format=NHWC scale_mode=PER_CHANNEL round=DBL\n"),
+  EXPECT_NE(text.find("NPU_SET_OFM_PRECISION type=signed precision=8b format=NHWC scale_mode=PER_CHANNEL round_mode=DBL\n"),
             std::string::npos);
-  EXPECT_NE(text.find("NPU_SET_KERNEL_STRIDE stride_x=1 stride_y=1 order=DEPTH_FIRST dilation_x=1 dilation_y=1"),
+  EXPECT_NE(text.find("NPU_SET_KERNEL_STRIDE stride_x=1 stride_y=1 weight_order=DEPTH_FIRST dilation_x=1 dilation_y=1"),
             std::string::npos);
   EXPECT_NE(text.find("NPU_SET_WEIGHT_LENGTH 3296\n"), std::string::npos);
   EXPECT_NE(text.find("0054 @0x0120 NPU_OP_CONV\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("0055 @0x0124 NPU_OP_STOP mask=0xffff\n"), std::string::npos);
+  EXPECT_NE(text.find("0055 @0x0124 NPU_OP_STOP 65535\n"), std::string::npos);
 }
 
 TEST(EthosUDecoder, GoldenConvWithoutItsWeightBytesFailsClearly) {
@@ -117,34 +120,35 @@ TEST(EthosUDecoder, GoldenConvWithoutItsWeightBytesFailsClearly) {
   ASSERT_TRUE(payload);
   auto commands = decodeCommandStream(payload->commandStream, Product::U55);
   ASSERT_TRUE(commands);
-  auto info = acceleratorFromConfig(payload->config);
+  auto info = acceleratorFromConfigWord(payload->config);
   ASSERT_TRUE(info);
   // Regions sized like the example; the weight bytes are not part of the golden vector, so
   // the region holds zeros: a chain of tiny slices that never reaches the end marker.
   std::vector<std::uint8_t> weights(0xD00 + 160, 0);
   weights[2] = 0x40;  // NEWPAL = 1 (bit 22) in the first slice
   std::vector<std::uint8_t> scratch(0x400 + 8 * 8 * 16, 0);
-  MemoryRegions regions{};
+  runner::ethosu::MemoryRegions regions{};
   regions[0] = weights;
   regions[1] = scratch;
-  Simulator sim(*info);
+  runner::ethosu::Simulator sim(*info);
   Status s = sim.run(*commands, regions);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().kind(), ErrorKind::InvalidInput);
-  EXPECT_NE(s.error().message().find("command 54 (NPU_OP_CONV): weight"), std::string::npos) << s.error().message();
+  EXPECT_NE(s.error().message().find("command 54 (NPU_OP_CONV): WEIGHT_BASE/LENGTH: weight stream"), std::string::npos) << s.error().message();
 }
 
 TEST(EthosUDecoder, ConfigWordsOfTwoCoreAndOneCoreAccelerators) {
   // Ethos-U65-512's CONFIG counts both cores: 512 MACs, 96 KB SHRAM (Vela driver_actions.py).
-  auto u65_512 = acceleratorFromConfig(makeConfigWord(Product::U65, 512, 96));
+  EXPECT_EQ(configWord(*findAccelerator("ethos-u65-512")), 0x10006009u);
+  auto u65_512 = acceleratorFromConfigWord(0x10006009u);
   ASSERT_TRUE(u65_512) << u65_512.error().message();
   EXPECT_EQ(u65_512->cores, 2);
   EXPECT_EQ(u65_512->shramBanks, 48);
-  EXPECT_EQ(u65_512->ofmUblockDepth, 8);
-  auto u65_256 = acceleratorFromConfig(makeConfigWord(Product::U65, 256, 48));
+  EXPECT_EQ(u65_512->ofmUblock.d, 8);
+  auto u65_256 = acceleratorFromConfigWord(0x10003008u);
   ASSERT_TRUE(u65_256);
   EXPECT_EQ(u65_256->cores, 1);
-  EXPECT_FALSE(acceleratorFromConfig(makeConfigWord(Product::U55, 512, 96)));
+  EXPECT_FALSE(acceleratorFromConfigWord(0x00006009u));  // a U55 with 512 MACs
   // The disassembler names the parallel mode.
   EXPECT_NE(disassembleCommand(Command{0, 0, cmd0::kParallelMode, false, 1, 0}, Product::U65).find("DUAL_CORE_DEPTH"),
             std::string::npos);
@@ -199,7 +203,7 @@ TEST(EthosUWeights, ScaleRecordExampleFromTheFactSheet) {
   EXPECT_EQ(records->at(0).scale, 1518500250u);
   EXPECT_EQ(records->at(0).shift, 38);
   std::vector<std::uint8_t> encoded;
-  testing::appendScaleRecord(encoded, -1234567, 1518500250u, 38);
+  runner::ethosu::testing::appendScaleRecord(encoded, -1234567, 1518500250u, 38);
   EXPECT_EQ(encoded, bytes);
   EXPECT_FALSE(decodeScaleStream(bytes, 2));
 }
@@ -239,12 +243,12 @@ TEST(EthosUWeights, DecodesVelasCompressedTestVector) {
   for (int r = 0; r < 3; ++r) {
     for (int v : {0, 2, 3, 0, -1, -2, -3, 0, 0, 0, 1, -250, 240}) expected.push_back(static_cast<std::int16_t>(v));
   }
-  auto decoded = decodeWeightStream(bytes);
+  auto decoded = decodeWeightStream(bytes, 1000);
   ASSERT_TRUE(decoded) << decoded.error().message();
   EXPECT_EQ(*decoded, expected);
   // Any truncation is an error, never a crash.
   for (std::size_t cut = 0; cut < 28; ++cut) {
-    auto r = decodeWeightStream(std::span<const std::uint8_t>(bytes.data(), cut));
+    auto r = decodeWeightStream(std::span<const std::uint8_t>(bytes.data(), cut), 1000);
     EXPECT_FALSE(r) << cut;
   }
 }
@@ -253,20 +257,21 @@ TEST(EthosUWeights, UncompressedStreamRoundTrips) {
   for (std::size_t n : {1u, 17u, 1000u, 40000u}) {
     std::vector<std::int16_t> values(n);
     for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<std::int16_t>(static_cast<int>((i * 37) % 511) - 255);
-    auto decoded = decodeWeightStream(testing::encodeUncompressed(values));
+    auto decoded = decodeWeightStream(runner::ethosu::testing::encodeUncompressed(values), n);
     ASSERT_TRUE(decoded) << decoded.error().message();
     EXPECT_EQ(*decoded, values);
   }
   // Truncated: drop the tail.
   std::vector<std::int16_t> values(100, 3);
-  auto bytes = testing::encodeUncompressed(values);
+  auto bytes = runner::ethosu::testing::encodeUncompressed(values);
   bytes.resize(20);
-  auto r = decodeWeightStream(bytes);
+  auto r = decodeWeightStream(bytes, 100);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message().find("end of data"), std::string::npos) << r.error().message();
 }
 
 TEST(EthosURescale, MatchesTosaApplyScale32) {
+  using runner::ethosu::rescaleValue;
   // TOSA apply_scale_32(value, multiplier, shift, double_round) computed by hand:
   // 1000 * 0x40000000 >> 31 = 500 exactly.
   EXPECT_EQ(rescaleValue(1000, 0x40000000u, 31, 0), 500);
@@ -287,4 +292,4 @@ TEST(EthosURescale, MatchesTosaApplyScale32) {
 }
 
 }  // namespace
-}  // namespace openvgf::runner::ethosu
+}  // namespace openvgf::ethosu

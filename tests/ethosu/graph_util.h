@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -153,9 +154,16 @@ inline std::vector<std::vector<std::uint8_t>>& lastOutputs() {
   return outputs;
 }
 
+/// The target of tests that do not name one: OPENVGF_ETHOSU_TEST_TARGET, else ethos-u55-128
+/// (CTest runs the converter suite again for U85 configurations this way).
+inline std::string defaultTestTarget() {
+  const char* target = std::getenv("OPENVGF_ETHOSU_TEST_TARGET");
+  return target && *target ? target : "ethos-u55-128";
+}
+
 /// Compiles, simulates and compares with the reference; returns the compiled model.
 inline converter::ethosu::CompiledModel expectBitExact(const tosa::Graph& graph, std::mt19937& rng,
-                                                       const std::string& target = "ethos-u55-128") {
+                                                       const std::string& target = defaultTestTarget()) {
   converter::ethosu::CompileOptions options;
   options.target = target;
   auto compiled = converter::ethosu::compile(graph, options, "test.tosa");
@@ -173,7 +181,7 @@ inline converter::ethosu::CompiledModel expectBitExact(const tosa::Graph& graph,
   auto model = runner::ethosu::loadModel(compiled->velaBinStream, "test.ethosu");
   EXPECT_TRUE(model) << (model ? "" : model.error().message());
   if (!expected || !model) return std::move(*compiled);
-  auto actual = runner::ethosu::runModel(*model, raw);
+  auto actual = runner::ethosu::runModel(*model, raw, "test.ethosu");
   EXPECT_TRUE(actual) << (actual ? "" : actual.error().message());
   if (!actual) return std::move(*compiled);
   lastOutputs() = *actual;

@@ -14,6 +14,7 @@ namespace openvgf::runner::ethosu {
 namespace {
 
 using testing::Stream;
+using namespace ::openvgf::ethosu;
 
 /// TOSA apply_scale_32 (double_round) / single round, restated.
 std::int64_t applyScale32(std::int64_t value, std::int64_t multiplier, int shift, bool doubleRound) {
@@ -22,7 +23,8 @@ std::int64_t applyScale32(std::int64_t value, std::int64_t multiplier, int shift
   return (value * multiplier + round) >> shift;
 }
 
-AcceleratorInfo u55_128() { return AcceleratorInfo{}; }
+AcceleratorConfig accelerator(std::string_view name) { return *::openvgf::ethosu::findAccelerator(name); }
+AcceleratorConfig u55_128() { return accelerator("ethos-u55-128"); }
 
 struct ConvCase {
   int h = 5, w = 6, cin = 7, cout = 9, kh = 3, kw = 3, sy = 1, sx = 1, dy = 1, dx = 1;
@@ -32,7 +34,7 @@ struct ConvCase {
   bool partKernel = false;
   bool natural = false;
   int blockDepth = 16;
-  AcceleratorInfo accel{};
+  AcceleratorConfig accel = u55_128();
   bool brickOfm = false;
   std::string expectError;  ///< non-empty: the run must fail with a message containing this
 };
@@ -96,8 +98,8 @@ void runConvCase(const ConvCase& t, std::uint32_t seed) {
     layout.kernelWidth = t.kw;
     layout.ifmDepth = cinW;
     layout.ofmBlockDepth = t.blockDepth / cores;
-    layout.ofmUblockDepth = t.accel.ofmUblockDepth;
-    layout.ifmUblockDepth = t.accel.ifmUblockDepth;
+    layout.ofmUblockDepth = t.accel.ofmUblock.d;
+    layout.ifmUblockDepth = t.accel.ifmUblock.d;
     layout.dilationY = t.dy;
     layout.dilationX = t.dx;
     layout.traversal = t.depthwise ? WeightTraversal::Depthwise
@@ -210,19 +212,12 @@ TEST(EthosUSimulator, ConvShapesStridesPaddingsAndTraversals) {
   wide.padTop = 2; wide.padLeft = 8; wide.actMin = 5; wide.actMax = 60; wide.natural = true; wide.blockDepth = 8;
   runConvCase(wide, ++seed);
   ConvCase small;  // U55-32 micro-blocks, NHCWB16 OFM
-  small.accel.macs = 32; small.accel.ofmUblockDepth = 4; small.accel.shramBanks = 16;
+  small.accel = accelerator("ethos-u55-32");
   small.cout = 20; small.brickOfm = true; small.blockDepth = 8;
   runConvCase(small, ++seed);
 }
 
-AcceleratorInfo u65_512() {
-  AcceleratorInfo info;
-  info.product = Product::U65;
-  info.macs = 512;
-  info.shramBanks = 48;
-  info.cores = 2;
-  return info;
-}
+AcceleratorConfig u65_512() { return accelerator("ethos-u65-512"); }
 
 TEST(EthosUSimulator, TwoCoreConvAndDepthwiseReadPerCoreStreams) {
   std::uint32_t seed = 500;
@@ -454,11 +449,7 @@ TEST(EthosUSimulator, Int32ElementwiseOperands) {
   ASSERT_FALSE(st);
   EXPECT_NE(st.error().message().find("IFM2_PRECISION: expected the IFM's 32-bit precision, got 8-bit"), std::string::npos)
       << st.error().message();
-  AcceleratorInfo u65;
-  u65.product = Product::U65;
-  u65.macs = 256;
-  u65.shramBanks = 48;
-  Simulator twoCores(u65);
+  Simulator twoCores(accelerator("ethos-u65-256"));
   Stream parallel = s;
   parallel.commands().insert(parallel.commands().begin(), Command{0, 0, cmd0::kParallelMode, false, 1, 0});
   st = twoCores.run(parallel.commands(), regions);
@@ -473,7 +464,7 @@ TEST(EthosUSimulator, DmaLoadsALutThatAPoolAppliesAfterScaling) {
   for (int i = 0; i < 256; ++i) region0[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(127 - i);
   std::vector<std::uint8_t> region1(64, 0);
   for (int i = 0; i < 8; ++i) region1[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(i * 30 - 100);
-  const AcceleratorInfo info = u55_128();
+  const AcceleratorConfig info = u55_128();
   const std::uint32_t lutStart = static_cast<std::uint32_t>((info.shramBanks - 2) * 1024);
   Stream s;
   s.set0(cmd0::kDmaSrcRegion, 0).set1(cmd1::kDmaSrc, 0);
@@ -503,7 +494,7 @@ TEST(EthosUSimulator, TwoCoreTablesMustBeLoadedIntoBothCores) {
   // (core 0 only) the cores' tables differ and the operation is refused.
   std::vector<std::uint8_t> region0(256);
   for (int i = 0; i < 256; ++i) region0[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(127 - i);
-  const AcceleratorInfo info = u65_512();
+  const AcceleratorConfig info = u65_512();
   const std::uint32_t lutStart = static_cast<std::uint32_t>((info.shramBanks - 2) * 1024);
   for (std::uint16_t mask : {3, 1}) {
     std::vector<std::uint8_t> region1(64, 0);
@@ -597,7 +588,7 @@ TEST(EthosUSimulator, RegionOverflowNamesTheCommand) {
   ASSERT_FALSE(st);
   const std::string& msg = st.error().message();
   EXPECT_NE(msg.find(fmt::format("command {} (NPU_OP_POOL)", s.commands().size() - 1)), std::string::npos) << msg;
-  EXPECT_NE(msg.find("OFM element (y 0, x 4, c 0) at byte 0x28 of region 1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("OFM element (y 0, x 7, c 0) at byte 0x2b of region 1"), std::string::npos) << msg;
   // Inverted activation bounds are refused rather than guessed.
   Stream inverted;
   setFeatureMap(inverted, true, 0, 1, 8, 1, 0x0101);
@@ -611,7 +602,7 @@ TEST(EthosUSimulator, RegionOverflowNamesTheCommand) {
   dma.set1(cmd1::kDmaLen, 16).set0(cmd0::kOpDmaStart, 0);
   st = sim.run(dma.commands(), regions);
   ASSERT_FALSE(st);
-  EXPECT_NE(st.error().message().find("command 5 (NPU_OP_DMA_START): DMA source [0x0, +16) in region 3: expected within 0 bytes"),
+  EXPECT_NE(st.error().message().find("command 5 (NPU_OP_DMA_START): DMA source [0x0, +16 x 1 x 1) in region 3: expected within 0 bytes"),
             std::string::npos) << st.error().message();
 }
 

@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "runner/ethosu/command_stream.h"
-#include "runner/ethosu/weights.h"
+#include "ethosu/command_stream.h"
+#include "ethosu/weight_order.h"
 
 namespace openvgf::runner::ethosu::testing {
+
+using namespace ::openvgf::ethosu;
 
 class Stream {
  public:

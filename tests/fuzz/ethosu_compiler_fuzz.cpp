@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// libFuzzer target for the Ethos-U compiler, TOSA in: any graph must be refused cleanly or
-// compile into a stream that loads and runs in the simulator; when the reference interpreter
-// defines the result (no REQUIRE diagnostics), the simulator's outputs must equal it bit for
-// bit. A difference is a silent wrong answer and aborts.
+// libFuzzer target for the Ethos-U compiler, TOSA in: any .tosa input is read, then compiled
+// for a U55, a two-core U65 or a U85 (chosen by the input's size). The compiler must verify
+// first and refuse what it cannot lower with a clean error; whatever it accepts must be a
+// stream the runner's loader takes back and the simulator runs (abort otherwise). When the
+// reference interpreter defines the result (no REQUIRE diagnostics), the simulator's outputs
+// must equal it bit for bit: a difference is a silent wrong answer and aborts.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -16,6 +18,8 @@
 
 namespace {
 
+namespace eu = openvgf::runner::ethosu;
+
 // Keeps one execution in milliseconds: larger graphs are compiled, not run.
 constexpr std::int64_t kMaxRunElements = std::int64_t{1} << 16;
 constexpr std::uint64_t kMaxRunMacs = std::uint64_t{1} << 22;
@@ -26,10 +30,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace openvgf;
   auto graph = tosa::readGraph(std::span<const std::uint8_t>(data, size), "fuzz.tosa");
   if (!graph) return 0;
-  auto compiled = converter::ethosu::compile(*graph, {}, "fuzz.tosa");
+  static const char* const kTargets[] = {"ethos-u55-128", "ethos-u65-512", "ethos-u85-256"};
+  converter::ethosu::CompileOptions options;
+  options.target = kTargets[size % 3];
+  auto compiled = converter::ethosu::compile(*graph, options, "fuzz.tosa");
   if (!compiled) return 0;
-  auto model = runner::ethosu::loadModel(compiled->velaBinStream, "fuzz.ethosu");
-  if (!model) std::abort();  // the compiler wrote a stream its own runner refuses
+  auto model = eu::loadModel(compiled->velaBinStream, "compiled.ethosu");
+  if (!model) std::abort();  // the compiler wrote a stream its own runner cannot read
   if (compiled->stats.macs > kMaxRunMacs) return 0;
   const tosa::Block* block = graph->mainBlock();
   for (const tosa::Tensor& t : block->tensors) {
@@ -44,10 +51,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     raw.push_back(value.bytes);
     inputs.push_back(std::move(value));
   }
+  eu::RunLimits limits;
+  limits.maxScratchBytes = std::uint64_t{1} << 24;
+  limits.simulator.maxWork = std::uint64_t{1} << 24;
+  auto outputs = eu::runModel(*model, raw, "compiled.ethosu", nullptr, limits);
+  // Only the lowered limits above may refuse a stream the compiler accepted.
+  if (!outputs && outputs.error().message().find("limit") != std::string::npos) return 0;
+  if (!outputs) std::abort();
   auto reference = tosa::reference::run(*graph, inputs);
   if (!reference || !reference->diagnostics.empty()) return 0;
-  auto outputs = runner::ethosu::runModel(*model, raw);
-  if (!outputs || outputs->size() != reference->outputs.size()) std::abort();
+  if (outputs->size() != reference->outputs.size()) std::abort();
   for (std::size_t i = 0; i < outputs->size(); ++i) {
     if ((*outputs)[i] != reference->outputs[i].value.bytes) std::abort();
   }

@@ -7,7 +7,7 @@
 
 #include "pte/extract.h"
 #include "pte/program.h"
-#include "pte/vela_bin_stream.h"
+#include "ethosu/vela_bin_stream.h"
 #include "vgf/json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -10,7 +10,7 @@
 
 #include "tests/support/cli_runner.h"
 #include "common/file_io.h"
-#include "pte/vela_bin_stream.h"
+#include "ethosu/vela_bin_stream.h"
 #include "pte_writer.h"
 #include "vgf/builder.h"
 
@@ -36,8 +36,8 @@ std::vector<std::uint8_t> sampleVgf() {
 std::vector<std::uint8_t> sampleVela() {
   std::vector<std::uint8_t> cmd = {'C', 'O', 'P', '1', 1, 0, 16, 0};
   std::vector<std::uint8_t> weights(33, 0x11);
-  return *makeVelaBinStream(cmd, weights, 512, {VelaIo{{1, 1, 1, 1, 2, 2}, 1, 0, 1}},
-                            {VelaIo{{1, 1, 1, 1, 1, 2}, 1, 16, 1}});
+  return *ethosu::makeVelaBinStream(cmd, weights, 512, {ethosu::VelaIo{{1, 1, 1, 1, 2, 2}, 1, 0, 1}},
+                                    {ethosu::VelaIo{{1, 1, 1, 1, 1, 2}, 1, 16, 1}});
 }
 
 TestProgram sampleProgram() {

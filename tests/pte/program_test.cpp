@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "pte/vela_bin_stream.h"
+#include "ethosu/vela_bin_stream.h"
 #include "pte_writer.h"
 #include "vgf/builder.h"
 
@@ -34,7 +34,7 @@ std::vector<std::uint8_t> sampleVela() {
   std::vector<std::uint8_t> weights(40, 0xAB);
   VelaIo in{{1, 1, 1, 3, 4, 4}, 1, 0, 1};
   VelaIo out{{1, 1, 1, 1, 1, 4}, 1, 64, 1};
-  return *makeVelaBinStream(cmd, weights, 4096, {in}, {out});
+  return *ethosu::makeVelaBinStream(cmd, weights, 4096, {in}, {out});
 }
 
 TestProgram sampleProgram() {
@@ -88,7 +88,7 @@ void expectSample(const Program& program, const TestProgram& spec, const Written
   EXPECT_EQ(vela.commandStream.size(), 16u);
   EXPECT_EQ(vela.weights.size(), 40u);
   EXPECT_EQ(vela.scratchSize, 4096u);
-  EXPECT_EQ(vela.layout, VelaLayout::ScratchSize6D);
+  EXPECT_EQ(vela.layout, ethosu::VelaLayout::ScratchSize6D);
   ASSERT_EQ(vela.inputs.size(), 1u);
   EXPECT_EQ(vela.outputs[0].offset, 64);
 }

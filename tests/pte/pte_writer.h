@@ -24,9 +24,32 @@ struct TestDelegate {
   bool omitProcessed = false;  // no BackendDelegateDataReference table at all
 };
 
+/// An EValue: a tensor (scalar type + sizes), an IntList or an Int.
+struct TestValue {
+  enum class Kind { Tensor, IntList, Int } kind = Kind::Tensor;
+  std::int8_t scalarType = 6;  // Float
+  std::vector<std::int32_t> sizes{};
+  std::vector<std::int64_t> items{};
+  std::int64_t intValue = 0;
+  std::uint32_t dataBufferIndex = 0;
+};
+
+struct TestInstruction {
+  enum class Kind { Kernel, Delegate, Move, Free, JumpFalse } kind = Kind::Delegate;
+  std::int32_t index = 0;   // op_index / delegate_index / move_from / value_index / cond
+  std::int32_t target = 0;  // move_to / destination
+  std::vector<std::int32_t> args{};
+};
+
 struct TestPlan {
   std::string name;
   std::vector<TestDelegate> delegates;
+  // The instruction chain (written when `values` is not empty).
+  std::vector<TestValue> values{};
+  std::vector<std::int32_t> inputs{};
+  std::vector<std::int32_t> outputs{};
+  std::vector<TestInstruction> instructions{};
+  std::vector<std::pair<std::string, std::string>> operators{};  // (name, overload)
 };
 
 struct TestProgram {
@@ -78,9 +101,79 @@ inline WrittenProgram writeProgram(const TestProgram& spec) {
     }
     auto name = b.CreateString(plan.name);
     auto delegateVector = b.CreateVector(delegates);
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<schema::EValue>>> values;
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<schema::Chain>>> chains;
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<schema::Operator>>> operators;
+    if (!plan.values.empty()) {
+      std::vector<flatbuffers::Offset<schema::EValue>> evalues;
+      for (const TestValue& v : plan.values) {
+        switch (v.kind) {
+          case TestValue::Kind::Tensor: {
+            auto sizes = b.CreateVector(v.sizes);
+            schema::TensorBuilder tb(b);
+            tb.add_scalar_type(v.scalarType);
+            tb.add_sizes(sizes);
+            tb.add_data_buffer_idx(v.dataBufferIndex);
+            evalues.push_back(schema::CreateEValue(b, schema::KernelTypes::Tensor, tb.Finish().Union()));
+            break;
+          }
+          case TestValue::Kind::IntList:
+            evalues.push_back(schema::CreateEValue(b, schema::KernelTypes::IntList,
+                                                   schema::CreateIntList(b, b.CreateVector(v.items)).Union()));
+            break;
+          case TestValue::Kind::Int:
+            evalues.push_back(schema::CreateEValue(b, schema::KernelTypes::Int, schema::CreateInt(b, v.intValue).Union()));
+            break;
+        }
+      }
+      values = b.CreateVector(evalues);
+      std::vector<flatbuffers::Offset<schema::Instruction>> instructions;
+      for (const TestInstruction& i : plan.instructions) {
+        switch (i.kind) {
+          case TestInstruction::Kind::Kernel:
+            instructions.push_back(schema::CreateInstruction(b, schema::InstructionArguments::KernelCall,
+                                                             schema::CreateKernelCall(b, i.index, b.CreateVector(i.args)).Union()));
+            break;
+          case TestInstruction::Kind::Delegate:
+            instructions.push_back(schema::CreateInstruction(b, schema::InstructionArguments::DelegateCall,
+                                                             schema::CreateDelegateCall(b, i.index, b.CreateVector(i.args)).Union()));
+            break;
+          case TestInstruction::Kind::Move:
+            instructions.push_back(schema::CreateInstruction(b, schema::InstructionArguments::MoveCall,
+                                                             schema::CreateMoveCall(b, i.index, i.target).Union()));
+            break;
+          case TestInstruction::Kind::Free:
+            instructions.push_back(schema::CreateInstruction(b, schema::InstructionArguments::FreeCall,
+                                                             schema::CreateFreeCall(b, i.index).Union()));
+            break;
+          case TestInstruction::Kind::JumpFalse:
+            instructions.push_back(schema::CreateInstruction(b, schema::InstructionArguments::JumpFalseCall,
+                                                             schema::CreateJumpFalseCall(b, i.index, i.target).Union()));
+            break;
+        }
+      }
+      auto chainInputs = b.CreateVector(plan.inputs);
+      auto chainOutputs = b.CreateVector(plan.outputs);
+      chains = b.CreateVector(std::vector<flatbuffers::Offset<schema::Chain>>{
+          schema::CreateChain(b, chainInputs, chainOutputs, b.CreateVector(instructions))});
+      std::vector<flatbuffers::Offset<schema::Operator>> ops;
+      for (const auto& [opName, overload] : plan.operators) {
+        ops.push_back(schema::CreateOperator(b, b.CreateString(opName), b.CreateString(overload)));
+      }
+      operators = b.CreateVector(ops);
+    }
+    auto planInputs = b.CreateVector(plan.inputs);
+    auto planOutputs = b.CreateVector(plan.outputs);
     schema::ExecutionPlanBuilder pb(b);
     pb.add_name(name);
     pb.add_delegates(delegateVector);
+    if (!plan.values.empty()) {
+      pb.add_values(values);
+      pb.add_inputs(planInputs);
+      pb.add_outputs(planOutputs);
+      pb.add_chains(chains);
+      pb.add_operators(operators);
+    }
     plans.push_back(pb.Finish());
   }
   std::vector<flatbuffers::Offset<schema::BackendDelegateInlineData>> inlineData;
