@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // `openvgf bench model.vgf`: session creation (cold / warm pipeline cache), first inference,
 // wall latency statistics, GPU time from timestamps, throughput and device memory of one
-// VGF on one device (runner/benchmark.h does the measuring). A VGF with GRAPH segments is
-// lowered first (converter/lower_vgf.h, cached), outside the measurement.
+// model on one device. The model is opened by api::LoadedModel (.vgf, .tosa, .pte; a .tosa
+// is converted and GRAPH segments are lowered first, cached, outside the measurement);
+// runner/benchmark.h does the measuring.
 #include <cstdio>
 #include <memory>
 
+#include "api/model.h"
 #include "cli/command.h"
-#include "common/file_io.h"
-#include "converter/lower_vgf.h"
 #include "runner/benchmark.h"
-#include "runner/model.h"
-#include "vgf/decoder.h"
 
 namespace openvgf::cli {
 namespace {
@@ -31,7 +29,7 @@ struct BenchOptions {
 
 void setup(CLI::App& sub, Action& action) {
   auto options = std::make_shared<BenchOptions>();
-  sub.add_option("model", options->path, "A .vgf file")->required();
+  sub.add_option("model", options->path, "A .vgf, or a .tosa (converted first, then cached) or .pte")->required();
   sub.add_option("--device", options->device, "Vulkan device index or name substring (see `openvgf devices`)");
   sub.add_option("--warmup", options->warmup, "Untimed runs before the measurement")
       ->check(CLI::NonNegativeNumber)
@@ -46,30 +44,16 @@ void setup(CLI::App& sub, Action& action) {
                  "Runs with GPU timestamps, in a separate session (default: min(20, iterations))")
       ->check(CLI::PositiveNumber);
   sub.add_option("--cache-dir", options->cacheDir,
-                 "Empty folder for the pipeline cache of the cold/warm measurement (default: a temporary one)");
-  sub.add_option("--target", options->target, "How GRAPH segments are lowered: portable (default) or native");
+                 "Empty folder for the pipeline cache (and Mesa's and NVIDIA's shader caches) of the cold/warm "
+                 "measurement (default: a temporary one)");
+  sub.add_option("--target", options->target,
+                 "How a .tosa is converted and GRAPH segments are lowered: portable (default) or native");
   sub.add_flag("--validate", options->validate, "Enable the Vulkan validation layer (slows everything down)");
   sub.add_flag("--json", options->json, "Print one JSON object instead of text");
   action = [options]() -> Result<int> {
-    OPENVGF_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(options->path));
-    if (detectFileKind(file.bytes()) != FileKind::Vgf) {
-      return invalidInput("{}: expected a VGF file, got a {} file", options->path,
-                          toString(detectFileKind(file.bytes())));
-    }
-    Result<vgf::File> decoded = withContext(vgf::decode(file.bytes()), options->path);
-    if (!decoded) return Unexpected(std::move(decoded).error());
-    std::vector<std::uint8_t> lowered;
-    if (converter::hasGraphSegments(*decoded)) {
-      OPENVGF_ASSIGN_OR_RETURN(converter::KnownShapes shapes, converter::modelInputShapes(*decoded, {}, options->path));
-      converter::LowerOptions lowerOptions;
-      lowerOptions.convert.target = options->target;
-      OPENVGF_ASSIGN_OR_RETURN(converter::LoweredModel model,
-                               converter::lowerGraphSegments(file.bytes(), *decoded, shapes, options->path, lowerOptions));
-      lowered = std::move(model.vgf);
-      decoded = withContext(vgf::decode(lowered), options->path);
-      if (!decoded) return Unexpected(std::move(decoded).error());
-    }
-    OPENVGF_ASSIGN_OR_RETURN(runner::Model model, runner::Model::create(*decoded, options->path));
+    api::LoadOptions load;
+    load.target = options->target;
+    OPENVGF_ASSIGN_OR_RETURN(api::LoadedModel model, api::LoadedModel::load(options->path, load));
     runner::BenchmarkOptions bench;
     bench.device = options->device;
     bench.validate = options->validate;
@@ -78,7 +62,12 @@ void setup(CLI::App& sub, Action& action) {
     bench.minTimeS = options->minTime;
     bench.gpuIterations = options->gpuIterations;
     bench.cacheDir = options->cacheDir;
-    OPENVGF_ASSIGN_OR_RETURN(runner::BenchmarkResult result, runner::runBenchmark(model, bench));
+    if (model.partCount() != 1) {
+      return unsupported("{}: expected a model that runs as one VGF, got a plan of {} VgfBackend delegate calls; "
+                         "`openvgf extract` writes each delegate's VGF, which bench measures one by one",
+                         options->path, model.partCount());
+    }
+    OPENVGF_ASSIGN_OR_RETURN(runner::BenchmarkResult result, runner::runBenchmark(*model.part(0).model, bench));
     std::string text;
     if (options->json) {
       std::pair<std::string, std::string> version{"openvgf_version", OPENVGF_VERSION};
@@ -91,7 +80,7 @@ void setup(CLI::App& sub, Action& action) {
   };
 }
 
-OPENVGF_REGISTER_COMMAND({"bench", "Measure session creation, latency, GPU time, throughput and memory of a VGF", 45,
+OPENVGF_REGISTER_COMMAND({"bench", "Measure session creation, latency, GPU time, throughput and memory of a model", 45,
                           setup});
 
 }  // namespace

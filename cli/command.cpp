@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/command.h"
 
-#include <cstring>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <algorithm>
 #include <map>
@@ -25,7 +26,12 @@ std::map<FileKind, RunHandler>& runHandlers() {
   return map;
 }
 
+bool quietFlag = false;
+
 }  // namespace
+
+void setQuiet(bool quiet) { quietFlag = quiet; }
+bool quiet() { return quietFlag; }
 
 bool registerCommand(Command command) {
   commands().push_back(std::move(command));
@@ -35,12 +41,19 @@ bool registerCommand(Command command) {
 const std::vector<Command>& registeredCommands() { return commands(); }
 
 bool registerInspectHandler(FileKind kind, InspectHandler handler) {
-  inspectHandlers()[kind] = std::move(handler);
+  if (!inspectHandlers().emplace(kind, std::move(handler)).second) {
+    std::fprintf(stderr, "openvgf: internal error: two inspect handlers for %s files\n", std::string(toString(kind)).c_str());
+    std::abort();
+  }
   return true;
 }
 
 bool registerRunHandler(FileKind kind, RunHandler handler) {
-  runHandlers()[kind] = std::move(handler);
+  // Two handlers for one kind would leave the choice to static-initialization order.
+  if (!runHandlers().emplace(kind, std::move(handler)).second) {
+    std::fprintf(stderr, "openvgf: internal error: two run handlers for %s files\n", std::string(toString(kind)).c_str());
+    std::abort();
+  }
   return true;
 }
 
@@ -54,36 +67,6 @@ const RunHandler* findRunHandler(FileKind kind) {
   return it == runHandlers().end() ? nullptr : &it->second;
 }
 
-std::string_view toString(FileKind kind) {
-  switch (kind) {
-    case FileKind::Unknown: return "unknown";
-    case FileKind::Tosa: return "TOSA flatbuffer";
-    case FileKind::Vgf: return "VGF";
-    case FileKind::Pte: return "ExecuTorch program";
-    case FileKind::EthosU: return "Ethos-U command stream";
-    case FileKind::Npy: return "NumPy array";
-    case FileKind::SpirV: return "SPIR-V module";
-  }
-  return "unknown";
-}
-
-FileKind detectFileKind(std::span<const std::uint8_t> bytes) {
-  auto at = [&](std::size_t offset, std::string_view magic) {
-    return bytes.size() >= offset + magic.size() &&
-           std::memcmp(bytes.data() + offset, magic.data(), magic.size()) == 0;
-  };
-  if (at(4, "TOSA")) return FileKind::Tosa;
-  if (at(4, "ET12")) return FileKind::Pte;
-  // VGF: 'VGF1' or the deprecated magic 0xF0E1D2C3 (LE) at offset 0 of the 128-byte header.
-  if (at(0, "VGF1") || at(0, "\xC3\xD2\xE1\xF0")) return FileKind::Vgf;
-  if (at(0, "\x93NUMPY")) return FileKind::Npy;
-  if (at(0, "\x03\x02\x23\x07")) return FileKind::SpirV;
-  // Ethos-U: ExecuTorch vela_bin_stream (first block named "vela_bin_stream") or a raw
-  // COP1 driver payload.
-  if (at(0, "vela_bin_stream") || at(0, "COP1") || at(0, "COP2")) return FileKind::EthosU;
-  return FileKind::Unknown;
-}
-
 std::pair<std::string, std::string> splitNamedInput(const std::string& argument) {
   auto eq = argument.find('=');
   if (eq == std::string::npos || eq == 0) return {"", argument};
@@ -92,16 +75,13 @@ std::pair<std::string, std::string> splitNamedInput(const std::string& argument)
   return {argument.substr(0, eq), argument.substr(eq + 1)};
 }
 
-Result<std::vector<std::string>> bindInputPaths(const RunOptions& options, const std::vector<std::string>& names) {
+Result<std::vector<std::string>> bindInputPaths(const RunOptions& options, const std::vector<std::string>& names,
+                                                const std::map<std::string, tosa::HostTensor>& defaults) {
   auto listNames = [&]() {
     std::string text;
     for (const std::string& n : names) text += fmt::format("{}'{}'", text.empty() ? "" : ", ", n);
     return text;
   };
-  if (options.inputs.size() != names.size()) {
-    return invalidInput("{}: --input: expected {} input(s) ({}), got {}", options.path, names.size(), listNames(),
-                        options.inputs.size());
-  }
   std::vector<std::string> paths(names.size());
   std::vector<std::pair<std::string, std::string>> args;
   for (const std::string& argument : options.inputs) args.push_back(splitNamedInput(argument));
@@ -118,10 +98,28 @@ Result<std::vector<std::string>> bindInputPaths(const RunOptions& options, const
     }
     slot = path;
   }
+  // Inputs not named that have a default keep it when fewer files than inputs are given.
+  std::vector<bool> defaulted(names.size(), false);
+  std::size_t given = options.inputs.size();
+  for (std::size_t i = 0; i < names.size() && given < names.size(); ++i) {
+    if (paths[i].empty() && defaults.count(names[i]) != 0) {
+      defaulted[i] = true;
+      ++given;
+    }
+  }
+  if (given != names.size()) {
+    const bool state = std::any_of(names.begin(), names.end(), [](const std::string& n) { return n.starts_with("state:"); });
+    return invalidInput("{}: --input: expected {} input(s) ({}), got {}{}", options.path, names.size(), listNames(),
+                        options.inputs.size(),
+                        state && defaults.empty()
+                            ? "; `state:` inputs start from the variables' initial values when the model is a .tosa "
+                              "or --check names the .tosa"
+                            : "");
+  }
   std::size_t next = 0;
   for (const auto& [name, path] : args) {
     if (!name.empty()) continue;
-    while (!paths[next].empty()) ++next;
+    while (!paths[next].empty() || defaulted[next]) ++next;
     paths[next] = path;
   }
   return paths;

@@ -6,13 +6,16 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "api/file_kind.h"
 #include "common/error.h"
+#include "tosa/host_tensor.h"
 
 namespace openvgf::cli {
 
@@ -33,15 +36,16 @@ bool registerCommand(Command command);
 const std::vector<Command>& registeredCommands();
 
 /// File kinds, detected from content (magic bytes), never from the extension.
-enum class FileKind { Unknown, Tosa, Vgf, Pte, EthosU, Npy, SpirV };
-std::string_view toString(FileKind kind);
-FileKind detectFileKind(std::span<const std::uint8_t> bytes);
+using api::FileKind;
+using api::detectFileKind;
+using api::describeFile;
+using api::toString;
 
 struct InspectOptions {
   std::string path;
   bool json = false;
   std::optional<int> dumpSpirv;     // --dump-spirv N
-  std::optional<int> dumpConstant;  // --dump-constant N
+  std::optional<std::string> dumpConstant;  // --dump-constant N (VGF) or NAME|N (TOSA)
   std::string output;               // -o for dumps
 };
 
@@ -56,9 +60,9 @@ struct RunOptions {
   bool validate = false;
   std::string check;                // --check model.tosa
   bool checkSelf = false;           // --check without a file: the graph the model itself carries
-  std::string target = "portable";  // --target: how GRAPH segments are lowered
-  std::string plan = "forward";     // --plan: the .pte execution plan to run
   bool noPipelineCache = false;
+  std::string target = "portable";  // --target: how a .tosa is converted and GRAPH segments lowered
+  std::string plan;                 // --plan: the .pte execution plan ("" = the only one, or forward)
 };
 
 using InspectHandler = std::function<Result<int>(const InspectOptions&, std::span<const std::uint8_t>)>;
@@ -69,13 +73,21 @@ bool registerRunHandler(FileKind kind, RunHandler handler);
 const InspectHandler* findInspectHandler(FileKind kind);
 const RunHandler* findRunHandler(FileKind kind);
 
+/// -q/--quiet: commands print only what was asked for (listings, JSON, --stats, dumps) and
+/// errors; no progress, summaries, previews or passing check lines.
+void setQuiet(bool quiet);
+bool quiet();
+
 /// "NAME=FILE" -> {NAME, FILE}; "FILE" -> {"", FILE}. A '=' only splits when the part
 /// before it is not an existing path.
 std::pair<std::string, std::string> splitNamedInput(const std::string& argument);
 
 /// The .npy file of each of the inputs `names` (a model's, in order) from the --input
 /// arguments: "NAME=FILE" binds by name, plain files fill the remaining inputs in order.
-Result<std::vector<std::string>> bindInputPaths(const RunOptions& options, const std::vector<std::string>& names);
+/// Inputs in `defaults` may be left out when fewer files than inputs are given: their path
+/// is empty.
+Result<std::vector<std::string>> bindInputPaths(const RunOptions& options, const std::vector<std::string>& names,
+                                                const std::map<std::string, tosa::HostTensor>& defaults = {});
 
 /// Output file name for a tensor name: characters outside [A-Za-z0-9._-] become '_'.
 std::string sanitizeFileName(std::string_view name);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `openvgf convert model.tosa -o model.vgf`: reads and verifies a TOSA graph, converts it
-// for a Vulkan target (converter::convert) and writes the VGF atomically; `--format arm-graph`
-// writes the graph as Arm's model-converter would (one GRAPH segment, converter/arm_graph_vgf.h).
-// A VGF with GRAPH segments as input is lowered to COMPUTE segments (converter/lower_vgf.h). --stats prints
+// for a Vulkan target and writes the VGF atomically (api/convert.h); `--format arm-graph`
+// writes the graph as Arm's model-converter would (one GRAPH segment), and a VGF with GRAPH
+// segments as input is lowered to COMPUTE segments. --stats prints
 // the memory plan and kernel counts; a progress bar is drawn on a terminal while shaders
 // compile. --passes chooses the graph passes, --dump-after prints the graph after one,
 // --verify-each re-checks the graph after every pass.
@@ -15,16 +15,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "api/convert.h"
 #include "cli/command.h"
 #include "cli/convert_ethosu.h"
 #include "common/file_io.h"
-#include "converter/arm_graph_vgf.h"
-#include "converter/convert.h"
-#include "converter/lower_vgf.h"
 #include "converter/passes/passes.h"
-#include "tosa/reader.h"
-#include "tosa/verifier.h"
-#include "vgf/decoder.h"
 
 namespace openvgf::cli {
 namespace {
@@ -36,7 +31,7 @@ struct ConvertArgs {
   std::string format = "compute";  // compute | arm-graph
   bool stats = false;
   bool noCache = false;
-  std::string passes;                  // "" = all
+  std::optional<std::string> passes;   // unset = all
   std::vector<std::string> dumpAfter;  // PASS or PASS=FILE
   bool verifyEach = false;
 };
@@ -78,19 +73,11 @@ Result<std::vector<DumpRequest>> dumpRequests(const ConvertArgs& args, const std
 }
 
 // A VGF with GRAPH segments in, a VGF of COMPUTE segments out.
-Result<int> lowerVgf(const ConvertArgs& args, converter::ConvertOptions options, std::span<const std::uint8_t> bytes) {
-  Result<vgf::File> file = withContext(vgf::decode(bytes), args.input);
-  if (!file) return Unexpected(std::move(file).error());
-  if (!converter::hasGraphSegments(*file)) {
-    return invalidInput("{}: expected a VGF with GRAPH segments to lower, got one of COMPUTE segments only", args.input);
-  }
-  OPENVGF_ASSIGN_OR_RETURN(converter::KnownShapes shapes, converter::modelInputShapes(*file, {}, args.input));
+Result<int> lowerVgf(const ConvertArgs& args, converter::ConvertOptions options) {
   converter::LowerOptions lowerOptions;
   lowerOptions.convert = std::move(options);
   lowerOptions.useCache = !args.noCache;
-  OPENVGF_ASSIGN_OR_RETURN(converter::LoweredModel model,
-                           converter::lowerGraphSegments(bytes, *file, shapes, args.input, lowerOptions));
-  OPENVGF_TRY(writeFileAtomic(args.output, model.vgf));
+  OPENVGF_ASSIGN_OR_RETURN(converter::LoweredModel model, api::lowerVgfFile(args.input, args.output, lowerOptions));
   if (args.stats) {
     fmt::print("GRAPH segment runs:     {}{}\n", model.graphRuns, model.cacheHit ? " (lowered VGF from the cache)" : "");
     fmt::print("kernels:                {}\n", model.kernels);
@@ -101,12 +88,20 @@ Result<int> lowerVgf(const ConvertArgs& args, converter::ConvertOptions options,
 
 Result<int> runConvert(const ConvertArgs& args) {
   OPENVGF_TRY(checkOutputPath(args.output, "--output"));
-  const bool passFlags = !args.passes.empty() || !args.dumpAfter.empty() || args.verifyEach;
+  const bool passFlags = args.passes.has_value() || !args.dumpAfter.empty() || args.verifyEach;
   if (args.format != "compute" && args.format != "arm-graph") {
     return invalidInput("--format: expected compute or arm-graph, got '{}'", args.format);
   }
+  if (args.format == "arm-graph") {
+    if (passFlags || args.target != "portable") {
+      return invalidInput("--format arm-graph: expected no --target, --passes, --dump-after or --verify-each (it "
+                          "writes the TOSA graph itself)");
+    }
+    OPENVGF_ASSIGN_OR_RETURN(std::vector<std::uint8_t> vgf, api::convertToArmGraph(args.input, args.output));
+    if (args.stats) fmt::print("vgf bytes:              {}\n", vgf.size());
+    return 0;
+  }
   if (args.target.starts_with("ethos-u")) {
-    if (args.format != "compute") return invalidInput("--target {}: expected no --format (it writes a vela_bin_stream)", args.target);
     if (passFlags) {
       return invalidInput("--target {}: expected no --passes, --dump-after or --verify-each (they apply to the Vulkan "
                           "targets)", args.target);
@@ -114,35 +109,15 @@ Result<int> runConvert(const ConvertArgs& args) {
     return convertEthosU(args.input, args.output, args.target, args.stats);
   }
   converter::ConvertOptions options;
-  if (!args.passes.empty()) {
-    OPENVGF_ASSIGN_OR_RETURN(options.passes, converter::passes::parsePassList(args.passes));
+  if (args.passes) {
+    OPENVGF_ASSIGN_OR_RETURN(options.passes, converter::passes::parsePassList(*args.passes));
   }
   OPENVGF_ASSIGN_OR_RETURN(std::vector<DumpRequest> dumps, dumpRequests(args, options.passes));
-  OPENVGF_ASSIGN_OR_RETURN(MappedFile input, MappedFile::open(args.input));
-  const FileKind kind = detectFileKind(input.bytes());
-  if (kind == FileKind::Vgf && args.format == "compute" && dumps.empty()) {
-    options.target = args.target;
-    options.useCache = !args.noCache;
-    options.verifyEach = args.verifyEach;
-    return lowerVgf(args, std::move(options), input.bytes());
-  }
-  if (kind != FileKind::Tosa) {
-    return invalidInput("{}: expected a TOSA flatbuffer{}, got a {} file", args.input,
-                        args.format == "compute" && dumps.empty() ? " or a VGF with GRAPH segments" : "", toString(kind));
-  }
-  OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, tosa::readGraph(std::filesystem::path(args.input)));
-  OPENVGF_TRY(withContext(tosa::verify(graph), args.input));
-  if (args.format == "arm-graph") {
-    if (passFlags) return invalidInput("--format arm-graph: expected no --passes, --dump-after or --verify-each");
-    auto vgfBytes = converter::writeArmGraphVgf(graph);
-    if (!vgfBytes) return Unexpected(std::move(vgfBytes).error().addContext(args.input));
-    OPENVGF_TRY(writeFileAtomic(args.output, *vgfBytes));
-    if (args.stats) fmt::print("vgf bytes:              {}\n", vgfBytes->size());
-    return 0;
-  }
   options.target = args.target;
   options.useCache = !args.noCache;
   options.verifyEach = args.verifyEach;
+  OPENVGF_ASSIGN_OR_RETURN(MappedFile input, MappedFile::open(args.input));
+  if (detectFileKind(input.bytes()) == FileKind::Vgf && dumps.empty()) return lowerVgf(args, std::move(options));
   Status dumpStatus;
   if (!dumps.empty()) {
     options.afterPass = [&](std::string_view pass, bool changed, const converter::Program& program) {
@@ -160,7 +135,7 @@ Result<int> runConvert(const ConvertArgs& args) {
       }
     };
   }
-  const bool tty = isatty(STDERR_FILENO) != 0;
+  const bool tty = isatty(STDERR_FILENO) != 0 && !quiet();
   if (tty) {
     options.progress = [](std::size_t done, std::size_t total) {
       constexpr int kWidth = 30;
@@ -169,9 +144,9 @@ Result<int> runConvert(const ConvertArgs& args) {
       if (done == total) fmt::print(stderr, "\n");
     };
   }
-  auto model = converter::convert(graph, options);
+  auto model = api::convertTosaFile(args.input, options);
   OPENVGF_TRY(dumpStatus);
-  if (!model) return Unexpected(std::move(model).error().addContext(args.input));
+  if (!model) return Unexpected(std::move(model).error());
   OPENVGF_TRY(writeFileAtomic(args.output, model->vgf));
   if (args.stats) {
     const auto& s = model->stats;

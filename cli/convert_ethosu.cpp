@@ -1,24 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// convertEthosU: glue between the TOSA reader, the Ethos-U converter and the output file.
+// convertEthosU: `convert --target ethos-u*` through api::convertToEthosU, and its --stats.
 #include "cli/convert_ethosu.h"
 
 #include <fmt/format.h>
 
-#include "common/file_io.h"
-#include "converter/ethosu/compiler.h"
-#include "tosa/reader.h"
+#include "api/convert.h"
 
 namespace openvgf::cli {
 
 Result<int> convertEthosU(const std::string& input, const std::string& output, const std::string& target, bool stats) {
-  OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, tosa::readGraph(std::filesystem::path(input)));
-  converter::ethosu::CompileOptions options;
-  if (!target.empty()) options.target = target;
-  OPENVGF_ASSIGN_OR_RETURN(converter::ethosu::CompiledModel model, converter::ethosu::compile(graph, options, input));
-  OPENVGF_TRY(writeFileAtomic(output, model.velaBinStream));
+  OPENVGF_ASSIGN_OR_RETURN(converter::ethosu::CompiledModel model, api::convertToEthosU(input, output, target));
   if (stats) {
     const converter::ethosu::CompileStats& s = model.stats;
-    fmt::print("target:            {}\n", options.target);
+    fmt::print("target:            {}\n", target);
     fmt::print("npu operations:    {}\n", s.npuOperations);
     fmt::print("commands:          {}\n", s.commands);
     fmt::print("weight bytes:      {}\n", s.weightBytes);

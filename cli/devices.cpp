@@ -8,9 +8,8 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "api/devices.h"
 #include "cli/command.h"
-#include "vulkan/instance.h"
-#include "vulkan/snapshot.h"
 
 namespace openvgf::cli {
 namespace {
@@ -105,17 +104,16 @@ void setup(CLI::App& sub, Action& action) {
   sub.add_flag("--json", *json, "Print JSON");
   sub.add_flag("--validate", *validate, "Enable the Vulkan validation layer");
   action = [json, validate]() -> Result<int> {
-    OPENVGF_ASSIGN_OR_RETURN(vulkan::Instance instance, vulkan::Instance::create({.validate = *validate}));
-    const std::vector<vulkan::DeviceSnapshot>& devices = instance.devices();
-    Result<std::size_t> chosen = vulkan::chooseDevice(devices, "");
+    OPENVGF_ASSIGN_OR_RETURN(api::DeviceList devices, api::listDevices(*validate));
+    auto isDefault = [&](const vulkan::DeviceSnapshot& d) { return devices.defaultIndex == d.index; };
     std::string text;
     if (*json) {
       nlohmann::json list = nlohmann::json::array();
-      for (const vulkan::DeviceSnapshot& d : devices) list.push_back(toJson(d, chosen && *chosen == d.index));
+      for (const vulkan::DeviceSnapshot& d : devices.devices) list.push_back(toJson(d, isDefault(d)));
       text = nlohmann::json{{"devices", list}}.dump(2) + "\n";
     } else {
-      for (const vulkan::DeviceSnapshot& d : devices) text += toText(d, chosen && *chosen == d.index);
-      if (!chosen) text += fmt::format("no usable device: {}\n", chosen.error().message());
+      for (const vulkan::DeviceSnapshot& d : devices.devices) text += toText(d, isDefault(d));
+      if (!devices.defaultIndex) text += fmt::format("no usable device: {}\n", devices.noDefaultReason);
     }
     std::fwrite(text.data(), 1, text.size(), stdout);
     return 0;

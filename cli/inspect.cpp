@@ -13,20 +13,23 @@ void setup(CLI::App& sub, Action& action) {
   sub.add_flag("--json", options->json, "Print JSON instead of a text summary");
   sub.add_option("--dump-spirv", options->dumpSpirv, "VGF: write module N's SPIR-V code to -o FILE");
   sub.add_option("--dump-constant", options->dumpConstant,
-                 "VGF: write constant N to -o FILE.npy with its resource's shape and dtype");
+                 "Write a constant to -o FILE (.npy, else raw bytes). TOSA: the tensor NAME or N-th constant of the "
+                 "main block, in TOSA layout. VGF: constant N with its resource's shape and dtype, in the layout the "
+                 "kernels read (openvgf stores CONV2D weights as [KH*KW*IC, OC]); dump the .tosa for TOSA layout")
+      ->type_name("NAME|N");
   sub.add_option("-o,--output", options->output, "Output file for --dump-spirv / --dump-constant");
   action = [options]() -> Result<int> {
     if (!options->output.empty()) OPENVGF_TRY(checkOutputPath(options->output, "--output"));
     OPENVGF_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(options->path));
     FileKind kind = detectFileKind(file.bytes());
     if (kind == FileKind::Unknown) {
-      return invalidInput("{}: unrecognised file: expected a TOSA flatbuffer, VGF, ExecuTorch .pte or "
+      return invalidInput("{}: unrecognised file ({}): expected a TOSA flatbuffer, VGF, ExecuTorch .pte or "
                           "Ethos-U command stream (detected from the first bytes)",
-                          options->path);
+                          options->path, describeFile(file.bytes()));
     }
     const InspectHandler* handler = findInspectHandler(kind);
     if (handler == nullptr) {
-      return unsupported("{}: inspecting a {} is not supported", options->path, toString(kind));
+      return unsupported("{}: inspecting {} is not supported", options->path, describeFile(file.bytes()));
     }
     return (*handler)(*options, file.bytes());
   };

@@ -12,11 +12,10 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include "api/reference.h"
 #include "cli/command.h"
 #include "common/file_io.h"
 #include "tosa/npy.h"
-#include "tosa/reader.h"
-#include "tosa/verifier.h"
 #include "tosa/reference/reference.h"
 
 namespace openvgf::cli {
@@ -45,11 +44,11 @@ Result<std::vector<tosa::HostTensor>> bindInputs(const ReferenceOptions& options
     }
     auto it = std::find(main.inputs.begin(), main.inputs.end(), name);
     if (it == main.inputs.end()) {
-      return invalidInput("--input {}: expected one of the graph inputs ({}), got '{}'", argument,
+      return invalidInput("{}: --input {}: expected one of the graph inputs ({}), got '{}'", options.model, argument,
                           fmt::join(main.inputs, ", "), name);
     }
     const auto index = static_cast<std::size_t>(it - main.inputs.begin());
-    if (taken[index]) return invalidInput("--input {}: input '{}' is given twice", argument, name);
+    if (taken[index]) return invalidInput("{}: --input {}: input '{}' is given twice", options.model, argument, name);
     taken[index] = true;
     files[index] = file;
   }
@@ -106,31 +105,26 @@ Result<int> runReference(const ReferenceOptions& options) {
   }
   if (!options.output.empty()) OPENVGF_TRY(checkOutputPath(options.output, "--output"));
   if (!options.outputDir.empty()) OPENVGF_TRY(checkOutputFolder(options.outputDir, "--output-dir"));
-  OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, tosa::readGraph(std::filesystem::path(options.model)));
-  // The spec's ERROR_IF rules first: a graph that breaks them has no defined result.
-  if (Status valid = tosa::verify(graph, tosa::VerifyOptions{options.dynamic}); !valid) {
-    return Unexpected(std::move(valid).error().addContext(options.model));
-  }
-  const tosa::Block* main = graph.mainBlock();
-  if (main == nullptr) return invalidInput("{}: expected a main block, got an empty graph", options.model);
-  OPENVGF_TRY(withContext(tosa::reference::checkLimits(graph), options.model));
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<tosa::HostTensor> inputs, bindInputs(options, *main));
+  OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, api::readVerifiedGraph(options.model, options.dynamic));
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<tosa::HostTensor> inputs, bindInputs(options, *graph.mainBlock()));
   tosa::reference::RunOptions runOptions;
   runOptions.precise = options.precise;
   runOptions.strict = options.strict;
-  Result<tosa::reference::RunResult> result = tosa::reference::run(graph, inputs, runOptions);
-  if (!result) return Unexpected(std::move(result).error().addContext(options.model));
+  Result<tosa::reference::RunResult> result = api::runReference(graph, options.model, inputs, runOptions);
+  if (!result) return Unexpected(std::move(result).error());
   for (const auto& d : result->diagnostics) {
     spdlog::warn("{}: unpredictable result (REQUIRE failed): {}", options.model, tosa::reference::toString(d));
   }
   for (const auto& out : result->outputs) {
+    if (quiet()) break;
     fmt::print("{} {} {} {}\n", out.name, tosa::toString(out.value.dtype), tosa::shapeToString(out.value.shape),
                preview(out));
   }
   if (!options.output.empty()) {
     if (result->outputs.size() != 1) {
-      return invalidInput("--output: the graph has {} outputs; use --output-dir DIR to write each as DIR/<name>.npy",
-                          result->outputs.size());
+      return invalidInput("{}: --output: the graph has {} outputs; use --output-dir DIR to write each as "
+                          "DIR/<name>.npy",
+                          options.model, result->outputs.size());
     }
     OPENVGF_TRY(writeOutput(options.output, result->outputs[0], options.precise));
   }
@@ -138,8 +132,8 @@ Result<int> runReference(const ReferenceOptions& options) {
     std::set<std::string> names;
     for (const auto& out : result->outputs) {
       if (!names.insert(sanitizeFileName(out.name)).second) {
-        return invalidInput("--output-dir: outputs '{}' and another output map to the same file name {}.npy", out.name,
-                            sanitizeFileName(out.name));
+        return invalidInput("{}: --output-dir: outputs '{}' and another output map to the same file name {}.npy",
+                            options.model, out.name, sanitizeFileName(out.name));
       }
     }
     std::error_code ec;

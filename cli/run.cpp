@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `openvgf run MODEL`: runs a VGF (COMPUTE segments, or GRAPH segments lowered on the way),
-// an ExecuTorch program's VGF delegates on a Vulkan device, or an Ethos-U stream in the
-// simulator, chosen from the file's content, through the handler registered for that kind.
+// `openvgf run MODEL`: runs a .vgf, .tosa or .pte on a Vulkan device or an Ethos-U stream in
+// the simulator, chosen from the file's content, through the handler registered for that kind.
 #include "cli/command.h"
 #include "common/file_io.h"
 
@@ -10,8 +9,10 @@ namespace {
 
 void setup(CLI::App& sub, Action& action) {
   auto options = std::make_shared<RunOptions>();
-  sub.add_option("model", options->path, "A .vgf file, an ExecuTorch program (.pte) with VgfBackend delegates, or an "
-                 "Ethos-U stream (.ethosu)")->required();
+  sub.add_option("model", options->path,
+                 "A .vgf (GRAPH segments are lowered first, then cached), a .tosa (converted first, then cached), a "
+                 ".pte with VgfBackend delegates, or an Ethos-U stream (.ethosu)")
+      ->required();
   sub.add_option("-i,--input", options->inputs,
                  "[NAME=]FILE.npy; without NAME inputs bind in the model's input order")
       ->required();
@@ -28,10 +29,11 @@ void setup(CLI::App& sub, Action& action) {
                                       ".pte's delegates) carry")
                            ->expected(0, 1)
                            ->type_name("[MODEL.tosa]");
-  sub.add_option("--target", options->target,
-                 "How GRAPH segments are lowered to compute shaders: portable (default) or native");
-  sub.add_option("--plan", options->plan, "Execution plan of a .pte to run (default forward)");
   sub.add_flag("--no-pipeline-cache", options->noPipelineCache, "Do not read or write the pipeline cache");
+  sub.add_option("--target", options->target,
+                 "How a .tosa is converted and GRAPH segments are lowered: portable (default) or native")
+      ->capture_default_str();
+  sub.add_option("--plan", options->plan, "A .pte's execution plan (name or index; default: the only one, or forward)");
   action = [options, check]() -> Result<int> {
     options->checkSelf = check->count() > 0 && options->check.empty();
     if (!options->output.empty() && !options->outputDir.empty()) {
@@ -45,14 +47,16 @@ void setup(CLI::App& sub, Action& action) {
     FileKind kind = detectFileKind(file.bytes());
     const RunHandler* handler = findRunHandler(kind);
     if (handler == nullptr) {
-      return invalidInput("{}: cannot run a {} file: expected a VGF or an Ethos-U command stream",
-                          options->path, toString(kind));
+      return invalidInput("{}: cannot run {}: expected a TOSA flatbuffer, a VGF, an ExecuTorch program or an Ethos-U "
+                          "command stream",
+                          options->path, describeFile(file.bytes()));
     }
     return (*handler)(*options, file.bytes());
   };
 }
 
-OPENVGF_REGISTER_COMMAND({"run", "Run a VGF on a Vulkan device (or an Ethos-U stream in the simulator)", 40, setup});
+OPENVGF_REGISTER_COMMAND({"run", "Run a .vgf, .tosa or .pte on a Vulkan device (or an Ethos-U stream in the simulator)",
+                          40, setup});
 
 }  // namespace
 }  // namespace openvgf::cli

@@ -117,7 +117,9 @@ Result<int> runEthosUModel(const RunOptions& options, const eu::LoadedModel& mod
   for (const tosa::HostTensor& t : tensors) raw.push_back(t.bytes);
   eu::SimulatorStats stats;
   OPENVGF_ASSIGN_OR_RETURN(std::vector<std::vector<std::uint8_t>> outputs, eu::runModel(model, raw, name, &stats));
-  fmt::print("{}: ran {} NPU operations ({} MACs) in the Ethos-U simulator\n", name, stats.operations, stats.macs);
+  if (!quiet()) {
+    fmt::print("{}: ran {} NPU operations ({} MACs) in the Ethos-U simulator\n", name, stats.operations, stats.macs);
+  }
   std::vector<tosa::HostTensor> results;
   std::vector<std::string> names;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
@@ -168,7 +170,6 @@ Result<int> runEthosUFile(const RunOptions& options, std::span<const std::uint8_
 }
 
 OPENVGF_REGISTER_RUN(FileKind::EthosU, runEthosUFile);
-OPENVGF_REGISTER_RUN(FileKind::Pte, runEthosUPte);
 
 }  // namespace
 }  // namespace openvgf::cli

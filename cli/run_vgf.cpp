@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// `openvgf run model.vgf`: the VGF handler of `run`. Reads the .npy inputs (by name or in
-// order), runs the model on a Vulkan device through runner::Session, writes the outputs,
-// and optionally repeats (min/median latency), profiles (Chrome trace + summary) and checks
-// the outputs against the reference interpreter on a .tosa (--check; exit 1 on failure).
-// A VGF with GRAPH segments (Arm's encoding) is lowered to COMPUTE segments first (cached,
-// converter/lower_vgf.h); `--check` without a file then checks against the graph it carries.
-// Bad input is rejected before any device is touched.
+// `openvgf run model.{tosa,vgf,pte}`: the Vulkan handler of `run`. Argument handling and
+// printing around the api: api::LoadedModel opens the model (a .tosa is converted, GRAPH
+// segments are lowered for the input arrays' shapes, a .pte's VgfBackend delegates become the
+// parts of its plan; all cached), the .npy inputs bind by name or in order (`state:` inputs
+// of a .tosa default to the variables' initial values), api::Session runs it, the outputs
+// are written, and optionally the run is repeated (min/median latency), profiled (Chrome
+// trace + summary) and checked against the reference interpreter (--check MODEL.tosa, or
+// without a file on the graph the model carries; exit 1 on failure). Bad input is rejected
+// before any device is touched.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -13,29 +15,34 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "api/check.h"
+#include "api/model.h"
+#include "api/session.h"
 #include "cli/command.h"
+#include "cli/run_ethosu.h"
 #include "common/file_io.h"
-#include "converter/lower_vgf.h"
+#include "pte/program.h"
 #include "runner/check.h"
-#include "runner/context.h"
-#include "runner/model.h"
 #include "runner/profile.h"
-#include "runner/session.h"
 #include "tosa/npy.h"
 #include "tosa/reader.h"
-#include "vgf/decoder.h"
 
 namespace openvgf::cli {
 namespace {
 
 // Reads every --input, converted to the type and shape of the model input it binds to.
-Result<std::vector<tosa::HostTensor>> readInputs(const RunOptions& options, const runner::Model& model) {
-  const std::vector<runner::TensorInfo>& expected = model.inputs();
+// Inputs with a default (the initial value of a `state:` input) may be left out.
+Result<std::vector<tosa::HostTensor>> readInputs(const RunOptions& options, const api::LoadedModel& loaded) {
+  const std::vector<runner::TensorInfo>& expected = loaded.inputs();
   std::vector<std::string> names;
   for (const runner::TensorInfo& t : expected) names.push_back(t.name);
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::string> paths, bindInputPaths(options, names));
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::string> paths, bindInputPaths(options, names, loaded.defaultInputs()));
   std::vector<tosa::HostTensor> tensors;
   for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (paths[i].empty()) {
+      tensors.push_back(loaded.defaultInputs().at(expected[i].name));
+      continue;
+    }
     Result<tosa::HostTensor> tensor = tosa::npy::readTensor(paths[i], expected[i].dtype, expected[i].shape);
     if (!tensor) return Unexpected(std::move(tensor).error().addContext(fmt::format("{}: input '{}'", options.path, expected[i].name)));
     tensors.push_back(std::move(*tensor));
@@ -43,42 +50,47 @@ Result<std::vector<tosa::HostTensor>> readInputs(const RunOptions& options, cons
   return tensors;
 }
 
-// A VGF with GRAPH segments, lowered for the shapes of the given input arrays; with --check and
-// no file, also the TOSA graph it carries as the reference.
-struct PreparedGraphVgf {
-  std::vector<std::uint8_t> lowered;
-  std::vector<bool> unsignedOutputs;
-  std::optional<tosa::Graph> reference;
-};
-
-Result<PreparedGraphVgf> prepareGraphVgf(const RunOptions& options, std::span<const std::uint8_t> bytes, const vgf::File& file) {
-  std::vector<std::string> names;
-  for (const vgf::BindingSlot& slot : file.inputs) names.push_back(converter::resourceTensorName(file, slot.mrtIndex));
+// The shapes of the input arrays (a VGF with GRAPH segments is lowered for them).
+Result<std::vector<tosa::Shape>> inputArrayShapes(const RunOptions& options, const std::vector<std::string>& names) {
   OPENVGF_ASSIGN_OR_RETURN(std::vector<std::string> paths, bindInputPaths(options, names));
   std::vector<tosa::Shape> shapes;
   for (std::size_t i = 0; i < paths.size(); ++i) {
     Result<tosa::npy::Array> array = tosa::npy::readFile(paths[i]);
-    if (!array) return Unexpected(std::move(array).error().addContext(fmt::format("input '{}'", names[i])));
+    if (!array) return Unexpected(std::move(array).error().addContext(fmt::format("{}: input '{}'", options.path, names[i])));
     shapes.push_back(array->shape);
   }
-  OPENVGF_ASSIGN_OR_RETURN(converter::KnownShapes known, converter::modelInputShapes(file, shapes, options.path));
-  PreparedGraphVgf out;
-  if (options.checkSelf) {
-    OPENVGF_ASSIGN_OR_RETURN(converter::GraphRun run, converter::decodeGraphModel(file, known, options.path));
-    out.reference = std::move(run.graph);
+  return shapes;
+}
+
+// The outputs, as --output / --output-dir ask.
+Status writeOutputs(const RunOptions& options, const api::LoadedModel& loaded, const std::vector<tosa::HostTensor>& outputs) {
+  auto isUnsigned = [&](std::size_t i) { return i < loaded.unsignedOutputs().size() && loaded.unsignedOutputs()[i]; };
+  if (!options.output.empty()) return tosa::npy::writeTensor(options.output, outputs[0], isUnsigned(0));
+  if (options.outputDir.empty()) return {};
+  std::error_code ec;
+  std::filesystem::create_directories(options.outputDir, ec);
+  if (ec) return environmentError("{}: cannot create the output directory: {}", options.outputDir, ec.message());
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    std::filesystem::path path =
+        std::filesystem::path(options.outputDir) / (sanitizeFileName(loaded.outputs()[i].name) + ".npy");
+    OPENVGF_TRY(tosa::npy::writeTensor(path, outputs[i], isUnsigned(i)));
   }
-  converter::LowerOptions lowerOptions;
-  lowerOptions.convert.target = options.target;
-  OPENVGF_ASSIGN_OR_RETURN(converter::LoweredModel model,
-                           converter::lowerGraphSegments(bytes, file, known, options.path, lowerOptions));
-  if (model.cacheHit) {
-    spdlog::info("{}: lowered VGF from the cache ({})", options.path, model.cacheFile.string());
-  } else {
-    spdlog::info("{}: lowered {} GRAPH segment run(s) into {} COMPUTE segments", options.path, model.graphRuns, model.kernels);
+  return {};
+}
+
+// Prints the check lines; returns whether every output passed.
+bool printChecks(const std::vector<api::PartCheck>& parts) {
+  bool pass = true;
+  for (const api::PartCheck& part : parts) {
+    for (const runner::OutputCheck& c : part.checks) {
+      if (!c.verdict.pass || !quiet()) {
+        std::printf("%s%s%s\n", part.label.c_str(), part.label.empty() ? "" : ": ", runner::formatCheck(c).c_str());
+      }
+      pass = pass && c.verdict.pass;
+    }
   }
-  out.lowered = std::move(model.vgf);
-  out.unsignedOutputs = converter::unsignedOutputs(file);
-  return out;
+  if (!pass || !quiet()) std::printf("check: %s\n", pass ? "PASS" : "FAIL");
+  return pass;
 }
 
 double median(std::vector<double> values) {
@@ -87,43 +99,41 @@ double median(std::vector<double> values) {
   return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
 
-Result<int> runVgf(const RunOptions& options, std::span<const std::uint8_t> bytes) {
-  Result<vgf::File> decoded = withContext(vgf::decode(bytes), options.path);
-  if (!decoded) return Unexpected(std::move(decoded).error());
-  PreparedGraphVgf graphVgf;
-  if (converter::hasGraphSegments(*decoded)) {
-    OPENVGF_ASSIGN_OR_RETURN(graphVgf, prepareGraphVgf(options, bytes, *decoded));
-    decoded = withContext(vgf::decode(graphVgf.lowered), options.path);
-    if (!decoded) return Unexpected(std::move(decoded).error());
-  } else if (options.checkSelf) {
-    return invalidInput("{}: --check: expected MODEL.tosa for a VGF of COMPUTE segments (it carries no TOSA graph)",
-                        options.path);
-  }
-  OPENVGF_ASSIGN_OR_RETURN(runner::Model model, runner::Model::create(*decoded, options.path));
-  if (!options.output.empty() && model.outputs().size() != 1) {
+Result<int> runModel(const RunOptions& options, std::span<const std::uint8_t>) {
+  api::LoadOptions load;
+  load.target = options.target;
+  load.plan = options.plan;
+  load.inputShapes = [&options](const std::vector<std::string>& names) { return inputArrayShapes(options, names); };
+  OPENVGF_ASSIGN_OR_RETURN(api::LoadedModel loaded, api::LoadedModel::load(options.path, load));
+  if (!options.output.empty() && loaded.outputs().size() != 1) {
     return invalidInput("{}: --output: expected a model with one output, got {}; use --output-dir DIR", options.path,
-                        model.outputs().size());
+                        loaded.outputs().size());
   }
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<tosa::HostTensor> inputs, readInputs(options, model));
-  std::optional<tosa::Graph> reference = std::move(graphVgf.reference);
-  if (!options.check.empty()) {
-    OPENVGF_ASSIGN_OR_RETURN(reference, tosa::readGraph(std::filesystem::path(options.check)));
+  if (!options.check.empty() && loaded.program()) {
+    return invalidInput("{}: --check {}: expected --check without a file for a .pte (each delegate is checked against "
+                        "the TOSA graph its VGF carries)", options.path, options.check);
   }
+  std::vector<tosa::Graph> references;
+  if (options.checkSelf) {
+    OPENVGF_ASSIGN_OR_RETURN(references, loaded.carriedGraphs());
+  } else if (!options.check.empty()) {
+    OPENVGF_ASSIGN_OR_RETURN(tosa::Graph reference, tosa::readGraph(std::filesystem::path(options.check)));
+    loaded.addInitialStates(reference);
+    references.push_back(std::move(reference));
+  }
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<tosa::HostTensor> inputs, readInputs(options, loaded));
   std::vector<const tosa::HostTensor*> ordered;
   for (const tosa::HostTensor& t : inputs) ordered.push_back(&t);
 
-  runner::ContextOptions contextOptions;
-  contextOptions.validate = options.validate;
-  contextOptions.device = options.device;
-  contextOptions.pipelineCache = !options.noPipelineCache;
-  OPENVGF_ASSIGN_OR_RETURN(std::unique_ptr<runner::Context> context, runner::Context::create(contextOptions, model));
-  spdlog::info("device: {}", context->device().snapshot().name);
+  api::DeviceOptions device;
+  device.validate = options.validate;
+  device.device = options.device;
+  device.pipelineCache = !options.noPipelineCache;
+  OPENVGF_ASSIGN_OR_RETURN(std::unique_ptr<api::Model> runnable, api::Model::create(std::move(loaded), device));
+  spdlog::info("device: {}", runnable->deviceName());
   runner::SessionOptions sessionOptions;
   sessionOptions.profile = !options.profile.empty();
-  OPENVGF_ASSIGN_OR_RETURN(runner::Session session, runner::Session::create(*context, model, sessionOptions));
-  if (Status saved = context->savePipelineCache(); !saved) {
-    spdlog::warn("pipeline cache not saved: {}", saved.error().message());
-  }
+  OPENVGF_ASSIGN_OR_RETURN(api::Session session, api::Session::create(*runnable, sessionOptions));
 
   runner::ProfileRecorder recorder(session.segmentNames());
   std::vector<tosa::HostTensor> outputs;
@@ -133,47 +143,47 @@ Result<int> runVgf(const RunOptions& options, std::span<const std::uint8_t> byte
     latencies.push_back(session.lastTiming().hostMs);
     if (sessionOptions.profile) recorder.add(session.lastTiming());
   }
-
-  auto isUnsigned = [&](std::size_t i) { return i < graphVgf.unsignedOutputs.size() && graphVgf.unsignedOutputs[i]; };
-  if (!options.output.empty()) {
-    OPENVGF_TRY(tosa::npy::writeTensor(options.output, outputs[0], isUnsigned(0)));
-  } else if (!options.outputDir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(options.outputDir, ec);
-    if (ec) return environmentError("{}: cannot create the output directory: {}", options.outputDir, ec.message());
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
-      std::filesystem::path path =
-          std::filesystem::path(options.outputDir) / (sanitizeFileName(session.outputs()[i].name) + ".npy");
-      OPENVGF_TRY(tosa::npy::writeTensor(path, outputs[i], isUnsigned(i)));
-    }
-  }
+  OPENVGF_TRY(writeOutputs(options, runnable->loaded(), outputs));
   if (sessionOptions.profile) {
     OPENVGF_TRY(writeFileAtomic(options.profile, recorder.chromeTrace()));
     std::string summary = recorder.summary();
-    std::fwrite(summary.data(), 1, summary.size(), stderr);
+    if (!quiet()) std::fwrite(summary.data(), 1, summary.size(), stderr);
   }
   int exitCode = 0;
-  if (reference) {
-    std::vector<std::string> inputNames, outputNames;
-    for (const runner::TensorInfo& t : model.inputs()) inputNames.push_back(t.name);
-    for (const runner::TensorInfo& t : model.outputs()) outputNames.push_back(t.name);
-    auto checks = runner::checkAgainstReference(*reference, inputNames, inputs, outputNames, outputs);
-    if (!checks) return Unexpected(std::move(checks).error().addContext(options.checkSelf ? options.path : options.check));
-    for (const runner::OutputCheck& c : *checks) {
-      std::printf("%s\n", runner::formatCheck(c).c_str());
-      if (!c.verdict.pass) exitCode = 1;
-    }
-    std::printf("check: %s\n", exitCode == 0 ? "PASS" : "FAIL");
+  if (options.checkSelf) {
+    OPENVGF_ASSIGN_OR_RETURN(std::vector<api::PartCheck> checks, api::checkCarriedGraphs(session, references, inputs, outputs));
+    if (!printChecks(checks)) exitCode = 1;
+  } else if (!references.empty()) {
+    OPENVGF_ASSIGN_OR_RETURN(std::vector<runner::OutputCheck> checks,
+                             api::checkOutputs(references[0], options.check, session.inputs(), inputs, session.outputs(),
+                                               outputs));
+    if (!printChecks({api::PartCheck{"", std::move(checks)}})) exitCode = 1;
   }
-  if (latencies.size() > 1) {
+  if (latencies.size() > 1 && !quiet()) {
     std::printf("%s: %zu runs on %s: min %.3f ms, median %.3f ms\n", options.path.c_str(), latencies.size(),
-                context->device().snapshot().name.c_str(), *std::min_element(latencies.begin(), latencies.end()),
+                runnable->deviceName().c_str(), *std::min_element(latencies.begin(), latencies.end()),
                 median(latencies));
   }
   return exitCode;
 }
 
-OPENVGF_REGISTER_RUN(FileKind::Vgf, runVgf);
+// A .pte whose delegates are all Ethos-U streams runs in the simulator; any other goes through
+// the api, which runs VgfBackend delegates and names what it cannot run.
+Result<int> runProgram(const RunOptions& options, std::span<const std::uint8_t> bytes) {
+  OPENVGF_ASSIGN_OR_RETURN(pte::Program program, withContext(pte::readProgram(bytes), options.path));
+  bool ethosU = false, other = false;
+  for (const pte::ExecutionPlan& plan : program.plans) {
+    for (const pte::Delegate& delegate : plan.delegates) {
+      (delegate.kind == pte::PayloadKind::VelaBinStream ? ethosU : other) = true;
+    }
+  }
+  if (ethosU && !other) return runEthosUPte(options, bytes);
+  return runModel(options, bytes);
+}
+
+OPENVGF_REGISTER_RUN(FileKind::Tosa, runModel);
+OPENVGF_REGISTER_RUN(FileKind::Vgf, runModel);
+OPENVGF_REGISTER_RUN(FileKind::Pte, runProgram);
 
 }  // namespace
 }  // namespace openvgf::cli

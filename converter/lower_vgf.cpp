@@ -12,9 +12,9 @@
 
 #include <fmt/format.h>
 
+#include "common/cache_dir.h"
 #include "common/file_io.h"
 #include "common/sha256.h"
-#include "converter/shader_compiler.h"
 #include "shaders/library.h"
 #include "vgf/builder.h"
 #include "vgf/decoder.h"
@@ -282,11 +282,14 @@ Result<LoweredModel> lowerGraphSegments(std::span<const std::uint8_t> bytes, con
   LoweredModel model;
   const std::vector<std::vector<std::size_t>> runs = graphRuns(file);
   model.graphRuns = runs.size();
-  const bool cacheable = options.useCache && !options.convert.customTarget;
+  // With no cache folder (neither XDG_CACHE_HOME nor HOME set) nothing is cached.
+  const std::filesystem::path cacheDir = options.cacheDir.empty() && !cacheRoot().empty() ? cacheRoot() / "lowered"
+                                                                                          : options.cacheDir;
+  const bool cacheable = options.useCache && !options.convert.customTarget && !cacheDir.empty();
   std::filesystem::path cacheFile;
   if (cacheable) {
     OPENVGF_ASSIGN_OR_RETURN(model.cacheKey, cacheKey(bytes, file, inputShapes, options.convert));
-    cacheFile = (options.cacheDir.empty() ? cacheRoot() / "lowered" : options.cacheDir) / (model.cacheKey + ".vgf");
+    cacheFile = cacheDir / (model.cacheKey + ".vgf");
     std::error_code ec;
     if (std::filesystem::exists(cacheFile, ec)) {
       auto cached = readFile(cacheFile);

@@ -6,7 +6,7 @@
 // of the file are kept, and the model interface is the file's. Dynamic dimensions are fixed by
 // the input shapes given, so a model is lowered once per distinct input shape.
 //
-// Lowered files are cached under $XDG_CACHE_HOME/openvgf/lowered/ keyed by SHA-256 over the
+// Lowered files are cached under <cache root>/lowered/ (common/cache_dir.h), keyed by SHA-256 over the
 // input VGF's bytes, the input shapes, the conversion target and the converter's version (its
 // release and the embedded shader library), so a second run of the same file does not lower
 // again.
@@ -29,7 +29,7 @@ namespace openvgf::converter {
 struct LowerOptions {
   ConvertOptions convert;         // target, SPIR-V cache, threads, passes
   bool useCache = true;           // read and write the lowered-VGF cache
-  std::filesystem::path cacheDir; // empty: <cacheRoot()>/lowered
+  std::filesystem::path cacheDir; // empty: <cacheRoot()>/lowered (common/cache_dir.h)
 };
 
 struct LoweredModel {

@@ -44,6 +44,14 @@ struct Program {
   std::vector<std::string> outputNames;
   /// Elided RESHAPE/IDENTITY outputs -> the tensor whose buffer they share.
   std::map<std::string, std::string> aliases;
+  /// Blocks that COND_IF / WHILE_LOOP nodes name (then/else, cond/body), by the name the
+  /// operator uses, until inline-control-flow replaces those nodes.
+  std::map<std::string, tosa::Block> blocks;
+  /// EXT-VARIABLE tensors in declaration order, until resolve-variables turns their reads
+  /// and writes into IDENTITY nodes over the model input/output pairs `state:<name>`.
+  std::vector<std::string> variables;
+  /// Operators of the source block: the index that nodes the converter adds at its end report.
+  std::size_t sourceOperators = 0;
 
   /// The tensor whose buffer holds `name` (itself unless aliased).
   const std::string& bufferOf(const std::string& name) const;
@@ -61,10 +69,9 @@ struct Program {
 
 /// Builds the Program of a graph's main block (in operator order, which a valid TOSA
 /// graph already gives topologically). CONST / CONST_SHAPE operators become constant
-/// tensors, not nodes. Each VARIABLE becomes the model input/output pair
-/// `state:<name>` (reads use the current value, writes produce the next one); a COND_IF
-/// whose condition is constant is replaced by its taken branch; other control flow is an
-/// Unsupported error.
+/// tensors, not nodes; every other operator, COND_IF, WHILE_LOOP and variable reads and
+/// writes included, becomes a node. The passes every conversion runs first
+/// (passes::requiredPasses: inline-control-flow, resolve-variables) remove those.
 Result<Program> makeProgram(const tosa::Graph& graph);
 
 /// "<index> <OP>(<in>...) -> <out>" per node, for pass tests.
@@ -77,8 +84,8 @@ std::string listProgram(const Program& program);
 
 /// Checks the invariants every pass must keep (InvalidInput naming the first violation):
 /// every name refers to a tensor of the Program; a node reads only model inputs,
-/// constants, outputs of earlier nodes or aliases of those; each tensor is written once
-/// and never a model input or constant; an epilogue op reads the previous result at its
+/// constants, variables, outputs of earlier nodes or aliases of those; each tensor but a
+/// variable is written once and never a model input or constant; an epilogue op reads the previous result at its
 /// `chainInput`; aliases point at a tensor that is not itself an alias, with the same type
 /// and element count; every model output is produced.
 Status verifyProgram(const Program& program);

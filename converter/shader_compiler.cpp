@@ -16,6 +16,7 @@
 #include <spirv-tools/libspirv.hpp>
 #include <spirv-tools/optimizer.hpp>
 
+#include "common/cache_dir.h"
 #include "common/file_io.h"
 #include "common/sha256.h"
 #include "shaders/library.h"
@@ -80,17 +81,10 @@ Result<std::vector<std::uint32_t>> readCached(const std::filesystem::path& file)
 
 }  // namespace
 
-std::filesystem::path cacheRoot() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
-    return std::filesystem::path(xdg) / "openvgf";
-  }
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-    return std::filesystem::path(home) / ".cache" / "openvgf";
-  }
-  return std::filesystem::temp_directory_path() / "openvgf";
+std::filesystem::path defaultCacheDir() {
+  const std::filesystem::path root = cacheRoot();
+  return (root.empty() ? std::filesystem::temp_directory_path() / "openvgf" : root) / "spirv";
 }
-
-std::filesystem::path defaultCacheDir() { return cacheRoot() / "spirv"; }
 
 Result<std::string> instantiatedSource(const ShaderInstance& instance) {
   auto text = shaders::find(instance.templateName);

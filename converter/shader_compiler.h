@@ -51,10 +51,7 @@ Result<std::vector<std::uint32_t>> compileShader(const ShaderInstance& instance,
 /// depend on thread scheduling.
 Result<CompileResult> compileShaders(const std::vector<ShaderInstance>& instances, const CompileOptions& options);
 
-/// The root of openvgf's on-disk caches: $XDG_CACHE_HOME/openvgf, else ~/.cache/openvgf, else
-/// <temp>/openvgf.
-std::filesystem::path cacheRoot();
-/// Default SPIR-V cache folder: cacheRoot()/spirv.
+/// Default SPIR-V cache folder: cacheRoot()/spirv (common/cache_dir.h), else <temp>/openvgf/spirv.
 std::filesystem::path defaultCacheDir();
 
 }  // namespace openvgf::converter

@@ -204,8 +204,9 @@ Result<RunPlan> Planner::run() {
 Result<RunPlan> planVgfExecution(const Program& program, std::string_view plan) {
   std::optional<std::size_t> index;
   for (std::size_t p = 0; p < program.plans.size(); ++p) {
-    if (program.plans[p].name == plan) index = p;
+    if (program.plans[p].name == plan || (plan.empty() && program.plans[p].name == "forward")) index = p;
   }
+  if (plan.empty() && program.plans.size() == 1) index = 0;
   std::size_t position = 0;
   if (!index && std::from_chars(plan.data(), plan.data() + plan.size(), position).ec == std::errc() &&
       position < program.plans.size()) {
@@ -214,8 +215,9 @@ Result<RunPlan> planVgfExecution(const Program& program, std::string_view plan) 
   if (!index) {
     std::vector<std::string> names;
     for (const ExecutionPlan& p : program.plans) names.push_back("'" + p.name + "'");
-    return invalidInput("--plan: expected one of the program's plans ({}), got '{}'",
-                        names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")), plan);
+    return invalidInput("--plan: expected one of the program's plans ({}){}, got '{}'",
+                        names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")),
+                        plan.empty() ? " (none given: the only plan, or 'forward')" : "", plan);
   }
   Planner planner(program, *index);
   return planner.run();

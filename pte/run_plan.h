@@ -37,7 +37,8 @@ struct RunPlan {
   std::size_t delegates = 0;          // Delegate steps
 };
 
-/// The steps of plan `plan` (its name, or its position as a decimal number). Unsupported when
+/// The steps of plan `plan` (its name, or its position as a decimal number; "" = the only
+/// plan, or the one named 'forward'). Unsupported when
 /// the plan calls other backends, non-delegated operators that are not plain copies (all of
 /// them are named), or branches; InvalidInput for inconsistent indexes or data flow.
 Result<RunPlan> planVgfExecution(const Program& program, std::string_view plan);

@@ -2,7 +2,8 @@
 // runner::runBenchmark: what `openvgf bench` measures for one VGF on one device.
 //
 //   1. Context creation (instance, device, pipeline cache load) with a private, empty
-//      pipeline-cache folder, so the first Session::create builds every pipeline (cold).
+//      pipeline-cache folder, so the first Session::create builds every pipeline (cold). With
+//      isolateDriverCaches, Mesa's and NVIDIA's shader caches are pointed at that folder too.
 //   2. First inference, then `warmup` runs, then timed runs until both `iterations` runs and
 //      `minTimeS` seconds are reached: wall latency per inference (inputs in to outputs out,
 //      as Session::run's caller sees it) -> min / median / p90 / mean, inferences/s.
@@ -11,8 +12,7 @@
 //      gives the GPU time of the recorded command buffer; timestamps stay out of the wall
 //      measurements of step 2.
 // Inputs are deterministic pseudo-random tensors of the model's input types and shapes.
-// Driver-side shader caches (Mesa's, NVIDIA's) are outside openvgf's control: benchmarks/run.sh
-// points them at an emptied folder for cold numbers.
+// Other drivers' shader caches are outside openvgf's control.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +36,10 @@ struct BenchmarkOptions {
   /// Pipeline-cache folder used for cold then warm creation; must be empty or absent
   /// (empty path: a fresh temporary folder, removed afterwards).
   std::filesystem::path cacheDir;
+  /// Set MESA_SHADER_CACHE_DIR and __GL_SHADER_DISK_CACHE_PATH to <cache folder>/driver for
+  /// the rest of the process (a process-wide change: for a benchmark process, before any other
+  /// Vulkan use).
+  bool isolateDriverCaches = true;
   std::uint64_t seed = 0x0BE7C4;
 };
 

@@ -24,7 +24,8 @@ Result<std::size_t> indexOf(std::span<const std::string> names, const std::strin
 Result<std::vector<OutputCheck>> checkAgainstReference(const tosa::Graph& graph, std::span<const std::string> inputNames,
                                                        std::span<const tosa::HostTensor> inputs,
                                                        std::span<const std::string> outputNames,
-                                                       std::span<const tosa::HostTensor> outputs) {
+                                                       std::span<const tosa::HostTensor> outputs,
+                                                       tosa::reference::VariableState* state) {
   const tosa::Block* main = graph.mainBlock();
   if (main == nullptr) return invalidInput("--check: expected a graph with a main block");
   if (main->inputs.size() != inputs.size() || main->outputs.size() != outputs.size()) {
@@ -38,7 +39,7 @@ Result<std::vector<OutputCheck>> checkAgainstReference(const tosa::Graph& graph,
   }
   tosa::reference::RunOptions options;
   options.precise = true;
-  OPENVGF_ASSIGN_OR_RETURN(tosa::reference::RunResult reference, tosa::reference::run(graph, ordered, options));
+  OPENVGF_ASSIGN_OR_RETURN(tosa::reference::RunResult reference, tosa::reference::run(graph, ordered, options, state));
   std::vector<tosa::HostTensor> actual;
   for (std::size_t i = 0; i < main->outputs.size(); ++i) {
     OPENVGF_ASSIGN_OR_RETURN(std::size_t k, indexOf(outputNames, main->outputs[i], i, "output"));

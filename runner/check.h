@@ -13,6 +13,7 @@
 #include "tosa/compliance.h"
 #include "tosa/graph.h"
 #include "tosa/host_tensor.h"
+#include "tosa/reference/reference.h"
 
 namespace openvgf::runner {
 
@@ -22,13 +23,15 @@ struct OutputCheck {
 };
 
 /// Runs the reference interpreter (precise mode) on `inputs` (named as the VGF names them)
-/// and judges `outputs` (named likewise). Errors: a name that the graph does not have, or
-/// counts that disagree.
+/// and judges `outputs` (named likewise). `state` holds the EXT-VARIABLE values the run
+/// starts from and receives the values it leaves (a fresh state when null). Errors: a name
+/// that the graph does not have, or counts that disagree.
 Result<std::vector<OutputCheck>> checkAgainstReference(const tosa::Graph& graph,
                                                        std::span<const std::string> inputNames,
                                                        std::span<const tosa::HostTensor> inputs,
                                                        std::span<const std::string> outputNames,
-                                                       std::span<const tosa::HostTensor> outputs);
+                                                       std::span<const tosa::HostTensor> outputs,
+                                                       tosa::reference::VariableState* state = nullptr);
 
 /// "name: PASS (max abs error 1e-06, max ULP error 0.5)" style line for one output.
 std::string formatCheck(const OutputCheck& check);

@@ -659,4 +659,19 @@ Status Model::checkDevice(const vulkan::DeviceSnapshot& device) const {
   return {};
 }
 
+Status checkTensor(const TensorInfo& info, tosa::DType dtype, const tosa::Shape& shape, std::size_t bytes) {
+  if (dtype != info.dtype) {
+    return invalidInput("input '{}': expected dtype {}, got {}", info.name, tosa::toString(info.dtype),
+                        tosa::toString(dtype));
+  }
+  if (shape != info.shape) {
+    return invalidInput("input '{}': expected shape {}, got {}", info.name, tosa::shapeToString(info.shape),
+                        tosa::shapeToString(shape));
+  }
+  if (bytes != info.bytes) {
+    return invalidInput("input '{}': expected {} bytes of data, got {}", info.name, info.bytes, bytes);
+  }
+  return {};
+}
+
 }  // namespace openvgf::runner

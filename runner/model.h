@@ -32,6 +32,9 @@ struct TensorInfo {
   std::uint64_t bytes = 0;      // elementCount * storage bytes per element
 };
 
+/// InvalidInput naming the tensor when a value's dtype, shape or byte count is not `info`'s.
+Status checkTensor(const TensorInfo& info, tosa::DType dtype, const tosa::Shape& shape, std::size_t bytes);
+
 /// One resource of the model resource table as the runner sees it.
 struct ResourceInfo {
   vgf::ResourceCategory category = vgf::ResourceCategory::Intermediate;

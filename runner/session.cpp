@@ -444,6 +444,10 @@ Status Session::runInPlace() {
   return {};
 }
 
+Status Session::checkInput(std::size_t index, tosa::DType dtype, const tosa::Shape& shape, std::size_t bytes) const {
+  return checkTensor(inputs_[index], dtype, shape, bytes);
+}
+
 Status Session::run(std::span<const tosa::HostTensor* const> inputs, std::vector<tosa::HostTensor>& outputs) {
   auto start = std::chrono::steady_clock::now();
   if (inputs.size() != inputs_.size()) {
@@ -451,19 +455,8 @@ Status Session::run(std::span<const tosa::HostTensor* const> inputs, std::vector
   }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const tosa::HostTensor* t = inputs[i];
-    const TensorInfo& info = inputs_[i];
-    if (t == nullptr) return invalidInput("input '{}': expected a tensor, got none", info.name);
-    if (t->dtype != info.dtype) {
-      return invalidInput("input '{}': expected dtype {}, got {}", info.name, tosa::toString(info.dtype),
-                          tosa::toString(t->dtype));
-    }
-    if (t->shape != info.shape) {
-      return invalidInput("input '{}': expected shape {}, got {}", info.name, tosa::shapeToString(info.shape),
-                          tosa::shapeToString(t->shape));
-    }
-    if (t->bytes.size() != info.bytes) {
-      return invalidInput("input '{}': expected {} bytes of data, got {}", info.name, info.bytes, t->bytes.size());
-    }
+    if (t == nullptr) return invalidInput("input '{}': expected a tensor, got none", inputs_[i].name);
+    OPENVGF_TRY(checkInput(i, t->dtype, t->shape, t->bytes.size()));
   }
   for (std::size_t i = 0; i < inputs.size(); ++i) std::memcpy(inputPtr_[i], inputs[i]->bytes.data(), inputs_[i].bytes);
   OPENVGF_TRY(submitAndWait());

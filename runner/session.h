@@ -72,6 +72,9 @@ class Session {
   /// already of the right dtype and shape are reused, so repeated calls allocate nothing.
   /// Wrong input count, dtype or shape: InvalidInput naming the input.
   Status run(std::span<const tosa::HostTensor* const> inputs, std::vector<tosa::HostTensor>& outputs);
+  /// The checks run() makes on input `index`: InvalidInput naming the input when the dtype,
+  /// shape or byte count differs from the model's.
+  Status checkInput(std::size_t index, tosa::DType dtype, const tosa::Shape& shape, std::size_t bytes) const;
   /// Convenience: inputs in model order, fresh outputs.
   Result<std::vector<tosa::HostTensor>> run(std::span<const tosa::HostTensor> inputs);
 

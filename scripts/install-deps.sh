@@ -12,6 +12,8 @@ PACKAGES=(
   glslang-dev glslang-tools spirv-tools spirv-headers
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy
+  python3-dev pybind11-dev python3-pip python3-venv python3-setuptools python3-wheel   # Python package
+  universal-ctags                                # scripts/long_functions.sh
 )
 
 missing=()

@@ -8,6 +8,7 @@
 //   IN_ZP W_ZP (integer zero points), W_KN, BIAS_BCAST (bias has one element),
 //   IN_STYPE IN_LD W_STYPE W_LD BIAS_STYPE BIAS_LD (types), A_CT ACC_CT,
 //   BM BN BK TM TN (tile), plus the epilogue defines of include/epilogue.glsl;
+//   GEMM_STAGES, GEMM_VEC4_A / GEMM_VEC4_B (fp32 operands: vec4 loads, include/gemm.glsl);
 //   GEMM_COOPMAT=1 with CM_* WM WN SG selects include/gemm_coopmat.glsl, GEMM_DOT4=1 the int8
 //   dot-product core include/gemm_dot4.glsl (native target).
 // Bindings (set 0): 0 input, 1 weight, 2 bias, 3.. epilogue inputs, OUT_BINDING output.
@@ -105,6 +106,31 @@ A_CT gemm_load_b(uint batch, uint k, uint n) {
   return A_CT(W_LD(w0[n * uint(K) + k])) - A_CT(W_ZP);
 #endif
 }
+
+// fp32 vec4 views for the scalar core (include/gemm.glsl; same bindings, aliased): with IC a
+// multiple of 4, 4 consecutive k are 4 consecutive input channels of one tap; with the
+// weights stored as [K][OC] and OC a multiple of 4, 4 consecutive n are contiguous.
+#if GEMM_VEC4_A
+layout(set = 0, binding = 0) readonly buffer In4 { vec4 in0q[]; };
+vec4 gemm_load_a4(uint batch, uint m, uint k) {
+  uint ox = m % uint(OW);
+  uint t = m / uint(OW);
+  uint oy = t % uint(OH);
+  uint b = t / uint(OH);
+  uint ic = k % uint(IC);
+  uint tap = k / uint(IC);
+  uint kx = tap % uint(KW);
+  uint ky = tap / uint(KW);
+  int y = int(oy) * STRIDE_Y - PAD_T + int(ky) * DIL_Y;
+  int x = int(ox) * STRIDE_X - PAD_L + int(kx) * DIL_X;
+  if (y < 0 || y >= IH || x < 0 || x >= IW) return vec4(0.0);
+  return in0q[(((b * uint(IH) + uint(y)) * uint(IW) + uint(x)) * uint(IC) + ic) / 4u];
+}
+#endif
+#if GEMM_VEC4_B
+layout(set = 0, binding = 1) readonly buffer Weight4 { vec4 w0q[]; };
+vec4 gemm_load_b4(uint batch, uint k, uint n) { return w0q[(k * uint(OC) + n) / 4u]; }
+#endif
 
 // 16-byte views of the input and the [K][OC] weights for the cooperative-matrix path (same
 // bindings, aliased): with IC a multiple of the chunk, a chunk of K stays inside one tap.

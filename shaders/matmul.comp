@@ -4,6 +4,7 @@
 //
 // Defines: BATCH H C W (A is [BATCH,H,C], B is [BATCH,C,W]), A_ZP B_ZP,
 //   A_STYPE A_LD B_STYPE B_LD, A_CT ACC_CT, BM BN BK TM TN, epilogue defines;
+//   GEMM_STAGES, GEMM_VEC4_A / GEMM_VEC4_B (fp32 operands: vec4 loads, include/gemm.glsl);
 //   GEMM_COOPMAT=1 with CM_* WM WN SG selects include/gemm_coopmat.glsl, GEMM_DOT4=1 the int8
 //   dot-product core include/gemm_dot4.glsl (native target).
 // Bindings (set 0): 0 A, 1 B, 2.. epilogue inputs, OUT_BINDING output.
@@ -69,6 +70,17 @@ A_CT gemm_load_a(uint batch, uint m, uint k) {
 A_CT gemm_load_b(uint batch, uint k, uint n) {
   return A_CT(B_LD(b0[(batch * uint(C) + k) * uint(W) + n])) - A_CT(B_ZP);
 }
+
+// fp32 vec4 views of A and B for the scalar core (include/gemm.glsl; same bindings, aliased):
+// 4 consecutive k of a row of A (C % 4 == 0), 4 consecutive n of a row of B (W % 4 == 0).
+#if GEMM_VEC4_A
+layout(set = 0, binding = 0) readonly buffer MatA4 { vec4 a0q[]; };
+vec4 gemm_load_a4(uint batch, uint m, uint k) { return a0q[((batch * uint(H) + m) * uint(C) + k) / 4u]; }
+#endif
+#if GEMM_VEC4_B
+layout(set = 0, binding = 1) readonly buffer MatB4 { vec4 b0q[]; };
+vec4 gemm_load_b4(uint batch, uint k, uint n) { return b0q[((batch * uint(C) + k) * uint(W) + n) / 4u]; }
+#endif
 
 // 16-byte views of A and B for the cooperative-matrix path (same bindings, aliased).
 #if GEMM_VEC_A

@@ -10,57 +10,13 @@
 #include <cstring>
 #include <limits>
 
+#include "tosa/float_types.h"
 #include "tosa/packing.h"
 #include "tosa/writer.h"
 
 namespace openvgf::tosa {
 
 namespace {
-
-/// Round-to-nearest-even encoding of `value` into a small float format.
-std::uint16_t encodeSmallFloat(double value, int expBits, int manBits, bool hasInf) {
-  const std::uint32_t signBit = 1u << (expBits + manBits);
-  const std::uint32_t expMax = (1u << expBits) - 1;
-  const int bias = (1 << (expBits - 1)) - 1;
-  std::uint32_t sign = std::signbit(value) ? signBit : 0;
-  if (std::isnan(value)) {
-    return static_cast<std::uint16_t>(hasInf ? (sign | (expMax << manBits) | (1u << (manBits - 1)))
-                                             : (sign | (expMax << manBits) | ((1u << manBits) - 1)));
-  }
-  double a = std::fabs(value);
-  auto overflow = [&]() {
-    return static_cast<std::uint16_t>(hasInf ? (sign | (expMax << manBits))
-                                             : (sign | (expMax << manBits) | ((1u << manBits) - 1)));
-  };
-  if (std::isinf(a)) return overflow();
-  if (a == 0.0) return static_cast<std::uint16_t>(sign);
-  int e2 = 0;
-  std::frexp(a, &e2);
-  int exponent = e2 - 1;  // a = 1.m * 2^exponent
-  const int minNormal = 1 - bias;
-  std::uint32_t bits = 0;
-  if (exponent < minNormal) {
-    // Subnormal: units of 2^(minNormal - manBits). Rounding up to 2^manBits lands exactly on
-    // the smallest normal encoding.
-    double q = std::nearbyint(std::ldexp(a, manBits - minNormal));
-    bits = static_cast<std::uint32_t>(q);
-  } else {
-    double q = std::nearbyint(std::ldexp(a, manBits - exponent));
-    if (q >= std::ldexp(1.0, manBits + 1)) {
-      q /= 2;
-      ++exponent;
-    }
-    std::uint32_t field = static_cast<std::uint32_t>(exponent + bias);
-    std::uint32_t mantissa = static_cast<std::uint32_t>(q) - (1u << manBits);
-    std::uint32_t maxField = hasInf ? expMax - 1 : expMax;
-    std::uint32_t maxMantissa = hasInf ? (1u << manBits) - 1 : (1u << manBits) - 2;
-    if (exponent + bias > static_cast<int>(maxField) || (field == maxField && mantissa > maxMantissa)) {
-      return overflow();
-    }
-    bits = (field << manBits) | mantissa;
-  }
-  return static_cast<std::uint16_t>(sign | bits);
-}
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -86,13 +42,8 @@ std::vector<std::int32_t> orDefault(const std::vector<std::int32_t>& v, std::siz
 }  // namespace
 
 std::uint16_t floatToBits(DType type, double value) {
-  switch (type) {
-    case DType::Fp16: return encodeSmallFloat(value, 5, 10, true);
-    case DType::Bf16: return encodeSmallFloat(value, 8, 7, true);
-    case DType::Fp8E4M3: return encodeSmallFloat(value, 4, 3, false);
-    case DType::Fp8E5M2: return encodeSmallFloat(value, 5, 2, true);
-    default: return 0;
-  }
+  const FloatFormat* format = floatFormatOf(type);
+  return format != nullptr ? static_cast<std::uint16_t>(encodeFloat(value, *format)) : 0;
 }
 
 Builder::Builder(Version version) {
@@ -301,14 +252,7 @@ std::vector<Value> Builder::addOperator(Op op, const std::vector<Value>& inputs,
 
 std::vector<Value> Builder::addOperator(Op op, const std::vector<Value>& inputs, Attributes attrs) {
   if (failed()) return {};
-  std::vector<ValueInfo> infos;
-  for (const Value& v : inputs) {
-    ValueInfo info{v.dtype, v.shape, std::nullopt};
-    auto it = shapeValues_.find(v.name);
-    if (it != shapeValues_.end()) info.shapeValue = it->second;
-    infos.push_back(std::move(info));
-  }
-  auto inferred = inferOutputs(op, attrs, infos);
+  auto inferred = infer(op, attrs, inputs);
   if (!inferred) {
     fail(std::move(inferred).error().addContext(fmt::format("builder: {}", toString(op))));
     return {};
@@ -327,13 +271,7 @@ std::vector<Value> Builder::addOperator(Op op, const std::vector<Value>& inputs,
   return addOperator(op, inputs, std::move(attrs), specs);
 }
 
-Value Builder::single(Op op, const std::vector<Value>& inputs, Attributes attrs, std::string name) {
-  if (failed()) return {};
-  if (name.empty()) {
-    std::vector<Value> out = addOperator(op, inputs, std::move(attrs));
-    return out.empty() ? Value{} : out[0];
-  }
-  // Infer, then declare with the caller's name.
+Result<std::vector<OutputInfo>> Builder::infer(Op op, const Attributes& attrs, const std::vector<Value>& inputs) const {
   std::vector<ValueInfo> infos;
   for (const Value& v : inputs) {
     ValueInfo info{v.dtype, v.shape, std::nullopt};
@@ -341,7 +279,17 @@ Value Builder::single(Op op, const std::vector<Value>& inputs, Attributes attrs,
     if (it != shapeValues_.end()) info.shapeValue = it->second;
     infos.push_back(std::move(info));
   }
-  auto inferred = inferOutputs(op, attrs, infos);
+  return inferOutputs(op, attrs, infos);
+}
+
+Value Builder::single(Op op, const std::vector<Value>& inputs, Attributes attrs, std::string name) {
+  if (failed()) return {};
+  if (name.empty()) {
+    std::vector<Value> out = addOperator(op, inputs, std::move(attrs));
+    return out.empty() ? Value{} : out[0];
+  }
+  // Infer, then declare with the caller's name.
+  auto inferred = infer(op, attrs, inputs);
   if (!inferred) {
     fail(std::move(inferred).error().addContext(fmt::format("builder: {} '{}'", toString(op), name)));
     return {};

@@ -304,6 +304,8 @@ class Builder {
   Value unary(Op op, const Value& x, std::string name);
   Value binary(Op op, const Value& a, const Value& b, Attributes attrs, std::string name);
   Value single(Op op, const std::vector<Value>& inputs, Attributes attrs, std::string name);
+  /// Output types and shapes of `op` (tosa::inferOutputs, with the shape values this builder made).
+  Result<std::vector<OutputInfo>> infer(Op op, const Attributes& attrs, const std::vector<Value>& inputs) const;
   Value convLike(Op op, const Value& x, const Value& weight, const std::optional<Value>& bias,
                  Attributes attrs, std::int64_t inputZp, std::int64_t weightZp, const std::string& name);
   Tensor* declare(std::string name, DType dtype, Shape shape);

@@ -30,6 +30,16 @@ std::uint32_t nanBits(const FloatFormat& format, std::uint32_t sign) {
 
 }  // namespace
 
+const FloatFormat* floatFormatOf(DType type) {
+  switch (type) {
+    case DType::Fp16: return &kFp16Format;
+    case DType::Bf16: return &kBf16Format;
+    case DType::Fp8E4M3: return &kFp8E4M3Format;
+    case DType::Fp8E5M2: return &kFp8E5M2Format;
+    default: return nullptr;
+  }
+}
+
 std::uint32_t encodeFloat(double value, const FloatFormat& format) {
   const int totalBits = 1 + format.exponentBits + format.mantissaBits;
   const std::uint32_t sign = std::signbit(value) ? (1u << (totalBits - 1)) : 0u;
@@ -84,14 +94,9 @@ double decodeFloat(std::uint32_t bits, const FloatFormat& format) {
 }
 
 double roundToFloatType(double value, DType type) {
-  switch (type) {
-    case DType::Fp32: return static_cast<double>(static_cast<float>(value));
-    case DType::Fp16: return decodeFloat(encodeFloat(value, kFp16Format), kFp16Format);
-    case DType::Bf16: return decodeFloat(encodeFloat(value, kBf16Format), kBf16Format);
-    case DType::Fp8E4M3: return decodeFloat(encodeFloat(value, kFp8E4M3Format), kFp8E4M3Format);
-    case DType::Fp8E5M2: return decodeFloat(encodeFloat(value, kFp8E5M2Format), kFp8E5M2Format);
-    default: return value;
-  }
+  if (type == DType::Fp32) return static_cast<double>(static_cast<float>(value));
+  const FloatFormat* format = floatFormatOf(type);
+  return format != nullptr ? decodeFloat(encodeFloat(value, *format), *format) : value;
 }
 
 double normalMin(DType type) {

@@ -27,6 +27,10 @@ inline constexpr FloatFormat kBf16Format{8, 7, 127, true, 3.3895313892515355e38}
 inline constexpr FloatFormat kFp8E4M3Format{4, 3, 7, false, 448.0};
 inline constexpr FloatFormat kFp8E5M2Format{5, 2, 15, true, 57344.0};
 
+/// The format of a narrow floating-point type (FP16, BF16, FP8E4M3, FP8E5M2); nullptr for
+/// every other type (FP32 included).
+const FloatFormat* floatFormatOf(DType type);
+
 /// Encodes `value` in `format` (round to nearest even). Returns the bit pattern in the low
 /// 1 + exponentBits + mantissaBits bits. NaN maps to the format's quiet NaN with the sign kept.
 std::uint32_t encodeFloat(double value, const FloatFormat& format);

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Graph -> JSON with nlohmann::json. Constant values are decoded from host layout; FP16/BF16/
-// FP8 values are printed as their bit patterns (exact, and what the file holds).
+// FP8 values are printed as their bit patterns (exact, and what the file holds). Attributes
+// are printed as the op's serialized layout (tosa/ops.def) holds them.
 #include "tosa/json.h"
 
 #include <cstring>
 #include <nlohmann/json.hpp>
+
+#include "tosa/attribute_layout.h"
 
 namespace openvgf::tosa {
 
@@ -95,7 +98,7 @@ json attributes(const Operator& op) {
           a["local_bound"] = attrs.localBound;
           a["acc_type"] = toString(attrs.accType);
         } else if constexpr (std::is_same_v<T, FftAttrs>) {
-          if (op.op == Op::Fft2d) a["inverse"] = attrs.inverse;
+          if (detail::attrLayout(op.op) == detail::AttrLayout::Fft) a["inverse"] = attrs.inverse;
           a["local_bound"] = attrs.localBound;
         } else if constexpr (std::is_same_v<T, ClampAttrs>) {
           a["min_val"] = attrs.minVal;
@@ -107,7 +110,7 @@ json attributes(const Operator& op) {
           a["nan_mode"] = toString(attrs.nanMode);
         } else if constexpr (std::is_same_v<T, AxisAttrs>) {
           a["axis"] = attrs.axis;
-          if (op.op == Op::ReduceMax || op.op == Op::ReduceMin) a["nan_mode"] = toString(attrs.nanMode);
+          if (detail::attrLayout(op.op) == detail::AttrLayout::AxisNan) a["nan_mode"] = toString(attrs.nanMode);
         } else if constexpr (std::is_same_v<T, TransposeAttrs>) {
           a["perms"] = ints(attrs.perms);
         } else if constexpr (std::is_same_v<T, ResizeAttrs>) {

@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "common/file_io.h"
+#include "tosa/packing.h"
 
 namespace openvgf::tosa::npy {
 
@@ -183,17 +184,6 @@ std::uint32_t readLe(std::span<const std::uint8_t> b, std::size_t offset, std::s
   return v;
 }
 
-/// Overflow-checked element count; nullopt if the product exceeds int64.
-std::optional<std::int64_t> checkedCount(const Shape& shape) {
-  std::int64_t n = 1;
-  for (std::int64_t d : shape) {
-    if (d < 0) return std::nullopt;
-    if (d != 0 && n > std::numeric_limits<std::int64_t>::max() / d) return std::nullopt;
-    n *= d;
-  }
-  return n;
-}
-
 bool isSignedInt(DataType t) {
   return t == DataType::Int8 || t == DataType::Int16 || t == DataType::Int32 || t == DataType::Int64;
 }
@@ -332,7 +322,7 @@ Result<Array> parse(std::span<const std::uint8_t> bytes, std::string_view source
   Array array;
   OPENVGF_ASSIGN_OR_RETURN(array.dtype, parseDescr(*descrText, sourceName));
   array.shape = *shape;
-  std::optional<std::int64_t> count = checkedCount(array.shape);
+  std::optional<std::int64_t> count = checkedElementCount(array.shape);
   std::size_t esize = elementBytes(array.dtype);
   std::size_t dataStart = headerStart + headerLen;
   std::size_t available = bytes.size() - dataStart;
@@ -390,7 +380,7 @@ Status writeFile(const std::filesystem::path& path, const Array& array) {
 }
 
 Result<HostTensor> toHostTensor(const Array& array, DType dtype, std::string_view what) {
-  std::optional<std::int64_t> count = checkedCount(array.shape);
+  std::optional<std::int64_t> count = checkedElementCount(array.shape);
   if (!count || array.data.size() != static_cast<std::size_t>(*count) * elementBytes(array.dtype)) {
     return invalidInput("{}: npy array: data size {} does not match shape {} of {}", what, array.data.size(),
                         shapeToString(array.shape), toString(array.dtype));
@@ -514,7 +504,7 @@ Result<Array> fromHostTensor(const HostTensor& tensor, bool asUnsigned) {
     case DType::Fp8E5M2: out.dtype = DataType::Uint8; break;
     case DType::Unknown: return invalidInput("cannot write a tensor of TOSA type UNKNOWN as .npy");
   }
-  std::optional<std::int64_t> count = checkedCount(tensor.shape);
+  std::optional<std::int64_t> count = checkedElementCount(tensor.shape);
   if (!count || tensor.bytes.size() != static_cast<std::size_t>(*count) * elementBytes(out.dtype)) {
     return invalidInput(
         "host tensor {} {}: expected {} bytes, got {}", toString(tensor.dtype), shapeToString(tensor.shape),

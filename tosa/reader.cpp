@@ -311,69 +311,30 @@ class Reader {
     return dtype(v, fmt::format("{}: acc_type", what));
   }
 
+  // One reader per serialized attribute layout (tosa/ops.def names each op's); a null table
+  // (tag NONE) leaves every attribute at its default. ARGMAX and REDUCE_MAX/MIN share the
+  // layout {axis, nan_mode} but not the attribute struct.
   Result<Attributes> readAttributes(Op op, const void* table, const std::string& what) {
-    switch (op) {
-      case Op::ArgMax: {
-        ArgMaxAttrs a;
+    switch (attrLayout(op)) {
+      case AttrLayout::AxisNan: {
+        std::int32_t axis = 0;
+        NanMode nan = NanMode::Propagate;
         if (const auto* t = as<fb::ArgMaxAttribute>(table)) {
-          a.axis = t->axis();
-          a.nanMode = nanMode(t->nan_mode());
+          axis = t->axis();
+          nan = nanMode(t->nan_mode());
         }
-        return Attributes(a);
+        if (op == Op::ArgMax) return Attributes(ArgMaxAttrs{axis, nan});
+        return Attributes(AxisAttrs{axis, nan});
       }
-      case Op::ReduceMax:
-      case Op::ReduceMin: {
-        AxisAttrs a;
-        if (const auto* t = as<fb::ReduceMaxAttribute>(table)) {
-          a.axis = t->axis();
-          a.nanMode = nanMode(t->nan_mode());
-        }
-        return Attributes(a);
-      }
-      case Op::ReduceAll:
-      case Op::ReduceAny:
-      case Op::ReduceProduct:
-      case Op::ReduceSum:
-      case Op::Concat:
-      case Op::Reverse: {
+      case AttrLayout::Axis: {
         AxisAttrs a;
         if (const auto* t = as<fb::ReduceAllAttribute>(table)) a.axis = t->axis();
         return Attributes(a);
       }
-      case Op::AvgPool2d: {
-        AvgPool2dAttrs a;
-        if (const auto* t = as<fb::AvgPool2dAttribute>(table)) {
-          a.kernel = ints(t->kernel());
-          a.stride = ints(t->stride());
-          a.pad = ints(t->pad());
-          OPENVGF_ASSIGN_OR_RETURN(a.accType, accType(t->acc_type(), what));
-        }
-        return Attributes(a);
-      }
-      case Op::Conv2d:
-      case Op::Conv3d:
-      case Op::DepthwiseConv2d: {
-        ConvAttrs a;
-        if (const auto* t = as<fb::Conv2dAttribute>(table)) {
-          a.pad = ints(t->pad());
-          a.stride = ints(t->stride());
-          a.dilation = ints(t->dilation());
-          a.localBound = t->local_bound();
-          OPENVGF_ASSIGN_OR_RETURN(a.accType, accType(t->acc_type(), what));
-        }
-        return Attributes(a);
-      }
-      case Op::TransposeConv2d: {
-        TransposeConv2dAttrs a;
-        if (const auto* t = as<fb::TransposeConv2dAttribute>(table)) {
-          a.outPad = ints(t->out_pad());
-          a.stride = ints(t->stride());
-          a.localBound = t->local_bound();
-          OPENVGF_ASSIGN_OR_RETURN(a.accType, accType(t->acc_type(), what));
-        }
-        return Attributes(a);
-      }
-      case Op::Fft2d: {
+      case AttrLayout::AvgPool: return readAvgPool(table, what);
+      case AttrLayout::Conv: return readConv(table, what);
+      case AttrLayout::TransposeConv: return readTransposeConv(table, what);
+      case AttrLayout::Fft: {
         FftAttrs a;
         if (const auto* t = as<fb::FFT2dAttribute>(table)) {
           a.inverse = t->inverse();
@@ -381,12 +342,12 @@ class Reader {
         }
         return Attributes(a);
       }
-      case Op::Rfft2d: {
+      case AttrLayout::Rfft: {
         FftAttrs a;
         if (const auto* t = as<fb::RFFT2dAttribute>(table)) a.localBound = t->local_bound();
         return Attributes(a);
       }
-      case Op::MaxPool2d: {
+      case AttrLayout::MaxPool: {
         MaxPool2dAttrs a;
         if (const auto* t = as<fb::MaxPool2dAttribute>(table)) {
           a.kernel = ints(t->kernel());
@@ -396,74 +357,116 @@ class Reader {
         }
         return Attributes(a);
       }
-      case Op::Clamp: {
+      default: return readOtherAttributes(attrLayout(op), table);
+    }
+  }
+
+  Result<Attributes> readAvgPool(const void* table, const std::string& what) {
+    AvgPool2dAttrs a;
+    if (const auto* t = as<fb::AvgPool2dAttribute>(table)) {
+      a.kernel = ints(t->kernel());
+      a.stride = ints(t->stride());
+      a.pad = ints(t->pad());
+      OPENVGF_ASSIGN_OR_RETURN(a.accType, accType(t->acc_type(), what));
+    }
+    return Attributes(a);
+  }
+
+  Result<Attributes> readConv(const void* table, const std::string& what) {
+    ConvAttrs a;
+    if (const auto* t = as<fb::Conv2dAttribute>(table)) {
+      a.pad = ints(t->pad());
+      a.stride = ints(t->stride());
+      a.dilation = ints(t->dilation());
+      a.localBound = t->local_bound();
+      OPENVGF_ASSIGN_OR_RETURN(a.accType, accType(t->acc_type(), what));
+    }
+    return Attributes(a);
+  }
+
+  Result<Attributes> readTransposeConv(const void* table, const std::string& what) {
+    TransposeConv2dAttrs a;
+    if (const auto* t = as<fb::TransposeConv2dAttribute>(table)) {
+      a.outPad = ints(t->out_pad());
+      a.stride = ints(t->stride());
+      a.localBound = t->local_bound();
+      OPENVGF_ASSIGN_OR_RETURN(a.accType, accType(t->acc_type(), what));
+    }
+    return Attributes(a);
+  }
+
+  // The layouts whose fields need no validation.
+  Attributes readOtherAttributes(AttrLayout layout, const void* table) {
+    switch (layout) {
+      case AttrLayout::Clamp: {
         ClampAttrs a;
         if (const auto* t = as<fb::ClampAttribute>(table)) {
           a.minVal = bytesOf(t->min_val());
           a.maxVal = bytesOf(t->max_val());
           a.nanMode = nanMode(t->nan_mode());
         }
-        return Attributes(a);
+        return a;
       }
-      case Op::ArithmeticRightShift: {
+      case AttrLayout::ArithmeticRightShift: {
         ArithmeticRightShiftAttrs a;
         if (const auto* t = as<fb::ArithmeticRightShiftAttribute>(table)) a.round = t->round();
-        return Attributes(a);
+        return a;
       }
-      case Op::Maximum:
-      case Op::Minimum: {
+      case AttrLayout::NanOnly: {
         NanModeAttrs a;
         if (const auto* t = as<fb::MaximumAttribute>(table)) a.nanMode = nanMode(t->nan_mode());
-        return Attributes(a);
+        return a;
       }
-      case Op::Transpose: {
+      case AttrLayout::Transpose: {
         TransposeAttrs a;
         if (const auto* t = as<fb::TransposeAttribute>(table)) a.perms = ints(t->perms());
-        return Attributes(a);
+        return a;
       }
-      case Op::Resize: {
+      case AttrLayout::Resize: {
         ResizeAttrs a;
         if (const auto* t = as<fb::ResizeAttribute>(table)) a.mode = static_cast<ResizeMode>(t->mode());
-        return Attributes(a);
+        return a;
       }
-      case Op::Rescale: {
-        RescaleAttrs a;
-        if (const auto* t = as<fb::RescaleAttribute>(table)) {
-          a.scale32 = t->scale32();
-          a.roundingMode = static_cast<RoundingMode>(t->rounding_mode());
-          a.perChannel = t->per_channel();
-          a.inputUnsigned = t->input_unsigned();
-          a.outputUnsigned = t->output_unsigned();
-        }
-        return Attributes(a);
-      }
-      case Op::Custom: {
+      case AttrLayout::Rescale: return readRescale(table);
+      case AttrLayout::Custom: {
         CustomAttrs a;
         if (const auto* t = as<fb::CustomAttribute>(table)) {
           a.operatorName = str(t->operator_name());
           a.domainName = str(t->domain_name());
           a.implementationAttrs = bytesOf(t->implementation_attrs());
         }
-        return Attributes(a);
+        return a;
       }
-      case Op::CondIf: {
+      case AttrLayout::CondIf: {
         CondIfAttrs a;
         if (const auto* t = as<fb::CondIfAttribute>(table)) {
           a.thenGraph = str(t->then_graph());
           a.elseGraph = str(t->else_graph());
         }
-        return Attributes(a);
+        return a;
       }
-      case Op::WhileLoop: {
+      case AttrLayout::WhileLoop: {
         WhileLoopAttrs a;
         if (const auto* t = as<fb::WhileLoopAttribute>(table)) {
           a.condGraph = str(t->cond_graph());
           a.bodyGraph = str(t->body_graph());
         }
-        return Attributes(a);
+        return a;
       }
       default: return Attributes();
     }
+  }
+
+  Attributes readRescale(const void* table) {
+    RescaleAttrs a;
+    if (const auto* t = as<fb::RescaleAttribute>(table)) {
+      a.scale32 = t->scale32();
+      a.roundingMode = static_cast<RoundingMode>(t->rounding_mode());
+      a.perChannel = t->per_channel();
+      a.inputUnsigned = t->input_unsigned();
+      a.outputUnsigned = t->output_unsigned();
+    }
+    return a;
   }
 
   std::span<const std::uint8_t> file_;

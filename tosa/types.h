@@ -26,85 +26,18 @@ enum class DType : std::uint32_t {
 };
 inline constexpr std::uint32_t kMaxDType = 12;
 
+/// TOSA 1.0 operators, numbered as serialized; the table is tosa/ops.def.
 enum class Op : std::uint32_t {
-  Unknown = 0,
-  ArgMax = 1,
-  AvgPool2d = 2,
-  Conv2d = 3,
-  Conv3d = 4,
-  DepthwiseConv2d = 5,
-  Fft2d = 6,
-  MatMul = 7,
-  MaxPool2d = 8,
-  Rfft2d = 9,
-  TransposeConv2d = 10,
-  Clamp = 11,
-  Erf = 12,
-  Sigmoid = 13,
-  Tanh = 14,
-  Add = 15,
-  ArithmeticRightShift = 16,
-  BitwiseAnd = 17,
-  BitwiseOr = 18,
-  BitwiseXor = 19,
-  IntDiv = 20,
-  LogicalAnd = 21,
-  LogicalLeftShift = 22,
-  LogicalRightShift = 23,
-  LogicalOr = 24,
-  LogicalXor = 25,
-  Maximum = 26,
-  Minimum = 27,
-  Mul = 28,
-  Pow = 29,
-  Sub = 30,
-  Table = 31,
-  Abs = 32,
-  BitwiseNot = 33,
-  Ceil = 34,
-  Clz = 35,
-  Cos = 36,
-  Exp = 37,
-  Floor = 38,
-  Log = 39,
-  LogicalNot = 40,
-  Negate = 41,
-  Reciprocal = 42,
-  Rsqrt = 43,
-  Sin = 44,
-  Select = 45,
-  Equal = 46,
-  Greater = 47,
-  GreaterEqual = 48,
-  ReduceAll = 49,
-  ReduceAny = 50,
-  ReduceMax = 51,
-  ReduceMin = 52,
-  ReduceProduct = 53,
-  ReduceSum = 54,
-  Concat = 55,
-  Pad = 56,
-  Reshape = 57,
-  Reverse = 58,
-  Slice = 59,
-  Tile = 60,
-  Transpose = 61,
-  Gather = 62,
-  Scatter = 63,
-  Resize = 64,
-  Cast = 65,
-  Rescale = 66,
-  Const = 67,
-  Identity = 68,
-  Custom = 69,
-  CondIf = 70,
-  WhileLoop = 71,
-  Variable = 72,
-  VariableWrite = 73,
-  VariableRead = 74,
-  ConstShape = 75,
+#define OVGF_OP(Name, Number, ...) Name = Number,
+#include "tosa/ops.def"
+#undef OVGF_OP
 };
-inline constexpr std::uint32_t kMaxOp = 75;
+/// The highest operator number (ops.def numbers the operators 0, 1, 2, ... without gaps).
+inline constexpr std::uint32_t kMaxOp = 0
+#define OVGF_OP(...) +1
+#include "tosa/ops.def"
+#undef OVGF_OP
+    - 1;
 
 enum class ResizeMode : std::uint32_t { Unknown = 0, Nearest = 1, Bilinear = 2 };
 enum class NanMode : std::uint32_t { Unknown = 0, Propagate = 1, Ignore = 2 };
@@ -118,9 +51,9 @@ std::string_view toString(ResizeMode mode);
 std::string_view toString(NanMode mode);
 std::string_view toString(RoundingMode mode);
 
-/// Operand counts of an operator in serialized order (specs/tosa.md §2.2). kVariadic marks a
-/// count the graph decides (CONCAT's inputs, CUSTOM, control flow). The verifier, shape
-/// inference and the reference interpreter all check against this one table.
+/// Operand counts of an operator in serialized order (specs/tosa.md §2.2), from tosa/ops.def.
+/// kVariadic marks a count the graph decides (CONCAT's inputs, CUSTOM, control flow). The
+/// verifier, shape inference and the reference interpreter all check against this one table.
 inline constexpr int kVariadic = -1;
 struct OpArity {
   int inputs = 1;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <optional>
 
 #include "common/file_io.h"
 #include "tosa/attribute_layout.h"
@@ -178,34 +179,29 @@ class Writer {
     return std::get_if<T>(&attrs);
   }
 
+  // One writer per serialized attribute layout (tosa/ops.def names each op's).
   Result<Offset<void>> attributeTable(const Operator& o, const std::string& what) {
     auto mismatch = [&]() {
       return invalidInput("{} {}: expected attributes of the op's kind, got another attribute struct", what,
                           toString(o.op));
     };
-    switch (o.op) {
-      case Op::ArgMax: {
-        const auto* a = get<ArgMaxAttrs>(o.attrs);
-        if (!a) return mismatch();
-        return fb::CreateArgMaxAttribute(fbb_, a->axis, nan(a->nanMode)).Union();
-      }
-      case Op::ReduceMax:
-      case Op::ReduceMin: {
+    switch (attrLayout(o.op)) {
+      case AttrLayout::AxisNan: {
+        if (o.op == Op::ArgMax) {
+          const auto* a = get<ArgMaxAttrs>(o.attrs);
+          if (!a) return mismatch();
+          return fb::CreateArgMaxAttribute(fbb_, a->axis, nan(a->nanMode)).Union();
+        }
         const auto* a = get<AxisAttrs>(o.attrs);
         if (!a) return mismatch();
         return fb::CreateReduceMaxAttribute(fbb_, a->axis, nan(a->nanMode)).Union();
       }
-      case Op::ReduceAll:
-      case Op::ReduceAny:
-      case Op::ReduceProduct:
-      case Op::ReduceSum:
-      case Op::Concat:
-      case Op::Reverse: {
+      case AttrLayout::Axis: {
         const auto* a = get<AxisAttrs>(o.attrs);
         if (!a) return mismatch();
         return fb::CreateReduceAllAttribute(fbb_, a->axis).Union();
       }
-      case Op::AvgPool2d: {
+      case AttrLayout::AvgPool: {
         const auto* a = get<AvgPool2dAttrs>(o.attrs);
         if (!a) return mismatch();
         auto k = vec(a->kernel);
@@ -213,9 +209,7 @@ class Writer {
         auto p = vec(a->pad);
         return fb::CreateAvgPool2dAttribute(fbb_, k, s, p, dt(a->accType)).Union();
       }
-      case Op::Conv2d:
-      case Op::Conv3d:
-      case Op::DepthwiseConv2d: {
+      case AttrLayout::Conv: {
         const auto* a = get<ConvAttrs>(o.attrs);
         if (!a) return mismatch();
         auto p = vec(a->pad);
@@ -223,24 +217,21 @@ class Writer {
         auto d = vec(a->dilation);
         return fb::CreateConv2dAttribute(fbb_, p, s, d, a->localBound, dt(a->accType)).Union();
       }
-      case Op::TransposeConv2d: {
+      case AttrLayout::TransposeConv: {
         const auto* a = get<TransposeConv2dAttrs>(o.attrs);
         if (!a) return mismatch();
         auto p = vec(a->outPad);
         auto s = vec(a->stride);
         return fb::CreateTransposeConv2dAttribute(fbb_, p, s, a->localBound, dt(a->accType)).Union();
       }
-      case Op::Fft2d: {
+      case AttrLayout::Fft:
+      case AttrLayout::Rfft: {
         const auto* a = get<FftAttrs>(o.attrs);
         if (!a) return mismatch();
-        return fb::CreateFFT2dAttribute(fbb_, a->inverse, a->localBound).Union();
-      }
-      case Op::Rfft2d: {
-        const auto* a = get<FftAttrs>(o.attrs);
-        if (!a) return mismatch();
+        if (attrLayout(o.op) == AttrLayout::Fft) return fb::CreateFFT2dAttribute(fbb_, a->inverse, a->localBound).Union();
         return fb::CreateRFFT2dAttribute(fbb_, a->localBound).Union();
       }
-      case Op::MaxPool2d: {
+      case AttrLayout::MaxPool: {
         const auto* a = get<MaxPool2dAttrs>(o.attrs);
         if (!a) return mismatch();
         auto k = vec(a->kernel);
@@ -248,60 +239,77 @@ class Writer {
         auto p = vec(a->pad);
         return fb::CreateMaxPool2dAttribute(fbb_, k, s, p, nan(a->nanMode)).Union();
       }
-      case Op::Clamp: {
+      default: {
+        auto table = otherAttributeTable(o);
+        if (!table) return mismatch();
+        return *table;
+      }
+    }
+  }
+
+  // The remaining layouts; nullopt when the attribute struct is not the layout's.
+  std::optional<Offset<void>> otherAttributeTable(const Operator& o) {
+    switch (attrLayout(o.op)) {
+      case AttrLayout::Clamp: {
         const auto* a = get<ClampAttrs>(o.attrs);
-        if (!a) return mismatch();
+        if (!a) return std::nullopt;
         auto lo = alignedBytes(a->minVal);
         auto hi = alignedBytes(a->maxVal);
         return fb::CreateClampAttribute(fbb_, lo, hi, nan(a->nanMode)).Union();
       }
-      case Op::ArithmeticRightShift: {
+      case AttrLayout::ArithmeticRightShift: {
         const auto* a = get<ArithmeticRightShiftAttrs>(o.attrs);
-        if (!a) return mismatch();
+        if (!a) return std::nullopt;
         return fb::CreateArithmeticRightShiftAttribute(fbb_, a->round).Union();
       }
-      case Op::Maximum:
-      case Op::Minimum: {
+      case AttrLayout::NanOnly: {
         const auto* a = get<NanModeAttrs>(o.attrs);
-        if (!a) return mismatch();
+        if (!a) return std::nullopt;
         return fb::CreateMaximumAttribute(fbb_, nan(a->nanMode)).Union();
       }
-      case Op::Transpose: {
+      case AttrLayout::Transpose: {
         const auto* a = get<TransposeAttrs>(o.attrs);
-        if (!a) return mismatch();
+        if (!a) return std::nullopt;
         auto p = vec(a->perms);
         return fb::CreateTransposeAttribute(fbb_, p).Union();
       }
-      case Op::Resize: {
+      case AttrLayout::Resize: {
         const auto* a = get<ResizeAttrs>(o.attrs);
-        if (!a) return mismatch();
+        if (!a) return std::nullopt;
         return fb::CreateResizeAttribute(fbb_, static_cast<fb::ResizeMode>(a->mode)).Union();
       }
-      case Op::Rescale: {
+      case AttrLayout::Rescale: {
         const auto* a = get<RescaleAttrs>(o.attrs);
-        if (!a) return mismatch();
+        if (!a) return std::nullopt;
         return fb::CreateRescaleAttribute(fbb_, a->scale32, static_cast<fb::RoundingMode>(a->roundingMode),
                                           a->perChannel, a->inputUnsigned, a->outputUnsigned)
             .Union();
       }
-      case Op::Custom: {
+      default: return controlAttributeTable(o);
+    }
+  }
+
+  // CUSTOM, COND_IF, WHILE_LOOP (strings), and the empty table of every other op.
+  std::optional<Offset<void>> controlAttributeTable(const Operator& o) {
+    switch (attrLayout(o.op)) {
+      case AttrLayout::Custom: {
         const auto* a = get<CustomAttrs>(o.attrs);
-        if (!a) return mismatch();
+        if (!a) return std::nullopt;
         auto n = fbb_.CreateString(a->operatorName);
         auto d = fbb_.CreateString(a->domainName);
         auto i = fbb_.CreateVector(a->implementationAttrs);
         return fb::CreateCustomAttribute(fbb_, n, d, i).Union();
       }
-      case Op::CondIf: {
+      case AttrLayout::CondIf: {
         const auto* a = get<CondIfAttrs>(o.attrs);
-        if (!a) return mismatch();
+        if (!a) return std::nullopt;
         auto t = fbb_.CreateString(a->thenGraph);
         auto e = fbb_.CreateString(a->elseGraph);
         return fb::CreateCondIfAttribute(fbb_, t, e).Union();
       }
-      case Op::WhileLoop: {
+      case AttrLayout::WhileLoop: {
         const auto* a = get<WhileLoopAttrs>(o.attrs);
-        if (!a) return mismatch();
+        if (!a) return std::nullopt;
         auto c = fbb_.CreateString(a->condGraph);
         auto b = fbb_.CreateString(a->bodyGraph);
         return fb::CreateWhileLoopAttribute(fbb_, c, b).Union();

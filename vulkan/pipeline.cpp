@@ -10,20 +10,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/cache_dir.h"
 #include "common/file_io.h"
 #include "vulkan/check.h"
 
 namespace openvgf::vulkan {
 
-std::filesystem::path defaultPipelineCacheDir() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && xdg[0] == '/') {
-    return std::filesystem::path(xdg) / "openvgf";
-  }
-  if (const char* home = std::getenv("HOME"); home != nullptr && home[0] != '\0') {
-    return std::filesystem::path(home) / ".cache" / "openvgf";
-  }
-  return {};
-}
+std::filesystem::path defaultPipelineCacheDir() { return cacheRoot(); }
 
 Result<PipelineCache> PipelineCache::create(const Device& device, std::filesystem::path directory) {
   PipelineCache cache;

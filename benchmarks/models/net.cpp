@@ -5,7 +5,6 @@
 #include "benchmarks/models/net.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -13,6 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "tosa/float_types.h"
 #include "tosa/shape_inference.h"
 
 namespace openvgf::benchmarks {
@@ -43,55 +43,6 @@ float Rng::symmetric() {
 float Rng::uniform(float lo, float hi) {
   float unit = static_cast<float>(next() >> 40) * (1.0f / 16777216.0f);
   return lo + (hi - lo) * unit;
-}
-
-std::uint16_t floatToHalf(float x) {
-  std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
-  std::uint32_t sign = (bits >> 16) & 0x8000u;
-  std::uint32_t exponent = (bits >> 23) & 0xFFu;
-  std::uint32_t mantissa = bits & 0x7FFFFFu;
-  if (exponent == 0xFF) return static_cast<std::uint16_t>(sign | 0x7C00u | (mantissa ? 0x200u : 0u));
-  int e = static_cast<int>(exponent) - 127 + 15;
-  if (e >= 31) return static_cast<std::uint16_t>(sign | 0x7C00u);
-  if (e <= 0) {
-    // Subnormal half (or zero): shift the full significand into place, round to nearest even.
-    if (e < -10) return static_cast<std::uint16_t>(sign);
-    std::uint32_t m = mantissa | 0x800000u;
-    int shift = 14 - e;
-    std::uint32_t half = m >> shift;
-    std::uint32_t rest = m & ((1u << shift) - 1);
-    std::uint32_t halfway = 1u << (shift - 1);
-    if (rest > halfway || (rest == halfway && (half & 1u))) ++half;
-    return static_cast<std::uint16_t>(sign | half);
-  }
-  std::uint32_t half = (static_cast<std::uint32_t>(e) << 10) | (mantissa >> 13);
-  std::uint32_t rest = mantissa & 0x1FFFu;
-  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;  // may carry into the exponent: correct
-  return static_cast<std::uint16_t>(sign | half);
-}
-
-float halfToFloat(std::uint16_t h) {
-  std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
-  std::uint32_t exponent = (h >> 10) & 0x1Fu;
-  std::uint32_t mantissa = h & 0x3FFu;
-  std::uint32_t bits;
-  if (exponent == 0) {
-    if (mantissa == 0) {
-      bits = sign;
-    } else {
-      int e = -1;
-      do {
-        ++e;
-        mantissa <<= 1;
-      } while ((mantissa & 0x400u) == 0);
-      bits = sign | (static_cast<std::uint32_t>(127 - 15 - e) << 23) | ((mantissa & 0x3FFu) << 13);
-    }
-  } else if (exponent == 31) {
-    bits = sign | 0x7F800000u | (mantissa << 13);
-  } else {
-    bits = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
-  }
-  return std::bit_cast<float>(bits);
 }
 
 SamePadding samePadding(std::int64_t ih, std::int64_t iw, std::int64_t kh, std::int64_t kw,
@@ -129,7 +80,7 @@ nlohmann::json shapeJson(const Shape& shape) { return nlohmann::json(shape); }
 double elementAsDouble(const HostTensor& t, std::int64_t i) {
   switch (t.dtype) {
     case DType::Fp32: return t.as<float>()[i];
-    case DType::Fp16: return halfToFloat(t.as<std::uint16_t>()[i]);
+    case DType::Fp16: return tosa::fp16ToFloat(t.as<std::uint16_t>()[i]);
     case DType::Int8: return t.as<std::int8_t>()[i];
     case DType::Int16: return t.as<std::int16_t>()[i];
     case DType::Int32: return t.as<std::int32_t>()[i];
@@ -145,7 +96,7 @@ std::vector<std::uint8_t> scalarBytes(DType type, double value) {
   HostTensor t(type, {1});
   switch (type) {
     case DType::Fp32: t.as<float>()[0] = static_cast<float>(value); break;
-    case DType::Fp16: t.as<std::uint16_t>()[0] = floatToHalf(static_cast<float>(value)); break;
+    case DType::Fp16: t.as<std::uint16_t>()[0] = tosa::floatToFp16(static_cast<float>(value)); break;
     case DType::Int8: t.as<std::int8_t>()[0] = static_cast<std::int8_t>(value); break;
     case DType::Int16: t.as<std::int16_t>()[0] = static_cast<std::int16_t>(value); break;
     case DType::Int32: t.as<std::int32_t>()[0] = static_cast<std::int32_t>(value); break;
@@ -224,7 +175,7 @@ Value Net::uniformWeight(const std::string& hint, Shape shape, float lo, float h
   std::int64_t n = t.size();
   if (dtype == DType::Fp16) {
     auto out = t.as<std::uint16_t>();
-    for (std::int64_t i = 0; i < n; ++i) out[i] = floatToHalf(rng_.uniform(lo, hi));
+    for (std::int64_t i = 0; i < n; ++i) out[i] = tosa::floatToFp16(rng_.uniform(lo, hi));
   } else {
     auto out = t.as<float>();
     for (std::int64_t i = 0; i < n; ++i) out[i] = rng_.uniform(lo, hi);

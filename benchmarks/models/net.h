@@ -48,9 +48,6 @@ class Rng {
   std::uint64_t state_;
 };
 
-/// IEEE binary16 bit pattern of x (round to nearest even, overflow to inf).
-std::uint16_t floatToHalf(float x);
-float halfToFloat(std::uint16_t h);
 
 /// Spatial padding [top, bottom, left, right] plus the rows/columns to drop first so that
 /// the TOSA exact-division rule holds (1x1 stride-2 kernels on even inputs).

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/file_io.h"
+#include "tosa/float_types.h"
 #include "tosa/npy.h"
 #include "tosa/writer.h"
 
@@ -106,7 +107,7 @@ tosa::HostTensor deterministicInput(const tosa::Shape& shape, tosa::DType dtype,
       for (float& v : t.as<float>()) v = rng.symmetric();
       break;
     case tosa::DType::Fp16:
-      for (std::uint16_t& v : t.as<std::uint16_t>()) v = floatToHalf(rng.symmetric());
+      for (std::uint16_t& v : t.as<std::uint16_t>()) v = tosa::floatToFp16(rng.symmetric());
       break;
     case tosa::DType::Int8:
       // The float input quantised with scale 1/127: the int8 twin of a model sees its input.

@@ -46,15 +46,16 @@ Status lower(LoweringContext& ctx, const Node& node) {
   const DType accType = attrs.accType == DType::Unknown ? output.dtype : attrs.accType;
   const auto coopMat = chooseCoopMat(ctx.target(), input.dtype, weight.dtype, accType, inZp, wZp, batch * oh * ow, oc);
   GemmTile tile = chooseTile(ctx.target(), batch * oh * ow, oc);
+  // Constant weights are stored as [K][OC] (bindWeightsKN), so rows of B are contiguous.
+  const bool weightsKN = ctx.program().isConstant(ctx.program().bufferOf(node.op.inputs[1]));
   if (coopMat) {
     setCoopMat(d, *coopMat);
-    // Constant weights are stored as [K][OC] (bindWeightsKN), so rows of B are contiguous.
-    const bool weightsKN = ctx.program().isConstant(ctx.program().bufferOf(node.op.inputs[1]));
     d.set("GEMM_VEC_A", ic % coopMat->chunk() == 0 ? 1 : 0);
     d.set("GEMM_VEC_B", weightsKN && oc % coopMat->chunk() == 0 ? 1 : 0);
     tile = coopMat->tile();
   } else {
     setTile(d, tile);
+    setVec4Loads(d, tile, input.dtype, ic % 4 == 0, weightsKN && oc % 4 == 0);
     if (useDot4(ctx.target(), input.dtype, weight.dtype, output.dtype, inZp, wZp)) d.set("GEMM_DOT4", 1);
   }
 

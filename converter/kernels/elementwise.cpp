@@ -10,6 +10,7 @@
 
 #include "converter/kernels/common.h"
 #include "converter/kernels/registry.h"
+#include "tosa/op_table.h"
 
 namespace openvgf::converter {
 namespace {
@@ -55,7 +56,8 @@ bool fp16MathChain(const LoweringContext& ctx, const std::vector<const tosa::Ope
   return true;
 }
 
-/// One operator of an fp16 chain (fp16MathChain) as a float16_t expression.
+/// One operator of an fp16 chain (fp16MathChain) as a float16_t expression (the fp16
+/// overloads of shaders/include/ew_ops.glsl and clamp.glsl).
 Result<std::string> fp16Expression(const LoweringContext& ctx, const tosa::Operator& op, std::size_t opIndex,
                                    const std::vector<std::string>& args) {
   using tosa::Op;
@@ -63,13 +65,13 @@ Result<std::string> fp16Expression(const LoweringContext& ctx, const tosa::Opera
   const bool ignoreNan = std::holds_alternative<tosa::NanModeAttrs>(op.attrs) &&
                          std::get<tosa::NanModeAttrs>(op.attrs).nanMode == tosa::NanMode::Ignore;
   switch (op.op) {
-    case Op::Add: return fmt::format("({} + {})", arg(0), arg(1));
-    case Op::Sub: return fmt::format("({} - {})", arg(0), arg(1));
-    case Op::Mul: return fmt::format("({} * {})", arg(0), arg(1));
+    case Op::Add: return fmt::format("ovgf_add({}, {})", arg(0), arg(1));
+    case Op::Sub: return fmt::format("ovgf_sub({}, {})", arg(0), arg(1));
+    case Op::Mul: return fmt::format("ovgf_mul({}, {})", arg(0), arg(1));
     case Op::Maximum: return fmt::format("ovgf_max_{}({}, {})", ignoreNan ? "i" : "p", arg(0), arg(1));
     case Op::Minimum: return fmt::format("ovgf_min_{}({}, {})", ignoreNan ? "i" : "p", arg(0), arg(1));
     case Op::Abs: return fmt::format("abs({})", arg(0));
-    case Op::Negate: return fmt::format("(-{})", arg(0));
+    case Op::Negate: return fmt::format("ovgf_negate({})", arg(0));
     case Op::Identity: return arg(0);
     case Op::Clamp: {
       if (!std::holds_alternative<tosa::ClampAttrs>(op.attrs)) {
@@ -90,6 +92,57 @@ Result<std::string> fp16Expression(const LoweringContext& ctx, const tosa::Opera
     default: break;
   }
   return internalError("{}: not an fp16-arithmetic operator", describeOp(ctx.program(), op, opIndex));
+}
+
+/// The output dims after merging the dims that are contiguous for every input, and each
+/// input's element stride along them (0 = broadcast).
+struct MergedDims {
+  std::vector<std::int64_t> dims;
+  std::vector<std::vector<std::int64_t>> strides;  // per input
+};
+
+Result<MergedDims> mergeDims(const LoweringContext& ctx, const Node& node, const std::vector<std::string>& inputNames,
+                             const tosa::Shape& outShape) {
+  const std::size_t rank = outShape.size();
+  std::vector<std::vector<std::int64_t>> strides;
+  for (const auto& name : inputNames) {
+    const tosa::Tensor& t = ctx.tensor(name);
+    tosa::Shape s = t.shape.empty() ? tosa::Shape(rank, 1) : t.shape;
+    if (s.size() != rank) {
+      return invalidInput("{}: input '{}': expected rank {}, got shape {}", nodeLabel(node), name, rank,
+                          tosa::shapeToString(t.shape));
+    }
+    std::vector<std::int64_t> st(rank, 0);
+    std::int64_t acc = 1;
+    for (std::size_t d = rank; d-- > 0;) {
+      if (s[d] != outShape[d] && s[d] != 1) {
+        return invalidInput("{}: input '{}': expected a shape that broadcasts to {}, got {}", nodeLabel(node), name,
+                            tosa::shapeToString(outShape), tosa::shapeToString(t.shape));
+      }
+      st[d] = s[d] == 1 && outShape[d] != 1 ? 0 : acc;
+      acc *= s[d];
+    }
+    strides.push_back(std::move(st));
+  }
+  MergedDims m;
+  std::vector<std::int64_t>& dims = m.dims;
+  std::vector<std::vector<std::int64_t>>& merged = m.strides;
+  dims.push_back(outShape[0]);
+  for (auto& st : strides) merged.push_back({st[0]});
+  for (std::size_t d = 1; d < rank; ++d) {
+    bool mergeable = true;
+    for (std::size_t i = 0; i < strides.size(); ++i) {
+      if (merged[i].back() != strides[i][d] * outShape[d]) mergeable = false;
+    }
+    if (mergeable) {
+      dims.back() *= outShape[d];
+      for (std::size_t i = 0; i < strides.size(); ++i) merged[i].back() = strides[i][d];
+    } else {
+      dims.push_back(outShape[d]);
+      for (std::size_t i = 0; i < strides.size(); ++i) merged[i].push_back(strides[i][d]);
+    }
+  }
+  return m;
 }
 
 Status check(const LoweringContext& ctx, const Node& node) {
@@ -156,43 +209,9 @@ Status lower(LoweringContext& ctx, const Node& node) {
   }
   body += fmt::format("r = {};", prev);
 
-  // Strides per input, then merge dims that are contiguous for every operand.
-  std::vector<std::vector<std::int64_t>> strides;
-  for (const auto& name : inputNames) {
-    const tosa::Tensor& t = ctx.tensor(name);
-    tosa::Shape s = t.shape.empty() ? tosa::Shape(rank, 1) : t.shape;
-    if (s.size() != rank) {
-      return invalidInput("{}: input '{}': expected rank {}, got shape {}", nodeLabel(node), name, rank,
-                          tosa::shapeToString(t.shape));
-    }
-    std::vector<std::int64_t> st(rank, 0);
-    std::int64_t acc = 1;
-    for (std::size_t d = rank; d-- > 0;) {
-      if (s[d] != outShape[d] && s[d] != 1) {
-        return invalidInput("{}: input '{}': expected a shape that broadcasts to {}, got {}", nodeLabel(node), name,
-                            tosa::shapeToString(outShape), tosa::shapeToString(t.shape));
-      }
-      st[d] = s[d] == 1 && outShape[d] != 1 ? 0 : acc;
-      acc *= s[d];
-    }
-    strides.push_back(std::move(st));
-  }
-  std::vector<std::int64_t> dims{outShape[0]};
-  std::vector<std::vector<std::int64_t>> merged;
-  for (auto& st : strides) merged.push_back({st[0]});
-  for (std::size_t d = 1; d < rank; ++d) {
-    bool mergeable = true;
-    for (std::size_t i = 0; i < strides.size(); ++i) {
-      if (merged[i].back() != strides[i][d] * outShape[d]) mergeable = false;
-    }
-    if (mergeable) {
-      dims.back() *= outShape[d];
-      for (std::size_t i = 0; i < strides.size(); ++i) merged[i].back() = strides[i][d];
-    } else {
-      dims.push_back(outShape[d]);
-      for (std::size_t i = 0; i < strides.size(); ++i) merged[i].push_back(strides[i][d]);
-    }
-  }
+  OPENVGF_ASSIGN_OR_RETURN(MergedDims m, mergeDims(ctx, node, inputNames, outShape));
+  const std::vector<std::int64_t>& dims = m.dims;
+  const std::vector<std::vector<std::int64_t>>& merged = m.strides;
   const std::int64_t total = tosa::elementCount(outShape);
   defines.set("NUM_IN", static_cast<std::int64_t>(inputNames.size()))
       .set("RANK", static_cast<std::int64_t>(dims.size()))
@@ -235,7 +254,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
 }
 
 bool accepts(const Program& program, const Node& node, const FusedOp& next) {
-  if (!isElementwiseOp(next.op.op)) return false;
+  if (!tosa::isElementwise(next.op.op)) return false;
   // The chain shares one index space: every op's output must have the final shape, and
   // the number of distinct tensor inputs stays within the kernel's bindings.
   const tosa::Tensor* prevOut = program.find(node.output());
@@ -260,17 +279,11 @@ bool accepts(const Program& program, const Node& node, const FusedOp& next) {
 }  // namespace
 
 KernelSpec elementwiseKernel() {
-  using tosa::Op;
-  return KernelSpec{"elementwise",
-                    {Op::Clamp, Op::Erf, Op::Sigmoid, Op::Tanh, Op::Add, Op::ArithmeticRightShift, Op::BitwiseAnd,
-                     Op::BitwiseOr, Op::BitwiseXor, Op::IntDiv, Op::LogicalAnd, Op::LogicalLeftShift,
-                     Op::LogicalRightShift, Op::LogicalOr, Op::LogicalXor, Op::Maximum, Op::Minimum, Op::Mul, Op::Pow,
-                     Op::Sub, Op::Table, Op::Abs, Op::BitwiseNot, Op::Ceil, Op::Clz, Op::Cos, Op::Exp, Op::Floor,
-                     Op::Log, Op::LogicalNot, Op::Negate, Op::Reciprocal, Op::Rsqrt, Op::Sin, Op::Select, Op::Equal,
-                     Op::Greater, Op::GreaterEqual, Op::Cast, Op::Rescale, Op::Identity},
-                    check,
-                    lower,
-                    accepts};
+  std::vector<tosa::Op> ops;
+  for (const tosa::OpInfo& info : tosa::opTable()) {
+    if (tosa::isElementwise(info.op)) ops.push_back(info.op);
+  }
+  return KernelSpec{"elementwise", std::move(ops), check, lower, accepts};
 }
 
 }  // namespace openvgf::converter

@@ -31,6 +31,10 @@ std::optional<GemmTypes> gemmTypes(DType in, DType weight, DType out) {
   return std::nullopt;
 }
 
+namespace {
+std::int64_t ceilTo(std::int64_t v, std::int64_t step) { return (v + step - 1) / step * step; }
+}  // namespace
+
 GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n) {
   if (m <= 16 || n <= 16) {
     // The small tile is flat (few rows, many columns); a GEMM with few columns gets it
@@ -44,8 +48,10 @@ GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n) {
   }
   if (target.gemmLargeMinGroups > 0) {
     const GemmTile& large = target.gemmLarge;
-    const std::int64_t groups = ((m + large.bm - 1) / large.bm) * ((n + large.bn - 1) / large.bn);
-    if (groups >= target.gemmLargeMinGroups) return large;
+    auto padded = [&](const GemmTile& t) { return ceilTo(m, t.bm) * ceilTo(n, t.bn); };
+    const std::int64_t groups = (ceilTo(m, large.bm) / large.bm) * (ceilTo(n, large.bn) / large.bn);
+    // A large tile on a narrow GEMM (N = 64 under a 128-wide tile) would mostly multiply padding.
+    if (groups >= target.gemmLargeMinGroups && 8 * padded(large) <= 9 * padded(target.gemm)) return large;
   }
   return target.gemm;
 }
@@ -103,6 +109,14 @@ void addGemmKernel(LoweringContext& ctx, PlanKernel kernel, const std::string& s
 
 void setTile(ShaderDefines& defines, const GemmTile& tile) {
   defines.set("BM", tile.bm).set("BN", tile.bn).set("BK", tile.bk).set("TM", tile.tm).set("TN", tile.tn);
+  if (tile.stages != 1) defines.set("GEMM_STAGES", tile.stages);
+}
+
+void setVec4Loads(ShaderDefines& defines, const GemmTile& tile, DType operand, bool a, bool b) {
+  // Only the vec4 register-block path has them, and only fp32 buffers are read as vec4.
+  if (tile.tm % 4 != 0 || tile.tn % 4 != 0 || operand != DType::Fp32) return;
+  if (a) defines.set("GEMM_VEC4_A", 1);
+  if (b) defines.set("GEMM_VEC4_B", 1);
 }
 
 std::uint32_t workgroupSize(const GemmTile& tile) {

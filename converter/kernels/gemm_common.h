@@ -52,6 +52,10 @@ Result<ConvOperands> convOperands(const LoweringContext& ctx, const Node& node, 
 /// is the small one; at least target.gemmLargeMinGroups large tiles: the large one).
 GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n);
 void setTile(ShaderDefines& defines, const GemmTile& tile);
+/// GEMM_VEC4_A / GEMM_VEC4_B (include/gemm.glsl: 16-byte loads) for fp32 operands on a tile of
+/// vec4 register blocks, where the template says 4 consecutive k of A (`a`) or 4 consecutive
+/// n of B (`b`) are contiguous and 16-byte aligned.
+void setVec4Loads(ShaderDefines& defines, const GemmTile& tile, tosa::DType operand, bool a, bool b);
 /// Invocations per workgroup of the scalar cores with this tile.
 std::uint32_t workgroupSize(const GemmTile& tile);
 

@@ -46,6 +46,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
     tile = coopMat->tile();
   } else {
     setTile(d, tile);
+    setVec4Loads(d, tile, a.dtype, c % 4 == 0, w % 4 == 0);
     if (useDot4(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp)) d.set("GEMM_DOT4", 1);
   }
   PlanKernel kernel;

@@ -63,7 +63,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
     const auto& attrs = std::get<tosa::AvgPool2dAttrs>(node.op.attrs);
     if (fp) {
       d.setCode("A_CT", "float").setCode("ACC_CT", "float");
-      if (attrs.accType == DType::Fp16) d.setCode("ACC_RND(x)", "float(float16_t(x))");
+      if (attrs.accType == DType::Fp16) d.setCode("ACC_RND(x)", "ovgf_round_fp16(x)");
       accCompute = "float";
     } else {
       OPENVGF_ASSIGN_OR_RETURN(std::int64_t inZp, zeroPoint(ctx, node, 1));

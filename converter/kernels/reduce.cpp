@@ -87,7 +87,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   if (input.dtype == DType::Bool) d.setCode("OUT_ST", "st_bool_from_int");
   d.setCode("A_CT", ct).setCode("RED_INIT", init).setCode("RED_OP(a, b)", op);
   if (subgroup) d.set("USE_SUBGROUP", 1).setCode("SG_OP", sg);
-  if (input.dtype == DType::Fp16) d.setCode("ACC_RND(x)", "float(float16_t(x))");
+  if (input.dtype == DType::Fp16) d.setCode("ACC_RND(x)", "ovgf_round_fp16(x)");
   PlanKernel kernel;
   kernel.name = fmt::format("{}_{}", tosa::toString(node.op.op), node.index);
   kernel.bindings = {ctx.tensorId(node.op.inputs[0]), ctx.tensorId(node.op.outputs[0])};

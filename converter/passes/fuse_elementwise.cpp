@@ -7,11 +7,12 @@
 #include "converter/kernels/common.h"
 #include "converter/passes/fusion.h"
 #include "converter/passes/passes.h"
+#include "tosa/op_table.h"
 
 namespace openvgf::converter::passes {
 namespace {
 
-bool isElementwiseAnchor(const Node& node) { return isElementwiseOp(node.op.op); }
+bool isElementwiseAnchor(const Node& node) { return tosa::isElementwise(node.op.op); }
 
 }  // namespace
 

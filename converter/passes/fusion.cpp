@@ -7,6 +7,7 @@
 
 #include "converter/kernels/common.h"
 #include "converter/kernels/registry.h"
+#include "tosa/op_table.h"
 
 namespace openvgf::converter::passes {
 namespace {
@@ -43,7 +44,7 @@ bool fuseConsumers(Program& program, bool (*isAnchor)(const Node&)) {
                                    [&](const Node& n) {
                                      return std::find(n.op.inputs.begin(), n.op.inputs.end(), out) != n.op.inputs.end();
                                    });
-      if (consumer == program.nodes.end() || !consumer->epilogue.empty() || !isElementwiseOp(consumer->op.op) ||
+      if (consumer == program.nodes.end() || !consumer->epilogue.empty() || !tosa::isElementwise(consumer->op.op) ||
           consumer->op.outputs.size() != 1) {
         break;
       }

@@ -17,6 +17,16 @@
 
 namespace openvgf::converter::passes {
 
+/// Iterations a WHILE_LOOP may unroll to.
+inline constexpr int kMaxUnrolledIterations = 1024;
+
+/// COND_IF / WHILE_LOOP whose conditions are known at conversion time become the operators
+/// of the taken branch / the unrolled body; one whose condition depends on a model input is
+/// Unsupported (the kernels have no control flow).
+Result<bool> inlineControlFlow(Program& program);
+/// EXT-VARIABLE reads and writes become IDENTITY nodes over the model input/output pairs
+/// `state:<name>`.
+Result<bool> resolveVariables(Program& program);
 /// Nodes whose inputs are all constants become constant tensors (e.g. transposed or cast
 /// weights, shape arithmetic), evaluated exactly as the reference interpreter does.
 Result<bool> foldConstants(Program& program);
@@ -35,6 +45,11 @@ struct PassInfo {
   std::string_view name;  // e.g. "fold-constants"
   Result<bool> (*run)(Program&);
 };
+/// The passes every conversion runs, in this order, before the pipeline (and before the
+/// "input" hook): inline-control-flow, resolve-variables. No kernel handles what they
+/// remove, so they cannot be left out and are not in passPipeline().
+std::span<const PassInfo> requiredPasses();
+/// The optional passes, in the order they run.
 std::span<const PassInfo> passPipeline();
 
 /// Whether runPasses re-checks the Program after every pass unless told otherwise: on in
@@ -60,8 +75,9 @@ struct PassOptions {
   std::function<void(std::string_view pass, bool changed, const Program&)> afterPass;
 };
 
-/// Runs the pipeline. An error of a pass, or a Program that fails verification after it,
-/// names the pass.
+/// Runs the required passes, then the pipeline. An error of a pipeline pass, or a Program that
+/// fails verification after any pass, names the pass; the required passes' errors name the
+/// operator they are about.
 Status runPasses(Program& program, const PassOptions& options);
 /// Runs the whole pipeline (optionally stopping after `stopAfter`, "" = all).
 Status runPasses(Program& program, std::string_view stopAfter = {});

@@ -11,6 +11,14 @@
 
 namespace openvgf::converter::passes {
 
+std::span<const PassInfo> requiredPasses() {
+  static constexpr PassInfo kPasses[] = {
+      {"inline-control-flow", inlineControlFlow},
+      {"resolve-variables", resolveVariables},
+  };
+  return kPasses;
+}
+
 std::span<const PassInfo> passPipeline() {
   static constexpr PassInfo kPasses[] = {
       {"fold-constants", foldConstants},          {"elide-reshapes", elideReshapes},
@@ -20,7 +28,22 @@ std::span<const PassInfo> passPipeline() {
   return kPasses;
 }
 
+namespace {
+
+Status verifyAfter(const Program& program, std::string_view pass) {
+  if (Status valid = verifyProgram(program); !valid) {
+    return internalError("pass {} left an invalid program: {}", pass, valid.error().message());
+  }
+  return {};
+}
+
+}  // namespace
+
 Status runPasses(Program& program, const PassOptions& options) {
+  for (const PassInfo& pass : requiredPasses()) {
+    OPENVGF_TRY(pass.run(program));
+    if (options.verifyEach) OPENVGF_TRY(verifyAfter(program, pass.name));
+  }
   if (options.afterPass) options.afterPass("input", false, program);
   for (const PassInfo& pass : options.pipeline) {
     const bool enabled = !options.enabled || std::find(options.enabled->begin(), options.enabled->end(),
@@ -29,11 +52,7 @@ Status runPasses(Program& program, const PassOptions& options) {
       auto changed = pass.run(program);
       if (!changed)
         return Unexpected(std::move(changed).error().addContext(fmt::format("pass {}", pass.name)));
-      if (options.verifyEach) {
-        if (Status valid = verifyProgram(program); !valid) {
-          return internalError("pass {} left an invalid program: {}", pass.name, valid.error().message());
-        }
-      }
+      if (options.verifyEach) OPENVGF_TRY(verifyAfter(program, pass.name));
       if (options.afterPass) options.afterPass(pass.name, *changed, program);
     }
     if (pass.name == options.stopAfter) break;
@@ -56,6 +75,11 @@ Result<std::vector<std::string>> parsePassList(std::string_view list, std::span<
   }
   std::vector<std::string_view> valid;
   for (const PassInfo& pass : pipeline) valid.push_back(pass.name);
+  if (list.empty()) {
+    return invalidInput("--passes: expected all, none or a comma-separated list of {}, got an empty value "
+                        "(none runs no pass)",
+                        fmt::join(valid, ", "));
+  }
   std::size_t start = 0;
   while (start <= list.size()) {
     const std::size_t comma = std::min(list.find(',', start), list.size());

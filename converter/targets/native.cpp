@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -139,13 +140,14 @@ Result<Target> probeNativeTarget() {
     }
     t.cooperativeMatrixNv = !t.coopMatShapes.empty();
   }
-  // Scalar GEMMs keep the portable 64x64 tile of 4x4 vec4 blocks on GPUs: a 128x64 tile of
-  // 8x4 blocks measured 20-40% slower on an H100 (ResNet-50 7.4 vs 5.4 ms GPU time).
-  // A CPU device (lavapipe) runs every GEMM fastest with the large register block, whatever
-  // the grid; a GPU keeps its `gemm` tile for every size.
-  t.gemmLargeMinGroups = props.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? 1 : 0;
-  // A CPU device has a few cores, which a handful of tiles already fill: no split-K there.
-  if (props.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) t.gemmSplitKGroups = 0;
+  applyTuningTable(t, deviceClass(props.properties.vendorID,
+                                   props.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU));
+  if (const char* spec = std::getenv("OPENVGF_TUNING"); spec != nullptr) {
+    if (Status tuned = applyTuningOverrides(t, spec); !tuned) {
+      destroyInstance(instance, nullptr);
+      return Unexpected(tuned.error());
+    }
+  }
   destroyInstance(instance, nullptr);
   return t;
 }

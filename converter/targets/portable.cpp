@@ -69,9 +69,18 @@ Status verifyTarget(const Target& target) {
                            target.maxInvocations);
     }
     // Two staged tiles of fp32/int32, padded by one column (scalar layout) or one vec4
-    // (vec4 layout, TM and TN multiples of 4) per row.
-    const int pad = tile->tm % 4 == 0 && tile->tn % 4 == 0 ? 4 : 1;
-    int shared = tile->bk * (tile->bm + pad + tile->bn + pad) * 4;
+    // (vec4 layout, TM and TN multiples of 4) per row; the vec4 layout may double-buffer.
+    const bool vec4 = tile->tm % 4 == 0 && tile->tn % 4 == 0;
+    if (tile->stages != 1 && !(vec4 && tile->stages == 2)) {
+      return internalError("target {}: GEMM tile {}x{}: expected 1 shared buffer, or 2 with 4-aligned register blocks",
+                           target.name, tile->bm, tile->bn);
+    }
+    if (vec4 && (tile->bm % 4 != 0 || tile->bn % 4 != 0 || tile->bk % 4 != 0)) {
+      return internalError("target {}: GEMM tile {}x{}x{}: expected multiples of 4", target.name, tile->bm, tile->bn,
+                           tile->bk);
+    }
+    const int pad = vec4 ? 4 : 1;
+    int shared = tile->stages * tile->bk * (tile->bm + pad + tile->bn + pad) * 4;
     if (shared > target.maxSharedBytes) {
       return internalError("target {}: GEMM tile needs {} bytes of shared memory, limit {}", target.name, shared,
                            target.maxSharedBytes);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/error.h"
@@ -15,6 +16,8 @@ namespace openvgf::converter {
 struct GemmTile {
   int bm = 64, bn = 64, bk = 16;  // workgroup tile (M x N) and K step
   int tm = 4, tn = 4;             // register block per invocation
+  int stages = 1;                 // shared-memory buffers per operand (2: double-buffered)
+  bool operator==(const GemmTile&) const = default;
 };
 
 /// Operand / accumulator types of a cooperative-matrix shape (A and B share a type, C = D).
@@ -35,6 +38,7 @@ struct CoopMatTile {
   int subgroupsM = 2, subgroupsN = 2;
   int blockM = 64, blockN = 64;
   int bk = 32;
+  bool operator==(const CoopMatTile&) const = default;
 };
 
 struct Target {
@@ -42,9 +46,8 @@ struct Target {
   GemmTile gemm;                          // CONV2D / MATMUL / CONV3D / TRANSPOSE_CONV2D
   GemmTile gemmSmall{16, 64, 16, 4, 4};   // GEMMs whose M or N is small (transposed for small N)
   // Large register blocks (fewer invocations, more work each) for GEMMs whose grid has at
-  // least gemmLargeMinGroups workgroups of this tile; 0 = never. Lavapipe runs a GEMM
-  // fastest with the largest block; a GPU loses occupancy with it even on large grids, so
-  // only `native` on a CPU device turns it on.
+  // least gemmLargeMinGroups workgroups of this tile and whose padding it does not grow by
+  // more than an eighth; 0 = never. Set per device class by the tuning table (tuning.cpp).
   GemmTile gemmLarge{64, 64, 16, 8, 8};
   int gemmLargeMinGroups = 0;
   // Split-K (include/gemm_split.glsl): a GEMM whose tile grid has fewer than
@@ -84,6 +87,16 @@ Target portableTarget();
 /// Probes the first Vulkan device through the loader (a few raw Vulkan calls), once per
 /// process; later calls return the first answer.
 Result<Target> nativeTarget();
+/// Device classes of the tuning table (tuning.cpp): what the probe can tell apart.
+enum class DeviceClass { Cpu, NvidiaGpu, OtherGpu };
+DeviceClass deviceClass(std::uint32_t vendorId, bool cpu);
+/// Sets the tile configs of `target` that the tuning table holds for `device`.
+void applyTuningTable(Target& target, DeviceClass device);
+/// Overrides tuning entries from a spec such as "gemm=128x128x8/8x8/2,gemm-min-groups=256,
+/// coopmat=2x2/64x64/32,coopmat-min-tiles=256" (the OPENVGF_TUNING environment variable of
+/// `--target native`, for measuring table entries); an invalid spec is an invalid-input error.
+Status applyTuningOverrides(Target& target, std::string_view spec);
+
 /// "portable" | "native".
 Result<Target> targetByName(const std::string& name);
 

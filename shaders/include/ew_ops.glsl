@@ -1,30 +1,48 @@
 // SPDX-License-Identifier: Apache-2.0
-// Scalar helpers for elementwise TOSA operators (specs/tosa.md §2.3) in compute types
-// (float for every floating-point type, int for INT8/16/32, bool for BOOL). The converter
-// writes fused expressions that call these; functions a module does not call are dropped.
+// Elementwise TOSA operators (specs/tosa.md §2.3) in compute types (float for every
+// floating-point type, int for INT8/16/32, int64_t for INT48, bool for BOOL). The converter
+// writes a fused chain as one call per operator, `float t1 = ovgf_round_fp16(ovgf_add(t0,
+// a1));`, choosing the form here that fits the operator and its types; functions a module
+// does not call are dropped. One file per job: clamp.glsl (MAXIMUM / MINIMUM / CLAMP),
+// cast.glsl (CAST, rounding to narrow float types), rescale.glsl, table.glsl.
+//
+// Operators that are one GLSL operator are macros, not functions: spirv-opt inlines every
+// function anyway, but a call numbers the optimised module's ids differently from the
+// expression itself, and the converter's output is checked byte for byte
+// (tests/data/vgf_hashes.txt). For the same reason functions keep their order in the text.
 #ifndef OVGF_EW_OPS_GLSL
 #define OVGF_EW_OPS_GLSL
 
 #define kOvgfNan uintBitsToFloat(0x7FC00000u)
 #define kOvgfInf uintBitsToFloat(0x7F800000u)
 
-// MAXIMUM / MINIMUM / CLAMP with nan_mode PROPAGATE (p) or IGNORE (i).
-float ovgf_max_p(float a, float b) { return isnan(a) || isnan(b) ? kOvgfNan : max(a, b); }
-float ovgf_min_p(float a, float b) { return isnan(a) || isnan(b) ? kOvgfNan : min(a, b); }
-float ovgf_max_i(float a, float b) { return isnan(a) ? b : isnan(b) ? a : max(a, b); }
-float ovgf_min_i(float a, float b) { return isnan(a) ? b : isnan(b) ? a : min(a, b); }
-float ovgf_clamp_p(float x, float lo, float hi) { return isnan(x) ? x : min(max(x, lo), hi); }
-float ovgf_clamp_i(float x, float lo, float hi) { return isnan(x) ? lo : min(max(x, lo), hi); }
-#if defined(FP16_MATH) && FP16_MATH
-// The same in fp16 arithmetic (elementwise.comp with FP16_MATH=1).
-#define kOvgfNanH float16_t(kOvgfNan)
-float16_t ovgf_max_p(float16_t a, float16_t b) { return isnan(a) || isnan(b) ? kOvgfNanH : max(a, b); }
-float16_t ovgf_min_p(float16_t a, float16_t b) { return isnan(a) || isnan(b) ? kOvgfNanH : min(a, b); }
-float16_t ovgf_max_i(float16_t a, float16_t b) { return isnan(a) ? b : isnan(b) ? a : max(a, b); }
-float16_t ovgf_min_i(float16_t a, float16_t b) { return isnan(a) ? b : isnan(b) ? a : min(a, b); }
-float16_t ovgf_clamp_p(float16_t x, float16_t lo, float16_t hi) { return isnan(x) ? x : min(max(x, lo), hi); }
-float16_t ovgf_clamp_i(float16_t x, float16_t lo, float16_t hi) { return isnan(x) ? lo : min(max(x, lo), hi); }
-#endif
+#include "include/clamp.glsl"
+
+// Arithmetic (MUL of INT32 with a shift: (a * b + 2^(shift-1)) >> shift with a 64-bit
+// intermediate, which is apply_scale_32 without double rounding, done in 32-bit halves).
+#define ovgf_add(a, b) ((a) + (b))
+#define ovgf_sub(a, b) ((a) - (b))
+#define ovgf_mul(a, b) ((a) * (b))
+#define ovgf_mul_shift(a, b, shift) apply_scale_32((a), (b), (shift), false)
+#define ovgf_intdiv(a, b) ((a) / (b))
+#define ovgf_negate(a) (-(a))
+// Integer NEGATE with zero points, saturated to the output range [lo, hi].
+#define ovgf_negate_zp(a, inZp, outZp, lo, hi) ovgf_clip(-((a) - (inZp)) + (outZp), (lo), (hi))
+// Bitwise and logical operators; LOGICAL_LEFT_SHIFT is then wrapped to the type's width.
+#define ovgf_bitwise_and(a, b) ((a) & (b))
+#define ovgf_bitwise_or(a, b) ((a) | (b))
+#define ovgf_bitwise_xor(a, b) ((a) ^ (b))
+#define ovgf_bitwise_not(a) (~(a))
+#define ovgf_logical_and(a, b) ((a) && (b))
+#define ovgf_logical_or(a, b) ((a) || (b))
+#define ovgf_logical_xor(a, b) ((a) != (b))
+#define ovgf_logical_not(a) (!(a))
+#define ovgf_shl(a, b) ((a) << (b))
+// Comparisons and SELECT.
+#define ovgf_equal(a, b) ((a) == (b))
+#define ovgf_greater(a, b) ((a) > (b))
+#define ovgf_greater_equal(a, b) ((a) >= (b))
+#define ovgf_select(c, a, b) ((c) ? (a) : (b))
 
 // Transcendentals with TOSA's special values.
 float ovgf_sigmoid(float x) { return 1.0 / (1.0 + exp(-x)); }
@@ -83,12 +101,9 @@ int ovgf_lshr(int a, int b, int bits) {
   uint mask = bits == 32 ? 0xFFFFFFFFu : ((1u << bits) - 1u);
   return int((uint(a) & mask) >> uint(b));
 }
-// fp -> int: round half to even, saturate (CAST).
-int ovgf_f2i(float x, int lo, int hi) {
-  float r = roundEven(x);
-  if (r >= float(hi)) return hi;
-  if (r <= float(lo)) return lo;
-  return int(r);
-}
+
+#include "include/cast.glsl"
+#include "include/rescale.glsl"
+#include "include/table.glsl"
 
 #endif  // OVGF_EW_OPS_GLSL

@@ -10,7 +10,12 @@
 //   A_CT gemm_load_a(uint batch, uint m, uint k)   in-range, zero-point-corrected operand
 //   A_CT gemm_load_b(uint batch, uint k, uint n)
 //   void gemm_store(uint batch, uint m, uint n, ACC_CT acc)   epilogue for one output
-// and optionally the split-K defines of include/gemm_split.glsl.
+// and optionally the split-K defines of include/gemm_split.glsl. The vec4 register-block
+// path (TM, TN multiples of 4) also takes:
+//   GEMM_STAGES             1 (default) or 2 shared-memory buffers per operand
+//   GEMM_VEC4_A             1: vec4 gemm_load_a4(batch, m, k), k..k+3 of row m (K % 4 == 0)
+//   GEMM_VEC4_B             1: vec4 gemm_load_b4(batch, k, n), n..n+3 of row k (N % 4 == 0)
+// (16-byte loads; zero points must be 0, which fp32 operands always have).
 // Loads of A walk k fastest and loads of B walk n fastest, so both are coalesced for the
 // row-major layouts the converter chooses (A = [M][K], B = [K][N]). With TM and TN
 // multiples of 4 the register block is made of vec4 groups (below); otherwise an
@@ -38,10 +43,86 @@
 #define OVGF_VEC4_int ivec4
 #define GEMM_VEC OVGF_CAT(OVGF_VEC4_, A_CT)
 
+#ifndef GEMM_VEC4_A
+#define GEMM_VEC4_A 0
+#endif
+#ifndef GEMM_VEC4_B
+#define GEMM_VEC4_B 0
+#endif
+#ifndef GEMM_STAGES
+#define GEMM_STAGES 1
+#endif
+
 // One vec4 of padding per row: the staging stores of A walk k fastest, and the padded row
-// stride spreads them over the banks.
-shared GEMM_VEC sA[BK][BM / 4 + 1];
-shared GEMM_VEC sB[BK][BN / 4 + 1];
+// stride spreads them over the banks. GEMM_STAGES == 2: two buffers, so the next K slice is
+// written while the current one is read, with one barrier per slice instead of two.
+shared GEMM_VEC sA[GEMM_STAGES][BK][BM / 4 + 1];
+shared GEMM_VEC sB[GEMM_STAGES][BK][BN / 4 + 1];
+
+// vec4s of A and B per K slice, and per invocation.
+#define GEMM_A_VECS (BM * BK / 4)
+#define GEMM_B_VECS (BN * BK / 4)
+#define GEMM_A_PER ((GEMM_A_VECS + GEMM_THREADS - 1) / GEMM_THREADS)
+#define GEMM_B_PER ((GEMM_B_VECS + GEMM_THREADS - 1) / GEMM_THREADS)
+
+// Global -> registers: this invocation's vec4s of the K slice at k0, fetched before the
+// current slice is multiplied so that the loads are in flight meanwhile. A's vec4 e holds
+// 4 rows of one k (e % BK, row group e / BK; 4 loads), or with GEMM_VEC4_A 4 consecutive k
+// of one row (row e / (BK/4); one 16-byte load through the template's gemm_load_a4, which
+// needs K % 4 == 0). B's vec4 e holds 4 columns of k e / (BN/4) (gemm_load_b4 with
+// GEMM_VEC4_B, which needs N % 4 == 0).
+void gemm_fetch(uint batch, uint m0, uint n0, uint k0, uint tid, out GEMM_VEC ra[GEMM_A_PER],
+                out GEMM_VEC rb[GEMM_B_PER]) {
+  for (int r = 0; r < GEMM_A_PER; ++r) {
+    uint e = tid + uint(r * GEMM_THREADS);
+    ra[r] = GEMM_VEC(0);
+    if (e >= uint(GEMM_A_VECS)) continue;
+#if GEMM_VEC4_A
+    uint m = m0 + e / uint(BK / 4);
+    uint k = k0 + (e % uint(BK / 4)) * 4u;
+    if (m < uint(M) && k < uint(K)) ra[r] = gemm_load_a4(batch, m, k);
+#else
+    uint k = k0 + e % uint(BK);
+    for (int q = 0; q < 4; ++q) {
+      uint m = m0 + (e / uint(BK)) * 4u + uint(q);
+      if (m < uint(M) && k < uint(K)) ra[r][q] = gemm_load_a(batch, m, k);
+    }
+#endif
+  }
+  for (int r = 0; r < GEMM_B_PER; ++r) {
+    uint e = tid + uint(r * GEMM_THREADS);
+    rb[r] = GEMM_VEC(0);
+    if (e >= uint(GEMM_B_VECS)) continue;
+    uint k = k0 + e / uint(BN / 4);
+    uint n = n0 + (e % uint(BN / 4)) * 4u;
+#if GEMM_VEC4_B
+    if (n < uint(N) && k < uint(K)) rb[r] = gemm_load_b4(batch, k, n);
+#else
+    for (int q = 0; q < 4; ++q) {
+      if (n + uint(q) < uint(N) && k < uint(K)) rb[r][q] = gemm_load_b(batch, k, n + uint(q));
+    }
+#endif
+  }
+}
+
+// Registers -> shared buffer `buf` (A as [k][row group], B as [k][column group]).
+void gemm_stage(uint buf, uint tid, GEMM_VEC ra[GEMM_A_PER], GEMM_VEC rb[GEMM_B_PER]) {
+  for (int r = 0; r < GEMM_A_PER; ++r) {
+    uint e = tid + uint(r * GEMM_THREADS);
+    if (e >= uint(GEMM_A_VECS)) continue;
+#if GEMM_VEC4_A
+    uint mm = e / uint(BK / 4);
+    uint kk = (e % uint(BK / 4)) * 4u;
+    for (int q = 0; q < 4; ++q) sA[buf][kk + uint(q)][mm / 4u][mm % 4u] = ra[r][q];
+#else
+    sA[buf][e % uint(BK)][e / uint(BK)] = ra[r];
+#endif
+  }
+  for (int r = 0; r < GEMM_B_PER; ++r) {
+    uint e = tid + uint(r * GEMM_THREADS);
+    if (e < uint(GEMM_B_VECS)) sB[buf][e / uint(BN / 4)][e % uint(BN / 4)] = rb[r];
+  }
+}
 
 void gemm_main() {
   uint tid = gl_LocalInvocationIndex;
@@ -50,47 +131,40 @@ void gemm_main() {
   uint m0 = gl_WorkGroupID.y * uint(BM);
   uint n0 = gl_WorkGroupID.x * uint(BN);
   uint batch = gemm_batch();
+  uint kBegin = gemm_k_begin();
   uint kEnd = gemm_k_end();
 
   ACC_CT acc[TM][TN];
   for (int i = 0; i < TM; ++i)
     for (int j = 0; j < TN; ++j) acc[i][j] = ACC_CT(0);
 
-  for (uint k0 = gemm_k_begin(); k0 < kEnd; k0 += uint(BK)) {
-    // Staging: each invocation gathers 4 rows (A) or 4 columns (B) and stores them as one
-    // vec4 (one shared-memory store instead of four; conflict-free on GPUs with the padding).
-    for (uint e = tid; e < uint(BM / 4 * BK); e += uint(GEMM_THREADS)) {
-      uint m4 = e / uint(BK);
-      uint kk = e % uint(BK);
-      uint k = k0 + kk;
-      GEMM_VEC v;
-      for (int q = 0; q < 4; ++q) {
-        uint m = m0 + m4 * 4u + uint(q);
-        v[q] = (m < uint(M) && k < uint(K)) ? gemm_load_a(batch, m, k) : A_CT(0);
-      }
-      sA[kk][m4] = v;
-    }
-    for (uint e = tid; e < uint(BN / 4 * BK); e += uint(GEMM_THREADS)) {
-      uint kk = e / uint(BN / 4);
-      uint n4 = e % uint(BN / 4);
-      uint k = k0 + kk;
-      GEMM_VEC v;
-      for (int q = 0; q < 4; ++q) {
-        uint n = n0 + n4 * 4u + uint(q);
-        v[q] = (n < uint(N) && k < uint(K)) ? gemm_load_b(batch, k, n) : A_CT(0);
-      }
-      sB[kk][n4] = v;
-    }
-    barrier();
+  GEMM_VEC ra[GEMM_A_PER];
+  GEMM_VEC rb[GEMM_B_PER];
+  gemm_fetch(batch, m0, n0, kBegin, tid, ra, rb);
+  gemm_stage(0u, tid, ra, rb);
+  barrier();
+  uint buf = 0u;
+  for (uint k0 = kBegin; k0 < kEnd; k0 += uint(BK)) {
+    // Uniform across the workgroup, so the barriers below stay in uniform control flow.
+    bool more = k0 + uint(BK) < kEnd;
+    if (more) gemm_fetch(batch, m0, n0, k0 + uint(BK), tid, ra, rb);
     for (uint kk = 0u; kk < uint(BK); ++kk) {
       GEMM_VEC a[TM / 4];
       GEMM_VEC b[TN / 4];
-      for (int i = 0; i < TM / 4; ++i) a[i] = sA[kk][ty + uint(i * (BM / TM))];
-      for (int j = 0; j < TN / 4; ++j) b[j] = sB[kk][tx + uint(j * (BN / TN))];
+      for (int i = 0; i < TM / 4; ++i) a[i] = sA[buf][kk][ty + uint(i * (BM / TM))];
+      for (int j = 0; j < TN / 4; ++j) b[j] = sB[buf][kk][tx + uint(j * (BN / TN))];
       for (int i = 0; i < TM; ++i)
         for (int j = 0; j < TN; ++j) acc[i][j] += ACC_CT(a[i / 4][i % 4]) * ACC_CT(b[j / 4][j % 4]);
     }
+#if GEMM_STAGES == 2
+    if (more) gemm_stage(buf ^ 1u, tid, ra, rb);
+    buf ^= 1u;
     barrier();
+#else
+    barrier();
+    if (more) gemm_stage(0u, tid, ra, rb);
+    barrier();
+#endif
   }
 
   for (int i = 0; i < TM; ++i) {

@@ -20,6 +20,13 @@
 #ifndef GEMM_VEC_B
 #define GEMM_VEC_B 0
 #endif
+// fp32 vec4 loads of the scalar core (include/gemm.glsl), tested by the templates' #if.
+#ifndef GEMM_VEC4_A
+#define GEMM_VEC4_A 0
+#endif
+#ifndef GEMM_VEC4_B
+#define GEMM_VEC4_B 0
+#endif
 #ifndef GEMM_DOT4
 #define GEMM_DOT4 0
 #endif

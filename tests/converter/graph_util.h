@@ -14,6 +14,7 @@
 
 #include "converter/convert.h"
 #include "tests/converter/vk_harness.h"
+#include "tosa/builder.h"
 #include "tosa/graph.h"
 #include "vgf/decoder.h"
 
@@ -95,6 +96,16 @@ inline std::vector<float> randomFloats(std::mt19937& rng, std::size_t n, float l
   std::vector<float> v(n);
   for (auto& x : v) x = dist(rng);
   return v;
+}
+
+/// The Program of a graph built with tosa::Builder (a builder error fails the test).
+inline converter::Program programOf(const tosa::Builder& b) {
+  auto graph = b.build();
+  EXPECT_TRUE(graph) << graph.error().message();
+  if (!graph) return {};
+  auto program = converter::makeProgram(*graph);
+  EXPECT_TRUE(program) << program.error().message();
+  return program ? *program : converter::Program{};
 }
 
 inline std::filesystem::path testCacheDir() {

@@ -61,6 +61,26 @@ struct TestProgram {
   std::vector<std::pair<std::string, std::uint32_t>> namedData;
 };
 
+/// A plan that calls VgfBackend delegate 0 (payload 0) once on FP32 tensors: values are the
+/// inputs, then the outputs, with the shapes given; DelegateCall args are all of them.
+inline TestPlan oneDelegatePlan(std::string name, const std::vector<std::vector<std::int32_t>>& inputs,
+                                const std::vector<std::vector<std::int32_t>>& outputs) {
+  TestPlan plan;
+  plan.name = std::move(name);
+  plan.delegates = {{"VgfBackend", 0, {}, false}};
+  TestInstruction call{TestInstruction::Kind::Delegate, 0, 0, {}};
+  for (const auto* shapes : {&inputs, &outputs}) {
+    for (const std::vector<std::int32_t>& shape : *shapes) {
+      const auto index = static_cast<std::int32_t>(plan.values.size());
+      plan.values.push_back({TestValue::Kind::Tensor, 6, shape});
+      (shapes == &inputs ? plan.inputs : plan.outputs).push_back(index);
+      call.args.push_back(index);
+    }
+  }
+  plan.instructions = {call};
+  return plan;
+}
+
 inline std::size_t alignUp(std::size_t value, std::size_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }

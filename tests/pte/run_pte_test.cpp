@@ -12,7 +12,7 @@
 
 #include "converter/arm_graph_vgf.h"
 #include "pte/run_plan.h"
-#include "tests/pte/pte_writer.h"
+#include "tests/pte/vgf_program.h"
 #include "tests/support/cli_runner.h"
 #include "tosa/builder.h"
 #include "tosa/npy.h"
@@ -28,71 +28,8 @@ using openvgf::testing::ScratchDir;
 using tosa::DType;
 using tosa::Value;
 
-constexpr std::int64_t kChannels = 4;
-
-std::vector<float> ramp(std::size_t n, float scale, float offset) {
-  std::vector<float> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(static_cast<int>(i % 7) - 3) * scale + offset;
-  return v;
-}
-
-/// A: x [1,4,4,2] -> CONV2D 3x3 (36-element weights: a graph constant) -> CLAMP -> a [1,4,4,4].
-Value partA(tosa::Builder& b, const Value& x) {
-  Value w = b.constant(DType::Fp32, {kChannels, 3, 3, 2}, ramp(kChannels * 18, 0.25f, 0.0f), "w");
-  return b.clamp(b.conv2d(x, w, std::nullopt, {.pad = {1, 1, 1, 1}}), -2.0, 2.0, tosa::NanMode::Propagate, "a");
-}
-
-/// B: a2 [1,64] -> ADD c (64 elements) -> SIGMOID -> y [1,64].
-Value partB(tosa::Builder& b, const Value& a2) {
-  return b.sigmoid(b.add(a2, b.constant(DType::Fp32, {1, 64}, ramp(64, 0.5f, 0.1f), "c")), "y");
-}
-
-std::vector<std::uint8_t> delegateA() {
-  tosa::Builder b;
-  b.output(partA(b, b.input("x", DType::Fp32, {1, 4, 4, 2})));
-  auto vgf = converter::writeArmGraphVgf(*b.build());
-  return vgf ? *vgf : std::vector<std::uint8_t>{};
-}
-
-std::vector<std::uint8_t> delegateB() {
-  tosa::Builder b;
-  b.output(partB(b, b.input("a2", DType::Fp32, {1, 64})));
-  auto vgf = converter::writeArmGraphVgf(*b.build());
-  return vgf ? *vgf : std::vector<std::uint8_t>{};
-}
-
-/// The whole model as one TOSA graph: the oracle for the program's output.
-tosa::Graph composedModel() {
-  tosa::Builder b;
-  Value a = partA(b, b.input("x", DType::Fp32, {1, 4, 4, 2}));
-  b.output(partB(b, b.reshape(a, {1, 64})));
-  return *b.build();
-}
-
-/// Values 0 x, 1 a, 2 [1,64] (sizes), 3 a2, 4 y; DelegateCall A, `betweenOp`, DelegateCall B.
-TestProgram program(const std::string& betweenOp, const std::string& overload, bool segments) {
-  TestProgram p;
-  p.payloads = {delegateA(), delegateB()};
-  p.segments = segments;
-  p.headerLength = segments ? 32 : 0;
-  TestPlan plan;
-  plan.name = "forward";
-  plan.delegates = {{"VgfBackend", 0, {{"output_format", "vgf"}}}, {"VgfBackend", 1, {{"output_format", "vgf"}}}};
-  using K = TestValue::Kind;
-  plan.values = {{K::Tensor, 6, {1, 4, 4, 2}}, {K::Tensor, 6, {1, 4, 4, kChannels}}, {K::IntList, 6, {}, {1, 64}},
-                 {K::Tensor, 6, {1, 64}}, {K::Tensor, 6, {1, 64}}};
-  plan.inputs = {0};
-  plan.outputs = {4};
-  plan.operators = {{betweenOp, overload}};
-  using I = TestInstruction::Kind;
-  plan.instructions = {{I::Delegate, 0, 0, {0, 1}}, {I::Kernel, 0, 0, {1, 2, 3}}, {I::Delegate, 1, 0, {3, 4}},
-                       {I::Free, 1, 0, {}}};
-  p.plans.push_back(std::move(plan));
-  return p;
-}
-
 TEST(PteRunPlan, DelegatesAndAViewBetweenThem) {
-  WrittenProgram written = writeProgram(program("aten::view_copy", "out", false));
+  WrittenProgram written = writeProgram(vgfProgram("aten::view_copy", "out", false));
   auto prog = readProgram(written.bytes);
   ASSERT_TRUE(prog) << prog.error().message();
   auto plan = planVgfExecution(*prog, "forward");
@@ -113,7 +50,7 @@ TEST(PteRunPlan, DelegatesAndAViewBetweenThem) {
 }
 
 TEST(PteRunPlan, RefusesOperatorsThatAreNotCopiesAndNamesThem) {
-  WrittenProgram written = writeProgram(program("aten::add", "out", false));
+  WrittenProgram written = writeProgram(vgfProgram("aten::add", "out", false));
   auto prog = readProgram(written.bytes);
   ASSERT_TRUE(prog) << prog.error().message();
   auto plan = planVgfExecution(*prog, "forward");
@@ -126,7 +63,7 @@ TEST(PteRunPlan, RefusesOperatorsThatAreNotCopiesAndNamesThem) {
 }
 
 TEST(PteRunPlan, ReadBeforeWriteIsRefused) {
-  TestProgram p = program("aten::view_copy", "out", false);
+  TestProgram p = vgfProgram("aten::view_copy", "out", false);
   p.plans[0].instructions = {{TestInstruction::Kind::Delegate, 1, 0, {3, 4}}};
   WrittenProgram written = writeProgram(p);
   auto prog = readProgram(written.bytes);
@@ -149,7 +86,7 @@ class PteRunCli : public ::testing::TestWithParam<bool> {
 
 TEST_P(PteRunCli, RunsTheDelegatesAndMatchesTheReference) {
   const std::string env = "XDG_CACHE_HOME=" + dir_ / "cache";
-  const std::string pte = write("program.pte", writeProgram(program("aten::view_copy", "out", GetParam())).bytes);
+  const std::string pte = write("program.pte", writeProgram(vgfProgram("aten::view_copy", "out", GetParam())).bytes);
   tosa::HostTensor x(DType::Fp32, {1, 4, 4, 2});
   const std::vector<float> values = ramp(32, 0.75f, 0.125f);
   std::memcpy(x.bytes.data(), values.data(), x.bytes.size());
@@ -179,7 +116,7 @@ INSTANTIATE_TEST_SUITE_P(Layouts, PteRunCli, ::testing::Bool(),
 TEST(PteRunRefusal, NonDelegatedOperatorIsNamedAndNothingIsWritten) {
   ScratchDir dir("pte_refuse");
   const std::string pte = dir / "add.pte";
-  const auto bytes = writeProgram(program("aten::add", "out", false)).bytes;
+  const auto bytes = writeProgram(vgfProgram("aten::add", "out", false)).bytes;
   std::ofstream(pte, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   tosa::HostTensor x(DType::Fp32, {1, 4, 4, 2});
   ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", x));

@@ -17,10 +17,10 @@ struct CommandResult {
   std::string output;  // stdout and stderr together
 };
 
-/// Runs `openvgf <arguments>` through the shell; `env` is prepended (e.g. "XDG_CACHE_HOME=/x").
-inline CommandResult runCli(const std::string& arguments, const std::string& env = "") {
+/// Runs a shell command line, stdout and stderr together.
+inline CommandResult runCommand(const std::string& commandLine) {
   CommandResult result;
-  std::string command = env + " " + std::string(OPENVGF_CLI) + " " + arguments + " 2>&1";
+  std::string command = commandLine + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return result;
   char buffer[4096];
@@ -29,6 +29,11 @@ inline CommandResult runCli(const std::string& arguments, const std::string& env
   int status = pclose(pipe);
   result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
+}
+
+/// Runs `openvgf <arguments>` through the shell; `env` is prepended (e.g. "XDG_CACHE_HOME=/x").
+inline CommandResult runCli(const std::string& arguments, const std::string& env = "") {
+  return runCommand(env + " " + std::string(OPENVGF_CLI) + " " + arguments);
 }
 
 /// A fresh, empty folder under the system temp folder, removed by the destructor.

@@ -17,6 +17,7 @@
 #include "benchmarks/models/cnn.h"
 #include "benchmarks/models/net.h"
 #include "benchmarks/models/zoo.h"
+#include "tosa/float_types.h"
 #include "tosa/npy.h"
 #include "tosa/reader.h"
 #include "tosa/reference/reference.h"
@@ -116,15 +117,16 @@ TEST(Zoo, SamePaddingFollowsTosaExactDivision) {
   EXPECT_EQ(q.cropX, 1);
 }
 
+// The zoo writes fp16 weights and inputs with tosa::floatToFp16.
 TEST(Zoo, HalfConversionRoundsToNearestEven) {
-  EXPECT_EQ(floatToHalf(1.0f), 0x3C00);
-  EXPECT_EQ(floatToHalf(-2.0f), 0xC000);
-  EXPECT_EQ(floatToHalf(65504.0f), 0x7BFF);
-  EXPECT_EQ(floatToHalf(1e6f), 0x7C00);
-  EXPECT_EQ(floatToHalf(5.960464477539063e-08f), 0x0001);  // smallest subnormal
-  EXPECT_EQ(floatToHalf(1.0f + 1.0f / 2048.0f), 0x3C00);   // tie -> even
-  EXPECT_EQ(floatToHalf(1.0f + 3.0f / 2048.0f), 0x3C02);   // tie -> even (up)
-  EXPECT_FLOAT_EQ(halfToFloat(0x3555), 0.333251953125f);
+  EXPECT_EQ(tosa::floatToFp16(1.0f), 0x3C00);
+  EXPECT_EQ(tosa::floatToFp16(-2.0f), 0xC000);
+  EXPECT_EQ(tosa::floatToFp16(65504.0f), 0x7BFF);
+  EXPECT_EQ(tosa::floatToFp16(1e6f), 0x7C00);
+  EXPECT_EQ(tosa::floatToFp16(5.960464477539063e-08f), 0x0001);  // smallest subnormal
+  EXPECT_EQ(tosa::floatToFp16(1.0f + 1.0f / 2048.0f), 0x3C00);   // tie -> even
+  EXPECT_EQ(tosa::floatToFp16(1.0f + 3.0f / 2048.0f), 0x3C02);   // tie -> even (up)
+  EXPECT_FLOAT_EQ(tosa::fp16ToFloat(0x3555), 0.333251953125f);
 }
 
 TEST(Zoo, QuantizeScaleMatchesTosaConvention) {

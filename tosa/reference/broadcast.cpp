@@ -1,25 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Broadcast shape rules and index maps (see broadcast.h).
+// Broadcast index maps (see broadcast.h).
 #include "tosa/reference/broadcast.h"
 
 #include "tosa/reference/value.h"
 
 namespace openvgf::tosa::reference {
-
-std::optional<Shape> broadcastShapes(const Shape& a, const Shape& b) {
-  if (a.size() != b.size()) return std::nullopt;
-  Shape out(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i] == b[i] || b[i] == 1) {
-      out[i] = a[i];
-    } else if (a[i] == 1) {
-      out[i] = b[i];
-    } else {
-      return std::nullopt;
-    }
-  }
-  return out;
-}
 
 std::vector<std::int64_t> broadcastMap(const Shape& out, const Shape& in) {
   const std::size_t rank = out.size();

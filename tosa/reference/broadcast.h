@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "tosa/host_tensor.h"
+#include "tosa/shape_inference.h"
 
 namespace openvgf::tosa::reference {
 
-/// The broadcast shape of `a` and `b`, or nullopt if the ranks differ or a pair of dims is
-/// neither equal nor contains a 1.
-std::optional<Shape> broadcastShapes(const Shape& a, const Shape& b);
+// The broadcast shape of two operands is tosa::broadcastShapes (shape_inference.h), the rule
+// the verifier and the builder use too.
 
 /// For each element of `out` (row-major), the flat index of the element of `in` it reads
 /// under broadcasting. `in` must be broadcast-compatible with `out`.

@@ -52,6 +52,81 @@ Result<std::vector<std::int64_t>> shapeInput(Context& ctx, const Value& v, std::
   return values;
 }
 
+Result<Outputs> concat(Context& ctx, Inputs in) {
+  const Value& x = *in[0];
+  const std::size_t rank = x.shape.size();
+  const auto* attrs = attrsAs<AxisAttrs>(ctx.op());
+  if (attrs == nullptr) return ctx.error("attribute: expected an AxisAttribute");
+  if (attrs->axis < 0 || static_cast<std::size_t>(attrs->axis) >= rank) {
+    return ctx.error("axis: expected 0 <= axis < rank {}, got {}", rank, attrs->axis);
+  }
+  const auto axis = static_cast<std::size_t>(attrs->axis);
+  Shape outShape = x.shape;
+  outShape[axis] = 0;
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    const Value& v = *in[k];
+    if (v.dtype != x.dtype || v.shape.size() != rank) {
+      return ctx.error("input {}: expected {} of rank {}, got {} {}", k, toString(x.dtype), rank,
+                       toString(v.dtype), shapeToString(v.shape));
+    }
+    for (std::size_t d = 0; d < rank; ++d) {
+      if (d != axis && v.shape[d] != x.shape[d]) {
+        return ctx.error("input {}: expected dimension {} = {}, got {}", k, d, x.shape[d], v.shape[d]);
+      }
+    }
+    outShape[axis] += v.shape[axis];
+  }
+  OPENVGF_TRY(ctx.checkOutputShape(0, outShape));
+  Value out(x.dtype, outShape);
+  std::int64_t outer = 1;
+  for (std::size_t d = 0; d < axis; ++d) outer *= x.shape[d];
+  std::int64_t inner = 1;
+  for (std::size_t d = axis + 1; d < rank; ++d) inner *= x.shape[d];
+  std::size_t dst = 0;
+  for (std::int64_t o = 0; o < outer; ++o) {
+    for (const Value* v : in) {
+      const std::int64_t chunk = v->shape[axis] * inner;
+      for (std::int64_t j = 0; j < chunk; ++j, ++dst) {
+        const auto s = static_cast<std::size_t>(o * chunk + j);
+        if (x.isFloat()) {
+          out.floats[dst] = v->floats[s];
+        } else {
+          out.ints[dst] = v->ints[s];
+        }
+      }
+    }
+  }
+  return Outputs{std::move(out)};
+}
+
+Result<Outputs> pad(Context& ctx, Inputs in) {
+  const Value& x = *in[0];
+  const std::size_t rank = x.shape.size();
+  const auto inStrides = stridesOf(x.shape);
+  OPENVGF_ASSIGN_OR_RETURN(auto padding, shapeInput(ctx, *in[1], 2 * rank, "padding"));
+  for (std::int64_t p : padding) {
+    if (p < 0 || p > kMaxElements) return ctx.error("padding: expected values in [0, {}], got {}", kMaxElements, p);
+  }
+  Shape outShape(rank);
+  for (std::size_t d = 0; d < rank; ++d) outShape[d] = padding[2 * d] + x.shape[d] + padding[2 * d + 1];
+  OPENVGF_TRY(ctx.checkOutputShape(0, outShape));
+  std::vector<std::int64_t> map(static_cast<std::size_t>(elementCount(outShape)));
+  forEachIndex(outShape, [&](std::int64_t i, const std::vector<std::int64_t>& c) {
+    std::int64_t off = 0;
+    for (std::size_t d = 0; d < rank; ++d) {
+      const std::int64_t s = c[d] - padding[2 * d];
+      if (s < 0 || s >= x.shape[d]) {
+        map[static_cast<std::size_t>(i)] = -1;
+        return;
+      }
+      off += s * inStrides[d];
+    }
+    map[static_cast<std::size_t>(i)] = off;
+  });
+  const Value* padConst = in.size() > 2 ? in[2] : nullptr;
+  return Outputs{remap(x, x.dtype, outShape, map, padConst)};
+}
+
 }  // namespace
 
 Result<Outputs> evalDataLayout(Context& ctx, Inputs in) {
@@ -77,74 +152,8 @@ Result<Outputs> evalDataLayout(Context& ctx, Inputs in) {
       out.shape = outShape;
       return Outputs{std::move(out)};
     }
-    case Op::Concat: {
-      const auto* attrs = attrsAs<AxisAttrs>(ctx.op());
-      if (attrs == nullptr) return ctx.error("attribute: expected an AxisAttribute");
-      if (attrs->axis < 0 || static_cast<std::size_t>(attrs->axis) >= rank) {
-        return ctx.error("axis: expected 0 <= axis < rank {}, got {}", rank, attrs->axis);
-      }
-      const auto axis = static_cast<std::size_t>(attrs->axis);
-      outShape = x.shape;
-      outShape[axis] = 0;
-      for (std::size_t k = 0; k < in.size(); ++k) {
-        const Value& v = *in[k];
-        if (v.dtype != x.dtype || v.shape.size() != rank) {
-          return ctx.error("input {}: expected {} of rank {}, got {} {}", k, toString(x.dtype), rank,
-                           toString(v.dtype), shapeToString(v.shape));
-        }
-        for (std::size_t d = 0; d < rank; ++d) {
-          if (d != axis && v.shape[d] != x.shape[d]) {
-            return ctx.error("input {}: expected dimension {} = {}, got {}", k, d, x.shape[d], v.shape[d]);
-          }
-        }
-        outShape[axis] += v.shape[axis];
-      }
-      OPENVGF_TRY(ctx.checkOutputShape(0, outShape));
-      Value out(x.dtype, outShape);
-      std::int64_t outer = 1;
-      for (std::size_t d = 0; d < axis; ++d) outer *= x.shape[d];
-      std::int64_t inner = 1;
-      for (std::size_t d = axis + 1; d < rank; ++d) inner *= x.shape[d];
-      std::size_t dst = 0;
-      for (std::int64_t o = 0; o < outer; ++o) {
-        for (const Value* v : in) {
-          const std::int64_t chunk = v->shape[axis] * inner;
-          for (std::int64_t j = 0; j < chunk; ++j, ++dst) {
-            const auto s = static_cast<std::size_t>(o * chunk + j);
-            if (x.isFloat()) {
-              out.floats[dst] = v->floats[s];
-            } else {
-              out.ints[dst] = v->ints[s];
-            }
-          }
-        }
-      }
-      return Outputs{std::move(out)};
-    }
-    case Op::Pad: {
-      OPENVGF_ASSIGN_OR_RETURN(auto padding, shapeInput(ctx, *in[1], 2 * rank, "padding"));
-      for (std::int64_t p : padding) {
-        if (p < 0 || p > kMaxElements) return ctx.error("padding: expected values in [0, {}], got {}", kMaxElements, p);
-      }
-      outShape.resize(rank);
-      for (std::size_t d = 0; d < rank; ++d) outShape[d] = padding[2 * d] + x.shape[d] + padding[2 * d + 1];
-      OPENVGF_TRY(ctx.checkOutputShape(0, outShape));
-      map.resize(static_cast<std::size_t>(elementCount(outShape)));
-      forEachIndex(outShape, [&](std::int64_t i, const std::vector<std::int64_t>& c) {
-        std::int64_t off = 0;
-        for (std::size_t d = 0; d < rank; ++d) {
-          const std::int64_t s = c[d] - padding[2 * d];
-          if (s < 0 || s >= x.shape[d]) {
-            map[static_cast<std::size_t>(i)] = -1;
-            return;
-          }
-          off += s * inStrides[d];
-        }
-        map[static_cast<std::size_t>(i)] = off;
-      });
-      const Value* padConst = in.size() > 2 ? in[2] : nullptr;
-      return Outputs{remap(x, x.dtype, outShape, map, padConst)};
-    }
+    case Op::Concat: return concat(ctx, in);
+    case Op::Pad: return pad(ctx, in);
     case Op::Reverse: {
       const auto* attrs = attrsAs<AxisAttrs>(ctx.op());
       if (attrs == nullptr) return ctx.error("attribute: expected an AxisAttribute");

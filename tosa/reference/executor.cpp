@@ -64,79 +64,29 @@ Status checkInputCount(const Operator& op, const Context& ctx) {
   return {};
 }
 
-std::size_t outputCountOf(Op op) { return (op == Op::Fft2d || op == Op::Rfft2d) ? 2 : 1; }
+/// Outputs of an operator the kernels run (FFT2D and RFFT2D have two).
+std::size_t outputCountOf(Op op) {
+  const int outputs = opArity(op).outputs;
+  return outputs == kVariadic ? 1 : static_cast<std::size_t>(outputs);
+}
+
+// The kernel of each operator, from the Reference column of tosa/ops.def; operators whose
+// kernel is None are data nodes, variables and control flow, which the executor runs itself.
+using Kernel = Result<Outputs> (*)(Context&, Inputs);
+constexpr Kernel evalNone = nullptr;
+constexpr Kernel kKernels[] = {
+#define OVGF_OP(Name, Number, Spelling, Category, RulesName, Reference, ...) eval##Reference,
+#include "tosa/ops.def"
+#undef OVGF_OP
+};
 
 Result<Outputs> dispatch(Context& ctx, Inputs in) {
-  switch (ctx.op().op) {
-    case Op::ArgMax: return evalArgMax(ctx, in);
-    case Op::AvgPool2d:
-    case Op::MaxPool2d: return evalPool(ctx, in);
-    case Op::Conv2d:
-    case Op::Conv3d:
-    case Op::DepthwiseConv2d:
-    case Op::TransposeConv2d: return evalConv(ctx, in);
-    case Op::Fft2d:
-    case Op::Rfft2d: return evalFft(ctx, in);
-    case Op::MatMul: return evalMatMul(ctx, in);
-    case Op::Clamp: return evalClamp(ctx, in);
-    case Op::Erf:
-    case Op::Sigmoid:
-    case Op::Tanh:
-    case Op::Abs:
-    case Op::BitwiseNot:
-    case Op::Ceil:
-    case Op::Clz:
-    case Op::Cos:
-    case Op::Exp:
-    case Op::Floor:
-    case Op::Log:
-    case Op::LogicalNot:
-    case Op::Negate:
-    case Op::Reciprocal:
-    case Op::Rsqrt:
-    case Op::Sin: return evalElementwiseUnary(ctx, in);
-    case Op::Add:
-    case Op::ArithmeticRightShift:
-    case Op::BitwiseAnd:
-    case Op::BitwiseOr:
-    case Op::BitwiseXor:
-    case Op::IntDiv:
-    case Op::LogicalAnd:
-    case Op::LogicalLeftShift:
-    case Op::LogicalRightShift:
-    case Op::LogicalOr:
-    case Op::LogicalXor:
-    case Op::Maximum:
-    case Op::Minimum:
-    case Op::Mul:
-    case Op::Pow:
-    case Op::Sub:
-    case Op::Equal:
-    case Op::Greater:
-    case Op::GreaterEqual: return evalElementwiseBinary(ctx, in);
-    case Op::Table: return evalTable(ctx, in);
-    case Op::Select: return evalSelect(ctx, in);
-    case Op::ReduceAll:
-    case Op::ReduceAny:
-    case Op::ReduceMax:
-    case Op::ReduceMin:
-    case Op::ReduceProduct:
-    case Op::ReduceSum: return evalReduce(ctx, in);
-    case Op::Concat:
-    case Op::Pad:
-    case Op::Reshape:
-    case Op::Reverse:
-    case Op::Slice:
-    case Op::Tile:
-    case Op::Transpose:
-    case Op::Identity: return evalDataLayout(ctx, in);
-    case Op::Gather:
-    case Op::Scatter: return evalGatherScatter(ctx, in);
-    case Op::Resize: return evalResize(ctx, in);
-    case Op::Cast: return evalCast(ctx, in);
-    case Op::Rescale: return evalRescale(ctx, in);
-    default: return ctx.notSupported("operator {} is not supported by the reference interpreter", toString(ctx.op().op));
+  const auto op = static_cast<std::uint32_t>(ctx.op().op);
+  const Kernel kernel = op <= kMaxOp ? kKernels[op] : nullptr;
+  if (kernel == nullptr) {
+    return ctx.notSupported("operator {} is not supported by the reference interpreter", toString(ctx.op().op));
   }
+  return kernel(ctx, in);
 }
 
 class Executor {

@@ -143,6 +143,87 @@ std::vector<double> absErrorBounds(const Context& ctx, Inputs in, const Value& o
   return bound;
 }
 
+Context scratchContext(const Context& ctx, std::vector<Diagnostic>& scratch) {
+  Context c(ctx.op(), ctx.index(), "compliance", true, scratch, false);
+  c.outTypes = ctx.outTypes;
+  c.outShapes = ctx.outShapes;
+  c.outShapeKnown = ctx.outShapeKnown;
+  return c;
+}
+
+/// Upstream error carried through a non-dot-product operator: the operator re-run with each
+/// floating-point input shifted by +-its tolerance, keeping the largest deviation per element.
+std::vector<std::vector<double>> propagateUpstream(const Context& ctx, Inputs in, const Outputs& outs,
+                                                   const std::vector<double>& inTol,
+                                                   const RuleTracker::Dispatch& dispatch) {
+  std::vector<std::vector<double>> propagated(outs.size());
+  for (std::size_t k = 0; k < outs.size(); ++k) propagated[k].assign(outs[k].floats.size(), 0.0);
+  for (std::size_t j = 0; j < in.size(); ++j) {
+    if (inTol[j] <= 0.0) continue;
+    for (double sign : {1.0, -1.0}) {
+      Value shifted = *in[j];
+      for (double& v : shifted.floats) v += sign * inTol[j];
+      std::vector<const Value*> args(in.begin(), in.end());
+      args[j] = &shifted;
+      std::vector<Diagnostic> scratch;
+      Context c = scratchContext(ctx, scratch);
+      Result<Outputs> moved = dispatch(c, args);
+      if (!moved) continue;  // e.g. a shifted CLAMP bound; the own-rule bound still applies
+      for (std::size_t k = 0; k < outs.size() && k < moved->size(); ++k) {
+        const auto& a = outs[k].floats;
+        const auto& b = (*moved)[k].floats;
+        for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+          const double d = std::fabs(b[i] - a[i]);
+          if (std::isfinite(d)) propagated[k][i] = std::max(propagated[k][i], d);
+        }
+      }
+    }
+  }
+  return propagated;
+}
+
+bool isConvolution(Op op) {
+  return op == Op::Conv2d || op == Op::Conv3d || op == Op::DepthwiseConv2d || op == Op::TransposeConv2d;
+}
+
+/// The dot-product rule of output `info` (tolerance per element in `tol`) and, with upstream
+/// error, what a dot product makes of it (`propagated`).
+template <typename Info>
+void dotProductRule(const Operator& op, Inputs in, const Value* boundsOut, const std::vector<double>& inTol,
+                    bool hasUpstream, Info& info, std::vector<double>& tol, std::vector<double>& propagated) {
+  Rule& rule = info.rule;
+  const DType t = rule.outType;
+  rule.mode = CheckMode::DotProduct;
+  rule.kernelSize = kernelSizeOf(op, in);
+  rule.accType = accTypeOf(op, t);
+  if (isConvolution(op.op)) {
+    for (double b : in[2]->floats) rule.biasNonZero = rule.biasNonZero || std::fabs(b) > 0.0;
+  }
+  if (boundsOut != nullptr) info.bounds = boundsOut->floats;
+  const int frac = normalFrac(t);
+  const int accFrac = normalFrac(rule.accType);
+  const double ksb = std::ceil(static_cast<double>(rule.kernelSize) / std::exp2((accFrac - frac) / 2.0)) +
+                     (rule.biasNonZero ? 1.0 : 0.0);
+  for (std::size_t i = 0; i < tol.size() && i < info.bounds.size(); ++i) {
+    tol[i] = 2 * ksb * std::max(info.bounds[i] * std::exp2(-1 - frac), normalMin(t));
+  }
+  if (!hasUpstream) return;
+  // A dot product scales an input error by about sum|w| = bounds / max|input|.
+  propagated.assign(tol.size(), 0.0);
+  for (std::size_t j = 0; j < in.size(); ++j) {
+    if (inTol[j] <= 0.0) continue;
+    if (j == 2 && isConvolution(op.op)) {
+      for (double& p : propagated) p += inTol[j];
+      continue;
+    }
+    double maxAbs = normalMin(t);
+    for (double v : in[j]->floats) maxAbs = std::max(maxAbs, std::fabs(v));
+    for (std::size_t i = 0; i < tol.size() && i < info.bounds.size(); ++i) {
+      propagated[i] += inTol[j] * info.bounds[i] / maxAbs;
+    }
+  }
+}
+
 }  // namespace
 
 void RuleTracker::onConstant(const std::string& name) { infos_[name] = Info{}; }
@@ -162,48 +243,19 @@ Result<void> RuleTracker::onOperator(Context& ctx, Inputs in, const Outputs& out
     upstreamTol = std::max(upstreamTol, it->second.maxAbsTol);
   }
   const bool hasUpstream = upstreamTol > 0.0;
-  auto makeContext = [&](std::vector<Diagnostic>& scratch) {
-    Context c(op, ctx.index(), "compliance", true, scratch, false);
-    c.outTypes = ctx.outTypes;
-    c.outShapes = ctx.outShapes;
-    c.outShapeKnown = ctx.outShapeKnown;
-    return c;
-  };
   // Bounds run for dot-product operators (shared by all outputs, e.g. FFT real/imag).
   Outputs boundsOuts;
   const bool anyFloatOut = std::any_of(outs.begin(), outs.end(), [](const Value& v) { return v.isFloat(); });
   if (isDotProductOp(op.op) && anyFloatOut) {
     std::vector<Diagnostic> scratch;
-    Context boundsCtx = makeContext(scratch);
+    Context boundsCtx = scratchContext(ctx, scratch);
     boundsCtx.bounds = true;
     OPENVGF_ASSIGN_OR_RETURN(boundsOuts, dispatch(boundsCtx, in));
   }
-  // Propagation of upstream errors through a non-dot-product operator: re-run it with each
-  // floating-point input shifted by +-its tolerance and keep the largest deviation.
+  // Propagation of upstream errors through a non-dot-product operator.
   std::vector<std::vector<double>> propagated(outs.size());
   if (hasUpstream && anyFloatOut && !isDotProductOp(op.op) && op.op != Op::CondIf && op.op != Op::WhileLoop) {
-    for (std::size_t k = 0; k < outs.size(); ++k) propagated[k].assign(outs[k].floats.size(), 0.0);
-    for (std::size_t j = 0; j < in.size(); ++j) {
-      if (inTol[j] <= 0.0) continue;
-      for (double sign : {1.0, -1.0}) {
-        Value shifted = *in[j];
-        for (double& v : shifted.floats) v += sign * inTol[j];
-        std::vector<const Value*> args(in.begin(), in.end());
-        args[j] = &shifted;
-        std::vector<Diagnostic> scratch;
-        Context c = makeContext(scratch);
-        Result<Outputs> moved = dispatch(c, args);
-        if (!moved) continue;  // e.g. a shifted CLAMP bound; the own-rule bound still applies
-        for (std::size_t k = 0; k < outs.size() && k < moved->size(); ++k) {
-          const auto& a = outs[k].floats;
-          const auto& b = (*moved)[k].floats;
-          for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
-            const double d = std::fabs(b[i] - a[i]);
-            if (std::isfinite(d)) propagated[k][i] = std::max(propagated[k][i], d);
-          }
-        }
-      }
-    }
+    propagated = propagateUpstream(ctx, in, outs, inTol, dispatch);
   }
   for (std::size_t k = 0; k < outs.size() && k < op.outputs.size(); ++k) {
     const Value& out = outs[k];
@@ -229,37 +281,8 @@ Result<void> RuleTracker::onOperator(Context& ctx, Inputs in, const Outputs& out
     std::vector<double> tol(out.floats.size(), 0.0);
     bool inexact = true;
     if (isDotProductOp(op.op)) {
-      rule.mode = CheckMode::DotProduct;
-      rule.kernelSize = kernelSizeOf(op, in);
-      rule.accType = accTypeOf(op, t);
-      if (op.op == Op::Conv2d || op.op == Op::Conv3d || op.op == Op::DepthwiseConv2d || op.op == Op::TransposeConv2d) {
-        for (double b : in[2]->floats) rule.biasNonZero = rule.biasNonZero || std::fabs(b) > 0.0;
-      }
-      if (k < boundsOuts.size()) info.bounds = boundsOuts[k].floats;
-      const int frac = normalFrac(t);
-      const int accFrac = normalFrac(rule.accType);
-      const double ksb = std::ceil(static_cast<double>(rule.kernelSize) / std::exp2((accFrac - frac) / 2.0)) +
-                         (rule.biasNonZero ? 1.0 : 0.0);
-      for (std::size_t i = 0; i < tol.size() && i < info.bounds.size(); ++i) {
-        tol[i] = 2 * ksb * std::max(info.bounds[i] * std::exp2(-1 - frac), normalMin(t));
-      }
-      if (hasUpstream) {
-        // A dot product scales an input error by about sum|w| = bounds / max|input|.
-        propagated[k].assign(tol.size(), 0.0);
-        for (std::size_t j = 0; j < in.size(); ++j) {
-          if (inTol[j] <= 0.0) continue;
-          if (j == 2 && (op.op == Op::Conv2d || op.op == Op::Conv3d || op.op == Op::DepthwiseConv2d ||
-                         op.op == Op::TransposeConv2d)) {
-            for (double& p : propagated[k]) p += inTol[j];
-            continue;
-          }
-          double maxAbs = normalMin(t);
-          for (double v : in[j]->floats) maxAbs = std::max(maxAbs, std::fabs(v));
-          for (std::size_t i = 0; i < tol.size() && i < info.bounds.size(); ++i) {
-            propagated[k][i] += inTol[j] * info.bounds[i] / maxAbs;
-          }
-        }
-      }
+      dotProductRule(op, in, k < boundsOuts.size() ? &boundsOuts[k] : nullptr, inTol, hasUpstream, info, tol,
+                     propagated[k]);
     } else if (isAbsErrorOp(op.op)) {
       rule.mode = CheckMode::AbsError;
       rule.absBound = absErrorBounds(ctx, in, out);

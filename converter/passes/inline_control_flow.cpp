@@ -1,27 +1,41 @@
 // SPDX-License-Identifier: Apache-2.0
-// Conversion-time folding of COND_IF / WHILE_LOOP (see control_flow.h).
-#include "converter/control_flow.h"
-
+// inline-control-flow: COND_IF and WHILE_LOOP whose conditions are known at conversion time
+// are replaced by the operators of their blocks (Program::blocks). A COND_IF becomes the
+// operators of the branch its condition selects; a WHILE_LOOP is unrolled while its
+// condition block evaluates to true (at most kMaxUnrolledIterations times). Conditions are
+// evaluated with the reference interpreter on the constant operators that produce them, so
+// GREATER(CONST, CONST) or a loop counter folds; a condition that depends on a model input
+// is Unsupported (the Vulkan backend has no device-side control flow). Block tensors get a
+// "<block>@<n>/" prefix; the control-flow operator's outputs keep their names through
+// IDENTITY nodes (elided later).
+//
+//   before: c = GREATER(k5, k2); y = COND_IF(c, x) then { t = ADD(x, x) } else { ... }
+//   after:  c = GREATER(k5, k2); then@0/t = ADD(x, x); y = IDENTITY(then@0/t)
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
 #include <set>
 
+#include "converter/passes/passes.h"
 #include "tosa/reference/reference.h"
 
-namespace openvgf::converter {
+namespace openvgf::converter::passes {
 namespace {
 
 class Inliner {
  public:
-  Inliner(Program& program, const tosa::Graph& graph) : program_(program), graph_(graph) {}
+  explicit Inliner(Program& program) : program_(program) {}
 
-  Status run() {
+  Result<bool> run() {
+    const bool any = std::any_of(program_.nodes.begin(), program_.nodes.end(), [](const Node& node) {
+      return node.op.op == tosa::Op::CondIf || node.op.op == tosa::Op::WhileLoop;
+    });
+    if (!any) return false;
     std::vector<Node> input = std::move(program_.nodes);
     program_.nodes.clear();
     for (Node& node : input) OPENVGF_TRY(add(std::move(node)));
-    return {};
+    return true;
   }
 
  private:
@@ -38,10 +52,10 @@ class Inliner {
   }
 
   Result<const tosa::Block*> block(const Node& node, const std::string& name, std::string_view what) const {
-    const tosa::Block* b = graph_.findGraph(name);
-    if (b == nullptr)
+    auto it = program_.blocks.find(name);
+    if (it == program_.blocks.end())
       return invalidInput("{}: {} '{}': expected a block of the graph", label(node), what, name);
-    return b;
+    return &it->second;
   }
 
   // The value of `name` if it is a constant or computed only from constants (evaluated with
@@ -206,14 +220,11 @@ class Inliner {
   }
 
   Program& program_;
-  const tosa::Graph& graph_;
   int counter_ = 0;
 };
 
 }  // namespace
 
-Status inlineControlFlow(Program& program, const tosa::Graph& graph) {
-  return Inliner(program, graph).run();
-}
+Result<bool> inlineControlFlow(Program& program) { return Inliner(program).run(); }
 
-}  // namespace openvgf::converter
+}  // namespace openvgf::converter::passes

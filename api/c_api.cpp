@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: Apache-2.0
+// The installed C API (openvgf/openvgf.h) over the C++ API: handles own C++ objects, every
+// exception becomes an openvgf_status, and no exception crosses into C.
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "openvgf/openvgf.h"
+#include "openvgf/openvgf.hpp"
+
+struct openvgf_status {
+  openvgf_code code;
+  std::string message;
+};
+
+struct openvgf_model {
+  openvgf::Model model;
+};
+
+struct openvgf_session {
+  openvgf::Session session;
+};
+
+namespace {
+
+// Returned when even the status cannot be allocated (never freed).
+openvgf_status outOfMemory{OPENVGF_RUNTIME, "out of host memory"};
+
+openvgf_status* makeStatus(openvgf_code code, std::string message) {
+  openvgf_status* status = new (std::nothrow) openvgf_status{code, std::move(message)};
+  return status != nullptr ? status : &outOfMemory;
+}
+
+// Runs `body`, turning any exception into a status.
+template <typename Body>
+openvgf_status* guarded(Body&& body) {
+  try {
+    body();
+    return nullptr;
+  } catch (const openvgf::Exception& e) {
+    return makeStatus(static_cast<openvgf_code>(e.code()), e.what());
+  } catch (const std::bad_alloc&) {
+    return &outOfMemory;
+  } catch (const std::exception& e) {
+    return makeStatus(OPENVGF_INTERNAL, e.what());
+  }
+}
+
+openvgf_status* nullArgument(const char* function, const char* argument) {
+  return makeStatus(OPENVGF_INVALID_INPUT, std::string(function) + ": " + argument + ": expected a pointer, got NULL");
+}
+
+std::string orEmpty(const char* text) { return text == nullptr ? std::string() : std::string(text); }
+
+bool knownDtype(openvgf_dtype dtype) {
+  switch (dtype) {
+    case OPENVGF_BOOL: case OPENVGF_INT4: case OPENVGF_INT8: case OPENVGF_INT16: case OPENVGF_INT32:
+    case OPENVGF_INT48: case OPENVGF_FLOAT32: case OPENVGF_FLOAT16: case OPENVGF_BFLOAT16:
+    case OPENVGF_FLOAT8E4M3: case OPENVGF_FLOAT8E5M2: case OPENVGF_FLOAT64:
+      return true;
+  }
+  return false;
+}
+
+openvgf_tensor_info infoOf(const openvgf::TensorInfo& info) {
+  return {info.name.c_str(), static_cast<openvgf_dtype>(info.dtype), info.shape.size(), info.shape.data(),
+          info.byteSize};
+}
+
+// openvgf_model_input / _output: entry `index` of `list`.
+openvgf_status* tensorInfoAt(const char* function, const openvgf_model* model,
+                             const std::vector<openvgf::TensorInfo>& (openvgf::Model::*list)() const, size_t index,
+                             openvgf_tensor_info* out_info) {
+  if (model == nullptr) return nullArgument(function, "model");
+  if (out_info == nullptr) return nullArgument(function, "out_info");
+  const std::vector<openvgf::TensorInfo>& infos = (model->model.*list)();
+  if (index >= infos.size()) {
+    return makeStatus(OPENVGF_INVALID_INPUT, std::string(function) + ": index: expected < " +
+                                                 std::to_string(infos.size()) + ", got " + std::to_string(index));
+  }
+  *out_info = infoOf(infos[index]);
+  return nullptr;
+}
+
+// A C tensor as a view; `what` names it in messages ("inputs[0]").
+openvgf::Tensor viewOf(const openvgf_tensor& t, const std::string& what) {
+  if (!knownDtype(t.dtype)) {
+    throw openvgf::Exception(openvgf::ErrorCode::InvalidInput,
+                             what + ".dtype: expected an openvgf_dtype, got " + std::to_string(t.dtype));
+  }
+  if (t.rank != 0 && t.shape == nullptr) {
+    throw openvgf::Exception(openvgf::ErrorCode::InvalidInput, what + ".shape: expected a pointer, got NULL");
+  }
+  openvgf::Shape shape(t.shape, t.shape + t.rank);
+  try {
+    return openvgf::Tensor::view(static_cast<openvgf::DataType>(t.dtype), std::move(shape), t.data, t.byte_size);
+  } catch (const openvgf::Exception& e) {
+    throw openvgf::Exception(e.code(), what + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+openvgf_code openvgf_status_code(const openvgf_status* status) { return status ? status->code : OPENVGF_OK; }
+const char* openvgf_status_message(const openvgf_status* status) { return status ? status->message.c_str() : ""; }
+int openvgf_status_exit_code(const openvgf_status* status) {
+  if (status == nullptr) return 0;
+  return status->code == OPENVGF_INVALID_INPUT || status->code == OPENVGF_UNSUPPORTED ? 2 : 1;
+}
+void openvgf_status_free(openvgf_status* status) {
+  if (status != &outOfMemory) delete status;
+}
+
+const char* openvgf_version(void) { return openvgf::version(); }
+
+const char* openvgf_dtype_name(openvgf_dtype dtype) {
+  return knownDtype(dtype) ? openvgf::toString(static_cast<openvgf::DataType>(dtype)) : nullptr;
+}
+
+size_t openvgf_dtype_size(openvgf_dtype dtype) {
+  return knownDtype(dtype) ? openvgf::elementSize(static_cast<openvgf::DataType>(dtype)) : 0;
+}
+
+void openvgf_model_options_init(openvgf_model_options* options) {
+  if (options == nullptr) return;
+  std::memset(options, 0, sizeof *options);
+  options->struct_size = sizeof *options;
+  options->pipeline_cache = 1;
+  options->model_cache = 1;
+}
+
+openvgf_status* openvgf_model_open(const char* path, const openvgf_model_options* options, openvgf_model** out_model) {
+  if (path == nullptr) return nullArgument("openvgf_model_open", "path");
+  if (out_model == nullptr) return nullArgument("openvgf_model_open", "out_model");
+  return guarded([&] {
+    openvgf::ModelOptions o;
+    if (options != nullptr) {
+      if (options->struct_size != sizeof(openvgf_model_options)) {
+        throw openvgf::Exception(openvgf::ErrorCode::InvalidInput,
+                                 "openvgf_model_open: options: expected struct_size set by openvgf_model_options_init");
+      }
+      o.device = orEmpty(options->device);
+      if (options->target != nullptr) o.target = options->target;
+      o.plan = orEmpty(options->plan);
+      o.cacheDir = orEmpty(options->cache_dir);
+      o.validate = options->validate != 0;
+      o.pipelineCache = options->pipeline_cache != 0;
+      o.modelCache = options->model_cache != 0;
+    }
+    *out_model = new openvgf_model{openvgf::Model::open(path, o)};
+  });
+}
+
+void openvgf_model_release(openvgf_model* model) { delete model; }
+
+size_t openvgf_model_input_count(const openvgf_model* model) { return model ? model->model.inputs().size() : 0; }
+size_t openvgf_model_output_count(const openvgf_model* model) { return model ? model->model.outputs().size() : 0; }
+
+openvgf_status* openvgf_model_input(const openvgf_model* model, size_t index, openvgf_tensor_info* out_info) {
+  return tensorInfoAt("openvgf_model_input", model, &openvgf::Model::inputs, index, out_info);
+}
+
+openvgf_status* openvgf_model_output(const openvgf_model* model, size_t index, openvgf_tensor_info* out_info) {
+  return tensorInfoAt("openvgf_model_output", model, &openvgf::Model::outputs, index, out_info);
+}
+
+const char* openvgf_model_device_name(const openvgf_model* model) {
+  return model ? model->model.deviceName().c_str() : "";
+}
+
+void openvgf_session_options_init(openvgf_session_options* options) {
+  if (options == nullptr) return;
+  std::memset(options, 0, sizeof *options);
+  options->struct_size = sizeof *options;
+}
+
+openvgf_status* openvgf_session_create(const openvgf_model* model, const openvgf_session_options* options,
+                                       openvgf_session** out_session) {
+  if (model == nullptr) return nullArgument("openvgf_session_create", "model");
+  if (out_session == nullptr) return nullArgument("openvgf_session_create", "out_session");
+  return guarded([&] {
+    openvgf::SessionOptions o;
+    if (options != nullptr) {
+      if (options->struct_size != sizeof(openvgf_session_options)) {
+        throw openvgf::Exception(openvgf::ErrorCode::InvalidInput,
+                                 "openvgf_session_create: options: expected struct_size set by openvgf_session_options_init");
+      }
+      o.profile = options->profile != 0;
+    }
+    *out_session = new openvgf_session{model->model.createSession(o)};
+  });
+}
+
+void openvgf_session_release(openvgf_session* session) { delete session; }
+
+openvgf_status* openvgf_session_run(openvgf_session* session, const openvgf_tensor* inputs, size_t input_count,
+                                    const openvgf_tensor* outputs, size_t output_count) {
+  if (session == nullptr) return nullArgument("openvgf_session_run", "session");
+  if (input_count != 0 && inputs == nullptr) return nullArgument("openvgf_session_run", "inputs");
+  if (output_count != 0 && outputs == nullptr) return nullArgument("openvgf_session_run", "outputs");
+  return guarded([&] {
+    const std::vector<openvgf::TensorInfo>& expected = session->session.outputs();
+    if (output_count != expected.size()) {
+      throw openvgf::Exception(openvgf::ErrorCode::InvalidInput,
+                               "openvgf_session_run: output_count: expected " + std::to_string(expected.size()) +
+                                   ", got " + std::to_string(output_count));
+    }
+    std::vector<openvgf::Tensor> in;
+    for (size_t i = 0; i < input_count; ++i) in.push_back(viewOf(inputs[i], "inputs[" + std::to_string(i) + "]"));
+    // Outputs must match exactly: the C++ API would otherwise allocate instead of writing
+    // into the caller's buffers.
+    std::vector<openvgf::Tensor> out;
+    for (size_t i = 0; i < output_count; ++i) {
+      const std::string what = "outputs[" + std::to_string(i) + "] '" + expected[i].name + "'";
+      out.push_back(viewOf(outputs[i], what));
+      if (out.back().dtype() != expected[i].dtype || out.back().shape() != expected[i].shape) {
+        throw openvgf::Exception(openvgf::ErrorCode::InvalidInput,
+                                 what + ": expected " + openvgf::toString(expected[i].dtype) + " with the model's shape");
+      }
+    }
+    session->session.run(in, out);
+  });
+}
+
+void openvgf_session_last_timing(const openvgf_session* session, double* out_host_ms, double* out_gpu_ms) {
+  openvgf::Profile profile;
+  if (session != nullptr) profile = session->session.profile();
+  if (out_host_ms != nullptr) *out_host_ms = profile.hostMs;
+  if (out_gpu_ms != nullptr) *out_gpu_ms = profile.gpuMs;
+}
+
+openvgf_status* openvgf_convert(const char* input, const char* output, const char* target) {
+  if (input == nullptr) return nullArgument("openvgf_convert", "input");
+  if (output == nullptr) return nullArgument("openvgf_convert", "output");
+  return guarded([&] {
+    openvgf::ConvertOptions options;
+    if (target != nullptr) options.target = target;
+    openvgf::convert(input, output, options);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* openvgf C API: open a model file (.tosa, .vgf, .pte), run it on a Vulkan 1.3 device with
+ * tensors in caller memory, convert .tosa files. C99; opaque handles; every call that can
+ * fail returns an openvgf_status* (NULL on success) that carries an error code and the
+ * message the `openvgf` command would print; free it with openvgf_status_free.
+ *
+ * Thread safety: a model may be used by several threads at once (including
+ * openvgf_session_create); a session by one thread at a time; distinct sessions may run at
+ * the same time. A session keeps its model's device alive, so handles may be released in
+ * any order. */
+#ifndef OPENVGF_OPENVGF_H
+#define OPENVGF_OPENVGF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(OPENVGF_BUILDING_LIBRARY)
+#define OPENVGF_API __attribute__((visibility("default")))
+#else
+#define OPENVGF_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Error codes; the `openvgf` command exits with 2 for INVALID_INPUT and UNSUPPORTED, 1 for
+ * the others. */
+typedef enum openvgf_code {
+  OPENVGF_OK = 0,
+  OPENVGF_INVALID_INPUT = 1, /* malformed or inconsistent input (file, tensor, argument) */
+  OPENVGF_UNSUPPORTED = 2,   /* valid input openvgf cannot handle (operator, type, device feature) */
+  OPENVGF_ENVIRONMENT = 3,   /* no Vulkan driver or device, file system failure */
+  OPENVGF_RUNTIME = 4,       /* failure while running (device lost, validation error) */
+  OPENVGF_INTERNAL = 5       /* a bug in openvgf */
+} openvgf_code;
+
+/* Element types (TOSA's). Host storage: BOOL one byte (0/1), INT4 one int8, INT48 one
+ * int64, BFLOAT16 and FLOAT8* their raw bits. FLOAT64 only in precise reference outputs. */
+typedef enum openvgf_dtype {
+  OPENVGF_BOOL = 1,
+  OPENVGF_INT4 = 2,
+  OPENVGF_INT8 = 3,
+  OPENVGF_INT16 = 4,
+  OPENVGF_INT32 = 5,
+  OPENVGF_INT48 = 6,
+  OPENVGF_FLOAT32 = 7,
+  OPENVGF_FLOAT16 = 8,
+  OPENVGF_BFLOAT16 = 9,
+  OPENVGF_FLOAT8E4M3 = 11,
+  OPENVGF_FLOAT8E5M2 = 12,
+  OPENVGF_FLOAT64 = 100
+} openvgf_dtype;
+
+typedef struct openvgf_status openvgf_status;
+typedef struct openvgf_model openvgf_model;
+typedef struct openvgf_session openvgf_session;
+
+/* Status: NULL means success. */
+OPENVGF_API openvgf_code openvgf_status_code(const openvgf_status* status);
+OPENVGF_API const char* openvgf_status_message(const openvgf_status* status); /* "" for NULL */
+OPENVGF_API int openvgf_status_exit_code(const openvgf_status* status);      /* 0, 1 or 2 */
+OPENVGF_API void openvgf_status_free(openvgf_status* status);
+
+OPENVGF_API const char* openvgf_version(void);
+OPENVGF_API const char* openvgf_dtype_name(openvgf_dtype dtype); /* "INT8", ...; NULL if unknown */
+OPENVGF_API size_t openvgf_dtype_size(openvgf_dtype dtype);      /* bytes per element; 0 if unknown */
+
+/* Model options; initialise with openvgf_model_options_init. Strings may be NULL. */
+typedef struct openvgf_model_options {
+  size_t struct_size;     /* sizeof(openvgf_model_options), set by _init */
+  const char* device;     /* NULL/"" best device; digits: index; else a name substring */
+  const char* target;     /* .tosa conversion / GRAPH-segment lowering: "portable" (NULL) or "native" */
+  const char* plan;       /* .pte execution plan, name or index; NULL = the only one, or "forward" */
+  const char* cache_dir;  /* NULL = $XDG_CACHE_HOME/openvgf, else ~/.cache/openvgf */
+  int validate;           /* Vulkan validation layer */
+  int pipeline_cache;     /* read/write the pipeline cache (default 1) */
+  int model_cache;        /* reuse converted .tosa and lowered GRAPH VGFs (default 1) */
+} openvgf_model_options;
+OPENVGF_API void openvgf_model_options_init(openvgf_model_options* options);
+
+/* A model input or output; strings and shape stay valid while the model lives. */
+typedef struct openvgf_tensor_info {
+  const char* name;
+  openvgf_dtype dtype;
+  size_t rank;
+  const int64_t* shape;
+  size_t byte_size;
+} openvgf_tensor_info;
+
+/* Opens a model and prepares it for the chosen device. options may be NULL (defaults). */
+OPENVGF_API openvgf_status* openvgf_model_open(const char* path, const openvgf_model_options* options,
+                                               openvgf_model** out_model);
+OPENVGF_API void openvgf_model_release(openvgf_model* model);
+OPENVGF_API size_t openvgf_model_input_count(const openvgf_model* model);
+OPENVGF_API size_t openvgf_model_output_count(const openvgf_model* model);
+OPENVGF_API openvgf_status* openvgf_model_input(const openvgf_model* model, size_t index,
+                                                openvgf_tensor_info* out_info);
+OPENVGF_API openvgf_status* openvgf_model_output(const openvgf_model* model, size_t index,
+                                                 openvgf_tensor_info* out_info);
+OPENVGF_API const char* openvgf_model_device_name(const openvgf_model* model);
+
+/* Session options; initialise with openvgf_session_options_init. */
+typedef struct openvgf_session_options {
+  size_t struct_size;
+  int profile; /* GPU timestamps around every dispatch */
+} openvgf_session_options;
+OPENVGF_API void openvgf_session_options_init(openvgf_session_options* options);
+
+OPENVGF_API openvgf_status* openvgf_session_create(const openvgf_model* model, const openvgf_session_options* options,
+                                                   openvgf_session** out_session);
+OPENVGF_API void openvgf_session_release(openvgf_session* session);
+
+/* A tensor in caller memory: dtype, shape and byte_size must match the model's tensor. */
+typedef struct openvgf_tensor {
+  openvgf_dtype dtype;
+  size_t rank;
+  const int64_t* shape;
+  void* data;
+  size_t byte_size;
+} openvgf_tensor;
+
+/* Runs once: inputs in the model's input order, outputs written into the caller's buffers in
+ * output order. Counts, dtypes, shapes and sizes are checked before anything runs. */
+OPENVGF_API openvgf_status* openvgf_session_run(openvgf_session* session, const openvgf_tensor* inputs,
+                                                size_t input_count, const openvgf_tensor* outputs,
+                                                size_t output_count);
+/* Wall time of the last run and its GPU time (0 unless the session profiles), in ms. */
+OPENVGF_API void openvgf_session_last_timing(const openvgf_session* session, double* out_host_ms,
+                                             double* out_gpu_ms);
+
+/* Converts a .tosa file; target NULL = "portable". The output is written atomically. */
+OPENVGF_API openvgf_status* openvgf_convert(const char* input, const char* output, const char* target);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OPENVGF_OPENVGF_H */

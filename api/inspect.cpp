@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: Apache-2.0
+// Inspection of .tosa, .vgf and .pte files (see inspect.h).
+#include "api/inspect.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <charconv>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "api/file_kind.h"
+#include "common/file_io.h"
+#include "converter/graph_segments.h"
+#include "converter/lower_vgf.h"
+#include "pte/extract.h"
+#include "pte/program.h"
+#include "pte/run_plan.h"
+#include "tosa/json.h"
+#include "tosa/reader.h"
+#include "tosa/verifier.h"
+#include "vgf/decoder.h"
+#include "vgf/json.h"
+#include "vgf/summary.h"
+
+namespace openvgf::api {
+namespace {
+
+std::string describeTensor(const tosa::Graph& graph, const tosa::Block& block, const std::string& name) {
+  const tosa::Tensor* t = graph.findTensor(block, name);
+  if (t == nullptr) return fmt::format("{}  (undefined)", name);
+  return fmt::format("{}  {} {}", name, tosa::toString(t->dtype), tosa::shapeToString(t->shape));
+}
+
+std::string tosaSummary(const std::string& path, const tosa::Graph& graph) {
+  const tosa::Block* main = graph.mainBlock();
+  std::size_t blocks = 0;
+  std::size_t operators = 0;
+  std::size_t tensors = 0;
+  std::size_t constants = 0;
+  std::uint64_t constantBytes = 0;
+  std::map<std::string_view, std::size_t> histogram;
+  for (const tosa::Region& r : graph.regions) {
+    for (const tosa::Block& b : r.blocks) {
+      ++blocks;
+      operators += b.operators.size();
+      tensors += b.tensors.size();
+      for (const tosa::Operator& op : b.operators) ++histogram[tosa::toString(op.op)];
+      for (const tosa::Tensor& t : b.tensors) {
+        if (t.data) {
+          ++constants;
+          constantBytes += t.data->size();
+        }
+      }
+    }
+  }
+  const tosa::Version& v = graph.version;
+  std::string out = fmt::format("{}: TOSA flatbuffer, format {}.{}.{}{}\n", path, v.major, v.minor, v.patch,
+                                v.draft ? " (draft)" : "");
+  out += fmt::format("regions: {}, blocks: {}, operators: {}, tensors: {}\n", graph.regions.size(), blocks, operators,
+                     tensors);
+  if (main != nullptr) {
+    out += fmt::format("inputs ({}):\n", main->inputs.size());
+    for (const std::string& name : main->inputs) out += fmt::format("  {}\n", describeTensor(graph, *main, name));
+    out += fmt::format("outputs ({}):\n", main->outputs.size());
+    for (const std::string& name : main->outputs) out += fmt::format("  {}\n", describeTensor(graph, *main, name));
+  }
+  out += "operators:\n";
+  for (const auto& [op, count] : histogram) out += fmt::format("  {:<24} {}\n", op, count);
+  out += fmt::format("constants: {} tensors, {} bytes (host layout)\n", constants, constantBytes);
+  tosa::Requirements req = tosa::requirements(graph);
+  auto list = [](const std::vector<std::string>& items) {
+    return items.empty() ? std::string("none") : fmt::format("{}", fmt::join(items, ", "));
+  };
+  out += fmt::format("profiles: {}\n", list(req.profiles));
+  out += fmt::format("extensions: {}\n", list(req.extensions));
+  return out;
+}
+
+/// NumPy element type of a VGF tensor format; BF16 and FP8 are raw bytes (V2 / V1), as the
+/// ML SDK's tools store them.
+std::optional<tosa::npy::DataType> npyType(std::uint32_t vkFormat) {
+  using tosa::npy::DataType;
+  switch (static_cast<vgf::VkFormatValue>(vkFormat)) {
+    case vgf::VkFormatValue::R8Uint: return DataType::Uint8;
+    case vgf::VkFormatValue::R8Sint: return DataType::Int8;
+    case vgf::VkFormatValue::R8BoolArm: return DataType::Bool;
+    case vgf::VkFormatValue::R16Uint: return DataType::Uint16;
+    case vgf::VkFormatValue::R16Sint: return DataType::Int16;
+    case vgf::VkFormatValue::R16Sfloat: return DataType::Float16;
+    case vgf::VkFormatValue::R32Uint: return DataType::Uint32;
+    case vgf::VkFormatValue::R32Sint: return DataType::Int32;
+    case vgf::VkFormatValue::R32Sfloat: return DataType::Float32;
+    case vgf::VkFormatValue::R64Sint: return DataType::Int64;
+    case vgf::VkFormatValue::R16SfloatBfloat16Arm: return DataType::Void2;
+    case vgf::VkFormatValue::R8SfloatFloat8E4M3Arm:
+    case vgf::VkFormatValue::R8SfloatFloat8E5M2Arm: return DataType::Void1;
+    case vgf::VkFormatValue::Undefined: break;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::size_t> parseIndex(const std::string& text) {
+  std::size_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+Result<Inspection> inspectTosa(std::span<const std::uint8_t> bytes, const std::string& path, bool json) {
+  OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, tosa::readGraph(bytes, path));
+  Inspection inspection;
+  inspection.text = json ? tosa::toJson(graph) + "\n" : tosaSummary(path, graph);
+  inspection.problem = withContext(tosa::verify(graph), path);
+  return inspection;
+}
+
+Result<Inspection> inspectVgf(std::span<const std::uint8_t> bytes, const std::string& path, bool json) {
+  Result<vgf::File> decoded = withContext(vgf::decode(bytes), path);
+  if (!decoded) return Unexpected(std::move(decoded).error());
+  Inspection inspection;
+  // --json stays vgf_dump's structure; the TOSA operators of GRAPH segments are in the text view.
+  inspection.text = json ? vgf::dumpJson(vgf::toJson(*decoded)) + "\n" : vgf::formatSummary(*decoded);
+  if (!json && converter::hasGraphSegments(*decoded)) {
+    OPENVGF_ASSIGN_OR_RETURN(std::string graphs, converter::listGraphSegments(*decoded, path));
+    inspection.text += "TOSA graphs of the GRAPH segments (openvgf run lowers them to compute shaders):\n" + graphs;
+  }
+  return inspection;
+}
+
+Result<Inspection> inspectPte(std::span<const std::uint8_t> bytes, const std::string& path, bool json) {
+  Result<pte::Program> program = withContext(pte::readProgram(bytes), path);
+  if (!program) return Unexpected(std::move(program).error());
+  Inspection inspection;
+  if (json) {
+    nlohmann::json tree = pte::toJson(*program);
+    for (std::size_t p = 0; p < program->plans.size() && p < tree["execution_plans"].size(); ++p) {
+      Result<pte::RunPlan> plan = pte::planVgfExecution(*program, std::to_string(p));
+      tree["execution_plans"][p]["runs_with_openvgf"] = plan.has_value();
+      if (!plan) tree["execution_plans"][p]["why_not"] = plan.error().message();
+    }
+    inspection.text = vgf::dumpJson(tree) + "\n";
+  } else {
+    inspection.text = pte::formatSummary(*program) + pte::formatRunnability(*program);
+  }
+  for (std::size_t p = 0; p < program->plans.size() && inspection.problem; ++p) {
+    const pte::ExecutionPlan& plan = program->plans[p];
+    for (std::size_t d = 0; d < plan.delegates.size(); ++d) {
+      if (!plan.delegates[d].payloadProblem.empty()) {
+        inspection.problem = invalidInput("{}: execution_plan[{}] '{}': delegates[{}] ({}): payload: {}", path, p,
+                                          plan.name, d, plan.delegates[d].backendId, plan.delegates[d].payloadProblem);
+        break;
+      }
+    }
+  }
+  return inspection;
+}
+
+Result<Inspection> inspectFile(const std::string& path, bool json) {
+  OPENVGF_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(path));
+  switch (detectFileKind(file.bytes())) {
+    case FileKind::Tosa: return inspectTosa(file.bytes(), path, json);
+    case FileKind::Vgf: return inspectVgf(file.bytes(), path, json);
+    case FileKind::Pte: return inspectPte(file.bytes(), path, json);
+    default: break;
+  }
+  return invalidInput("{}: expected a TOSA flatbuffer, VGF or ExecuTorch program, got {}", path,
+                      describeFile(file.bytes()));
+}
+
+Status dumpVgfSpirv(const vgf::File& file, const std::string& path, int index, const std::filesystem::path& output) {
+  if (index < 0 || static_cast<std::size_t>(index) >= file.modules.size()) {
+    return invalidInput("{}: --dump-spirv: expected a module index < {}, got {}", path, file.modules.size(), index);
+  }
+  const vgf::Module& module = file.modules[static_cast<std::size_t>(index)];
+  if (module.codeKind != vgf::CodeKind::Spirv || !module.hasCode) {
+    return invalidInput("{}: --dump-spirv: expected module {} to hold SPIR-V code, got {}{}", path, index,
+                        vgf::toString(module.codeKind), module.hasCode ? "" : " without code");
+  }
+  std::span<const std::uint8_t> code(reinterpret_cast<const std::uint8_t*>(module.spirv.data()),
+                                     module.spirv.size_bytes());
+  return writeFileAtomic(output, code);
+}
+
+Result<tosa::npy::Array> vgfConstantArray(const vgf::File& file, const std::string& path, std::size_t index) {
+  const vgf::Constant& constant = file.constants[index];
+  const vgf::Resource& resource = file.resources[constant.mrtIndex];  // checked by decode()
+  std::optional<tosa::npy::DataType> type = npyType(resource.vkFormat);
+  if (!type) {
+    return unsupported(
+        "{}: constant {}: mrt_entry[{}].vk_format: expected a tensor format with a NumPy dtype, got {}", path,
+        index, constant.mrtIndex, vgf::formatName(resource.vkFormat));
+  }
+  std::uint64_t bytes = tosa::npy::elementBytes(*type);
+  for (std::int64_t dim : resource.shape) {
+    if (dim < 0 || (dim > 0 && bytes > constant.data.size() / static_cast<std::uint64_t>(dim))) {
+      bytes = std::numeric_limits<std::uint64_t>::max();
+      break;
+    }
+    bytes *= static_cast<std::uint64_t>(dim);
+  }
+  if (bytes != constant.data.size()) {
+    return invalidInput("{}: constant {}: expected a payload of shape {} x {} bytes, got {} bytes", path,
+                        index, fmt::format("[{}]", fmt::join(resource.shape, ",")),
+                        tosa::npy::elementBytes(*type), constant.data.size());
+  }
+  return tosa::npy::Array{*type, resource.shape, {constant.data.begin(), constant.data.end()}};
+}
+
+Status dumpVgfConstant(const vgf::File& file, const std::string& path, const std::string& selector,
+                       const std::filesystem::path& output) {
+  std::optional<std::size_t> parsed = parseIndex(selector);
+  if (!parsed || *parsed >= file.constants.size()) {
+    return invalidInput("{}: --dump-constant: expected a constant index < {}, got {}", path, file.constants.size(),
+                        selector);
+  }
+  const int index = static_cast<int>(*parsed);
+  if (output.extension() == ".npy") {
+    OPENVGF_ASSIGN_OR_RETURN(tosa::npy::Array array, vgfConstantArray(file, path, static_cast<std::size_t>(index)));
+    return tosa::npy::writeFile(output, array);
+  }
+  return writeFileAtomic(output, file.constants[static_cast<std::size_t>(index)].data);
+}
+
+Status dumpTosaConstant(std::span<const std::uint8_t> bytes, const std::string& path, const std::string& selector,
+                        const std::filesystem::path& output) {
+  OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, tosa::readGraph(bytes, path));
+  const tosa::Block* main = graph.mainBlock();
+  std::vector<const tosa::Tensor*> constants;
+  if (main != nullptr) {
+    for (const tosa::Tensor& t : main->tensors) {
+      if (t.data && !t.variable) constants.push_back(&t);
+    }
+  }
+  const tosa::Tensor* chosen = nullptr;
+  for (const tosa::Tensor* t : constants) {
+    if (t->name == selector) chosen = t;
+  }
+  if (std::optional<std::size_t> index = parseIndex(selector); chosen == nullptr && index && *index < constants.size()) {
+    chosen = constants[*index];
+  }
+  if (chosen == nullptr) {
+    std::vector<std::string> names;
+    for (const tosa::Tensor* t : constants) names.push_back(fmt::format("'{}'", t->name));
+    return invalidInput("{}: --dump-constant: expected the name or index (< {}) of a constant of the main block ({}), "
+                        "got '{}'",
+                        path, constants.size(), fmt::join(names, ", "), selector);
+  }
+  const tosa::HostTensor value = tosa::constantValue(*chosen);
+  if (output.extension() == ".npy") return tosa::npy::writeTensor(output, value);
+  return writeFileAtomic(output, value.bytes);
+}
+
+}  // namespace openvgf::api

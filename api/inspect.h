@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// `inspect` as library calls: the text summary or JSON of a .tosa, .vgf or .pte, and the
+// dumps of a VGF's SPIR-V modules and constants. An invalid file still gets its listing
+// (what could be read), with the problem returned beside it so the caller can show both.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+
+#include "common/error.h"
+#include "tosa/npy.h"
+#include "vgf/file.h"
+
+namespace openvgf::api {
+
+struct Inspection {
+  std::string text;  // the summary, or JSON (with a final newline)
+  Status problem;    // what makes the file invalid, after the listing
+};
+
+Result<Inspection> inspectTosa(std::span<const std::uint8_t> bytes, const std::string& path, bool json);
+Result<Inspection> inspectVgf(std::span<const std::uint8_t> bytes, const std::string& path, bool json);
+Result<Inspection> inspectPte(std::span<const std::uint8_t> bytes, const std::string& path, bool json);
+/// Any of the three, by content; InvalidInput naming what the file looks like otherwise.
+Result<Inspection> inspectFile(const std::string& path, bool json);
+
+/// Writes module `index`'s SPIR-V words to `output`.
+Status dumpVgfSpirv(const vgf::File& file, const std::string& path, int index, const std::filesystem::path& output);
+/// Writes VGF constant `index` (decimal) to `output`: a .npy with its resource's shape and
+/// dtype when the name ends in .npy, else its raw bytes. VGF constants are stored in the layout
+/// the kernels read (openvgf's CONV2D weights, for one, pre-transposed to [KH*KW*IC, OC]);
+/// dumpTosaConstant gives the TOSA tensor.
+Status dumpVgfConstant(const vgf::File& file, const std::string& path, const std::string& index,
+                       const std::filesystem::path& output);
+/// Writes the constant tensor `selector` of a TOSA graph's main block (a tensor name, or its
+/// position among the block's constants) in TOSA layout and type: .npy, else the host bytes.
+Status dumpTosaConstant(std::span<const std::uint8_t> bytes, const std::string& path, const std::string& selector,
+                        const std::filesystem::path& output);
+/// Constant `index` as a NumPy array with its resource's shape and element type.
+Result<tosa::npy::Array> vgfConstantArray(const vgf::File& file, const std::string& path, std::size_t index);
+
+}  // namespace openvgf::api

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fused epilogues of GEMM-like kernels (see epilogue.h): the chain of elementwise operators
+// becomes EPI_BODY, calls of shaders/include/ew_ops.glsl like the elementwise family's.
+#include "converter/kernels/epilogue.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "converter/kernels/common.h"
+#include "tosa/op_table.h"
+
+namespace openvgf::converter {
+namespace {
+
+constexpr std::size_t kMaxEpilogueInputs = 2;
+
+// How an extra epilogue input is indexed: like the output, or per channel (last dim).
+enum class EpiIndex { None, Output, Channel, Scalar };
+
+EpiIndex epilogueIndexing(const Program& program, const std::string& name, const tosa::Shape& outShape) {
+  const tosa::Tensor* t = program.find(name);
+  if (t == nullptr) return EpiIndex::None;
+  if (program.isConstant(name) && tosa::elementCount(t->shape) == 1) return EpiIndex::Scalar;
+  if (t->shape == outShape) return EpiIndex::Output;
+  if (!outShape.empty() && t->shape.size() == outShape.size() && t->shape.back() == outShape.back() &&
+      tosa::elementCount(t->shape) == outShape.back()) {
+    return EpiIndex::Channel;
+  }
+  return EpiIndex::None;
+}
+
+}  // namespace
+
+bool epilogueFusable(const Program& program, const Node& node, const FusedOp& next) {
+  if (!tosa::isElementwise(next.op.op) || next.op.op == tosa::Op::Identity) return false;
+  const tosa::Tensor* prevOut = program.find(node.output());
+  const tosa::Tensor* nextOut = program.find(next.op.outputs.at(0));
+  if (prevOut == nullptr || nextOut == nullptr || prevOut->shape != nextOut->shape) return false;
+  std::vector<std::string> extra;
+  auto collect = [&](const tosa::Operator& op, std::size_t chainInput) -> bool {
+    for (std::size_t i : dataInputs(op)) {
+      if (i == chainInput) continue;
+      EpiIndex how = epilogueIndexing(program, op.inputs[i], nextOut->shape);
+      if (how == EpiIndex::None) return false;
+      if (how == EpiIndex::Scalar) continue;
+      if (std::find(extra.begin(), extra.end(), op.inputs[i]) == extra.end()) extra.push_back(op.inputs[i]);
+    }
+    return true;
+  };
+  for (const FusedOp& f : node.epilogue) {
+    if (!collect(f.op, f.chainInput)) return false;
+  }
+  if (!collect(next.op, next.chainInput)) return false;
+  return extra.size() <= kMaxEpilogueInputs;
+}
+
+Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& accCompute, ShaderDefines& defines,
+                     PlanKernel& kernel) {
+  const Program& p = ctx.program();
+  const tosa::Tensor& anchorOut = ctx.tensor(node.op.outputs.at(0));
+  const tosa::Tensor& finalOut = ctx.tensor(node.output());
+  auto anchorInfo = typeInfo(anchorOut.dtype);
+  if (!anchorInfo) return unsupported("{}: output type {} has no storage", nodeLabel(node), tosa::toString(anchorOut.dtype));
+  std::string body;
+  std::string first = fmt::format("{}(v)", anchorInfo->compute);
+  if (tosa::isFloat(anchorOut.dtype)) first = roundToType(anchorOut.dtype, first);
+  body += fmt::format("{} t0 = {}; ", anchorInfo->compute, first);
+  std::string prev = "t0";
+  std::string decls;
+  std::vector<std::int32_t> params;
+  std::vector<std::string> extra;
+  for (std::size_t k = 0; k < node.epilogue.size(); ++k) {
+    const FusedOp& f = node.epilogue[k];
+    OPENVGF_TRY(checkElementwiseTypes(ctx, f.op, f.index));
+    std::vector<std::string> args;
+    for (std::size_t i : dataInputs(f.op)) {
+      if (i == f.chainInput) {
+        args.push_back(prev);
+        continue;
+      }
+      const std::string& name = f.op.inputs[i];
+      EpiIndex how = epilogueIndexing(p, name, finalOut.shape);
+      if (how == EpiIndex::Scalar) {
+        const tosa::Tensor& t = ctx.tensor(name);
+        tosa::HostTensor v = tosa::constantValue(t);
+        args.push_back(tosa::isFloat(t.dtype) ? glslFloat(static_cast<float>(constFloat(v, 0)))
+                       : t.dtype == tosa::DType::Bool ? (constInt(v, 0) != 0 ? "true" : "false")
+                                                      : glslInt(constInt(v, 0)));
+        continue;
+      }
+      if (how == EpiIndex::None) return internalError("{}: epilogue input '{}' is not fusable", nodeLabel(node), name);
+      auto it = std::find(extra.begin(), extra.end(), name);
+      std::size_t slot = static_cast<std::size_t>(it - extra.begin());
+      if (it == extra.end()) {
+        extra.push_back(name);
+        if (how == EpiIndex::Channel) defines.setCode(fmt::format("EPI{}_INDEX", slot), "ch");
+      }
+      args.push_back(fmt::format("e{}", slot));
+    }
+    OPENVGF_ASSIGN_OR_RETURN(std::string expr,
+                             elementwiseExpression(ctx, f.op, f.index, args, decls, params, static_cast<int>(k)));
+    auto info = typeInfo(ctx.tensor(f.op.outputs.at(0)).dtype);
+    body += fmt::format("{} t{} = {}; ", info->compute, k + 1, expr);
+    prev = fmt::format("t{}", k + 1);
+  }
+  body += fmt::format("r = {};", prev);
+  (void)accCompute;
+  defines.setCode("EPI_BODY", body).set("NUM_EPI", static_cast<std::int64_t>(extra.size()));
+  if (!decls.empty()) defines.setCode("EW_DECLS", decls);
+  for (std::size_t i = 0; i < extra.size(); ++i) {
+    setBufferType(defines, fmt::format("EPI{}", i), ctx.tensor(extra[i]).dtype);
+    defines.set(fmt::format("EPI{}_BINDING", i), static_cast<std::int64_t>(kernel.bindings.size()));
+    kernel.bindings.push_back(ctx.tensorId(extra[i]));
+    kernel.writes.push_back(false);
+  }
+  setBufferType(defines, "OUT", finalOut.dtype);
+  defines.set("OUT_BINDING", static_cast<std::int64_t>(kernel.bindings.size()));
+  kernel.bindings.push_back(ctx.tensorId(node.output()));
+  kernel.writes.push_back(true);
+  bindParams(ctx, std::move(params), defines, kernel);
+  return {};
+}
+
+}  // namespace openvgf::converter

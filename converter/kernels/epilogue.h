@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fused epilogues of GEMM-like kernels (CONV2D, CONV3D, DEPTHWISE_CONV2D, TRANSPOSE_CONV2D,
+// MATMUL, pools): the elementwise chain the fuse-epilogues pass attached to a node, applied
+// to each accumulator before the store (shaders/include/epilogue.glsl).
+#pragma once
+
+#include <string>
+
+#include "common/error.h"
+#include "converter/plan.h"
+#include "converter/shader_defines.h"
+
+namespace openvgf::converter {
+
+/// Sets NUM_EPI, EPI<k>_*, EPI_BODY, EW_DECLS, OUT_* and appends the extra input bindings;
+/// `accCompute` is the compute type of `v`. Epilogue inputs must be indexed like the output
+/// (same shape), per channel or be scalar constants.
+Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& accCompute,
+                     ShaderDefines& defines, PlanKernel& kernel);
+/// Whether `next` can join the epilogue of `node` (elementwise, extra inputs shaped like
+/// the output or scalar constants, single-use intermediate).
+bool epilogueFusable(const Program& program, const Node& node, const FusedOp& next);
+
+}  // namespace openvgf::converter

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+// The tuning table of the native target: GEMM tile configs per device class, each entry with
+// the measurement that decided it, and the OPENVGF_TUNING overrides used to measure entries.
+#include <charconv>
+#include <vector>
+
+#include "converter/targets/target.h"
+
+namespace openvgf::converter {
+namespace {
+
+constexpr std::uint32_t kNvidiaVendorId = 0x10DE;
+
+/// Splits `text` at every `sep`.
+std::vector<std::string_view> split(std::string_view text, char sep) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == sep) {
+      parts.push_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return parts;
+}
+
+/// Positive integers separated by 'x' and '/' in the order given, e.g. "128x128x8/8x8/2".
+std::optional<std::vector<int>> numbers(std::string_view text) {
+  std::vector<int> out;
+  for (std::string_view group : split(text, '/')) {
+    for (std::string_view item : split(group, 'x')) {
+      int v = 0;
+      auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+      if (ec != std::errc() || end != item.data() + item.size() || v <= 0) return std::nullopt;
+      out.push_back(v);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+DeviceClass deviceClass(std::uint32_t vendorId, bool cpu) {
+  if (cpu) return DeviceClass::Cpu;
+  return vendorId == kNvidiaVendorId ? DeviceClass::NvidiaGpu : DeviceClass::OtherGpu;
+}
+
+void applyTuningTable(Target& target, DeviceClass device) {
+  switch (device) {
+    case DeviceClass::Cpu:
+      // lavapipe runs every GEMM fastest with the 8x8 register block, whatever the grid
+      // (about 2x the 4x4 block: README, Performance, lavapipe); its few cores are filled by
+      // a handful of tiles, so no split-K.
+      target.gemmLarge = GemmTile{64, 64, 16, 8, 8};
+      target.gemmLargeMinGroups = 1;
+      target.gemmSplitKGroups = 0;
+      break;
+    case DeviceClass::NvidiaGpu:
+      // H100: 128x128 tiles of 8x8 blocks, K step 8, two shared buffers, vec4 loads for
+      // grids of at least 264 of them (2 per SM); smaller grids keep the 64x64 tile of 4x4
+      // blocks, which a 128x64 tile of 8x4 blocks beat by 20-40 % at batch 1 (ResNet-50).
+      // Decided by benchmarks/results/experiments/h100-gemm-tiles.md (MATMUL 4096 fp32 and
+      // ResNet-50 batch 32, tools/gemm_tiles.sh).
+      target.gemmLarge = GemmTile{128, 128, 8, 8, 8, 2};
+      target.gemmLargeMinGroups = 264;
+      break;
+    case DeviceClass::OtherGpu:
+      // No measurement yet: the portable tiles.
+      target.gemmLargeMinGroups = 0;
+      break;
+  }
+}
+
+Status applyTuningOverrides(Target& target, std::string_view spec) {
+  for (std::string_view entry : split(spec, ',')) {
+    if (entry.empty()) continue;
+    const std::size_t eq = entry.find('=');
+    const std::string_view key = entry.substr(0, eq);
+    const std::string_view value = eq == std::string_view::npos ? std::string_view{} : entry.substr(eq + 1);
+    const auto v = numbers(value);
+    auto bad = [&](std::string_view expected) {
+      return invalidInput("OPENVGF_TUNING: entry '{}': expected {}", entry, expected);
+    };
+    if (key == "gemm") {
+      if (!v || v->size() != 6) return bad("gemm=BMxBNxBK/TMxTN/STAGES, e.g. gemm=128x128x8/8x8/2");
+      target.gemmLarge = GemmTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4], (*v)[5]};
+      if (target.gemmLargeMinGroups <= 0) target.gemmLargeMinGroups = 1;
+    } else if (key == "gemm-min-groups") {
+      if (!v || v->size() != 1) return bad("gemm-min-groups=N (N >= 1)");
+      target.gemmLargeMinGroups = (*v)[0];
+    } else if (key == "coopmat") {
+      if (!v || v->size() != 5) return bad("coopmat=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat=2x2/64x64/32");
+      target.coopMatTile = CoopMatTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4]};
+    } else if (key == "coopmat-min-tiles") {
+      if (!v || v->size() != 1) return bad("coopmat-min-tiles=N (N >= 1)");
+      target.coopMatLargeMinTiles = (*v)[0];
+    } else {
+      return bad("one of gemm, gemm-min-groups, coopmat, coopmat-min-tiles");
+    }
+  }
+  if (Status ok = verifyTarget(target); !ok) return invalidInput("OPENVGF_TUNING '{}': {}", spec, ok.error().message());
+  return {};
+}
+
+}  // namespace openvgf::converter

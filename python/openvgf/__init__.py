@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: Apache-2.0
+"""openvgf: run TOSA (.tosa), VGF (.vgf) and ExecuTorch (.pte) models on Vulkan devices.
+
+    import numpy as np, openvgf
+    s = openvgf.Session("model.tosa")             # .tosa is converted once, then cached
+    y = s.run({"input": np.ones((1, 8), np.float32)})   # {output name: array}
+
+Model(path, device=, target=, plan=, validate=, pipeline_cache=, model_cache=, cache_dir=)
+opens a model on a device; Model.session() and Session(model_or_path, profile=, ...) make
+sessions. A Model may be shared by threads; a Session must be used by one thread at a time.
+devices(), convert(), reference(), inspect() and extract() mirror the openvgf command.
+Errors raise openvgf.Error with the message the command prints, .code and .exit_code.
+"""
+
+import json as _json
+
+
+class Error(RuntimeError):
+    """An openvgf failure. code: InvalidInput, Unsupported, Environment, Runtime or Internal;
+    exit_code: what the openvgf command would exit with (2 for bad input, else 1)."""
+
+    def __init__(self, message, code="Internal", exit_code=1):
+        super().__init__(message)
+        self.code = code
+        self.exit_code = exit_code
+
+
+from ._openvgf import (  # noqa: E402  (Error must exist before the module translates errors)
+    Model,
+    Session,
+    __version__,
+    convert,
+    devices,
+    extract,
+    reference,
+)
+from . import _openvgf
+
+
+def inspect(path, text=False):
+    """What a .tosa, .vgf or .pte holds: a dict (the JSON of `openvgf inspect --json`), or
+    with text=True the summary `openvgf inspect` prints."""
+    if text:
+        return _openvgf.inspect_text(path)
+    return _json.loads(_openvgf.inspect_json(path))
+
+
+__all__ = ["Error", "Model", "Session", "convert", "devices", "extract", "inspect", "reference", "__version__"]

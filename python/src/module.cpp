@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: Apache-2.0
+// openvgf._openvgf: Python bindings of the C++ API (openvgf/openvgf.hpp), numpy in and out.
+// Inputs are used in place when they are C-contiguous arrays of the model's dtype (anything
+// numpy can view: ndarray, __array_interface__, the buffer protocol, DLPack); outputs are new
+// arrays the session writes into directly. The GIL is released while a model opens, a
+// conversion runs and a session runs. openvgf.Error (defined in __init__.py) carries the
+// message, the error code and the CLI's exit code.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "openvgf/openvgf.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+const char* codeName(openvgf::ErrorCode code) {
+  switch (code) {
+    case openvgf::ErrorCode::InvalidInput: return "InvalidInput";
+    case openvgf::ErrorCode::Unsupported: return "Unsupported";
+    case openvgf::ErrorCode::Environment: return "Environment";
+    case openvgf::ErrorCode::Runtime: return "Runtime";
+    case openvgf::ErrorCode::Internal: return "Internal";
+  }
+  return "Internal";
+}
+
+[[noreturn]] void invalid(const std::string& message) {
+  throw openvgf::Exception(openvgf::ErrorCode::InvalidInput, message);
+}
+
+// The numpy dtype of each openvgf type; BFLOAT16 and FLOAT8 are their raw bits.
+py::dtype numpyType(openvgf::DataType type) {
+  using openvgf::DataType;
+  switch (type) {
+    case DataType::Bool: return py::dtype("bool");
+    case DataType::Int4:
+    case DataType::Int8: return py::dtype("int8");
+    case DataType::Int16: return py::dtype("int16");
+    case DataType::Int32: return py::dtype("int32");
+    case DataType::Int48: return py::dtype("int64");
+    case DataType::Float16: return py::dtype("float16");
+    case DataType::BFloat16: return py::dtype("uint16");
+    case DataType::Float32: return py::dtype("float32");
+    case DataType::Float8E4M3:
+    case DataType::Float8E5M2: return py::dtype("uint8");
+    case DataType::Float64: return py::dtype("float64");
+  }
+  return py::dtype("uint8");
+}
+
+// The openvgf type of a numpy array given to the reference interpreter (the raw-bit types,
+// BFLOAT16 and FLOAT8, cannot be told from their numpy dtype and are not accepted there).
+std::optional<openvgf::DataType> openvgfType(const py::dtype& dtype) {
+  using openvgf::DataType;
+  for (DataType t : {DataType::Bool, DataType::Int8, DataType::Int16, DataType::Int32, DataType::Int48,
+                     DataType::Float16, DataType::Float32}) {
+    if (dtype.equal(numpyType(t))) return t;
+  }
+  return std::nullopt;
+}
+
+py::array asArray(const py::handle& value) {
+  // DLPack producers (torch, jax, cupy on the host) without the array protocols.
+  if (!py::isinstance<py::array>(value) && py::hasattr(value, "__dlpack__") &&
+      !py::hasattr(value, "__array_interface__")) {
+    return py::module_::import("numpy").attr("from_dlpack")(value);
+  }
+  return py::array::ensure(value, py::array::c_style);
+}
+
+std::vector<std::int64_t> shapeOf(const py::array& array) {
+  return std::vector<std::int64_t>(array.shape(), array.shape() + array.ndim());
+}
+
+// A view of `value` for an input described by `info` (an array of exactly the input's numpy
+// dtype: no silent casts); the array goes to `keep`. `source` names the model.
+openvgf::Tensor inputTensor(const py::handle& value, const openvgf::TensorInfo& info, const std::string& source,
+                            std::vector<py::array>& keep) {
+  const std::string what = source + ": input '" + info.name + "': ";
+  py::array array = asArray(value);
+  if (!array) {
+    invalid(what + "expected a numpy array (or an object numpy can view), got " +
+            std::string(py::str(py::type::handle_of(value).attr("__name__"))));
+  }
+  if (!array.dtype().equal(numpyType(info.dtype))) {
+    invalid(what + "expected dtype " + std::string(py::str(numpyType(info.dtype))) + " (" +
+            openvgf::toString(info.dtype) + "), got " + std::string(py::str(array.dtype())));
+  }
+  keep.push_back(array);
+  return openvgf::Tensor::view(info.dtype, shapeOf(array), const_cast<void*>(array.data()),
+                               static_cast<std::size_t>(array.nbytes()));
+}
+
+py::array newOutput(const openvgf::TensorInfo& info, openvgf::Tensor& view) {
+  py::array array(numpyType(info.dtype), std::vector<py::ssize_t>(info.shape.begin(), info.shape.end()));
+  view = openvgf::Tensor::view(info.dtype, info.shape, array.mutable_data(), static_cast<std::size_t>(array.nbytes()));
+  return array;
+}
+
+py::array toArray(const openvgf::Tensor& tensor) {
+  py::array array(numpyType(tensor.dtype()), std::vector<py::ssize_t>(tensor.shape().begin(), tensor.shape().end()));
+  if (tensor.byteSize() != 0) std::memcpy(array.mutable_data(), tensor.data(), tensor.byteSize());
+  return array;
+}
+
+py::dict infoDict(const openvgf::TensorInfo& info) {
+  py::dict d;
+  d["name"] = info.name;
+  d["dtype"] = numpyType(info.dtype);
+  d["type"] = openvgf::toString(info.dtype);
+  d["shape"] = py::tuple(py::cast(info.shape));
+  return d;
+}
+
+py::list infoList(const std::vector<openvgf::TensorInfo>& infos) {
+  py::list list;
+  for (const openvgf::TensorInfo& info : infos) list.append(infoDict(info));
+  return list;
+}
+
+openvgf::ModelOptions modelOptions(const std::string& device, const std::string& target, const std::string& plan,
+                                   bool validate, bool pipelineCache, bool modelCache, const std::string& cacheDir) {
+  openvgf::ModelOptions options;
+  options.device = device;
+  options.target = target;
+  options.plan = plan;
+  options.validate = validate;
+  options.pipelineCache = pipelineCache;
+  options.modelCache = modelCache;
+  options.cacheDir = cacheDir;
+  return options;
+}
+
+openvgf::Model openModel(const std::string& path, const openvgf::ModelOptions& options) {
+  py::gil_scoped_release release;
+  return openvgf::Model::open(path, options);
+}
+
+// A Session with its Model (Python keeps both alive together).
+struct PySession {
+  openvgf::Model model;
+  openvgf::Session session;
+
+  // dict -> dict by output name; any other sequence -> list in output order.
+  py::object run(const py::object& inputs) {
+    std::vector<py::array> keep;
+    std::vector<std::string> names;
+    std::vector<openvgf::Tensor> given;
+    const bool byName = py::isinstance<py::dict>(inputs);
+    if (byName) {
+      for (auto item : py::reinterpret_borrow<py::dict>(inputs)) {
+        const std::string name = py::str(item.first);
+        const openvgf::TensorInfo* info = findInput(name);
+        if (info == nullptr) {
+          // Let the binder produce its message listing the inputs.
+          names.push_back(name);
+          given.emplace_back();
+          continue;
+        }
+        names.push_back(name);
+        given.push_back(inputTensor(item.second, *info, model.path(), keep));
+      }
+    } else {
+      if (py::isinstance<py::array>(inputs) || !py::isinstance<py::sequence>(inputs) || py::isinstance<py::str>(inputs)) {
+        invalid(model.path() + ": run: expected a dict {name: array} or a list of arrays in input order");
+      }
+      py::sequence sequence = py::reinterpret_borrow<py::sequence>(inputs);
+      for (std::size_t i = 0; i < sequence.size(); ++i) {
+        names.emplace_back();
+        if (i < model.inputs().size()) {
+          given.push_back(inputTensor(sequence[i], model.inputs()[i], model.path(), keep));
+        } else {
+          given.emplace_back();
+        }
+      }
+    }
+    std::vector<openvgf::Tensor> views(model.outputs().size());
+    std::vector<py::array> outputs;
+    for (std::size_t i = 0; i < views.size(); ++i) outputs.push_back(newOutput(model.outputs()[i], views[i]));
+    {
+      py::gil_scoped_release release;
+      if (byName) {
+        std::map<std::string, openvgf::Tensor> named;
+        for (std::size_t i = 0; i < names.size(); ++i) named.emplace(names[i], given[i]);
+        session.runNamed(named, views);
+      } else {
+        session.run(given, views);
+      }
+    }
+    if (!byName) return py::cast(outputs);
+    py::dict result;
+    for (std::size_t i = 0; i < outputs.size(); ++i) result[py::str(model.outputs()[i].name)] = outputs[i];
+    return result;
+  }
+
+  const openvgf::TensorInfo* findInput(const std::string& name) const {
+    for (const openvgf::TensorInfo& info : model.inputs()) {
+      if (info.name == name) return &info;
+    }
+    return nullptr;
+  }
+
+  py::dict profile() const {
+    openvgf::Profile p = session.profile();
+    py::dict d;
+    d["host_ms"] = p.hostMs;
+    d["gpu_ms"] = p.gpuMs;
+    py::list segments;
+    for (const openvgf::Profile::Segment& s : p.segments) segments.append(py::make_tuple(s.name, s.gpuMs));
+    d["segments"] = segments;
+    return d;
+  }
+};
+
+py::dict deviceDict(const openvgf::DeviceInfo& d) {
+  py::dict out;
+  out["index"] = d.index;
+  out["name"] = d.name;
+  out["type"] = d.type;
+  out["api_version"] = d.apiVersion;
+  out["driver"] = d.driver;
+  out["default"] = d.isDefault;
+  out["usable"] = d.usable;
+  out["device_local_bytes"] = d.deviceLocalBytes;
+  out["subgroup_size"] = d.subgroupSize;
+  out["features"] = d.features;
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_openvgf, m) {
+  m.doc() = "openvgf: run TOSA, VGF and ExecuTorch models on Vulkan devices (see the openvgf package)";
+  m.attr("__version__") = openvgf::version();
+
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const openvgf::Exception& e) {
+      py::object error = py::module_::import("openvgf").attr("Error");
+      py::object instance = error(e.what(), codeName(e.code()), e.exitCode());
+      PyErr_SetObject(error.ptr(), instance.ptr());
+    }
+  });
+
+  py::class_<openvgf::Model>(m, "Model", "A model file made ready to run on one Vulkan device.")
+      .def(py::init([](const std::string& path, const std::string& device, const std::string& target,
+                       const std::string& plan, bool validate, bool pipelineCache, bool modelCache,
+                       const std::string& cacheDir) {
+             return openModel(path, modelOptions(device, target, plan, validate, pipelineCache, modelCache, cacheDir));
+           }),
+           py::arg("path"), py::kw_only(), py::arg("device") = "", py::arg("target") = "portable",
+           py::arg("plan") = "", py::arg("validate") = false, py::arg("pipeline_cache") = true,
+           py::arg("model_cache") = true, py::arg("cache_dir") = "")
+      .def_property_readonly("path", &openvgf::Model::path)
+      .def_property_readonly("format", [](const openvgf::Model& model) {
+        switch (model.format()) {
+          case openvgf::ModelFormat::Tosa: return "tosa";
+          case openvgf::ModelFormat::Vgf: return "vgf";
+          case openvgf::ModelFormat::Pte: return "pte";
+        }
+        return "vgf";
+      })
+      .def_property_readonly("inputs", [](const openvgf::Model& model) { return infoList(model.inputs()); })
+      .def_property_readonly("outputs", [](const openvgf::Model& model) { return infoList(model.outputs()); })
+      .def_property_readonly("device", &openvgf::Model::deviceName)
+      .def_property_readonly("from_cache", &openvgf::Model::fromCache)
+      .def("session", [](const openvgf::Model& model, bool profile) {
+             openvgf::Session session = [&] {
+               py::gil_scoped_release release;
+               return model.createSession({.profile = profile});
+             }();
+             return PySession{model, std::move(session)};
+           },
+           py::kw_only(), py::arg("profile") = false);
+
+  py::class_<PySession>(m, "Session",
+                        "One model ready to run: Session(path_or_model, profile=False, **model_options). "
+                        "Not thread-safe; create one Session per thread.")
+      .def(py::init([](const openvgf::Model& model, bool profile) {
+             py::gil_scoped_release release;
+             return PySession{model, model.createSession({.profile = profile})};
+           }),
+           py::arg("model"), py::kw_only(), py::arg("profile") = false)
+      .def(py::init([](const std::string& path, bool profile, const std::string& device, const std::string& target,
+                       const std::string& plan, bool validate, bool pipelineCache, bool modelCache,
+                       const std::string& cacheDir) {
+             openvgf::Model model =
+                 openModel(path, modelOptions(device, target, plan, validate, pipelineCache, modelCache, cacheDir));
+             py::gil_scoped_release release;
+             return PySession{model, model.createSession({.profile = profile})};
+           }),
+           py::arg("path"), py::kw_only(), py::arg("profile") = false, py::arg("device") = "",
+           py::arg("target") = "portable", py::arg("plan") = "", py::arg("validate") = false,
+           py::arg("pipeline_cache") = true, py::arg("model_cache") = true, py::arg("cache_dir") = "")
+      .def("run", &PySession::run, py::arg("inputs"),
+           "Runs once. A dict {name: array} returns a dict {output name: array}; a list of arrays in input "
+           "order returns a list. `state:` inputs of a .tosa model may be left out (their initial value).")
+      .def_property_readonly("model", [](const PySession& s) { return s.model; })
+      .def_property_readonly("inputs", [](const PySession& s) { return infoList(s.model.inputs()); })
+      .def_property_readonly("outputs", [](const PySession& s) { return infoList(s.model.outputs()); })
+      .def_property_readonly("profile", &PySession::profile,
+                             "Timings of the last run: host_ms, gpu_ms and per-dispatch segments (with profile=True).");
+
+  m.def("devices", [](bool validate) {
+    py::list list;
+    for (const openvgf::DeviceInfo& d : openvgf::listDevices(validate)) list.append(deviceDict(d));
+    return list;
+  }, py::kw_only(), py::arg("validate") = false, "Every Vulkan device, as dicts.");
+
+  m.def("convert", [](const std::string& input, const std::string& output, const std::string& target, bool cache,
+                      const std::string& passes) {
+    openvgf::ConvertStats stats;
+    {
+      py::gil_scoped_release release;
+      stats = openvgf::convert(input, output, {target, cache, passes});
+    }
+    py::dict d;
+    d["target"] = stats.target;
+    d["output_bytes"] = stats.outputBytes;
+    d["kernels"] = stats.kernels;
+    d["unique_modules"] = stats.uniqueModules;
+    d["constant_bytes"] = stats.constantBytes;
+    d["peak_live_bytes"] = stats.peakLiveBytes;
+    return d;
+  }, py::arg("input"), py::arg("output"), py::kw_only(), py::arg("target") = "portable", py::arg("cache") = true,
+        py::arg("passes") = "", "Converts a .tosa file to a VGF (or an Ethos-U stream); returns its statistics.");
+
+  m.def("inspect_text", [](const std::string& path) { return openvgf::inspect(path, false); }, py::arg("path"));
+  m.def("inspect_json", [](const std::string& path) { return openvgf::inspect(path, true); }, py::arg("path"));
+
+  m.def("reference", [](const std::string& path, const py::object& inputs, bool precise, bool strict, bool dynamic) {
+    std::vector<openvgf::NamedTensor> given;
+    auto add = [&](const std::string& name, const py::handle& value) {
+      py::array array = asArray(value);
+      if (!array) invalid(path + ": input '" + name + "': expected a numpy array");
+      std::optional<openvgf::DataType> type = openvgfType(array.dtype());
+      if (!type) invalid(path + ": input '" + name + "': unsupported numpy dtype " + std::string(py::str(array.dtype())));
+      given.push_back({name, openvgf::Tensor::copyOf(*type, shapeOf(array), array.data(),
+                                                     static_cast<std::size_t>(array.nbytes()))});
+    };
+    if (py::isinstance<py::dict>(inputs)) {
+      for (auto item : py::reinterpret_borrow<py::dict>(inputs)) add(py::str(item.first), item.second);
+    } else {
+      for (const py::handle& value : py::reinterpret_borrow<py::sequence>(inputs)) add("", value);
+    }
+    std::vector<openvgf::NamedTensor> outputs;
+    {
+      py::gil_scoped_release release;
+      outputs = openvgf::reference(path, given, {precise, strict, dynamic});
+    }
+    py::dict result;
+    for (const openvgf::NamedTensor& out : outputs) result[py::str(out.name)] = toArray(out.tensor);
+    return result;
+  }, py::arg("path"), py::arg("inputs"), py::kw_only(), py::arg("precise") = false, py::arg("strict") = false,
+        py::arg("dynamic") = false,
+        "Runs a .tosa graph on the CPU reference interpreter; inputs as a dict or a list in graph order.");
+
+  m.def("extract", [](const std::string& path, const std::string& outputDir, const std::string& plan, int delegate) {
+    return openvgf::extract(path, outputDir, plan, delegate);
+  }, py::arg("path"), py::arg("output_dir"), py::kw_only(), py::arg("plan") = "", py::arg("delegate") = -1,
+        "Writes the delegate payloads of a .pte and manifest.json to output_dir; returns the payload file names.");
+}

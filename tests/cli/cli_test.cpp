@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: Apache-2.0
+// The `openvgf` command as a new user meets it (issue 17 item 6): global flags anywhere, -q
+// quiet, complete --target and --passes messages, unknown commands and foreign files named,
+// .tosa / .pte models run and benched directly, the README's zoo -> bench steps, EXT-VARIABLE
+// `state:` inputs with and without --check, --dump-constant in TOSA layout. Runs the binary on
+// lavapipe with --validate where a device is used; expected values are computed here.
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "common/file_io.h"
+#include "tests/pte/pte_writer.h"
+#include "tests/support/cli_runner.h"
+#include "tosa/builder.h"
+#include "tosa/npy.h"
+
+namespace openvgf {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::CommandResult;
+using testing::runCli;
+namespace fs = std::filesystem;
+
+const std::string kAdd = std::string(OPENVGF_TEST_DATA) + "/tosa/test_add_1x4x4x4_f32";
+const std::string kConv = std::string(OPENVGF_TEST_DATA) + "/tosa/test_conv2d_1x1_1x32x32x8_f32_st11_padSAME_dilat11";
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("openvgf-cli-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
+            std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "cache");
+    env_ = "XDG_CACHE_HOME=" + (dir_ / "cache").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string addInputs() const { return " -i " + kAdd + "/placeholder_0.npy -i " + kAdd + "/placeholder_1.npy"; }
+  CommandResult run(const std::string& arguments) const { return runCli(arguments, env_); }
+  std::string write(const std::string& name, const std::string& bytes) const {
+    std::ofstream(dir_ / name, std::ios::binary) << bytes;
+    return path(name);
+  }
+
+  // acc += x; y = acc, with acc an int32 variable starting at 10, 20, 30.
+  std::string writeAccumulator() const {
+    tosa::HostTensor init(tosa::DType::Int32, {3});
+    for (int i = 0; i < 3; ++i) init.as<std::int32_t>()[i] = 10 * (i + 1);
+    tosa::Builder b;
+    tosa::Value acc = b.variable("acc", init);
+    tosa::Value sum = b.add(b.variableRead(acc, "old"), b.input("x", tosa::DType::Int32, {3}), "y");
+    b.variableWrite(acc, sum);
+    b.output(sum);
+    EXPECT_TRUE(b.write(dir_ / "acc.tosa"));
+    return path("acc.tosa");
+  }
+
+  std::string writeInts(const std::string& name, std::vector<std::int32_t> values) const {
+    tosa::HostTensor t(tosa::DType::Int32, {static_cast<std::int64_t>(values.size())});
+    for (std::size_t i = 0; i < values.size(); ++i) t.as<std::int32_t>()[i] = values[i];
+    EXPECT_TRUE(tosa::npy::writeTensor(dir_ / name, t));
+    return path(name);
+  }
+
+  std::vector<std::int32_t> readInts(const std::string& file) const {
+    Result<tosa::HostTensor> t = tosa::npy::readTensor(file, tosa::DType::Int32);
+    EXPECT_TRUE(t) << t.error().message();
+    if (!t) return {};
+    return {t->as<std::int32_t>().begin(), t->as<std::int32_t>().end()};
+  }
+
+  fs::path dir_;
+  std::string env_;
+};
+
+TEST_F(Cli, GlobalFlagsAreAcceptedAfterTheSubcommand) {
+  const std::string model = kAdd + "/model.tosa";
+  CommandResult quiet = run("inspect " + model + " -q");
+  EXPECT_EQ(quiet.exitCode, 0) << quiet.output;
+  CommandResult verbose = run("inspect " + model + " --verbose");
+  EXPECT_EQ(verbose.exitCode, 0) << verbose.output;
+  EXPECT_THAT(verbose.output, HasSubstr("TosaInput_0"));
+  CommandResult mixed = run("-v reference " + model + addInputs() + " -q");
+  EXPECT_EQ(mixed.exitCode, 0) << mixed.output;
+}
+
+TEST_F(Cli, QuietPrintsOnlyWhatWasAskedFor) {
+  const std::string model = kAdd + "/model.tosa";
+  CommandResult loud = run("reference " + model + addInputs() + " -o " + path("r.npy"));
+  ASSERT_EQ(loud.exitCode, 0) << loud.output;
+  EXPECT_THAT(loud.output, HasSubstr("TosaOutput_0 FP32 [1,4,4,4]"));
+  CommandResult reference = run("-q reference " + model + addInputs() + " -o " + path("r.npy"));
+  EXPECT_EQ(reference.exitCode, 0);
+  EXPECT_EQ(reference.output, "");
+  const std::string everything = addInputs() + " -o " + path("y.npy") + " --repeat 3 --profile " + path("t.json") +
+                                 " --check " + model + " --validate";
+  CommandResult loudRun = run("run " + model + everything);
+  ASSERT_EQ(loudRun.exitCode, 0) << loudRun.output;
+  EXPECT_THAT(loudRun.output, HasSubstr("check: PASS"));
+  EXPECT_THAT(loudRun.output, HasSubstr("3 runs on"));
+  EXPECT_THAT(loudRun.output, HasSubstr("total GPU time"));
+  fs::remove(path("y.npy"));
+  CommandResult quietRun = run("run " + model + everything + " -q");
+  EXPECT_EQ(quietRun.exitCode, 0);
+  EXPECT_EQ(quietRun.output, "");
+  EXPECT_TRUE(fs::exists(path("y.npy")));
+  EXPECT_TRUE(fs::exists(path("t.json")));
+  // What was asked for is still printed.
+  CommandResult stats = run("-q convert " + model + " -o " + path("a.vgf") + " --stats");
+  EXPECT_EQ(stats.exitCode, 0);
+  EXPECT_THAT(stats.output, HasSubstr("kernels:"));
+}
+
+TEST_F(Cli, TargetAndPassesErrorsListTheChoices) {
+  const std::string model = kAdd + "/model.tosa";
+  CommandResult target = run("convert " + model + " -o " + path("x.vgf") + " --target fastest");
+  EXPECT_EQ(target.exitCode, 2);
+  EXPECT_THAT(target.output, HasSubstr("--target: expected one of portable, native, ethos-u55-32, ethos-u55-64, "
+                                       "ethos-u55-128, ethos-u55-256, ethos-u65-256, ethos-u65-512, ethos-u85-128, "
+                                       "ethos-u85-256, ethos-u85-512, ethos-u85-1024, ethos-u85-2048, got 'fastest'"));
+  CommandResult passes = run("convert " + model + " -o " + path("x.vgf") + " --passes \"\"");
+  EXPECT_EQ(passes.exitCode, 2);
+  EXPECT_THAT(passes.output, HasSubstr("--passes: expected all, none or a comma-separated list of fold-constants"));
+  EXPECT_THAT(passes.output, HasSubstr("got an empty value"));
+  EXPECT_FALSE(fs::exists(path("x.vgf")));
+  CommandResult runTarget = run("run " + model + addInputs() + " --target ethos-u55-128");
+  EXPECT_EQ(runTarget.exitCode, 2);
+  EXPECT_THAT(runTarget.output, HasSubstr("model.tosa: target: expected portable or native"));
+}
+
+TEST_F(Cli, UnknownCommandIsNamed) {
+  CommandResult r = run("frobnicate " + kAdd + "/model.tosa");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_THAT(r.output, HasSubstr("unknown command 'frobnicate': expected one of convert, inspect, reference"));
+  EXPECT_THAT(r.output, HasSubstr("devices"));
+}
+
+TEST_F(Cli, ConvertSaysWhatToDoWithProgramsAndVgfs) {
+  ASSERT_EQ(run("convert " + kAdd + "/model.tosa -o " + path("add.vgf")).exitCode, 0);
+  Result<std::vector<std::uint8_t>> vgf = readFile(path("add.vgf"));
+  ASSERT_TRUE(vgf);
+  pte::testing::TestProgram spec;
+  spec.payloads.push_back(*vgf);
+  spec.plans.push_back(pte::testing::oneDelegatePlan("forward", {{1, 4, 4, 1}, {1, 4, 4, 4}}, {{1, 4, 4, 4}}));
+  const std::vector<std::uint8_t> pte = pte::testing::writeProgram(spec).bytes;
+  ASSERT_TRUE(writeFileAtomic(path("add.pte"), pte));
+
+  CommandResult fromPte = run("convert " + path("add.pte") + " -o " + path("x.vgf"));
+  EXPECT_EQ(fromPte.exitCode, 2);
+  EXPECT_THAT(fromPte.output, HasSubstr("add.pte: expected a TOSA flatbuffer, got an ExecuTorch program: `openvgf "
+                                        "extract " + path("add.pte") + " -o DIR`"));
+  EXPECT_THAT(fromPte.output, HasSubstr("`openvgf run " + path("add.pte") + "`"));
+  CommandResult fromVgf = run("convert " + path("add.vgf") + " -o " + path("x.vgf"));
+  EXPECT_EQ(fromVgf.exitCode, 2);
+  EXPECT_THAT(fromVgf.output, HasSubstr("got a VGF file, which is already converted: run it with `openvgf run"));
+  EXPECT_FALSE(fs::exists(path("x.vgf")));
+
+  // And the program runs as the message says.
+  CommandResult ran = run("run " + path("add.pte") + addInputs() + " -o " + path("y.npy") + " --validate");
+  EXPECT_EQ(ran.exitCode, 0) << ran.output;
+  Result<tosa::HostTensor> y = tosa::npy::readTensor(path("y.npy"), tosa::DType::Fp32);
+  Result<tosa::HostTensor> want = tosa::npy::readTensor(kAdd + "/tf_result.npy", tosa::DType::Fp32);
+  ASSERT_TRUE(y && want);
+  EXPECT_EQ(y->bytes, want->bytes);
+}
+
+TEST_F(Cli, ForeignFilesAreNamedForWhatTheyLookLike) {
+  const std::string onnx = write("model.onnx", std::string("\x08\x07\x12\x07pytorch", 10));
+  const std::string tflite = write("model.tflite", std::string("\x1c\0\0\0TFL3\0\0\0\0", 12));
+  const std::string torch = write("model.pt", std::string("PK\x03\x04", 4) + std::string(22, '\0') +
+                                                 std::string("\x10\0\0\0", 4) + "archive/data.pkl");
+  const std::string text = write("notes.txt", "just some text");
+  const std::string input = " -i " + kAdd + "/placeholder_0.npy";
+  struct Case {
+    std::string file;
+    std::string looksLike;
+  };
+  for (const Case& c : {Case{onnx, "an ONNX model"}, Case{tflite, "a TensorFlow Lite model"},
+                        Case{torch, "a PyTorch model"}, Case{text, "a file of unknown format"}}) {
+    CommandResult r = run("run " + c.file + input);
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_THAT(r.output, HasSubstr(c.file + ": cannot run " + c.looksLike + ": expected a TOSA flatbuffer, a VGF, "
+                                    "an ExecuTorch program or an Ethos-U command stream"));
+    CommandResult inspected = run("inspect " + c.file);
+    EXPECT_EQ(inspected.exitCode, 2);
+    EXPECT_THAT(inspected.output, HasSubstr(c.file + ": unrecognised file (" + c.looksLike + ")"));
+    CommandResult converted = run("convert " + c.file + " -o " + path("x.vgf"));
+    EXPECT_EQ(converted.exitCode, 2);
+    EXPECT_THAT(converted.output, HasSubstr("got " + c.looksLike));
+  }
+}
+
+#ifdef OPENVGF_ZOO
+TEST_F(Cli, ReadmeZooToBenchSteps) {
+  // README: openvgf-zoo writes <out>/<model>.tosa (<model>_b<N>.tosa with --batch N) and
+  // `openvgf bench` takes the .tosa directly; here with a model small enough for lavapipe.
+  CommandResult zoo = testing::runCommand(std::string(OPENVGF_ZOO) + " --out " + path("zoo") +
+                                         " --models conv3x3_7x7x512 --batch 2 --no-weights --no-inputs");
+  ASSERT_EQ(zoo.exitCode, 0) << zoo.output;
+  ASSERT_TRUE(fs::exists(path("zoo/conv3x3_7x7x512_b2.tosa"))) << zoo.output;
+  CommandResult bench = run("bench " + path("zoo/conv3x3_7x7x512_b2.tosa") +
+                            " --warmup 0 --iterations 2 --gpu-iterations 1 --cache-dir " + path("bench-cache"));
+  ASSERT_EQ(bench.exitCode, 0) << bench.output;
+  // "cold" is named for what it is, and Mesa's shader cache was kept in the bench's folder.
+  EXPECT_THAT(bench.output, HasSubstr("ms cold (empty caches)"));
+  EXPECT_THAT(bench.output, HasSubstr("ms warm (caches from disk)"));
+  EXPECT_TRUE(fs::exists(path("bench-cache/driver"))) << "the driver's shader cache did not go to the bench folder";
+}
+#endif
+
+TEST_F(Cli, StateInputsDefaultToTheInitialValueAndCheckJudgesThem) {
+  const std::string tosaModel = writeAccumulator();
+  ASSERT_EQ(run("convert " + tosaModel + " -o " + path("acc.vgf")).exitCode, 0);
+  const std::string x = writeInts("x.npy", {1, 2, 3});
+
+  CommandResult fromTosa = run("run " + tosaModel + " -i " + x + " --output-dir " + path("out") + " --validate");
+  ASSERT_EQ(fromTosa.exitCode, 0) << fromTosa.output;
+  EXPECT_EQ(readInts(path("out/y.npy")), (std::vector<std::int32_t>{11, 22, 33}));
+  EXPECT_EQ(readInts(path("out/state_acc.npy")), (std::vector<std::int32_t>{11, 22, 33}));
+
+  CommandResult noState = run("run " + path("acc.vgf") + " -i " + x + " --output-dir " + path("none"));
+  EXPECT_EQ(noState.exitCode, 2);
+  EXPECT_THAT(noState.output, HasSubstr("acc.vgf: --input: expected 2 input(s) ('x', 'state:acc'), got 1; `state:` "
+                                        "inputs start from the variables' initial values when the model is a .tosa "
+                                        "or --check names the .tosa"));
+  EXPECT_FALSE(fs::exists(path("none")));
+
+  CommandResult checked = run("run " + path("acc.vgf") + " -i " + x + " --check " + tosaModel + " --validate");
+  EXPECT_EQ(checked.exitCode, 0) << checked.output;
+  EXPECT_THAT(checked.output, HasSubstr("y: PASS"));
+  EXPECT_THAT(checked.output, HasSubstr("state:acc: PASS"));
+  EXPECT_THAT(checked.output, HasSubstr("check: PASS"));
+
+  const std::string state = writeInts("s.npy", {100, 200, 300});
+  CommandResult fed = run("run " + path("acc.vgf") + " -i x=" + x + " -i state:acc=" + state + " --check " + tosaModel +
+                          " --output-dir " + path("fed") + " --validate");
+  EXPECT_EQ(fed.exitCode, 0) << fed.output;
+  EXPECT_THAT(fed.output, HasSubstr("check: PASS"));
+  EXPECT_EQ(readInts(path("fed/y.npy")), (std::vector<std::int32_t>{101, 202, 303}));
+}
+
+TEST_F(Cli, DumpConstantOfATosaGraphIsInTosaLayout) {
+  // The fixture's CONV2D weights are layer_1 [1,1,8,16] transposed; the VGF stores the
+  // kernel's [K = 8, OC = 16] layout of the same numbers.
+  const std::string model = kConv + "/model.tosa";
+  CommandResult tosaDump = run("inspect " + model + " --dump-constant layer_1 -o " + path("w.npy"));
+  ASSERT_EQ(tosaDump.exitCode, 0) << tosaDump.output;
+  Result<tosa::npy::Array> tosaWeights = tosa::npy::readFile(path("w.npy"));
+  ASSERT_TRUE(tosaWeights);
+  EXPECT_EQ(tosaWeights->shape, (tosa::Shape{1, 1, 8, 16}));
+  ASSERT_EQ(run("inspect " + model + " --dump-constant 1 -o " + path("w1.npy")).exitCode, 0);
+  EXPECT_EQ(readFile(path("w1.npy"))->size(), readFile(path("w.npy"))->size()) << "index 1 is layer_1";
+  ASSERT_EQ(run("convert " + model + " -o " + path("conv.vgf")).exitCode, 0);
+  ASSERT_EQ(run("inspect " + path("conv.vgf") + " --dump-constant 0 -o " + path("v.npy")).exitCode, 0);
+  Result<tosa::npy::Array> vgfWeights = tosa::npy::readFile(path("v.npy"));
+  ASSERT_TRUE(vgfWeights);
+  EXPECT_EQ(vgfWeights->shape, (tosa::Shape{8, 16}));
+  EXPECT_EQ(vgfWeights->data, tosaWeights->data);
+
+  CommandResult unknown = run("inspect " + model + " --dump-constant nope -o " + path("n.npy"));
+  EXPECT_EQ(unknown.exitCode, 2);
+  EXPECT_THAT(unknown.output, HasSubstr(model + ": --dump-constant: expected the name or index (< 3) of a constant of "
+                                                "the main block ('layer_0', 'layer_1', 'layer_2'), got 'nope'"));
+  CommandResult noOutput = run("inspect " + model + " --dump-constant layer_1");
+  EXPECT_EQ(noOutput.exitCode, 2);
+  EXPECT_THAT(noOutput.output, HasSubstr("expected an output file with -o FILE"));
+  EXPECT_FALSE(fs::exists(path("n.npy")));
+}
+
+TEST_F(Cli, MessagesNameTheFile) {
+  const std::string model = kAdd + "/model.tosa";
+  CommandResult unknown = run("reference " + model + " -i nope=" + kAdd + "/placeholder_0.npy -i " + kAdd +
+                              "/placeholder_1.npy");
+  EXPECT_EQ(unknown.exitCode, 2);
+  EXPECT_THAT(unknown.output, HasSubstr(model + ": --input nope="));
+  CommandResult twice = run("reference " + model + " -i TosaInput_0=" + kAdd + "/placeholder_0.npy -i TosaInput_0=" +
+                            kAdd + "/placeholder_0.npy");
+  EXPECT_EQ(twice.exitCode, 2);
+  EXPECT_THAT(twice.output, HasSubstr(model + ": --input TosaInput_0="));
+  CommandResult count = run("run " + model + " -i " + kAdd + "/placeholder_0.npy");
+  EXPECT_EQ(count.exitCode, 2);
+  EXPECT_THAT(count.output, HasSubstr(model + ": --input: expected 2 input(s)"));
+  EXPECT_THAT(count.output, Not(HasSubstr("state:")));
+}
+
+}  // namespace
+}  // namespace openvgf

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+// The scalar GEMM core (include/gemm.glsl) under the tile configs of the tuning table
+// (converter/targets/tuning.cpp): 128x128 tiles of 8x8 blocks, one or two shared buffers,
+// fp32 vec4 loads or not. Each config converts MATMUL and CONV2D at shapes with partial tiles,
+// odd M/N/K and K that is not a multiple of the K step, runs them on the default device with
+// the validation layer and judges them against the reference interpreter. Then the tile
+// choice, the tuning-table overrides (OPENVGF_TUNING) and their CLI error.
+#include <random>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "converter/kernels/gemm_common.h"
+#include "converter/targets/target.h"
+#include "tests/converter/run_util.h"
+#include "tests/support/cli_runner.h"
+#include "tosa/builder.h"
+#include "tosa/writer.h"
+
+namespace openvgf::testing {
+namespace {
+
+using converter::GemmTile;
+using tosa::DType;
+using tosa::HostTensor;
+using tosa::Value;
+
+HostTensor randomFp32(tosa::Shape shape, std::mt19937& rng, float lo = -1.0f, float hi = 1.0f) {
+  HostTensor t(DType::Fp32, std::move(shape));
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (float& v : t.as<float>()) v = dist(rng);
+  return t;
+}
+
+// The portable target with `tile` for every GEMM of the cases below (M, N > 16) and lavapipe's
+// 32 KiB of shared memory; split-K only where a case asks for it.
+converter::ConvertOptions withTile(const GemmTile& tile, bool splitK) {
+  converter::Target target = converter::portableTarget();
+  target.gemm = tile;
+  target.maxSharedBytes = 32768;
+  if (!splitK) target.gemmSplitKGroups = 0;
+  EXPECT_TRUE(converter::verifyTarget(target));
+  converter::ConvertOptions options;
+  options.customTarget = target;
+  return options;
+}
+
+struct TileCase {
+  std::string name;
+  GemmTile tile;
+};
+
+class GemmTiles : public ::testing::TestWithParam<TileCase> {
+ protected:
+  std::mt19937 rng{20261125};
+
+  void expectPass(const tosa::Graph& graph, const std::vector<HostTensor>& inputs, bool splitK = false,
+                  std::size_t kernels = 1) {
+    RunOutcome outcome = convertRunCheck(graph, inputs, withTile(GetParam().tile, splitK));
+    expectAllPass(outcome);
+    EXPECT_EQ(outcome.stats.kernels, kernels);
+  }
+
+  void matmul(std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t n, bool splitK = false,
+              std::size_t kernels = 1) {
+    SCOPED_TRACE(fmt::format("MATMUL {}x{}x{}x{}", batch, m, k, n));
+    tosa::Builder b;
+    Value x = b.input("a", DType::Fp32, {batch, m, k});
+    Value y = b.input("b", DType::Fp32, {batch, k, n});
+    b.output(b.matmul(x, y, {}));
+    auto graph = b.build();
+    ASSERT_TRUE(graph) << graph.error().message();
+    expectPass(*graph, {randomFp32({batch, m, k}, rng), randomFp32({batch, k, n}, rng)}, splitK, kernels);
+  }
+
+  // CONV2D 3x3 (pad 1, `stride`) of [1, h, w, ic] to oc channels, bias and a CLAMP epilogue.
+  void conv(std::int64_t h, std::int64_t w, std::int64_t ic, std::int64_t oc, int stride) {
+    SCOPED_TRACE(fmt::format("CONV2D {}x{}x{} -> {}, stride {}", h, w, ic, oc, stride));
+    tosa::Builder b;
+    Value x = b.input("x", DType::Fp32, {1, h, w, ic});
+    tosa::ConvParams cp;
+    cp.pad = {1, 1, 1, 1};
+    cp.stride = {stride, stride};
+    Value c = b.conv2d(x, b.constant(randomFp32({oc, 3, 3, ic}, rng, -0.2f, 0.2f)), b.constant(randomFp32({oc}, rng)),
+                       cp);
+    b.output(b.clamp(c, -1.0, 6.0));
+    auto graph = b.build();
+    ASSERT_TRUE(graph) << graph.error().message();
+    expectPass(*graph, {randomFp32({1, h, w, ic}, rng)});
+  }
+};
+
+// Scalar loads: odd N and K (37 is under one 8-deep K step of the last slice).
+TEST_P(GemmTiles, MatmulOddSizes) { matmul(2, 130, 37, 131); }
+
+// vec4 loads of A and B (K, N multiples of 4); K = 68 leaves a half K step at the end.
+TEST_P(GemmTiles, MatmulVec4Loads) { matmul(1, 136, 68, 260); }
+
+// One tile and a deep K: split-K slices run the same core over K ranges, then a reduction.
+TEST_P(GemmTiles, MatmulSplitK) { matmul(1, 40, 1000, 44, /*splitK=*/true, /*kernels=*/2); }
+
+// IC 12 and OC 132: vec4 gathers of input channels and of the [K][OC] weights.
+TEST_P(GemmTiles, Conv2dVec4Loads) { conv(9, 11, 12, 132, 1); }
+
+// IC 5, OC 70, stride 2: scalar gathers, padding rows and columns in every tile.
+TEST_P(GemmTiles, Conv2dOddChannels) { conv(13, 11, 5, 70, 2); }
+
+INSTANTIATE_TEST_SUITE_P(Tiles, GemmTiles,
+                         ::testing::Values(TileCase{"b128x128x8_r8x8_double", {128, 128, 8, 8, 8, 2}},
+                                           TileCase{"b128x128x16_r8x8_single", {128, 128, 16, 8, 8, 1}},
+                                           TileCase{"b128x64x8_r8x4_double", {128, 64, 8, 8, 4, 2}},
+                                           TileCase{"b64x64x16_r4x4_double", {64, 64, 16, 4, 4, 2}},
+                                           TileCase{"b64x64x16_r4x4_single", {64, 64, 16, 4, 4, 1}}),
+                         [](const ::testing::TestParamInfo<TileCase>& p) { return p.param.name; });
+
+TEST(GemmTileChoice, LargeTileOnlyOnFullGridsWithoutExtraPadding) {
+  converter::Target target = converter::portableTarget();
+  converter::applyTuningTable(target, converter::DeviceClass::NvidiaGpu);
+  const GemmTile large = target.gemmLarge;
+  ASSERT_GT(target.gemmLargeMinGroups, 0);
+  EXPECT_EQ(converter::chooseTile(target, 4096, 4096), large);
+  // N = 64 under a 128-wide tile doubles the padded area: the default tile.
+  EXPECT_EQ(converter::chooseTile(target, 100352, 64), target.gemm);
+  // ResNet-50's last stage at batch 32 (M 1568, N 512): 52 large tiles, too few.
+  EXPECT_EQ(converter::chooseTile(target, 1568, 512), target.gemm);
+  // Other GPUs keep the portable tiles; a CPU device takes 8x8 blocks for any grid.
+  converter::Target other = converter::portableTarget();
+  converter::applyTuningTable(other, converter::DeviceClass::OtherGpu);
+  EXPECT_EQ(converter::chooseTile(other, 4096, 4096), other.gemm);
+  converter::Target cpu = converter::portableTarget();
+  converter::applyTuningTable(cpu, converter::DeviceClass::Cpu);
+  EXPECT_EQ(converter::chooseTile(cpu, 64, 64), cpu.gemmLarge);
+  EXPECT_EQ(cpu.gemmSplitKGroups, 0);
+}
+
+TEST(TuningOverrides, SetEntriesAndRejectBadSpecs) {
+  converter::Target t = converter::portableTarget();
+  t.maxSharedBytes = 49152;
+  t.maxInvocations = 1024;
+  ASSERT_TRUE(converter::applyTuningOverrides(t, "gemm=128x64x8/8x4/2,gemm-min-groups=7,coopmat=2x4/64x32/16,"
+                                                 "coopmat-min-tiles=9"));
+  EXPECT_EQ(t.gemmLarge, (GemmTile{128, 64, 8, 8, 4, 2}));
+  EXPECT_EQ(t.gemmLargeMinGroups, 7);
+  EXPECT_EQ(t.coopMatTile, (converter::CoopMatTile{2, 4, 64, 32, 16}));
+  EXPECT_EQ(t.coopMatLargeMinTiles, 9);
+  for (const char* bad : {"gemm=128x128x8", "gemm=128x128x8/8x8/x", "gemm-min-groups=0", "coopmat=2x2/64x64",
+                          "tile=1", "gemm=128x128x8/8x8/3", "gemm=512x512x16/8x8/2"}) {
+    converter::Target u = t;
+    Status s = converter::applyTuningOverrides(u, bad);
+    ASSERT_FALSE(s) << bad;
+    EXPECT_EQ(s.error().kind(), ErrorKind::InvalidInput) << bad;
+    EXPECT_NE(s.error().message().find("OPENVGF_TUNING"), std::string::npos) << s.error().message();
+  }
+}
+
+TEST(TuningOverrides, CliRejectsABadSpecWithExitTwo) {
+  ScratchDir dir("gemm_tuning_cli");
+  tosa::Builder b;
+  Value x = b.input("a", DType::Fp32, {1, 32, 32});
+  b.output(b.matmul(x, b.input("b", DType::Fp32, {1, 32, 32}), {}));
+  auto graph = b.build();
+  ASSERT_TRUE(graph) << graph.error().message();
+  Status written = tosa::writeGraph(*graph, dir / "mm.tosa");
+  ASSERT_TRUE(written) << written.error().message();
+  CommandResult bad = runCli(fmt::format("convert {} --target native -o {}", dir / "mm.tosa", dir / "bad.vgf"),
+                             "OPENVGF_TUNING=gemm=1x2");
+  if (bad.output.find("cannot load libvulkan") != std::string::npos) GTEST_SKIP() << bad.output;
+  EXPECT_EQ(bad.exitCode, 2) << bad.output;
+  EXPECT_NE(bad.output.find("OPENVGF_TUNING: entry 'gemm=1x2'"), std::string::npos) << bad.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "bad.vgf"));
+  CommandResult good = runCli(fmt::format("convert {} --target native -o {}", dir / "mm.tosa", dir / "good.vgf"),
+                              "OPENVGF_TUNING=gemm=64x64x8/8x8/2,gemm-min-groups=1");
+  EXPECT_EQ(good.exitCode, 0) << good.output;
+}
+
+}  // namespace
+}  // namespace openvgf::testing
