@@ -44,7 +44,7 @@ Result<std::vector<tosa::HostTensor>> readInputs(const RunOptions& options, cons
       continue;
     }
     Result<tosa::HostTensor> tensor = tosa::npy::readTensor(paths[i], expected[i].dtype, expected[i].shape);
-    if (!tensor) return Unexpected(std::move(tensor).error().addContext(fmt::format("input '{}'", expected[i].name)));
+    if (!tensor) return Unexpected(std::move(tensor).error().addContext(fmt::format("{}: input '{}'", options.path, expected[i].name)));
     tensors.push_back(std::move(*tensor));
   }
   return tensors;
@@ -56,7 +56,7 @@ Result<std::vector<tosa::Shape>> inputArrayShapes(const RunOptions& options, con
   std::vector<tosa::Shape> shapes;
   for (std::size_t i = 0; i < paths.size(); ++i) {
     Result<tosa::npy::Array> array = tosa::npy::readFile(paths[i]);
-    if (!array) return Unexpected(std::move(array).error().addContext(fmt::format("input '{}'", names[i])));
+    if (!array) return Unexpected(std::move(array).error().addContext(fmt::format("{}: input '{}'", options.path, names[i])));
     shapes.push_back(array->shape);
   }
   return shapes;

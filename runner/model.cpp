@@ -71,6 +71,9 @@ Status validateSpirv(std::span<const std::uint32_t> words) {
     return invalidInput("expected SPIR-V that spirv-val accepts for Vulkan 1.3, got: {}",
                         first.empty() ? std::string("an invalid module") : first);
   }
+  // spirv-val leaves the header's reserved schema word alone; drivers refuse a module whose
+  // schema is not 0 (lavapipe: VK_ERROR_UNKNOWN at pipeline creation).
+  if (words[4] != 0) return invalidInput("header word 4 (schema): expected 0, got {}", words[4]);
   return {};
 }
 

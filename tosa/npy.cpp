@@ -106,6 +106,7 @@ class HeaderParser {
       skipSpace();
       std::int64_t value = 0;
       std::size_t digits = 0;
+      const std::size_t start = pos_;
       while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
         int d = text_[pos_++] - '0';
         if (value > (std::numeric_limits<std::int64_t>::max() - d) / 10)
@@ -114,6 +115,11 @@ class HeaderParser {
         ++digits;
       }
       if (digits == 0) return fail("a non-negative integer dimension");
+      // The header is a Python literal, where 04 is a syntax error (numpy refuses the file).
+      if (digits > 1 && text_[start] == '0') {
+        pos_ = start;
+        return fail("a dimension without leading zeros");
+      }
       // Python 2 era writers append 'L' to longs.
       if (pos_ < text_.size() && text_[pos_] == 'L') ++pos_;
       shape.push_back(value);
@@ -273,6 +279,11 @@ Result<Array> parse(std::span<const std::uint8_t> bytes, std::string_view source
                         headerLen, bytes.size() - headerStart);
   }
   std::string_view text(reinterpret_cast<const char*>(bytes.data() + headerStart), headerLen);
+  // The format ends the header with a newline; numpy refuses any other last byte.
+  if (text.empty() || text.back() != '\n') {
+    return invalidInput("{}: npy header: expected a header that ends with a newline, got {}", sourceName,
+                        text.empty() ? std::string("an empty header") : fmt::format("byte 0x{:02x}", text.back()));
+  }
   HeaderParser p(text, sourceName);
   if (!p.consume('{')) return p.fail("'{'");
   std::optional<std::string> descrText;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/limits.h"
 #include "converter/ethosu/lowering.h"
 #include "converter/ethosu/stages.h"
 #include "converter/passes/passes.h"
@@ -18,7 +19,7 @@ using namespace ::openvgf::ethosu;
 
 /// Lifetimes of the scratch buffers: each op uses its operands; graph inputs live from the
 /// start and outputs to the end, and neither shares space with anything.
-std::uint32_t placeBuffers(Lowering& lowering) {
+std::uint64_t placeBuffers(Lowering& lowering) {
   const int lastOp = static_cast<int>(lowering.ops.size());
   auto use = [&](const View& v, int at) {
     if (v.region != 1 || v.buffer < 0) return;
@@ -83,7 +84,12 @@ Result<CompiledModel> compile(const tosa::Graph& graph, const CompileOptions& op
   CompileStats stats;
   OPENVGF_TRY(withContext(chooseBlocks(lowering.ops, config), sourceName));
   OPENVGF_TRY(withContext(encodeWeights(lowering.ops, config, lowering.readOnly, stats), sourceName));
-  const std::uint32_t scratch = placeBuffers(lowering);
+  const std::uint64_t arena = placeBuffers(lowering);
+  if (arena > kMaxEthosUScratchBytes) {
+    return unsupported("{}: the graph needs a scratch arena of {} bytes: expected at most {} (the scratch arena's limit)",
+                       sourceName, arena, kMaxEthosUScratchBytes);
+  }
+  const auto scratch = static_cast<std::uint32_t>(arena);
   const AddressOf address = [&](const View& v) -> std::uint32_t {
     return v.region == 1 ? lowering.buffers[static_cast<std::size_t>(v.buffer)].address + v.offset : v.offset;
   };

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "common/limits.h"
+
 namespace openvgf::converter::ethosu {
 
 using tosa::DType;
@@ -62,8 +64,10 @@ Result<Dims3> Lowering::dims3(const std::string& name, const std::string& what) 
     default:
       return unsupported("{}: tensor '{}': rank {} (at most 4)", what, name, s.size());
   }
-  if (static_cast<std::int64_t>(d.h) * d.w * d.c > (std::int64_t{1} << 31)) {
-    return unsupported("{}: tensor '{}' is larger than 2 GiB", what, name);
+  // Also keeps every byte count below (int32 accumulators are 4x) within 32 bits.
+  if (static_cast<std::int64_t>(d.h) * d.w * d.c > kMaxEthosUScratchBytes) {
+    return unsupported("{}: tensor '{}': {} elements: expected at most {} (the scratch arena's limit)", what, name,
+                       static_cast<std::int64_t>(d.h) * d.w * d.c, kMaxEthosUScratchBytes);
   }
   return d;
 }

@@ -36,8 +36,9 @@ Status encodeWeights(std::vector<NpuOp>& ops, const AcceleratorConfig& config, s
 Status encodeU85Weights(NpuOp& op, const AcceleratorConfig& config, std::vector<std::uint8_t>& readOnly, CompileStats& stats);
 
 /// Lifetime-based first-fit placement of the scratch buffers; `pinned` buffers (graph inputs
-/// and outputs) never share space. Returns the arena size.
-std::uint32_t planArena(std::vector<Buffer>& buffers, const std::vector<int>& pinned);
+/// and outputs) never share space. Returns the arena size, counted in 64 bits so that a sum
+/// past 4 GiB is seen (and refused by compile()) rather than wrapped.
+std::uint64_t planArena(std::vector<Buffer>& buffers, const std::vector<int>& pinned);
 
 /// The byte address of a view in its region.
 using AddressOf = std::function<std::uint32_t(const View&)>;

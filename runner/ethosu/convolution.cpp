@@ -229,8 +229,10 @@ Status runConvolution(const OpContext& ctx, bool depthwise) {
   if (r.u85() && (((r.p(cmd0::kAccFormat) >> 4) & 3) != 0 || ((r.p(cmd0::kAccFormat) >> 6) & 1) != 0)) {
     return unsupported("ACC_FORMAT: kept or IFM2 accumulators and disabled output are not modelled for convolutions");
   }
-  const std::uint64_t taps = static_cast<std::uint64_t>(s.kernel.height * s.kernel.width * (depthwise ? 1 : s.ifmD));
-  OPENVGF_TRY(ctx.chargeWork(static_cast<std::uint64_t>(s.ofmH * s.ofmW * s.ofmD) * taps));
+  auto u64 = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+  OPENVGF_TRY(ctx.chargeWork({u64(s.ofmH), u64(s.ofmW), u64(s.ofmD), u64(s.kernel.height), u64(s.kernel.width),
+                              depthwise ? 1 : u64(s.ifmD)}));
+  const std::uint64_t taps = u64(s.kernel.height * s.kernel.width * (depthwise ? 1 : s.ifmD));  // within maxWork now
   Accessor in(ifm, ctx);
   Accessor out(ofm, ctx);
   OPENVGF_TRY(in.checkExtent(s.ifmH, s.ifmW, s.ifmD));

@@ -134,7 +134,7 @@ Status runElementwise(const OpContext& ctx, unsigned mode) {
   const std::int64_t ofmH = std::int64_t{r.p(cmd0::kOfmHeightM1)} + 1;
   const std::int64_t ofmW = std::int64_t{r.p(cmd0::kOfmWidthM1)} + 1;
   const std::int64_t ofmD = std::int64_t{r.p(cmd0::kOfmDepthM1)} + 1;
-  OPENVGF_TRY(ctx.chargeWork(static_cast<std::uint64_t>(ofmH * ofmW * ofmD)));
+  OPENVGF_TRY(ctx.chargeWork({static_cast<std::uint64_t>(ofmH), static_cast<std::uint64_t>(ofmW), static_cast<std::uint64_t>(ofmD)}));
   Accessor in(ifm, ctx), in2(ifm2, ctx), out(ofm, ctx);
   OPENVGF_TRY(in.checkExtent(ofmH, ofmW, ofmD));
   if (!unary) OPENVGF_TRY(in2.checkExtent(ofmH, ofmW, ofmD));

@@ -221,9 +221,14 @@ Status prepareOutput(const FeatureMap& ofm, std::int64_t h, std::int64_t w, std:
   return {};
 }
 
-Status OpContext::chargeWork(std::uint64_t amount) const {
-  if (amount > limits.maxWork - std::min(limits.maxWork, stats.work)) {
-    return unsupported("the stream needs more than the simulator's limit of {} element operations", limits.maxWork);
+Status OpContext::chargeWork(std::initializer_list<std::uint64_t> factors) const {
+  std::uint64_t amount = 1;
+  bool overflow = false;
+  for (std::uint64_t f : factors) overflow |= __builtin_mul_overflow(amount, f, &amount);
+  if (overflow || amount > limits.maxWork - std::min(limits.maxWork, stats.work)) {
+    return unsupported("the stream needs more than the simulator's work limit of {} element operations ({} used before "
+                       "this operation)",
+                       limits.maxWork, stats.work);
   }
   stats.work += amount;
   return {};

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <vector>
@@ -59,8 +60,10 @@ struct OpContext {
   SimulatorStats& stats;
   const Limits& limits;
 
-  /// Counts `amount` element operations against Limits::maxWork before they are done.
-  Status chargeWork(std::uint64_t amount) const;
+  /// Counts the product of `factors` element operations against Limits::maxWork before they
+  /// are done. The product is taken with overflow checks: 16-bit sizes multiply past 2^64,
+  /// and a wrapped count would let zero-stride streams run for hours.
+  Status chargeWork(std::initializer_list<std::uint64_t> factors) const;
 };
 
 /// A feature map as the registers describe it: up to four tiles in one region, or (U85) a

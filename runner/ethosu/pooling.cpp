@@ -57,8 +57,8 @@ Status runPool(const OpContext& ctx, unsigned mode) {
     return unsupported("AVERAGE pool with hardware division (per-channel scale mode, no scale stream{}) is not modelled",
                        padded ? ", padded" : "");
   }
-  const std::uint64_t window = static_cast<std::uint64_t>(k.height * k.width * (reduceDepth ? ifmD : 1));
-  OPENVGF_TRY(ctx.chargeWork(static_cast<std::uint64_t>(ofmH * ofmW * ofmD) * window));
+  auto u64 = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+  OPENVGF_TRY(ctx.chargeWork({u64(ofmH), u64(ofmW), u64(ofmD), u64(k.height), u64(k.width), reduceDepth ? u64(ifmD) : 1}));
   std::optional<FeatureMap> ifm2;
   if (accInput == 2) {
     OPENVGF_ASSIGN_OR_RETURN(ifm2, loadFeatureMap(r, MapKind::Ifm2));

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <fmt/ranges.h>
+
 namespace openvgf::runner::ethosu {
 
 using namespace ::openvgf::ethosu;
@@ -38,6 +40,18 @@ Result<LoadedModel> loadModel(const VelaStream& stream, std::string_view name) {
   model.inputs = stream.inputs;
   model.outputs = stream.outputs;
   model.ioRank = stream.ioRank;
+  // An I/O tensor lives in the scratch arena, so one larger than the arena's limit is refused
+  // here, before its byte count (which can wrap 64 bits) is compared with an input file.
+  for (const auto& [list, what] : {std::pair{&model.inputs, "inputs"}, std::pair{&model.outputs, "outputs"}}) {
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const VelaIo& io = (*list)[i];
+      if (ioByteSize(model, io) > kMaxEthosUScratchBytes) {
+        return invalidInput("{}: {}[{}]: shape {} of {}-byte elements: expected at most {} bytes (the scratch arena's limit)",
+                            name, what, i, fmt::join(std::span(io.shape).first(static_cast<std::size_t>(model.ioRank)), "x"),
+                            io.elementSize, kMaxEthosUScratchBytes);
+      }
+    }
+  }
   OPENVGF_TRY(decodePayload(model, stream.commandStream, fmt::format("{}: cmd_data", name)));
   return model;
 }

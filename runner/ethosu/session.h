@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/limits.h"
 #include "ethosu/cop1.h"
 #include "ethosu/vela_bin_stream.h"
 #include "runner/ethosu/simulator.h"
@@ -50,8 +51,9 @@ Result<LoadedModel> loadModel(const ::openvgf::ethosu::VelaStream& stream, std::
 std::uint64_t ioByteSize(const LoadedModel& model, const VelaIo& io);
 
 struct RunLimits {
-  /// The scratch arena and the persistent area a stream may claim: 256 MiB each.
-  std::uint64_t maxScratchBytes = std::uint64_t{256} << 20;
+  /// The scratch arena and the persistent area a stream may claim: 256 MiB each (the bound
+  /// the compiler also keeps, common/limits.h).
+  std::uint64_t maxScratchBytes = kMaxEthosUScratchBytes;
   Limits simulator;
 };
 

@@ -125,7 +125,7 @@ Status Simulator::State::runDma(const MemoryRegions& memory) {
   const std::span<std::uint8_t> from = view(srcReg, 0);
   OPENVGF_TRY(checkDmaRange(from, src, length, rows, srcRow, planes, srcPlane, "source", regionName(srcReg)));
   OPENVGF_TRY(checkDmaRange(view(dstReg, 0), dst, length, rows, dstRow, planes, dstPlane, "destination", regionName(dstReg)));
-  OPENVGF_TRY(context(memory).chargeWork(length * rows * planes));
+  OPENVGF_TRY(context(memory).chargeWork({length, rows, planes}));
   std::vector<int> cores{0};
   if (((dstReg >> 8) & 1) && regs.product != Product::U85 && config.cores > 1) {
     if ((dstReg & 3) == 0) return invalidInput("DMA destination SHRAM: core mask: expected 1..3, got 0");

@@ -124,7 +124,8 @@ TEST_F(Cli, TargetAndPassesErrorsListTheChoices) {
   CommandResult target = run("convert " + model + " -o " + path("x.vgf") + " --target fastest");
   EXPECT_EQ(target.exitCode, 2);
   EXPECT_THAT(target.output, HasSubstr("--target: expected one of portable, native, ethos-u55-32, ethos-u55-64, "
-                                       "ethos-u55-128, ethos-u55-256, ethos-u65-256, ethos-u65-512, got 'fastest'"));
+                                       "ethos-u55-128, ethos-u55-256, ethos-u65-256, ethos-u65-512, ethos-u85-128, "
+                                       "ethos-u85-256, ethos-u85-512, ethos-u85-1024, ethos-u85-2048, got 'fastest'"));
   CommandResult passes = run("convert " + model + " -o " + path("x.vgf") + " --passes \"\"");
   EXPECT_EQ(passes.exitCode, 2);
   EXPECT_THAT(passes.output, HasSubstr("--passes: expected all, none or a comma-separated list of fold-constants"));

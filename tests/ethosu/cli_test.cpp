@@ -10,7 +10,10 @@
 #include <sstream>
 
 #include "common/file_io.h"
+#include "ethosu/cop1.h"
 #include "ethosu/disassembler.h"
+#include "ethosu/registers.h"
+#include "ethosu/vela_bin_stream.h"
 #include "runner/ethosu/session.h"
 #include "tests/ethosu/graph_util.h"
 #include "tests/support/cli_runner.h"
@@ -182,6 +185,121 @@ TEST(EthosUCli, U85TargetConvertsRunsAndDisassembles) {
   EXPECT_NE(inspect.output.find("NPU_SET_ACC_FORMAT format=I32 input=RESET output=ENABLE microblock="), std::string::npos)
       << inspect.output;
   EXPECT_EQ(inspect.output.find("UNKNOWN"), std::string::npos) << inspect.output;
+  fs::remove_all(dir);
+}
+
+// Item 3 of issue 17: the compiler verifies the graph before lowering it, so malformed graphs
+// (which used to segfault) and graphs too large for the scratch arena exit 2 naming the file,
+// and nothing is written.
+TEST(EthosUCli, MalformedOrOversizedGraphsAreRefusedBeforeLowering) {
+  const fs::path dir = tempDir();
+  std::vector<std::pair<std::string, tosa::Graph>> cases;
+  {
+    GraphBuilder g;
+    g.input("x", {1, 4, 4, 16});
+    g.output(g.op(Op::Reshape, std::monostate{}, {}, {1, 256}, DType::Int8, "y"));
+    cases.emplace_back("reshape_without_inputs", g.graph());
+  }
+  {
+    GraphBuilder g;
+    const std::string y = g.clamp(g.input("x", {1, 4, 4, 16}), -128, 127);
+    g.output(y);
+    g.block().operators.back().outputs.clear();
+    cases.emplace_back("op_without_outputs", g.graph());
+  }
+  {
+    GraphBuilder g;
+    g.output(g.clamp(g.input("x", tosa::Shape(16, 1)), -128, 127));
+    cases.emplace_back("rank16", g.graph());
+  }
+  {
+    GraphBuilder g;  // 512 Mi int8 elements: twice the scratch arena's limit
+    g.output(g.clamp(g.input("x", {1, 16384, 16384, 2}), -128, 127));
+    cases.emplace_back("oversized", g.graph());
+  }
+  for (const auto& [name, graph] : cases) {
+    const fs::path model = dir / (name + ".tosa");
+    ASSERT_TRUE(tosa::writeGraph(graph, model)) << name;
+    const fs::path out = dir / (name + ".ethosu");
+    CommandResult r = runCli("convert " + model.string() + " --target ethos-u55-128 -o " + out.string());
+    EXPECT_EQ(r.exitCode, 2) << name << ": " << r.output;
+    EXPECT_NE(r.output.find(model.string()), std::string::npos) << name << ": " << r.output;
+    EXPECT_FALSE(fs::exists(out)) << name;
+    if (name == "oversized") {
+      EXPECT_NE(r.output.find("scratch arena's limit"), std::string::npos) << r.output;
+    }
+  }
+  fs::remove_all(dir);
+}
+
+// Sizes a vela_bin_stream claims are checked before anything is allocated or run: the scratch
+// arena (a 624-byte file used to grow to 4.2 GB), I/O tensors whose byte count overflows 64
+// bits, and commands that reach past the arena. Each exits 2 naming the file.
+TEST(EthosUCli, StreamClaimsBeyondTheLimitsExitTwoNamingTheFile) {
+  const fs::path dir = tempDir();
+  auto model = converter::ethosu::compile(smallModel(), {}, "small.tosa");
+  ASSERT_TRUE(model) << model.error().message();
+  auto good = ::openvgf::ethosu::parseVelaBinStream(model->velaBinStream);
+  ASSERT_TRUE(good) << good.error().message();
+  std::mt19937 rng(9);
+  ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", randomInt8({1, 8, 8, 16}, rng)));
+  struct Case {
+    std::string name, expected;
+    std::vector<std::uint8_t> cop1;
+    std::uint32_t scratchSize;
+    std::vector<::openvgf::ethosu::VelaIo> inputs, outputs;
+  };
+  const Case base{"", "", model->cop1, *good->scratchSize, good->inputs, good->outputs};
+  std::vector<Case> cases;
+  cases.push_back(base);
+  cases.back().name = "scratch";
+  cases.back().expected = "scratch_size: 4294967295 bytes exceeds the simulator's limit of 268435456 bytes";
+  cases.back().scratchSize = 0xFFFFFFFF;
+  cases.push_back(base);
+  cases.back().name = "io_overflow";
+  cases.back().expected = "expected at most 268435456 bytes (the scratch arena's limit)";
+  cases.back().inputs[0].shape = {65536, 65536, 65536, 65536, 1, 1};  // 2^64 bytes: 0 when wrapped
+  cases.push_back(base);
+  cases.back().name = "outside";
+  cases.back().expected = "expected within the scratch arena";
+  // Room for the input only: the convolution's output lands past the end of the arena.
+  cases.back().scratchSize = static_cast<std::uint32_t>(good->inputs[0].offset + 8 * 8 * 16);
+  // Zero strides keep every access of a 65536 x 65536 output in bounds: 2^44 multiply-
+  // accumulates, which ran for hours before the simulator's work limit.
+  cases.push_back(base);
+  cases.back().name = "work";
+  cases.back().expected = "the simulator's work limit";
+  {
+    auto loaded = runner::ethosu::loadModel(model->velaBinStream, "small.ethosu");
+    ASSERT_TRUE(loaded) << loaded.error().message();
+    ::openvgf::ethosu::Cop1Payload payload = loaded->payload;
+    for (const ::openvgf::ethosu::Command& command : loaded->commands) {
+      if (::openvgf::ethosu::isOperation(command)) break;
+      const std::string_view name = ::openvgf::ethosu::commandName(loaded->accelerator.product, command.code, command.isCmd1);
+      const std::size_t at = command.wordOffset * 4;
+      if (name.find("STRIDE_") != std::string::npos && name.find("KERNEL") == std::string::npos) {
+        std::fill_n(payload.commandStream.begin() + static_cast<std::ptrdiff_t>(at + 4), 4, 0);
+      } else if (name.starts_with("NPU_SET_OFM_HEIGHT") || name.starts_with("NPU_SET_OFM_WIDTH") ||
+                 name.starts_with("NPU_SET_IFM_HEIGHT") || name.starts_with("NPU_SET_IFM_WIDTH")) {
+        payload.commandStream[at + 2] = payload.commandStream[at + 3] = 0xFF;
+      }
+    }
+    auto cop1 = ::openvgf::ethosu::writeCop1(payload);
+    ASSERT_TRUE(cop1) << cop1.error().message();
+    cases.back().cop1 = *cop1;
+  }
+  for (const Case& c : cases) {
+    const fs::path file = dir / (c.name + ".ethosu");
+    auto stream = ::openvgf::ethosu::makeVelaBinStream(c.cop1, model->weightData, c.scratchSize, c.inputs, c.outputs);
+    ASSERT_TRUE(stream) << stream.error().message();
+    ASSERT_TRUE(writeFileAtomic(file, *stream));
+    CommandResult r = runCli("run " + file.string() + " --input " + (dir / "x.npy").string() + " --output " +
+                             (dir / (c.name + ".npy")).string());
+    EXPECT_EQ(r.exitCode, 2) << c.name << ": " << r.output;
+    EXPECT_NE(r.output.find(file.string()), std::string::npos) << c.name << ": " << r.output;
+    EXPECT_NE(r.output.find(c.expected), std::string::npos) << c.name << ": " << r.output;
+    EXPECT_FALSE(fs::exists(dir / (c.name + ".npy"))) << c.name;
+  }
   fs::remove_all(dir);
 }
 

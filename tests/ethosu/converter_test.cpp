@@ -472,6 +472,12 @@ TEST(EthosUConvert, RefusesWhatTheNpuCannotRunExactly) {
     EXPECT_EQ(r.error().exitCode(), 2);
   };
   {
+    GraphBuilder g;  // valid TOSA, which the verifier lets through
+    std::string x = g.input("x", {1, 4, 4, 4});
+    g.output(g.op(Op::Transpose, tosa::TransposeAttrs{{0, 2, 1, 3}}, {x}, {1, 4, 4, 4}, DType::Int8, "swapped"));
+    refuse(g.graph(), "TRANSPOSE 'swapped' (operator 0): operator TRANSPOSE is not supported by the Ethos-U backend");
+  }
+  {
     GraphBuilder g;
     std::string x = g.input("x", {1, 4, 4, 4});
     g.output(g.op(Op::Abs, std::monostate{}, {x}, {1, 4, 4, 4}, DType::Int8, "absolute"));

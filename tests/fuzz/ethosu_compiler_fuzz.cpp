@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// libFuzzer target for the Ethos-U compiler: any .tosa input is read, then compiled for a
-// U55, a two-core U65 or a U85 (chosen by the input's size). The compiler must verify first
-// and refuse what it cannot lower with a clean error; whatever it accepts must be a stream the
-// runner's loader takes back (abort otherwise), and it is then run in the simulator under
-// lowered limits.
+// libFuzzer target for the Ethos-U compiler, TOSA in: any .tosa input is read, then compiled
+// for a U55, a two-core U65 or a U85 (chosen by the input's size). The compiler must verify
+// first and refuse what it cannot lower with a clean error; whatever it accepts must be a
+// stream the runner's loader takes back and the simulator runs (abort otherwise). When the
+// reference interpreter defines the result (no REQUIRE diagnostics), the simulator's outputs
+// must equal it bit for bit: a difference is a silent wrong answer and aborts.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -13,28 +14,55 @@
 #include "converter/ethosu/compiler.h"
 #include "runner/ethosu/session.h"
 #include "tosa/reader.h"
+#include "tosa/reference/reference.h"
+
+namespace {
 
 namespace eu = openvgf::runner::ethosu;
 
+// Keeps one execution in milliseconds: larger graphs are compiled, not run.
+constexpr std::int64_t kMaxRunElements = std::int64_t{1} << 16;
+constexpr std::uint64_t kMaxRunMacs = std::uint64_t{1} << 22;
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  auto graph = openvgf::tosa::readGraph(std::span<const std::uint8_t>(data, size), "fuzz.tosa");
+  using namespace openvgf;
+  auto graph = tosa::readGraph(std::span<const std::uint8_t>(data, size), "fuzz.tosa");
   if (!graph) return 0;
   static const char* const kTargets[] = {"ethos-u55-128", "ethos-u65-512", "ethos-u85-256"};
-  openvgf::converter::ethosu::CompileOptions options;
+  converter::ethosu::CompileOptions options;
   options.target = kTargets[size % 3];
-  auto compiled = openvgf::converter::ethosu::compile(*graph, options, "fuzz.tosa");
+  auto compiled = converter::ethosu::compile(*graph, options, "fuzz.tosa");
   if (!compiled) return 0;
   auto model = eu::loadModel(compiled->velaBinStream, "compiled.ethosu");
   if (!model) std::abort();  // the compiler wrote a stream its own runner cannot read
-  std::vector<std::vector<std::uint8_t>> inputs;
-  for (const eu::VelaIo& io : model->inputs) {
-    const std::uint64_t bytesNeeded = eu::ioByteSize(*model, io);
-    if (bytesNeeded > (1u << 20)) return 0;
-    inputs.emplace_back(static_cast<std::size_t>(bytesNeeded), 0x11);
+  if (compiled->stats.macs > kMaxRunMacs) return 0;
+  const tosa::Block* block = graph->mainBlock();
+  for (const tosa::Tensor& t : block->tensors) {
+    if (!t.isUnranked && tosa::elementCount(t.shape) > kMaxRunElements) return 0;
+  }
+  std::vector<tosa::HostTensor> inputs;
+  std::vector<std::vector<std::uint8_t>> raw;
+  for (std::size_t k = 0; k < block->inputs.size(); ++k) {
+    const tosa::Tensor* t = block->findTensor(block->inputs[k]);
+    tosa::HostTensor value(t->dtype, t->shape);
+    for (std::size_t i = 0; i < value.bytes.size(); ++i) value.bytes[i] = static_cast<std::uint8_t>(i * 37 + k * 11 + 5);
+    raw.push_back(value.bytes);
+    inputs.push_back(std::move(value));
   }
   eu::RunLimits limits;
   limits.maxScratchBytes = std::uint64_t{1} << 24;
-  limits.simulator.maxWork = std::uint64_t{1} << 22;
-  (void)eu::runModel(*model, inputs, "compiled.ethosu", nullptr, limits);
+  limits.simulator.maxWork = std::uint64_t{1} << 24;
+  auto outputs = eu::runModel(*model, raw, "compiled.ethosu", nullptr, limits);
+  // Only the lowered limits above may refuse a stream the compiler accepted.
+  if (!outputs && outputs.error().message().find("limit") != std::string::npos) return 0;
+  if (!outputs) std::abort();
+  auto reference = tosa::reference::run(*graph, inputs);
+  if (!reference || !reference->diagnostics.empty()) return 0;
+  if (outputs->size() != reference->outputs.size()) std::abort();
+  for (std::size_t i = 0; i < outputs->size(); ++i) {
+    if ((*outputs)[i] != reference->outputs[i].value.bytes) std::abort();
+  }
   return 0;
 }

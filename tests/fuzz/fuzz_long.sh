@@ -21,7 +21,7 @@ if [ ${#targets[@]} -eq 0 ]; then
   for exe in "$build"/tests/fuzz/*_fuzz; do targets+=("$(basename "$exe" _fuzz)"); done
 fi
 # The same per-target options as the bounded CI runs (tests/fuzz/CMakeLists.txt).
-declare -A extra=([tosa_reader]="-max_len=8192" [vgf_session]="-max_len=65536")
+declare -A extra=([tosa_reader]="-max_len=8192" [ethosu_compiler]="-max_len=8192" [vgf_session]="-max_len=65536")
 status=0
 for target in "${targets[@]}"; do
   exe="$build/tests/fuzz/${target}_fuzz"

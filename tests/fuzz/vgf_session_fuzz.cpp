@@ -29,12 +29,21 @@ using namespace openvgf;
 
 constexpr std::uint64_t kMaxFuzzBytes = std::uint64_t{64} << 20;
 
+// A context serves this many sessions, then is replaced: lavapipe and the validation layer
+// keep per-device state for every pipeline they have seen, and one process of a long campaign
+// (tests/fuzz/fuzz_long.sh) grew past 2 GB through a reused device alone.
+constexpr int kSessionsPerContext = 256;
+
 runner::Context* contextFor(const runner::Model& model) {
-  // Never destroyed: at exit the validation layer's own statics may already be gone, and
-  // destroying a device then crashes inside the layer.
-  static auto& contexts = *new std::map<std::uint32_t, std::unique_ptr<runner::Context>>();
+  // Never destroyed at exit: by then the validation layer's own statics may already be gone,
+  // and destroying a device crashes inside the layer. Replacing one mid-run is safe.
+  static auto& contexts = *new std::map<std::uint32_t, std::pair<std::unique_ptr<runner::Context>, int>>();
   const std::uint32_t key = model.requiredFeatures().bits;
   auto it = contexts.find(key);
+  if (it != contexts.end() && ++it->second.second > kSessionsPerContext) {
+    contexts.erase(it);
+    it = contexts.end();
+  }
   if (it == contexts.end()) {
     runner::ContextOptions options;
     options.validate = true;
@@ -42,9 +51,9 @@ runner::Context* contextFor(const runner::Model& model) {
     options.pipelineCache = false;
     Result<std::unique_ptr<runner::Context>> context = runner::Context::create(options, model);
     if (!context) return nullptr;  // e.g. a feature lavapipe lacks: refused with a message
-    it = contexts.emplace(key, std::move(*context)).first;
+    it = contexts.emplace(key, std::make_pair(std::move(*context), 0)).first;
   }
-  return it->second.get();
+  return it->second.first.get();
 }
 
 [[noreturn]] void finding(const char* stage, const std::string& why) {
@@ -81,6 +90,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!outputs) finding("run", outputs.error().message());
   // How much of the fuzzing gets this far, for the campaign record (tests/fuzz/README.md).
   static std::uint64_t runs = 0;
-  if ((++runs & (runs - 1)) == 0) std::fprintf(stderr, "vgf_session: %llu accepted models ran\n", static_cast<unsigned long long>(runs));
+  ++runs;
+  if ((runs & (runs - 1)) == 0) std::fprintf(stderr, "vgf_session: %llu accepted models ran\n", static_cast<unsigned long long>(runs));
   return 0;
 }

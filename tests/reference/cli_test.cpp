@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "common/file_io.h"
 #include "graph_helpers.h"
 #include "tests/support/cli_runner.h"
 #include "tosa/npy.h"
@@ -73,6 +74,35 @@ TEST_F(ReferenceCli, BadInputsExitWithCode2) {
   EXPECT_NE(unknown.output.find("'nope'"), std::string::npos) << unknown.output;
   CommandResult notTosa = runCli("reference " + kAdd + "placeholder_0.npy");
   EXPECT_EQ(notTosa.exitCode, 2) << notTosa.output;
+  // Found by the mutation campaign: "(1,04, 4, 1)" is no Python literal and numpy refuses it.
+  auto bytes = readFile(kAdd + "placeholder_0.npy");
+  ASSERT_TRUE(bytes);
+  std::string text(bytes->begin(), bytes->end());
+  const std::size_t at = text.find("(1, 4, 4, 1)");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 12, "(1,04, 4, 1)");
+  std::filesystem::create_directories(dir_);
+  ASSERT_TRUE(writeFileAtomic(dir_ / "zeros.npy", std::vector<std::uint8_t>(text.begin(), text.end())));
+  CommandResult zeros = runCli("reference " + kAdd + "model.tosa --input " + (dir_ / "zeros.npy").string() + " --input " +
+                               kAdd + "placeholder_1.npy --output " + (dir_ / "y.npy").string());
+  EXPECT_EQ(zeros.exitCode, 2) << zeros.output;
+  EXPECT_NE(zeros.output.find((dir_ / "zeros.npy").string() + ": npy header: expected a dimension without leading zeros"),
+            std::string::npos)
+      << zeros.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "y.npy"));
+  // Also from the campaign: a header ending in a vertical tab instead of a newline.
+  std::string unterminated(bytes->begin(), bytes->end());
+  const std::size_t newline = unterminated.find('\n');
+  ASSERT_NE(newline, std::string::npos);
+  unterminated[newline] = '\x0b';
+  ASSERT_TRUE(writeFileAtomic(dir_ / "vt.npy", std::vector<std::uint8_t>(unterminated.begin(), unterminated.end())));
+  CommandResult vt = runCli("reference " + kAdd + "model.tosa --input " + (dir_ / "vt.npy").string() + " --input " + kAdd +
+                            "placeholder_1.npy --output " + (dir_ / "y.npy").string());
+  EXPECT_EQ(vt.exitCode, 2) << vt.output;
+  EXPECT_NE(vt.output.find((dir_ / "vt.npy").string() + ": npy header: expected a header that ends with a newline, got "
+                                                         "byte 0x0b"),
+            std::string::npos)
+      << vt.output;
 }
 
 TEST_F(ReferenceCli, InvalidGraphIsRefusedWithCode2) {
@@ -89,6 +119,27 @@ TEST_F(ReferenceCli, InvalidGraphIsRefusedWithCode2) {
                            " --output " + (dir_ / "y.npy").string());
   EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_NE(r.output.find("TRANSPOSE"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "y.npy"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "y.npy"));
+}
+
+// docs/limits.md: the interpreter holds at most 2^28 elements per tensor; a graph that claims
+// more is refused before any input is read (the input file need not even exist).
+TEST_F(ReferenceCli, TensorsOverTheInterpretersLimitAreRefusedBeforeReadingInputs) {
+  GraphBuilder b;
+  const std::string x = b.tensor(DType::Int8, {1, 16384, 16384, 2});  // 2^29 elements
+  b.block().inputs.push_back(x);
+  const std::string out = b.tensor(DType::Int8, {1, 16384, 16384, 2});
+  b.op(Op::Identity, {x}, {out});
+  b.output(out);
+  std::filesystem::create_directories(dir_);
+  ASSERT_TRUE(writeGraph(b.graph(), dir_ / "big.tosa"));
+  CommandResult r = runCli("reference " + (dir_ / "big.tosa").string() + " --input " + (dir_ / "missing.npy").string() +
+                           " --output " + (dir_ / "y.npy").string());
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find((dir_ / "big.tosa").string()), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("expected at most 268435456 elements (the reference interpreter's limit)"), std::string::npos)
+      << r.output;
   EXPECT_FALSE(std::filesystem::exists(dir_ / "y.npy"));
 }
 

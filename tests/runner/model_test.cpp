@@ -247,6 +247,11 @@ TEST(ModelInterface, ModulesMustPassSpirvVal) {
   words.resize(6);  // cut inside the first capability
   m->file.modules[0].spirv = words;
   EXPECT_THAT(refusal(m->file), HasSubstr("modules[0] 'binary': SPIR-V module: word 5: expected an instruction"));
+  // Found by the mutation campaign: spirv-val accepts a non-zero schema word; lavapipe does not.
+  words.assign(k_binary_f32, k_binary_f32 + sizeof(k_binary_f32) / 4);
+  words[4] = 0x80000000u;
+  m->file.modules[0].spirv = words;
+  EXPECT_THAT(refusal(m->file), HasSubstr("modules[0] 'binary': header word 4 (schema): expected 0, got 2147483648"));
 }
 
 TEST(ModelDataflow, IntermediatesAreWrittenBeforeReadAndOutputsAreWritten) {
@@ -282,6 +287,14 @@ TEST(ModelLimits, TensorsLargerThanADescriptorRangeAreRefused) {
             "elements of 4 bytes");
   m->file.resources[2].shape = {1ll << 40, 1ll << 40};  // the product overflows int64
   EXPECT_THAT(refusal(m->file), HasSubstr("resources[2]: shape [1099511627776,1099511627776]: expected at most"));
+}
+
+TEST(ModelLimits, ModelsClaimingMoreThanKMaxModelBytesAreRefused) {
+  auto m = binaryModel();
+  auto big = m->file.resources[2];
+  big.shape = {1 << 15, (1 << 15) - 1};  // just under 4 GiB of fp32: each tensor alone is allowed
+  while (m->file.resources.size() < 300) m->file.resources.push_back(big);
+  EXPECT_THAT(refusal(m->file), HasSubstr(": expected at most 1099511627776 bytes of tensors in a model, got more"));
 }
 
 TEST(Model, DeviceCheckNamesTheMissingCapability) {
