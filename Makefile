@@ -57,7 +57,7 @@ fuzz-build: deps
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_targets
 
 test-fuzz: fuzz-build
-	cd $(FUZZ_BUILD) && ctest --output-on-failure -L fuzz
+	cd $(FUZZ_BUILD) && ctest --output-on-failure -j $(JOBS) -L fuzz
 
 # Long campaigns (tests/fuzz/README.md); not part of `make test`.
 fuzz-long: fuzz-build

@@ -15,10 +15,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <random>
 #include <sstream>
-
-#include <unistd.h>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -167,16 +164,11 @@ void compareOrRecord(const std::string& section, const std::map<std::string, std
 
 class VgfHashes : public ::testing::Test {
  protected:
-  void SetUp() override {
-    cacheDir_ = std::filesystem::temp_directory_path() /
-                fmt::format("openvgf-vgf-hashes-{}-{}", ::getpid(), std::random_device{}());
-  }
-  void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(cacheDir_, ec);
-  }
-  // A private, empty SPIR-V cache: every module is compiled by this build.
-  std::filesystem::path cacheDir_;
+  // The SPIR-V cache the other converter tests share. Its key covers the template, every
+  // include, the defines, glslang's version and the optimisation level, so a cached module
+  // is the module this build would compile; sharing it saves recompiling the operator sweep's
+  // kernels, which converter_op_sweep_test has compiled already (most of this test's time).
+  std::filesystem::path cacheDir_ = std::filesystem::temp_directory_path() / "openvgf-converter-test-cache";
 };
 
 TEST_F(VgfHashes, ZooModels) {

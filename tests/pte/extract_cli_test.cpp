@@ -214,7 +214,7 @@ TEST(InspectPteCli, BrokenProgramsExitWithCode2) {
         << result.output;
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "out"));
-  for (std::size_t length = 16; length < good.size(); length += 16) {
+  for (std::size_t length = 16; length < good.size(); length += 16 * openvgf::testing::kSanitizerStride) {
     ASSERT_TRUE(writeFileAtomic(pte, std::span<const std::uint8_t>(good.data(), length)));
     openvgf::testing::CommandResult result = runCli("inspect " + pte);
     EXPECT_EQ(result.exitCode, 2) << length << result.output;

@@ -5,10 +5,13 @@
 
 #include <sys/wait.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "tests/support/sanitizer_stride.h"
 
 namespace openvgf::testing {
 

@@ -183,7 +183,7 @@ TEST(InspectVgfCli, CorruptFilesExitWithCode2AndPreciseMessage) {
     EXPECT_NE(result.output.find(path + ": " + c.message), std::string::npos) << result.output;
   }
   // Truncation at every 16th byte through the CLI.
-  for (std::size_t length = 16; length < good.size(); length += 16) {
+  for (std::size_t length = 16; length < good.size(); length += 16 * testing::kSanitizerStride) {
     std::string path = dir / "cut.vgf";
     ASSERT_TRUE(writeFileAtomic(path, std::span<const std::uint8_t>(good.data(), length)));
     testing::CommandResult result = runCli("inspect " + path);
