@@ -83,6 +83,12 @@ inline ModelOptions modelOptions(const std::filesystem::path& cache) {
   return options;
 }
 
+/// Owns a C API status for the duration of a check.
+struct StatusGuard {
+  openvgf_status* status;
+  ~StatusGuard() { openvgf_status_free(status); }
+};
+
 /// Expects `body` to throw an openvgf::Exception with `code` whose message contains `text`.
 template <typename Body>
 void expectError(Body&& body, ErrorCode code, const std::string& text) {
