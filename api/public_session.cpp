@@ -264,11 +264,12 @@ RunHandle Session::runAsync(const std::vector<Tensor>& inputs, std::vector<Tenso
   return RunHandle(start(std::vector<std::string>(inputs.size()), inputs, std::move(outputs), options));
 }
 
-RunHandle Session::runNamedAsync(const std::map<std::string, Tensor>& inputs, const RunOptions& options) {
+RunHandle Session::runNamedAsync(const std::map<std::string, Tensor>& inputs, std::vector<Tensor> outputs,
+                                 const RunOptions& options) {
   std::vector<std::string> names;
   std::vector<Tensor> given;
   splitNamed(inputs, names, given);
-  return RunHandle(start(names, given, {}, options));
+  return RunHandle(start(names, given, std::move(outputs), options));
 }
 
 namespace {

@@ -329,7 +329,8 @@ class OPENVGF_API Session {
   /// run before it returns.
   RunHandle runAsync(const std::vector<Tensor>& inputs, std::vector<Tensor> outputs = {},
                      const RunOptions& options = {});
-  RunHandle runNamedAsync(const std::map<std::string, Tensor>& inputs, const RunOptions& options = {});
+  RunHandle runNamedAsync(const std::map<std::string, Tensor>& inputs, std::vector<Tensor> outputs = {},
+                          const RunOptions& options = {});
 
   /// Timings of the last run.
   Profile profile() const;
