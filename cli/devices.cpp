@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `openvgf devices [--json]`: every Vulkan device with its type, API version, driver,
-// subgroup size, the limits openvgf checks and the optional features it may enable; the
-// device `run` would pick by default is marked.
+// subgroup size, the limits openvgf checks, the optional features it may enable and the
+// host I/O facts the runner uses (transfer queue, host-memory import, timeline semaphores);
+// the device `run` would pick by default is marked.
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -68,7 +69,12 @@ nlohmann::json toJson(const vulkan::DeviceSnapshot& d, bool isDefault) {
             {"maxPerStageDescriptorStorageBuffers", l.maxPerStageDescriptorStorageBuffers},
             {"maxPushConstantsSize", l.maxPushConstantsSize},
             {"timestampPeriod", l.timestampPeriod}}},
-          {"features", features}};
+          {"features", features},
+          {"host_io",
+           {{"dedicated_transfer_queue", d.dedicatedTransferQueue},
+            {"external_memory_host", d.externalMemoryHost},
+            {"min_imported_host_pointer_alignment", d.externalMemoryHost ? d.minImportedHostPointerAlignment : 0},
+            {"timeline_semaphore", d.features.has(vulkan::Feature::TimelineSemaphore)}}}};
 }
 
 std::string toText(const vulkan::DeviceSnapshot& d, bool isDefault) {
@@ -95,6 +101,11 @@ std::string toText(const vulkan::DeviceSnapshot& d, bool isDefault) {
   out += fmt::format("   round-to-nearest-even execution mode (shaderRoundingModeRTEFloat*): {}\n",
                      rte.empty() ? "-" : fmt::format("fp{}", fmt::join(rte, " fp")));
   if (!no.empty()) out += fmt::format("   missing:  {}\n", no);
+  out += fmt::format("   host I/O: dedicated transfer queue {}, VK_EXT_external_memory_host {}, timeline semaphores {}\n",
+                     d.dedicatedTransferQueue ? "yes" : "no",
+                     d.externalMemoryHost ? fmt::format("yes (import alignment {} bytes)", d.minImportedHostPointerAlignment)
+                                          : std::string("no"),
+                     d.features.has(vulkan::Feature::TimelineSemaphore) ? "yes" : "no");
   return out;
 }
 
