@@ -6,6 +6,7 @@ equal to the chain through numpy (and to numpy's own sums); misuse raises openvg
 
 import os
 import pathlib
+import runpy
 import shutil
 import tempfile
 import unittest
@@ -99,6 +100,17 @@ class HostIoTest(unittest.TestCase):
             self.assertIsInstance(device["transfer_queue"], bool)
             self.assertIsInstance(device["timeline_semaphores"], bool)
             self.assertEqual(device["import_alignment"] > 0, device["external_memory_host"])
+
+    def test_readme_example(self):
+        saved = dict(os.environ)
+        os.environ["OPENVGF_EXAMPLE_MODEL"] = str(ADD / "model.tosa")
+        os.environ["XDG_CACHE_HOME"] = str(self.dir / "xdg")
+        try:
+            result = runpy.run_path(str(pathlib.Path(__file__).with_name("readme_host_io_example.py")))
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+        np.testing.assert_array_equal(result["chained"], np.full((1, 4, 4, 4), 4.5, np.float32))
 
 
 if __name__ == "__main__":
