@@ -128,7 +128,8 @@ Tensor Tensor::clone() const {
 std::vector<DeviceInfo> listDevices(bool validate) {
   api::DeviceList list = unwrap(api::listDevices(validate));
   std::vector<DeviceInfo> out;
-  for (const vulkan::DeviceSnapshot& d : list.devices) {
+  for (std::size_t i = 0; i < list.devices.size(); ++i) {
+    const vulkan::DeviceSnapshot& d = list.devices[i];
     DeviceInfo info;
     info.index = static_cast<int>(d.index);
     info.name = d.name;
@@ -141,6 +142,7 @@ std::vector<DeviceInfo> listDevices(bool validate) {
     info.subgroupSize = d.subgroupSize;
     for (vulkan::Feature f : vulkan::features(d.features)) info.features.emplace_back(vulkan::featureName(f));
     info.transferQueue = d.dedicatedTransferQueue;
+    info.hostVisibleDeviceLocalBytes = list.hostVisibleDeviceLocalBytes[i];
     info.externalMemoryHost = d.externalMemoryHost;
     info.importAlignment = d.externalMemoryHost ? d.minImportedHostPointerAlignment : 0;
     info.timelineSemaphores = d.features.has(vulkan::Feature::TimelineSemaphore);

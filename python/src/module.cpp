@@ -307,6 +307,7 @@ py::dict deviceDict(const openvgf::DeviceInfo& d) {
   out["subgroup_size"] = d.subgroupSize;
   out["features"] = d.features;
   out["transfer_queue"] = d.transferQueue;
+  out["host_visible_device_local_bytes"] = d.hostVisibleDeviceLocalBytes;
   out["external_memory_host"] = d.externalMemoryHost;
   out["import_alignment"] = d.importAlignment;
   out["timeline_semaphores"] = d.timelineSemaphores;

@@ -4,37 +4,15 @@ waited for in any order equal run() and the reference interpreter; pinned numpy 
 like any array; an output kept on the device feeds a session of a model on the same device,
 equal to the chain through numpy (and to numpy's own sums); misuse raises openvgf.Error."""
 
-import os
-import pathlib
-import runpy
-import shutil
-import tempfile
 import unittest
 
 import numpy as np
 
 import openvgf
-
-DATA = pathlib.Path(os.environ["OPENVGF_TEST_DATA"])
-ADD = DATA / "tosa" / "test_add_1x4x4x4_f32"
-DEVICE = os.environ.get("OPENVGF_TEST_DEVICE", "llvmpipe")
+from support import ADD, OpenvgfTestCase
 
 
-class HostIoTest(unittest.TestCase):
-    def setUp(self):
-        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="openvgf-python-host-io-"))
-        self.options = dict(device=DEVICE, validate=True, cache_dir=str(self.dir / "cache"))
-        self.a = np.load(ADD / "placeholder_0.npy")
-        self.b = np.load(ADD / "placeholder_1.npy")
-
-    def tearDown(self):
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-    def assertError(self, code, text, call, *args, **kwargs):
-        with self.assertRaises(openvgf.Error) as caught:
-            call(*args, **kwargs)
-        self.assertEqual(caught.exception.code, code, str(caught.exception))
-        self.assertIn(text, str(caught.exception))
+class HostIoTest(OpenvgfTestCase):
 
     def test_runs_in_flight_equal_run_and_the_reference_in_any_wait_order(self):
         model = openvgf.Model(str(ADD / "model.tosa"), **self.options)
@@ -102,14 +80,7 @@ class HostIoTest(unittest.TestCase):
             self.assertEqual(device["import_alignment"] > 0, device["external_memory_host"])
 
     def test_readme_example(self):
-        saved = dict(os.environ)
-        os.environ["OPENVGF_EXAMPLE_MODEL"] = str(ADD / "model.tosa")
-        os.environ["XDG_CACHE_HOME"] = str(self.dir / "xdg")
-        try:
-            result = runpy.run_path(str(pathlib.Path(__file__).with_name("readme_host_io_example.py")))
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
+        result = self.run_example("readme_host_io_example.py")
         np.testing.assert_array_equal(result["chained"], np.full((1, 4, 4, 4), 4.5, np.float32))
 
 

@@ -274,6 +274,8 @@ TEST(DevicesCli, ListsLavapipeAsTextAndJson) {
       const auto alignment = io["min_imported_host_pointer_alignment"].get<std::uint64_t>();
       EXPECT_TRUE(alignment != 0 && (alignment & (alignment - 1)) == 0) << alignment;
       EXPECT_FALSE(io["dedicated_transfer_queue"].get<bool>());
+      // A CPU device's memory is all host memory: its device-local heap is host-visible.
+      EXPECT_EQ(io["host_visible_device_local_bytes"].get<std::uint64_t>(), d["device_local_bytes"].get<std::uint64_t>());
       EXPECT_THAT(text.output, HasSubstr("VK_EXT_external_memory_host yes (import alignment " +
                                          std::to_string(alignment) + " bytes)"));
     }

@@ -173,6 +173,7 @@ struct DeviceInfo {
   std::vector<std::string> features;  ///< optional features it has (Vulkan spelling)
   // Host I/O facts.
   bool transferQueue = false;             ///< a dedicated transfer-only queue family (uploads overlap compute)
+  std::uint64_t hostVisibleDeviceLocalBytes = 0;  ///< largest device-local host-visible heap (BAR window)
   bool externalMemoryHost = false;        ///< VK_EXT_external_memory_host (Model::importPinned)
   std::uint64_t importAlignment = 0;      ///< minImportedHostPointerAlignment in bytes (0 without the extension)
   bool timelineSemaphores = false;        ///< timeline semaphores (runs in flight ordered on the GPU)
