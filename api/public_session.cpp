@@ -114,11 +114,11 @@ std::shared_ptr<const PinnedBuffer> PinnedBuffer::find(const void* data, std::si
 }
 
 void SessionState::finishUpTo(RunState& target) {
-  runner::Session& runner = *session.single();
+  // Runs of a .pte plan are finished when started (and its session has no single part).
   while (!target.finished && !pending.empty()) {
     RunState* run = pending.front();
     pending.erase(pending.begin());
-    Status status = withContext(runner.wait(run->ticket), session.model().loaded().path());
+    Status status = withContext(session.single()->wait(run->ticket), session.model().loaded().path());
     if (!status) run->failure = status.error();
     run->finished = true;
     for (SessionState* producer : run->producers) eraseValue(producer->readers, run);
