@@ -21,6 +21,19 @@ struct openvgf_session {
   openvgf::Session session;
 };
 
+struct openvgf_run {
+  openvgf::RunHandle handle;
+  std::vector<openvgf::Tensor> outputs;  // after openvgf_run_wait
+};
+
+struct openvgf_pinned {
+  openvgf::Tensor tensor;  // INT8 bytes in pinned memory
+};
+
+struct openvgf_device_tensor {
+  openvgf::Tensor tensor;
+};
+
 namespace {
 
 // Returned when even the status cannot be allocated (never freed).
@@ -99,6 +112,71 @@ openvgf::Tensor viewOf(const openvgf_tensor& t, const std::string& what) {
   }
 }
 
+// The C inputs as tensors; a non-NULL device_inputs[i] replaces inputs[i].
+std::vector<openvgf::Tensor> inputTensors(const openvgf_tensor* inputs, size_t count,
+                                          const openvgf_device_tensor* const* deviceInputs) {
+  std::vector<openvgf::Tensor> in;
+  for (size_t i = 0; i < count; ++i) {
+    const std::string what = "inputs[" + std::to_string(i) + "]";
+    if (deviceInputs != nullptr && deviceInputs[i] != nullptr) {
+      in.push_back(deviceInputs[i]->tensor);
+    } else if (inputs == nullptr) {
+      throw openvgf::Exception(openvgf::ErrorCode::InvalidInput,
+                               what + ": expected a tensor (inputs is NULL and device_inputs[" + std::to_string(i) +
+                                   "] is NULL)");
+    } else {
+      in.push_back(viewOf(inputs[i], what));
+    }
+  }
+  return in;
+}
+
+// The caller's output buffers as views. They must match exactly: the C++ API would otherwise
+// allocate instead of writing into them.
+std::vector<openvgf::Tensor> outputViews(const openvgf::Session& session, const char* function,
+                                         const openvgf_tensor* outputs, size_t count) {
+  const std::vector<openvgf::TensorInfo>& expected = session.outputs();
+  if (count != expected.size()) {
+    throw openvgf::Exception(openvgf::ErrorCode::InvalidInput, std::string(function) + ": output_count: expected " +
+                                                                   std::to_string(expected.size()) + ", got " +
+                                                                   std::to_string(count));
+  }
+  std::vector<openvgf::Tensor> out;
+  for (size_t i = 0; i < count; ++i) {
+    const std::string what = "outputs[" + std::to_string(i) + "] '" + expected[i].name + "'";
+    out.push_back(viewOf(outputs[i], what));
+    if (out.back().dtype() != expected[i].dtype || out.back().shape() != expected[i].shape) {
+      throw openvgf::Exception(openvgf::ErrorCode::InvalidInput,
+                               what + ": expected " + openvgf::toString(expected[i].dtype) + " with the model's shape");
+    }
+  }
+  return out;
+}
+
+// Checks struct_size of an options struct made by its _init function.
+template <typename Options>
+void checkStructSize(const Options* options, const char* function, const char* init) {
+  if (options != nullptr && options->struct_size != sizeof(Options)) {
+    throw openvgf::Exception(openvgf::ErrorCode::InvalidInput,
+                             std::string(function) + ": options: expected struct_size set by " + init);
+  }
+}
+
+openvgf::ModelOptions modelOptions(const openvgf_model_options* options) {
+  openvgf::ModelOptions o;
+  checkStructSize(options, "openvgf_model_open", "openvgf_model_options_init");
+  if (options != nullptr) {
+    o.device = orEmpty(options->device);
+    if (options->target != nullptr) o.target = options->target;
+    o.plan = orEmpty(options->plan);
+    o.cacheDir = orEmpty(options->cache_dir);
+    o.validate = options->validate != 0;
+    o.pipelineCache = options->pipeline_cache != 0;
+    o.modelCache = options->model_cache != 0;
+  }
+  return o;
+}
+
 }  // namespace
 
 extern "C" {
@@ -134,22 +212,16 @@ void openvgf_model_options_init(openvgf_model_options* options) {
 openvgf_status* openvgf_model_open(const char* path, const openvgf_model_options* options, openvgf_model** out_model) {
   if (path == nullptr) return nullArgument("openvgf_model_open", "path");
   if (out_model == nullptr) return nullArgument("openvgf_model_open", "out_model");
+  return guarded([&] { *out_model = new openvgf_model{openvgf::Model::open(path, modelOptions(options))}; });
+}
+
+openvgf_status* openvgf_model_open_shared(const char* path, const openvgf_model_options* options,
+                                          const openvgf_model* share_device_of, openvgf_model** out_model) {
+  if (path == nullptr) return nullArgument("openvgf_model_open_shared", "path");
+  if (share_device_of == nullptr) return nullArgument("openvgf_model_open_shared", "share_device_of");
+  if (out_model == nullptr) return nullArgument("openvgf_model_open_shared", "out_model");
   return guarded([&] {
-    openvgf::ModelOptions o;
-    if (options != nullptr) {
-      if (options->struct_size != sizeof(openvgf_model_options)) {
-        throw openvgf::Exception(openvgf::ErrorCode::InvalidInput,
-                                 "openvgf_model_open: options: expected struct_size set by openvgf_model_options_init");
-      }
-      o.device = orEmpty(options->device);
-      if (options->target != nullptr) o.target = options->target;
-      o.plan = orEmpty(options->plan);
-      o.cacheDir = orEmpty(options->cache_dir);
-      o.validate = options->validate != 0;
-      o.pipelineCache = options->pipeline_cache != 0;
-      o.modelCache = options->model_cache != 0;
-    }
-    *out_model = new openvgf_model{openvgf::Model::open(path, o)};
+    *out_model = new openvgf_model{openvgf::Model::open(path, modelOptions(options), share_device_of->model)};
   });
 }
 
@@ -174,6 +246,7 @@ void openvgf_session_options_init(openvgf_session_options* options) {
   if (options == nullptr) return;
   std::memset(options, 0, sizeof *options);
   options->struct_size = sizeof *options;
+  options->in_flight = 1;
 }
 
 openvgf_status* openvgf_session_create(const openvgf_model* model, const openvgf_session_options* options,
@@ -182,12 +255,10 @@ openvgf_status* openvgf_session_create(const openvgf_model* model, const openvgf
   if (out_session == nullptr) return nullArgument("openvgf_session_create", "out_session");
   return guarded([&] {
     openvgf::SessionOptions o;
+    checkStructSize(options, "openvgf_session_create", "openvgf_session_options_init");
     if (options != nullptr) {
-      if (options->struct_size != sizeof(openvgf_session_options)) {
-        throw openvgf::Exception(openvgf::ErrorCode::InvalidInput,
-                                 "openvgf_session_create: options: expected struct_size set by openvgf_session_options_init");
-      }
       o.profile = options->profile != 0;
+      o.inFlight = options->in_flight;
     }
     *out_session = new openvgf_session{model->model.createSession(o)};
   });
@@ -201,27 +272,110 @@ openvgf_status* openvgf_session_run(openvgf_session* session, const openvgf_tens
   if (input_count != 0 && inputs == nullptr) return nullArgument("openvgf_session_run", "inputs");
   if (output_count != 0 && outputs == nullptr) return nullArgument("openvgf_session_run", "outputs");
   return guarded([&] {
-    const std::vector<openvgf::TensorInfo>& expected = session->session.outputs();
-    if (output_count != expected.size()) {
-      throw openvgf::Exception(openvgf::ErrorCode::InvalidInput,
-                               "openvgf_session_run: output_count: expected " + std::to_string(expected.size()) +
-                                   ", got " + std::to_string(output_count));
-    }
-    std::vector<openvgf::Tensor> in;
-    for (size_t i = 0; i < input_count; ++i) in.push_back(viewOf(inputs[i], "inputs[" + std::to_string(i) + "]"));
-    // Outputs must match exactly: the C++ API would otherwise allocate instead of writing
-    // into the caller's buffers.
-    std::vector<openvgf::Tensor> out;
-    for (size_t i = 0; i < output_count; ++i) {
-      const std::string what = "outputs[" + std::to_string(i) + "] '" + expected[i].name + "'";
-      out.push_back(viewOf(outputs[i], what));
-      if (out.back().dtype() != expected[i].dtype || out.back().shape() != expected[i].shape) {
-        throw openvgf::Exception(openvgf::ErrorCode::InvalidInput,
-                                 what + ": expected " + openvgf::toString(expected[i].dtype) + " with the model's shape");
-      }
-    }
+    std::vector<openvgf::Tensor> in = inputTensors(inputs, input_count, nullptr);
+    std::vector<openvgf::Tensor> out = outputViews(session->session, "openvgf_session_run", outputs, output_count);
     session->session.run(in, out);
   });
+}
+
+void openvgf_run_options_init(openvgf_run_options* options) {
+  if (options == nullptr) return;
+  std::memset(options, 0, sizeof *options);
+  options->struct_size = sizeof *options;
+}
+
+openvgf_status* openvgf_session_run_async(openvgf_session* session, const openvgf_tensor* inputs, size_t input_count,
+                                          const openvgf_tensor* outputs, size_t output_count,
+                                          const openvgf_run_options* options, openvgf_run** out_run) {
+  const char* function = "openvgf_session_run_async";
+  if (session == nullptr) return nullArgument(function, "session");
+  if (output_count != 0 && outputs == nullptr) return nullArgument(function, "outputs");
+  if (out_run == nullptr) return nullArgument(function, "out_run");
+  return guarded([&] {
+    checkStructSize(options, function, "openvgf_run_options_init");
+    openvgf::RunOptions o;
+    const openvgf_device_tensor* const* deviceInputs = nullptr;
+    if (options != nullptr) {
+      o.keepOnDevice = options->keep_on_device != 0;
+      deviceInputs = options->device_inputs;
+    }
+    std::vector<openvgf::Tensor> in = inputTensors(inputs, input_count, deviceInputs);
+    std::vector<openvgf::Tensor> out;
+    if (o.keepOnDevice) {
+      if (output_count != 0) {
+        throw openvgf::Exception(openvgf::ErrorCode::InvalidInput,
+                                 std::string(function) + ": output_count: expected 0 with keep_on_device, got " +
+                                     std::to_string(output_count));
+      }
+    } else {
+      out = outputViews(session->session, function, outputs, output_count);
+    }
+    auto run = std::make_unique<openvgf_run>();
+    run->handle = session->session.runAsync(in, std::move(out), o);
+    *out_run = run.release();
+  });
+}
+
+openvgf_status* openvgf_run_wait(openvgf_run* run) {
+  if (run == nullptr) return nullArgument("openvgf_run_wait", "run");
+  return guarded([&] { run->outputs = run->handle.wait(); });
+}
+
+openvgf_status* openvgf_run_device_output(const openvgf_run* run, size_t index, openvgf_device_tensor** out_tensor) {
+  const char* function = "openvgf_run_device_output";
+  if (run == nullptr) return nullArgument(function, "run");
+  if (out_tensor == nullptr) return nullArgument(function, "out_tensor");
+  return guarded([&] {
+    if (index >= run->outputs.size() || run->outputs[index].location() != openvgf::MemoryLocation::Device) {
+      throw openvgf::Exception(openvgf::ErrorCode::InvalidInput,
+                               std::string(function) + ": index " + std::to_string(index) +
+                                   ": expected a device output of a waited keep_on_device run (it has " +
+                                   std::to_string(run->outputs.size()) + " output(s))");
+    }
+    *out_tensor = new openvgf_device_tensor{run->outputs[index]};
+  });
+}
+
+void openvgf_run_release(openvgf_run* run) { delete run; }  // ~RunHandle waits for a run in flight
+
+openvgf_status* openvgf_device_tensor_info(const openvgf_device_tensor* tensor, openvgf_tensor_info* out_info) {
+  if (tensor == nullptr) return nullArgument("openvgf_device_tensor_info", "tensor");
+  if (out_info == nullptr) return nullArgument("openvgf_device_tensor_info", "out_info");
+  const openvgf::Tensor& t = tensor->tensor;
+  *out_info = {"", static_cast<openvgf_dtype>(t.dtype()), t.shape().size(), t.shape().data(), t.byteSize()};
+  return nullptr;
+}
+
+void openvgf_device_tensor_release(openvgf_device_tensor* tensor) { delete tensor; }
+
+openvgf_status* openvgf_pinned_allocate(const openvgf_model* model, size_t byte_size, openvgf_pinned** out_pinned) {
+  if (model == nullptr) return nullArgument("openvgf_pinned_allocate", "model");
+  if (out_pinned == nullptr) return nullArgument("openvgf_pinned_allocate", "out_pinned");
+  return guarded([&] {
+    const openvgf::Shape shape{static_cast<std::int64_t>(byte_size)};
+    *out_pinned = new openvgf_pinned{model->model.allocatePinned(openvgf::DataType::Int8, shape)};
+  });
+}
+
+openvgf_status* openvgf_pinned_import(const openvgf_model* model, void* data, size_t byte_size,
+                                      openvgf_pinned** out_pinned) {
+  if (model == nullptr) return nullArgument("openvgf_pinned_import", "model");
+  if (data == nullptr) return nullArgument("openvgf_pinned_import", "data");
+  if (out_pinned == nullptr) return nullArgument("openvgf_pinned_import", "out_pinned");
+  return guarded([&] {
+    const openvgf::Shape shape{static_cast<std::int64_t>(byte_size)};
+    *out_pinned = new openvgf_pinned{model->model.importPinned(openvgf::DataType::Int8, shape, data, byte_size)};
+  });
+}
+
+void* openvgf_pinned_data(const openvgf_pinned* pinned) {
+  return pinned ? const_cast<void*>(pinned->tensor.data()) : nullptr;
+}
+size_t openvgf_pinned_size(const openvgf_pinned* pinned) { return pinned ? pinned->tensor.byteSize() : 0; }
+void openvgf_pinned_release(openvgf_pinned* pinned) { delete pinned; }
+
+size_t openvgf_model_import_alignment(const openvgf_model* model) {
+  return model ? model->model.importAlignment() : 0;
 }
 
 void openvgf_session_last_timing(const openvgf_session* session, double* out_host_ms, double* out_gpu_ms) {

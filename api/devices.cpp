@@ -1,14 +1,35 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "api/devices.h"
 
+#include <algorithm>
+
+#include "vulkan/api.h"
 #include "vulkan/instance.h"
 
 namespace openvgf::api {
+namespace {
+
+std::uint64_t hostVisibleDeviceLocalHeap(VkPhysicalDevice device) {
+  VkPhysicalDeviceMemoryProperties memory{};
+  vkGetPhysicalDeviceMemoryProperties(device, &memory);
+  std::uint64_t largest = 0;
+  for (std::uint32_t t = 0; t < memory.memoryTypeCount; ++t) {
+    const VkMemoryType& type = memory.memoryTypes[t];
+    const VkMemoryPropertyFlags both = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+    if ((type.propertyFlags & both) == both) largest = std::max(largest, memory.memoryHeaps[type.heapIndex].size);
+  }
+  return largest;
+}
+
+}  // namespace
 
 Result<DeviceList> listDevices(bool validate) {
   OPENVGF_ASSIGN_OR_RETURN(vulkan::Instance instance, vulkan::Instance::create({.validate = validate}));
   DeviceList list;
   list.devices = instance.devices();
+  for (std::size_t i = 0; i < list.devices.size(); ++i) {
+    list.hostVisibleDeviceLocalBytes.push_back(hostVisibleDeviceLocalHeap(instance.physicalDevice(i)));
+  }
   Result<std::size_t> chosen = vulkan::chooseDevice(list.devices, "");
   if (chosen) {
     list.defaultIndex = *chosen;

@@ -2,6 +2,7 @@
 // `devices` as a library call: every Vulkan device and the one a model would run on.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,9 @@ namespace openvgf::api {
 
 struct DeviceList {
   std::vector<vulkan::DeviceSnapshot> devices;  // enumeration order
+  /// Per device: bytes of the largest DEVICE_LOCAL heap with a HOST_VISIBLE memory type (the
+  /// BAR window; resizable BAR on a discrete GPU when >= vulkan::kLargeBarHeapBytes), 0 if none.
+  std::vector<std::uint64_t> hostVisibleDeviceLocalBytes;
   std::optional<std::size_t> defaultIndex;      // the device chosen without --device
   std::string noDefaultReason;                  // why there is none
 };

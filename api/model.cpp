@@ -314,6 +314,21 @@ Result<std::unique_ptr<Model>> Model::create(LoadedModel loaded, const DeviceOpt
   return std::unique_ptr<Model>(new Model(std::move(loaded), std::move(context)));
 }
 
+Result<std::unique_ptr<Model>> Model::create(LoadedModel loaded, std::shared_ptr<const runner::Context> shared) {
+  const vulkan::Device& device = shared->device();
+  for (std::size_t k = 0; k < loaded.partCount(); ++k) {
+    const runner::Model& part = *loaded.part(k).model;
+    OPENVGF_TRY(part.checkDevice(device.snapshot()));
+    const vulkan::FeatureSet missing = part.requiredFeatures().minus(device.enabledFeatures());
+    if (!missing.empty()) {
+      return unsupported("{}: needs the device feature {}, which the shared device of the other model was not "
+                         "created with; open this model first (or on its own device)",
+                         loaded.part(k).where, vulkan::featureName(vulkan::features(missing).front()));
+    }
+  }
+  return std::unique_ptr<Model>(new Model(std::move(loaded), std::move(shared)));
+}
+
 Result<std::unique_ptr<Model>> Model::open(const std::filesystem::path& path, const LoadOptions& load,
                                            const DeviceOptions& device) {
   OPENVGF_ASSIGN_OR_RETURN(LoadedModel loaded, LoadedModel::load(path, load));

@@ -141,9 +141,15 @@ class Model {
   static Result<std::unique_ptr<Model>> open(const std::filesystem::path& path, const LoadOptions& load,
                                              const DeviceOptions& device);
   static Result<std::unique_ptr<Model>> create(LoadedModel loaded, const DeviceOptions& device);
+  /// On the device and context of another Model, so sessions of both can pass device-resident
+  /// tensors to each other. Unsupported, naming the feature, when `loaded` needs one the shared
+  /// device was not created with.
+  static Result<std::unique_ptr<Model>> create(LoadedModel loaded, std::shared_ptr<const runner::Context> shared);
 
   const LoadedModel& loaded() const { return loaded_; }
   const runner::Context& context() const { return *context_; }
+  /// The context, to share with another Model (create's second form).
+  const std::shared_ptr<const runner::Context>& sharedContext() const { return context_; }
   const std::string& deviceName() const;
 
   /// A runner::Session of part `part` on the model's device; the first one writes the
@@ -160,11 +166,11 @@ class Model {
   Result<std::vector<BoundInput>> bindInputs(std::span<const std::string> names) const;
 
  private:
-  Model(LoadedModel loaded, std::unique_ptr<runner::Context> context)
+  Model(LoadedModel loaded, std::shared_ptr<const runner::Context> context)
       : loaded_(std::move(loaded)), context_(std::move(context)) {}
 
   LoadedModel loaded_;
-  std::unique_ptr<runner::Context> context_;
+  std::shared_ptr<const runner::Context> context_;
   mutable std::once_flag cacheSaved_;
 };
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The installed C++ API (openvgf/openvgf.hpp) over the api/ layer: Result errors become
 // openvgf::Exception, internal tensors and infos become the public value types.
-#include <chrono>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -13,9 +12,8 @@
 #include "api/extract.h"
 #include "api/file_kind.h"
 #include "api/inspect.h"
-#include "api/model.h"
+#include "api/public_state.h"
 #include "api/reference.h"
-#include "api/session.h"
 #include "common/file_io.h"
 #include "converter/passes/passes.h"
 #include "openvgf/openvgf.hpp"
@@ -29,36 +27,20 @@ static_assert(static_cast<int>(ErrorKind::Environment) + 1 == OPENVGF_ENVIRONMEN
 static_assert(static_cast<int>(ErrorKind::Runtime) + 1 == OPENVGF_RUNTIME);
 static_assert(static_cast<int>(ErrorKind::Internal) + 1 == OPENVGF_INTERNAL);
 
-[[noreturn]] void raise(const Error& error) {
+tosa::HostTensor toHost(const Tensor& t) {
+  if (t.location() != MemoryLocation::Host) raiseInvalid("reference: expected host tensors, got a device-resident one");
+  tosa::HostTensor host(toDType(t.dtype()), t.shape());
+  if (t.byteSize() != 0) std::memcpy(host.bytes.data(), t.data(), t.byteSize());
+  return host;
+}
+
+}  // namespace
+
+void raise(const Error& error) {
   throw Exception(static_cast<ErrorCode>(static_cast<int>(error.kind()) + 1), error.message());
 }
 
-template <typename T>
-T unwrap(Result<T>&& result) {
-  if (!result) raise(result.error());
-  return std::move(*result);
-}
-
-void unwrap(Status&& status) {
-  if (!status) raise(status.error());
-}
-
-[[noreturn]] void raiseInvalid(const std::string& message) { throw Exception(ErrorCode::InvalidInput, message); }
-
-// Public DataType values are tosa::DType's numbering, plus Float64.
-bool isModelType(DataType type) { return type != DataType::Float64; }
-tosa::DType toDType(DataType type) { return static_cast<tosa::DType>(static_cast<int>(type)); }
-DataType fromDType(tosa::DType type) { return static_cast<DataType>(static_cast<int>(type)); }
-
-TensorInfo publicInfo(const runner::TensorInfo& info) {
-  return {info.name, fromDType(info.dtype), info.shape, static_cast<std::size_t>(info.bytes)};
-}
-
-std::vector<TensorInfo> publicInfos(const std::vector<runner::TensorInfo>& infos) {
-  std::vector<TensorInfo> out;
-  for (const runner::TensorInfo& info : infos) out.push_back(publicInfo(info));
-  return out;
-}
+void raiseInvalid(const std::string& message) { throw Exception(ErrorCode::InvalidInput, message); }
 
 std::size_t byteSizeOf(DataType dtype, const Shape& shape) {
   std::size_t bytes = elementSize(dtype);
@@ -69,18 +51,9 @@ std::size_t byteSizeOf(DataType dtype, const Shape& shape) {
   return bytes;
 }
 
-// A read-only view of a HostTensor (the reference interpreter's and the defaults' type).
 Tensor viewOf(const tosa::HostTensor& t) {
   return Tensor::view(fromDType(t.dtype), t.shape, const_cast<std::uint8_t*>(t.bytes.data()), t.bytes.size());
 }
-
-tosa::HostTensor toHost(const Tensor& t) {
-  tosa::HostTensor host(toDType(t.dtype()), t.shape());
-  if (t.byteSize() != 0) std::memcpy(host.bytes.data(), t.data(), t.byteSize());
-  return host;
-}
-
-}  // namespace
 
 const char* version() { return OPENVGF_VERSION; }
 
@@ -122,6 +95,7 @@ Tensor Tensor::view(DataType dtype, Shape shape, void* data, std::size_t byteSiz
   }
   if (data == nullptr && byteSize != 0) raiseInvalid("tensor view: expected data, got a null pointer");
   t.data_ = data;
+  if (byteSize != 0) t.pinned_ = detail::PinnedBuffer::find(data, byteSize);
   return t;
 }
 
@@ -137,6 +111,11 @@ std::int64_t Tensor::elementCount() const {
 }
 
 Tensor Tensor::clone() const {
+  if (device_) {
+    raiseInvalid(fmt::format("tensor {} [{}]: clone: expected host data, got a device-resident tensor (run with "
+                             "keepOnDevice off, or pass it to a session on its device)",
+                             toString(dtype_), fmt::join(shape_, ",")));
+  }
   Tensor copy(dtype_, shape_);
   if (bytes_ != 0) std::memcpy(copy.data_, data_, bytes_);
   return copy;
@@ -149,7 +128,8 @@ Tensor Tensor::clone() const {
 std::vector<DeviceInfo> listDevices(bool validate) {
   api::DeviceList list = unwrap(api::listDevices(validate));
   std::vector<DeviceInfo> out;
-  for (const vulkan::DeviceSnapshot& d : list.devices) {
+  for (std::size_t i = 0; i < list.devices.size(); ++i) {
+    const vulkan::DeviceSnapshot& d = list.devices[i];
     DeviceInfo info;
     info.index = static_cast<int>(d.index);
     info.name = d.name;
@@ -161,158 +141,14 @@ std::vector<DeviceInfo> listDevices(bool validate) {
     info.deviceLocalBytes = d.deviceLocalBytes;
     info.subgroupSize = d.subgroupSize;
     for (vulkan::Feature f : vulkan::features(d.features)) info.features.emplace_back(vulkan::featureName(f));
+    info.transferQueue = d.dedicatedTransferQueue;
+    info.hostVisibleDeviceLocalBytes = list.hostVisibleDeviceLocalBytes[i];
+    info.externalMemoryHost = d.externalMemoryHost;
+    info.importAlignment = d.externalMemoryHost ? d.minImportedHostPointerAlignment : 0;
+    info.timelineSemaphores = d.features.has(vulkan::Feature::TimelineSemaphore);
     out.push_back(std::move(info));
   }
   return out;
-}
-
-//===------------------------------------------------------------------===//
-// Model and Session
-//===------------------------------------------------------------------===//
-
-namespace detail {
-
-struct ModelState {
-  std::unique_ptr<api::Model> model;
-  ModelFormat format = ModelFormat::Vgf;
-  std::vector<TensorInfo> inputs;
-  std::vector<TensorInfo> outputs;
-};
-
-struct SessionState {
-  std::shared_ptr<const ModelState> model;  // keeps the device alive
-  api::Session session;
-  double hostMs = 0;
-};
-
-}  // namespace detail
-
-Model Model::open(const std::string& path, const ModelOptions& options) {
-  api::LoadOptions load;
-  load.target = options.target;
-  load.plan = options.plan;
-  load.modelCache = options.modelCache;
-  load.cacheDir = options.cacheDir;
-  if (!options.inputShapes.empty()) {
-    load.inputShapes = [&options](const std::vector<std::string>& names) -> Result<std::vector<tosa::Shape>> {
-      if (options.inputShapes.size() != names.size()) {
-        return invalidInput("inputShapes: expected {} shapes (one per input), got {}", names.size(),
-                            options.inputShapes.size());
-      }
-      return std::vector<tosa::Shape>(options.inputShapes.begin(), options.inputShapes.end());
-    };
-  }
-  api::DeviceOptions device;
-  device.device = options.device;
-  device.validate = options.validate;
-  device.pipelineCache = options.pipelineCache;
-  device.cacheDir = options.cacheDir;
-  auto state = std::make_shared<detail::ModelState>();
-  state->model = unwrap(api::Model::open(path, load, device));
-  const api::LoadedModel& loaded = state->model->loaded();
-  state->format = loaded.kind() == api::FileKind::Tosa ? ModelFormat::Tosa
-                  : loaded.kind() == api::FileKind::Pte ? ModelFormat::Pte
-                                                        : ModelFormat::Vgf;
-  state->inputs = publicInfos(loaded.inputs());
-  state->outputs = publicInfos(loaded.outputs());
-  return Model(std::move(state));
-}
-
-const std::string& Model::path() const { return state_->model->loaded().path(); }
-ModelFormat Model::format() const { return state_->format; }
-const std::vector<TensorInfo>& Model::inputs() const { return state_->inputs; }
-const std::vector<TensorInfo>& Model::outputs() const { return state_->outputs; }
-const std::string& Model::deviceName() const { return state_->model->deviceName(); }
-bool Model::fromCache() const { return state_->model->loaded().fromCache(); }
-
-Session Model::createSession(const SessionOptions& options) const {
-  runner::SessionOptions sessionOptions;
-  sessionOptions.profile = options.profile;
-  api::Session session = unwrap(api::Session::create(*state_->model, sessionOptions));
-  return Session(std::make_unique<detail::SessionState>(detail::SessionState{state_, std::move(session), 0}));
-}
-
-Session::Session(std::unique_ptr<detail::SessionState> state) : state_(std::move(state)) {}
-Session::Session(Session&&) noexcept = default;
-Session& Session::operator=(Session&&) noexcept = default;
-Session::~Session() = default;
-
-const std::vector<TensorInfo>& Session::inputs() const { return state_->model->inputs; }
-const std::vector<TensorInfo>& Session::outputs() const { return state_->model->outputs; }
-
-std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs, const RunOptions& options) {
-  std::vector<Tensor> outputs;
-  run(inputs, outputs, options);
-  return outputs;
-}
-
-std::vector<Tensor> Session::runNamed(const std::map<std::string, Tensor>& inputs, const RunOptions& options) {
-  std::vector<Tensor> outputs;
-  runNamed(inputs, outputs, options);
-  return outputs;
-}
-
-void Session::runNamed(const std::map<std::string, Tensor>& inputs, std::vector<Tensor>& outputs,
-                       const RunOptions& options) {
-  std::vector<std::string> names;
-  std::vector<Tensor> given;
-  for (const auto& [name, tensor] : inputs) {
-    names.push_back(name);
-    given.push_back(tensor);
-  }
-  runBound(names, given, outputs, options);
-}
-
-void Session::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, const RunOptions& options) {
-  runBound(std::vector<std::string>(inputs.size()), inputs, outputs, options);
-}
-
-void Session::runBound(const std::vector<std::string>& names, const std::vector<Tensor>& given,
-                       std::vector<Tensor>& outputs, const RunOptions&) {
-  const auto start = std::chrono::steady_clock::now();
-  const api::Model& model = *state_->model->model;
-  api::Session& session = state_->session;
-  const std::string& source = model.loaded().path();
-  std::vector<api::Model::BoundInput> bound = unwrap(model.bindInputs(names));
-  std::vector<Tensor> inputs;
-  for (const api::Model::BoundInput& b : bound) inputs.push_back(b.fallback ? viewOf(*b.fallback) : given[b.given]);
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const Tensor& t = inputs[i];
-    if (!isModelType(t.dtype())) {
-      raiseInvalid(fmt::format("{}: input '{}': expected dtype {}, got FP64", source, session.inputs()[i].name,
-                               tosa::toString(session.inputs()[i].dtype)));
-    }
-    unwrap(withContext(session.checkInput(i, toDType(t.dtype()), t.shape(), t.byteSize()), source));
-  }
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    std::span<std::uint8_t> memory = session.inputMemory(i);
-    if (!memory.empty()) std::memcpy(memory.data(), inputs[i].data(), memory.size());
-  }
-  unwrap(withContext(session.runInPlace(), source));
-  outputs.resize(session.outputs().size());
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    const runner::TensorInfo& info = session.outputs()[i];
-    Tensor& out = outputs[i];
-    if (out.dtype() != fromDType(info.dtype) || out.shape() != info.shape || out.data() == nullptr) {
-      out = Tensor(fromDType(info.dtype), info.shape);
-    }
-    std::span<const std::uint8_t> memory = session.outputMemory(i);
-    if (!memory.empty()) std::memcpy(out.data(), memory.data(), memory.size());
-  }
-  state_->hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-
-Profile Session::profile() const {
-  Profile profile;
-  profile.hostMs = state_->hostMs;
-  const runner::RunTiming& timing = state_->session.lastTiming();
-  profile.gpuMs = timing.gpuMs();
-  const std::vector<std::string>& names = state_->session.segmentNames();
-  for (std::size_t i = 0; i + 1 < timing.timestampsNs.size() && i < names.size(); ++i) {
-    profile.segments.push_back(
-        {names[i], static_cast<double>(timing.timestampsNs[i + 1] - timing.timestampsNs[i]) * 1e-6});
-  }
-  return profile;
 }
 
 //===------------------------------------------------------------------===//

@@ -45,6 +45,9 @@ class Session {
   std::span<std::uint8_t> inputMemory(std::size_t index);
   std::span<const std::uint8_t> outputMemory(std::size_t index) const;
   Status runInPlace();
+  /// The runner session of a model of one part (runAsync, pinned and device-resident
+  /// tensors); null for a .pte plan, whose parts run one after another through host memory.
+  runner::Session* single() { return model_->loaded().program() ? nullptr : &parts_[0]; }
 
   /// Timings of the last run: a .pte's parts one after another (GPU time is their sum).
   const runner::RunTiming& lastTiming() const;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `openvgf devices [--json]`: every Vulkan device with its type, API version, driver,
-// subgroup size, the limits openvgf checks and the optional features it may enable; the
-// device `run` would pick by default is marked.
+// subgroup size, the limits openvgf checks, the optional features it may enable and the
+// host I/O facts the runner uses (transfer queue, host-memory import, timeline semaphores);
+// the device `run` would pick by default is marked.
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 
 #include "api/devices.h"
 #include "cli/command.h"
+#include "vulkan/memory.h"
 
 namespace openvgf::cli {
 namespace {
@@ -29,7 +31,7 @@ std::vector<int> roundingWidths(std::uint32_t bits) {
   return widths;
 }
 
-nlohmann::json toJson(const vulkan::DeviceSnapshot& d, bool isDefault) {
+nlohmann::json toJson(const vulkan::DeviceSnapshot& d, bool isDefault, std::uint64_t barBytes) {
   nlohmann::json features = nlohmann::json::object();
   for (std::uint32_t i = 0; i < vulkan::kFeatureCount; ++i) {
     auto f = static_cast<vulkan::Feature>(1u << i);
@@ -68,10 +70,16 @@ nlohmann::json toJson(const vulkan::DeviceSnapshot& d, bool isDefault) {
             {"maxPerStageDescriptorStorageBuffers", l.maxPerStageDescriptorStorageBuffers},
             {"maxPushConstantsSize", l.maxPushConstantsSize},
             {"timestampPeriod", l.timestampPeriod}}},
-          {"features", features}};
+          {"features", features},
+          {"host_io",
+           {{"dedicated_transfer_queue", d.dedicatedTransferQueue},
+            {"host_visible_device_local_bytes", barBytes},
+            {"external_memory_host", d.externalMemoryHost},
+            {"min_imported_host_pointer_alignment", d.externalMemoryHost ? d.minImportedHostPointerAlignment : 0},
+            {"timeline_semaphore", d.features.has(vulkan::Feature::TimelineSemaphore)}}}};
 }
 
-std::string toText(const vulkan::DeviceSnapshot& d, bool isDefault) {
+std::string toText(const vulkan::DeviceSnapshot& d, bool isDefault, std::uint64_t barBytes) {
   const vulkan::DeviceLimits& l = d.limits;
   std::string out = fmt::format("{}: {} ({}){}\n", d.index, d.name, vulkan::toString(d.type),
                                 isDefault ? "  [default]" : "");
@@ -95,6 +103,15 @@ std::string toText(const vulkan::DeviceSnapshot& d, bool isDefault) {
   out += fmt::format("   round-to-nearest-even execution mode (shaderRoundingModeRTEFloat*): {}\n",
                      rte.empty() ? "-" : fmt::format("fp{}", fmt::join(rte, " fp")));
   if (!no.empty()) out += fmt::format("   missing:  {}\n", no);
+  out += fmt::format("   host I/O: dedicated transfer queue {}, device-local host-visible heap {} MiB{}, "
+                     "VK_EXT_external_memory_host {}, timeline semaphores {}\n",
+                     d.dedicatedTransferQueue ? "yes" : "no", barBytes >> 20,
+                     d.type == vulkan::DeviceType::DiscreteGpu && barBytes >= vulkan::kLargeBarHeapBytes
+                         ? " (resizable BAR: uploads are written into it)"
+                         : "",
+                     d.externalMemoryHost ? fmt::format("yes (import alignment {} bytes)", d.minImportedHostPointerAlignment)
+                                          : std::string("no"),
+                     d.features.has(vulkan::Feature::TimelineSemaphore) ? "yes" : "no");
   return out;
 }
 
@@ -109,10 +126,14 @@ void setup(CLI::App& sub, Action& action) {
     std::string text;
     if (*json) {
       nlohmann::json list = nlohmann::json::array();
-      for (const vulkan::DeviceSnapshot& d : devices.devices) list.push_back(toJson(d, isDefault(d)));
+      for (std::size_t i = 0; i < devices.devices.size(); ++i) {
+        list.push_back(toJson(devices.devices[i], isDefault(devices.devices[i]), devices.hostVisibleDeviceLocalBytes[i]));
+      }
       text = nlohmann::json{{"devices", list}}.dump(2) + "\n";
     } else {
-      for (const vulkan::DeviceSnapshot& d : devices.devices) text += toText(d, isDefault(d));
+      for (std::size_t i = 0; i < devices.devices.size(); ++i) {
+        text += toText(devices.devices[i], isDefault(devices.devices[i]), devices.hostVisibleDeviceLocalBytes[i]);
+      }
       if (!devices.defaultIndex) text += fmt::format("no usable device: {}\n", devices.noDefaultReason);
     }
     std::fwrite(text.data(), 1, text.size(), stdout);

@@ -5,9 +5,14 @@
     s = openvgf.Session("model.tosa")             # .tosa is converted once, then cached
     y = s.run({"input": np.ones((1, 8), np.float32)})   # {output name: array}
 
-Model(path, device=, target=, plan=, validate=, pipeline_cache=, model_cache=, cache_dir=)
-opens a model on a device; Model.session() and Session(model_or_path, profile=, ...) make
-sessions. A Model may be shared by threads; a Session must be used by one thread at a time.
+Model(path, device=, target=, plan=, validate=, pipeline_cache=, model_cache=, cache_dir=,
+share_device_with=) opens a model on a device (or on another Model's device);
+Model.session() and Session(model_or_path, profile=, in_flight=, ...) make sessions.
+Session.run_async(inputs) returns a RunHandle whose wait() gives the outputs (up to in_flight
+runs at once, waited for in any order); run(..., keep_on_device=True) returns DeviceTensors,
+inputs of any Session on the same device with no host round trip; Model.pinned_empty(shape,
+dtype) is a numpy array in pinned memory, moved by DMA. A Model may be shared by threads; a
+Session (and its RunHandles and DeviceTensors) must be used by one thread at a time.
 devices(), convert(), reference(), inspect() and extract() mirror the openvgf command.
 Errors raise openvgf.Error with the message the command prints, .code and .exit_code.
 """
@@ -26,7 +31,9 @@ class Error(RuntimeError):
 
 
 from ._openvgf import (  # noqa: E402  (Error must exist before the module translates errors)
+    DeviceTensor,
     Model,
+    RunHandle,
     Session,
     __version__,
     convert,
@@ -45,4 +52,4 @@ def inspect(path, text=False):
     return _json.loads(_openvgf.inspect_json(path))
 
 
-__all__ = ["Error", "Model", "Session", "convert", "devices", "extract", "inspect", "reference", "__version__"]
+__all__ = ["DeviceTensor", "Error", "Model", "RunHandle", "Session", "convert", "devices", "extract", "inspect", "reference", "__version__"]

@@ -5,6 +5,10 @@
 // arrays the session writes into directly. The GIL is released while a model opens, a
 // conversion runs and a session runs. openvgf.Error (defined in __init__.py) carries the
 // message, the error code and the CLI's exit code.
+// Host I/O: Session.run_async returns a RunHandle (wait() gives the outputs); keep_on_device
+// returns DeviceTensors, which any Session of a model on the same device (Model(...,
+// share_device_with=)) takes as inputs; Model.pinned_empty gives numpy arrays in pinned memory,
+// which runs move by DMA (the C++ API recognises views of pinned memory).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -80,11 +84,17 @@ std::vector<std::int64_t> shapeOf(const py::array& array) {
   return std::vector<std::int64_t>(array.shape(), array.shape() + array.ndim());
 }
 
+// An output a Session kept on the device (run(..., keep_on_device=True)).
+struct PyDeviceTensor {
+  openvgf::Tensor tensor;
+};
+
 // A view of `value` for an input described by `info` (an array of exactly the input's numpy
-// dtype: no silent casts); the array goes to `keep`. `source` names the model.
+// dtype: no silent casts, or a DeviceTensor); the array goes to `keep`. `source` names the model.
 openvgf::Tensor inputTensor(const py::handle& value, const openvgf::TensorInfo& info, const std::string& source,
                             std::vector<py::array>& keep) {
   const std::string what = source + ": input '" + info.name + "': ";
+  if (py::isinstance<PyDeviceTensor>(value)) return value.cast<const PyDeviceTensor&>().tensor;
   py::array array = asArray(value);
   if (!array) {
     invalid(what + "expected a numpy array (or an object numpy can view), got " +
@@ -144,17 +154,93 @@ openvgf::Model openModel(const std::string& path, const openvgf::ModelOptions& o
   return openvgf::Model::open(path, options);
 }
 
+// Outputs as Python sees them: numpy arrays the session writes into, or DeviceTensors.
+py::object outputObject(const openvgf::Tensor& tensor, const py::array& array) {
+  if (tensor.location() == openvgf::MemoryLocation::Device) return py::cast(PyDeviceTensor{tensor});
+  return array;
+}
+
+// A run's inputs and outputs, made ready from Python objects (with the GIL held).
+struct PreparedRun {
+  bool byName = false;
+  std::vector<py::array> keep;  // input arrays (pinned ones are read until the run is waited for)
+  std::vector<std::string> names;
+  std::vector<openvgf::Tensor> given;
+  std::vector<openvgf::Tensor> views;  // output views of `outputs`
+  std::vector<py::array> outputs;
+
+  std::map<std::string, openvgf::Tensor> named() const {
+    std::map<std::string, openvgf::Tensor> map;
+    for (std::size_t i = 0; i < names.size(); ++i) map.emplace(names[i], given[i]);
+    return map;
+  }
+};
+
+// dict -> dict by output name; any other sequence -> list in output order.
+py::object resultObject(const openvgf::Model& model, const PreparedRun& prepared,
+                        const std::vector<openvgf::Tensor>& tensors) {
+  py::list list;
+  py::dict dict;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    py::object value = outputObject(tensors[i], prepared.outputs[i]);
+    list.append(value);
+    dict[py::str(model.outputs()[i].name)] = value;
+  }
+  return prepared.byName ? py::object(dict) : py::object(list);
+}
+
+// A run started by Session.run_async.
+struct PyRunHandle {
+  openvgf::Model model;
+  openvgf::RunHandle handle;
+  PreparedRun prepared;
+
+  py::object wait() {
+    std::vector<openvgf::Tensor> tensors;
+    {
+      py::gil_scoped_release release;
+      tensors = handle.wait();
+    }
+    return resultObject(model, prepared, tensors);
+  }
+};
+
 // A Session with its Model (Python keeps both alive together).
 struct PySession {
   openvgf::Model model;
   openvgf::Session session;
 
-  // dict -> dict by output name; any other sequence -> list in output order.
-  py::object run(const py::object& inputs) {
-    std::vector<py::array> keep;
-    std::vector<std::string> names;
-    std::vector<openvgf::Tensor> given;
+  py::object run(const py::object& inputs, bool keepOnDevice) {
+    PreparedRun prepared = prepare(inputs, keepOnDevice);
+    {
+      py::gil_scoped_release release;
+      if (prepared.byName) {
+        session.runNamed(prepared.named(), prepared.views, {keepOnDevice});
+      } else {
+        session.run(prepared.given, prepared.views, {keepOnDevice});
+      }
+    }
+    return resultObject(model, prepared, prepared.views);
+  }
+
+  PyRunHandle runAsync(const py::object& inputs, bool keepOnDevice) {
+    PreparedRun prepared = prepare(inputs, keepOnDevice);
+    openvgf::RunHandle handle;
+    {
+      py::gil_scoped_release release;
+      handle = prepared.byName ? session.runNamedAsync(prepared.named(), prepared.views, {keepOnDevice})
+                               : session.runAsync(prepared.given, prepared.views, {keepOnDevice});
+    }
+    return PyRunHandle{model, std::move(handle), std::move(prepared)};
+  }
+
+  PreparedRun prepare(const py::object& inputs, bool keepOnDevice) {
+    PreparedRun run;
+    std::vector<py::array>& keep = run.keep;
+    std::vector<std::string>& names = run.names;
+    std::vector<openvgf::Tensor>& given = run.given;
     const bool byName = py::isinstance<py::dict>(inputs);
+    run.byName = byName;
     if (byName) {
       for (auto item : py::reinterpret_borrow<py::dict>(inputs)) {
         const std::string name = py::str(item.first);
@@ -182,23 +268,11 @@ struct PySession {
         }
       }
     }
-    std::vector<openvgf::Tensor> views(model.outputs().size());
-    std::vector<py::array> outputs;
-    for (std::size_t i = 0; i < views.size(); ++i) outputs.push_back(newOutput(model.outputs()[i], views[i]));
-    {
-      py::gil_scoped_release release;
-      if (byName) {
-        std::map<std::string, openvgf::Tensor> named;
-        for (std::size_t i = 0; i < names.size(); ++i) named.emplace(names[i], given[i]);
-        session.runNamed(named, views);
-      } else {
-        session.run(given, views);
-      }
+    run.views.resize(model.outputs().size());
+    for (std::size_t i = 0; i < run.views.size(); ++i) {
+      run.outputs.push_back(keepOnDevice ? py::array() : newOutput(model.outputs()[i], run.views[i]));
     }
-    if (!byName) return py::cast(outputs);
-    py::dict result;
-    for (std::size_t i = 0; i < outputs.size(); ++i) result[py::str(model.outputs()[i].name)] = outputs[i];
-    return result;
+    return run;
   }
 
   const openvgf::TensorInfo* findInput(const std::string& name) const {
@@ -232,7 +306,24 @@ py::dict deviceDict(const openvgf::DeviceInfo& d) {
   out["device_local_bytes"] = d.deviceLocalBytes;
   out["subgroup_size"] = d.subgroupSize;
   out["features"] = d.features;
+  out["transfer_queue"] = d.transferQueue;
+  out["host_visible_device_local_bytes"] = d.hostVisibleDeviceLocalBytes;
+  out["external_memory_host"] = d.externalMemoryHost;
+  out["import_alignment"] = d.importAlignment;
+  out["timeline_semaphores"] = d.timelineSemaphores;
   return out;
+}
+
+// A numpy array of `shape` and the numpy dtype `dtype` in pinned memory of `model`'s device;
+// the array keeps the memory alive.
+py::array pinnedEmpty(const openvgf::Model& model, const std::vector<std::int64_t>& shape, const py::object& dtype) {
+  py::dtype want = py::dtype::from_args(dtype);
+  std::optional<openvgf::DataType> type = openvgfType(want);
+  if (!type) invalid("pinned_empty: dtype: expected bool, int8, int16, int32, int64, float16 or float32, got " +
+                     std::string(py::str(want)));
+  auto* tensor = new openvgf::Tensor(model.allocatePinned(*type, shape));
+  py::capsule owner(tensor, [](void* p) { delete static_cast<openvgf::Tensor*>(p); });
+  return py::array(want, std::vector<py::ssize_t>(shape.begin(), shape.end()), tensor->data(), owner);
 }
 
 }  // namespace
@@ -251,15 +342,38 @@ PYBIND11_MODULE(_openvgf, m) {
     }
   });
 
+  py::class_<PyDeviceTensor>(m, "DeviceTensor",
+                             "An output a Session kept on the device (keep_on_device=True): an input of any "
+                             "Session of a model on the same device, until its Session runs again.")
+      .def_property_readonly("shape", [](const PyDeviceTensor& t) { return py::tuple(py::cast(t.tensor.shape())); })
+      .def_property_readonly("dtype", [](const PyDeviceTensor& t) { return numpyType(t.tensor.dtype()); })
+      .def_property_readonly("type", [](const PyDeviceTensor& t) { return openvgf::toString(t.tensor.dtype()); })
+      .def("__repr__", [](const PyDeviceTensor& t) {
+        return "DeviceTensor(" + std::string(openvgf::toString(t.tensor.dtype())) + ", " +
+               std::string(py::str(py::tuple(py::cast(t.tensor.shape())))) + ")";
+      });
+
+  py::class_<PyRunHandle>(m, "RunHandle", "A run started by Session.run_async; wait() returns its outputs.")
+      .def("wait", &PyRunHandle::wait, "Waits for the run (once) and returns its outputs as run() would.")
+      .def_property_readonly("pending", [](const PyRunHandle& r) { return r.handle.valid(); },
+                             "True until wait() is called.");
+
   py::class_<openvgf::Model>(m, "Model", "A model file made ready to run on one Vulkan device.")
       .def(py::init([](const std::string& path, const std::string& device, const std::string& target,
                        const std::string& plan, bool validate, bool pipelineCache, bool modelCache,
-                       const std::string& cacheDir) {
-             return openModel(path, modelOptions(device, target, plan, validate, pipelineCache, modelCache, cacheDir));
+                       const std::string& cacheDir, const openvgf::Model* shareDeviceWith) {
+             openvgf::ModelOptions options =
+                 modelOptions(device, target, plan, validate, pipelineCache, modelCache, cacheDir);
+             if (shareDeviceWith == nullptr) return openModel(path, options);
+             py::gil_scoped_release release;
+             return openvgf::Model::open(path, options, *shareDeviceWith);
            }),
            py::arg("path"), py::kw_only(), py::arg("device") = "", py::arg("target") = "portable",
            py::arg("plan") = "", py::arg("validate") = false, py::arg("pipeline_cache") = true,
-           py::arg("model_cache") = true, py::arg("cache_dir") = "")
+           py::arg("model_cache") = true, py::arg("cache_dir") = "", py::arg("share_device_with") = nullptr)
+      .def("shares_device_with", &openvgf::Model::sharesDeviceWith, py::arg("other"))
+      .def("pinned_empty", &pinnedEmpty, py::arg("shape"), py::arg("dtype") = "float32",
+           "A zero-filled numpy array in pinned memory of this model's device: runs move it by DMA.")
       .def_property_readonly("path", &openvgf::Model::path)
       .def_property_readonly("format", [](const openvgf::Model& model) {
         switch (model.format()) {
@@ -273,37 +387,44 @@ PYBIND11_MODULE(_openvgf, m) {
       .def_property_readonly("outputs", [](const openvgf::Model& model) { return infoList(model.outputs()); })
       .def_property_readonly("device", &openvgf::Model::deviceName)
       .def_property_readonly("from_cache", &openvgf::Model::fromCache)
-      .def("session", [](const openvgf::Model& model, bool profile) {
+      .def("session", [](const openvgf::Model& model, bool profile, unsigned inFlight) {
              openvgf::Session session = [&] {
                py::gil_scoped_release release;
-               return model.createSession({.profile = profile});
+               return model.createSession({.profile = profile, .inFlight = inFlight});
              }();
              return PySession{model, std::move(session)};
            },
-           py::kw_only(), py::arg("profile") = false);
+           py::kw_only(), py::arg("profile") = false, py::arg("in_flight") = 1);
 
   py::class_<PySession>(m, "Session",
                         "One model ready to run: Session(path_or_model, profile=False, **model_options). "
                         "Not thread-safe; create one Session per thread.")
-      .def(py::init([](const openvgf::Model& model, bool profile) {
+      .def(py::init([](const openvgf::Model& model, bool profile, unsigned inFlight) {
              py::gil_scoped_release release;
-             return PySession{model, model.createSession({.profile = profile})};
+             return PySession{model, model.createSession({.profile = profile, .inFlight = inFlight})};
            }),
-           py::arg("model"), py::kw_only(), py::arg("profile") = false)
-      .def(py::init([](const std::string& path, bool profile, const std::string& device, const std::string& target,
-                       const std::string& plan, bool validate, bool pipelineCache, bool modelCache,
-                       const std::string& cacheDir) {
-             openvgf::Model model =
-                 openModel(path, modelOptions(device, target, plan, validate, pipelineCache, modelCache, cacheDir));
+           py::arg("model"), py::kw_only(), py::arg("profile") = false, py::arg("in_flight") = 1)
+      .def(py::init([](const std::string& path, bool profile, unsigned inFlight, const std::string& device,
+                       const std::string& target, const std::string& plan, bool validate, bool pipelineCache,
+                       bool modelCache, const std::string& cacheDir, const openvgf::Model* shareDeviceWith) {
+             openvgf::ModelOptions options =
+                 modelOptions(device, target, plan, validate, pipelineCache, modelCache, cacheDir);
+             openvgf::Model model = shareDeviceWith ? openvgf::Model::open(path, options, *shareDeviceWith)
+                                                    : openModel(path, options);
              py::gil_scoped_release release;
-             return PySession{model, model.createSession({.profile = profile})};
+             return PySession{model, model.createSession({.profile = profile, .inFlight = inFlight})};
            }),
-           py::arg("path"), py::kw_only(), py::arg("profile") = false, py::arg("device") = "",
-           py::arg("target") = "portable", py::arg("plan") = "", py::arg("validate") = false,
-           py::arg("pipeline_cache") = true, py::arg("model_cache") = true, py::arg("cache_dir") = "")
-      .def("run", &PySession::run, py::arg("inputs"),
+           py::arg("path"), py::kw_only(), py::arg("profile") = false, py::arg("in_flight") = 1,
+           py::arg("device") = "", py::arg("target") = "portable", py::arg("plan") = "", py::arg("validate") = false,
+           py::arg("pipeline_cache") = true, py::arg("model_cache") = true, py::arg("cache_dir") = "",
+           py::arg("share_device_with") = nullptr)
+      .def("run", &PySession::run, py::arg("inputs"), py::kw_only(), py::arg("keep_on_device") = false,
            "Runs once. A dict {name: array} returns a dict {output name: array}; a list of arrays in input "
-           "order returns a list. `state:` inputs of a .tosa model may be left out (their initial value).")
+           "order returns a list. `state:` inputs of a .tosa model may be left out (their initial value). "
+           "Inputs may be DeviceTensors; keep_on_device=True returns DeviceTensors instead of arrays.")
+      .def("run_async", &PySession::runAsync, py::arg("inputs"), py::kw_only(), py::arg("keep_on_device") = false,
+           "Starts a run as run() would and returns a RunHandle; up to in_flight runs may be in flight, "
+           "waited for in any order. Input arrays must not change until wait().")
       .def_property_readonly("model", [](const PySession& s) { return s.model; })
       .def_property_readonly("inputs", [](const PySession& s) { return infoList(s.model.inputs()); })
       .def_property_readonly("outputs", [](const PySession& s) { return infoList(s.model.outputs()); })

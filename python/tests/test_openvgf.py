@@ -6,39 +6,21 @@ with the command's message, and the free functions."""
 
 import os
 import pathlib
-import runpy
-import shutil
-import tempfile
 import threading
 import unittest
 
 import numpy as np
 
 import openvgf
+from support import ADD, DATA, DEVICE, OpenvgfTestCase
 
-DATA = pathlib.Path(os.environ["OPENVGF_TEST_DATA"])
 MODELS = pathlib.Path(os.environ["OPENVGF_PYTHON_MODELS"])
-ADD = DATA / "tosa" / "test_add_1x4x4x4_f32"
-DEVICE = os.environ.get("OPENVGF_TEST_DEVICE", "llvmpipe")
 
 
-class OpenvgfTest(unittest.TestCase):
+class OpenvgfTest(OpenvgfTestCase):
     def setUp(self):
-        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="openvgf-python-"))
-        self.options = dict(device=DEVICE, validate=True, cache_dir=str(self.dir / "cache"))
-        self.a = np.load(ADD / "placeholder_0.npy")
-        self.b = np.load(ADD / "placeholder_1.npy")
+        super().setUp()
         self.expected = np.load(ADD / "tf_result.npy")
-
-    def tearDown(self):
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-    def assertError(self, code, text, call, *args, **kwargs):
-        with self.assertRaises(openvgf.Error) as caught:
-            call(*args, **kwargs)
-        self.assertEqual(caught.exception.code, code, str(caught.exception))
-        self.assertIn(text, str(caught.exception))
-        self.assertEqual(caught.exception.exit_code, 2 if code in ("InvalidInput", "Unsupported") else 1)
 
     def test_session_matches_tensorflow_by_name_and_in_order(self):
         session = openvgf.Session(str(ADD / "model.tosa"), **self.options)
@@ -210,14 +192,7 @@ class OpenvgfTest(unittest.TestCase):
                          str(self.dir / "again.vgf"))
 
     def test_readme_example(self):
-        saved = dict(os.environ)
-        os.environ["OPENVGF_EXAMPLE_MODEL"] = str(ADD / "model.tosa")
-        os.environ["XDG_CACHE_HOME"] = str(self.dir / "xdg")
-        try:
-            result = runpy.run_path(str(pathlib.Path(__file__).with_name("readme_example.py")))
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
+        result = self.run_example("readme_example.py")
         np.testing.assert_allclose(result["y"]["TosaOutput_0"], np.full((1, 4, 4, 4), 3.0, np.float32))
 
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "openvgf/openvgf.hpp"
@@ -80,6 +81,25 @@ inline ModelOptions modelOptions(const std::filesystem::path& cache) {
   options.validate = true;
   options.cacheDir = cache.string();
   return options;
+}
+
+/// Owns a C API status for the duration of a check.
+struct StatusGuard {
+  openvgf_status* status;
+  ~StatusGuard() { openvgf_status_free(status); }
+};
+
+/// Expects `body` to throw an openvgf::Exception with `code` whose message contains `text`.
+template <typename Body>
+void expectError(Body&& body, ErrorCode code, const std::string& text) {
+  try {
+    body();
+    ADD_FAILURE() << "expected an exception containing: " << text;
+  } catch (const Exception& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    EXPECT_THAT(e.what(), ::testing::HasSubstr(text));
+    EXPECT_EQ(e.exitCode(), code == ErrorCode::InvalidInput || code == ErrorCode::Unsupported ? 2 : 1);
+  }
 }
 
 }  // namespace openvgf::testing

@@ -21,11 +21,7 @@ namespace {
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
-// Owns a status for the duration of a check.
-struct StatusGuard {
-  openvgf_status* status;
-  ~StatusGuard() { openvgf_status_free(status); }
-};
+using testing::StatusGuard;
 
 class CApiTest : public ::testing::Test {
  protected:

@@ -58,6 +58,11 @@ foreach(example openvgf_example openvgf_c_example openvgf_example_static)
   endif()
   step(COMMAND ${WORK_DIR}/consumer/${example} ${MODEL} EXPECT "${result}")
 endforeach()
+# Host I/O: the two runs in flight give 3 (1.5 + 1.5); the chain adds 1.5 to that on the device.
+foreach(example openvgf_host_io_example openvgf_c_host_io_example)
+  step(COMMAND ${WORK_DIR}/consumer/${example} ${MODEL}
+       EXPECT "second run: 3 3 3 3\nfirst run: 3 3 3 3\nchained: 4.5 4.5 4.5 4.5")
+endforeach()
 step(COMMAND ${WORK_DIR}/consumer/openvgf_example ${CONSUMER_DIR}/main.cpp EXIT 2
      EXPECT "main.cpp: expected a TOSA flatbuffer .* got a file of unknown format")
 

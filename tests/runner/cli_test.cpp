@@ -255,6 +255,7 @@ TEST(DevicesCli, ListsLavapipeAsTextAndJson) {
   EXPECT_THAT(text.output, HasSubstr("llvmpipe"));
   EXPECT_THAT(text.output, HasSubstr("maxStorageBufferRange"));
   EXPECT_THAT(text.output, HasSubstr("subgroup size"));
+  EXPECT_THAT(text.output, HasSubstr("host I/O: dedicated transfer queue "));
   CommandResult json = runCli("devices --json");
   ASSERT_EQ(json.exitCode, 0) << json.output;
   nlohmann::json parsed = nlohmann::json::parse(json.output);
@@ -265,6 +266,18 @@ TEST(DevicesCli, ListsLavapipeAsTextAndJson) {
       found = true;
       EXPECT_TRUE(d["features"]["synchronization2"].get<bool>());
       EXPECT_GT(d["limits"]["maxStorageBufferRange"].get<std::uint64_t>(), 0u);
+      // Host I/O facts agree with the feature list and with each other; lavapipe offers
+      // host-memory import and has one queue family (no transfer-only one).
+      const nlohmann::json& io = d["host_io"];
+      EXPECT_EQ(io["timeline_semaphore"].get<bool>(), d["features"]["timelineSemaphore"].get<bool>());
+      EXPECT_TRUE(io["external_memory_host"].get<bool>());
+      const auto alignment = io["min_imported_host_pointer_alignment"].get<std::uint64_t>();
+      EXPECT_TRUE(alignment != 0 && (alignment & (alignment - 1)) == 0) << alignment;
+      EXPECT_FALSE(io["dedicated_transfer_queue"].get<bool>());
+      // A CPU device's memory is all host memory: its device-local heap is host-visible.
+      EXPECT_EQ(io["host_visible_device_local_bytes"].get<std::uint64_t>(), d["device_local_bytes"].get<std::uint64_t>());
+      EXPECT_THAT(text.output, HasSubstr("VK_EXT_external_memory_host yes (import alignment " +
+                                         std::to_string(alignment) + " bytes)"));
     }
   }
   EXPECT_TRUE(found);

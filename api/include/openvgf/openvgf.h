@@ -6,8 +6,11 @@
  *
  * Thread safety: a model may be used by several threads at once (including
  * openvgf_session_create); a session by one thread at a time; distinct sessions may run at
- * the same time. A session keeps its model's device alive, so handles may be released in
- * any order. */
+ * the same time. An openvgf_run counts as a call of its session (wait for it where the session
+ * may be called); a device tensor is used by the session it feeds and the one that made it,
+ * so both are called from one thread at a time. Pinned buffers may be shared by threads like
+ * any memory. A session keeps its model's device alive, so handles may be released in any
+ * order. */
 #ifndef OPENVGF_OPENVGF_H
 #define OPENVGF_OPENVGF_H
 
@@ -55,6 +58,9 @@ typedef enum openvgf_dtype {
 typedef struct openvgf_status openvgf_status;
 typedef struct openvgf_model openvgf_model;
 typedef struct openvgf_session openvgf_session;
+typedef struct openvgf_run openvgf_run;                      /* a run started by openvgf_session_run_async */
+typedef struct openvgf_pinned openvgf_pinned;                /* host memory the device moves by DMA */
+typedef struct openvgf_device_tensor openvgf_device_tensor;  /* an output kept on the device */
 
 /* Status: NULL means success. */
 OPENVGF_API openvgf_code openvgf_status_code(const openvgf_status* status);
@@ -91,6 +97,13 @@ typedef struct openvgf_tensor_info {
 /* Opens a model and prepares it for the chosen device. options may be NULL (defaults). */
 OPENVGF_API openvgf_status* openvgf_model_open(const char* path, const openvgf_model_options* options,
                                                openvgf_model** out_model);
+/* Opens a model on the device of `share_device_of` (one Vulkan device and context), so device
+ * tensors of either model's sessions can feed the other's. options' device, validate and
+ * pipeline_cache are those of `share_device_of`. UNSUPPORTED naming the feature when this model
+ * needs a device feature the shared device was not created with. */
+OPENVGF_API openvgf_status* openvgf_model_open_shared(const char* path, const openvgf_model_options* options,
+                                                      const openvgf_model* share_device_of,
+                                                      openvgf_model** out_model);
 OPENVGF_API void openvgf_model_release(openvgf_model* model);
 OPENVGF_API size_t openvgf_model_input_count(const openvgf_model* model);
 OPENVGF_API size_t openvgf_model_output_count(const openvgf_model* model);
@@ -103,7 +116,8 @@ OPENVGF_API const char* openvgf_model_device_name(const openvgf_model* model);
 /* Session options; initialise with openvgf_session_options_init. */
 typedef struct openvgf_session_options {
   size_t struct_size;
-  int profile; /* GPU timestamps around every dispatch */
+  int profile;        /* GPU timestamps around every dispatch */
+  unsigned in_flight; /* runs that may be in flight at once (openvgf_session_run_async), 1..8; default 1 */
 } openvgf_session_options;
 OPENVGF_API void openvgf_session_options_init(openvgf_session_options* options);
 
@@ -125,6 +139,57 @@ typedef struct openvgf_tensor {
 OPENVGF_API openvgf_status* openvgf_session_run(openvgf_session* session, const openvgf_tensor* inputs,
                                                 size_t input_count, const openvgf_tensor* outputs,
                                                 size_t output_count);
+/* Pinned memory: host memory of `model`'s device that runs read and write by DMA, with no
+ * staging copy. An openvgf_tensor whose data lies inside a live pinned buffer of the session's
+ * device is moved that way. _allocate: zero-filled, owned by the handle. _import: the caller's
+ * memory (it must outlive the handle); UNSUPPORTED when the device lacks
+ * VK_EXT_external_memory_host or when data or byte_size is not a multiple of
+ * openvgf_model_import_alignment: then use the memory unpinned (copied through staging) or
+ * _allocate. */
+OPENVGF_API openvgf_status* openvgf_pinned_allocate(const openvgf_model* model, size_t byte_size,
+                                                    openvgf_pinned** out_pinned);
+OPENVGF_API openvgf_status* openvgf_pinned_import(const openvgf_model* model, void* data, size_t byte_size,
+                                                  openvgf_pinned** out_pinned);
+OPENVGF_API void* openvgf_pinned_data(const openvgf_pinned* pinned);
+OPENVGF_API size_t openvgf_pinned_size(const openvgf_pinned* pinned);
+OPENVGF_API void openvgf_pinned_release(openvgf_pinned* pinned);
+/* Alignment in bytes openvgf_pinned_import needs of address and size; 0 when unavailable. */
+OPENVGF_API size_t openvgf_model_import_alignment(const openvgf_model* model);
+
+/* Options of openvgf_session_run_async; initialise with openvgf_run_options_init. */
+typedef struct openvgf_run_options {
+  size_t struct_size;
+  /* Outputs stay on the device (pass no outputs: NULL, 0); after openvgf_run_wait, take them
+   * with openvgf_run_device_output. Models of one part only (.tosa, .vgf). */
+  int keep_on_device;
+  /* NULL, or input_count entries: a non-NULL entry is the value of that input instead of
+   * inputs[i] (which is then ignored), copied on the device with no host round trip. */
+  const openvgf_device_tensor* const* device_inputs;
+} openvgf_run_options;
+OPENVGF_API void openvgf_run_options_init(openvgf_run_options* options);
+
+/* Starts a run and returns once the inputs are taken (host input memory may be reused at
+ * once; pinned memory is read until the run is waited for); output buffers are written by
+ * openvgf_run_wait. At most in_flight runs of a session may be in flight; they may be waited
+ * for in any order. options may be NULL. A .pte plan completes its run before returning. */
+OPENVGF_API openvgf_status* openvgf_session_run_async(openvgf_session* session, const openvgf_tensor* inputs,
+                                                      size_t input_count, const openvgf_tensor* outputs,
+                                                      size_t output_count, const openvgf_run_options* options,
+                                                      openvgf_run** out_run);
+/* Waits for the run; its status (NULL: the outputs are written). Once per run. */
+OPENVGF_API openvgf_status* openvgf_run_wait(openvgf_run* run);
+/* Output `index` of a waited keep_on_device run, as a new device tensor handle. */
+OPENVGF_API openvgf_status* openvgf_run_device_output(const openvgf_run* run, size_t index,
+                                                      openvgf_device_tensor** out_tensor);
+/* Releases a run; one not waited for is waited for first. */
+OPENVGF_API void openvgf_run_release(openvgf_run* run);
+
+/* A device tensor's dtype and shape (valid while the handle lives; name is ""). It may feed a
+ * session until the session that made it runs again. */
+OPENVGF_API openvgf_status* openvgf_device_tensor_info(const openvgf_device_tensor* tensor,
+                                                       openvgf_tensor_info* out_info);
+OPENVGF_API void openvgf_device_tensor_release(openvgf_device_tensor* tensor);
+
 /* Wall time of the last run and its GPU time (0 unless the session profiles), in ms. */
 OPENVGF_API void openvgf_session_last_timing(const openvgf_session* session, double* out_host_ms,
                                              double* out_gpu_ms);

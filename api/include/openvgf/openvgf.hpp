@@ -8,8 +8,15 @@
 //     several threads may call Model::createSession on it at the same time.
 //   - A Session is not thread-safe: one thread at a time may call it (it may move between
 //     threads). Distinct Sessions, of one Model or of several, may run at the same time.
+//   - A RunHandle (Session::runAsync) belongs to its Session: wait() only on the thread that
+//     may call the Session at that moment. Destroying a handle that was not waited for waits.
 //   - Tensor is a handle: copies share one buffer. Threads may read one buffer together; a
-//     buffer that one thread writes must not be used by another at the same time.
+//     buffer that one thread writes must not be used by another at the same time. An input
+//     or output given to runAsync is in use until the run is waited for.
+//   - A device-resident Tensor (RunOptions::keepOnDevice) is read by the Session it is given
+//     to: its producing Session and that one must be called from one thread at a time (the
+//     producer's next run first waits for the runs that read its outputs).
+//   - Pinned tensors (Model::allocatePinned, importPinned) follow the Tensor rules.
 //   - The free functions (listDevices, convert, inspect, reference, extract) may be called
 //     from any thread at any time.
 // A Session keeps its Model's device alive: Models and Sessions may be destroyed in any order.
@@ -77,13 +84,23 @@ OPENVGF_API std::size_t elementSize(DataType type);
 
 using Shape = std::vector<std::int64_t>;
 
-/// Where a tensor's memory lives. Only Host exists today; device-resident buffers will be a
-/// further value, so code that switches on it should keep a default branch.
-enum class MemoryLocation : int { Host = 0 };
+/// Where a tensor's memory lives; code that switches on it should keep a default branch.
+enum class MemoryLocation : int {
+  Host = 0,    ///< host memory (plain, or pinned: Tensor::pinned())
+  Device = 1,  ///< an output kept on the device (RunOptions::keepOnDevice); data() is null
+};
+
+namespace detail {
+struct PinnedBuffer;
+struct DeviceValue;
+struct TensorAccess;
+}  // namespace detail
 
 /// A dense, row-major tensor. Either owns its buffer (zero-filled at construction) or views
 /// memory the caller owns (Tensor::view), which must outlive every use. Copies are handles to
-/// the same buffer; clone() makes an owning deep copy.
+/// the same buffer; clone() makes an owning deep copy. Host tensors may be pinned (the device
+/// moves them by DMA, with no staging copy); a device-resident tensor is an output a Session
+/// kept on the device, to be passed as an input of a Session on the same device.
 class OPENVGF_API Tensor {
  public:
   Tensor() = default;
@@ -97,7 +114,9 @@ class OPENVGF_API Tensor {
   const Shape& shape() const { return shape_; }
   std::int64_t elementCount() const;
   std::size_t byteSize() const { return bytes_; }
-  MemoryLocation location() const { return MemoryLocation::Host; }
+  MemoryLocation location() const { return device_ ? MemoryLocation::Device : MemoryLocation::Host; }
+  /// True for host memory of Model::allocatePinned or Model::importPinned.
+  bool pinned() const { return pinned_ != nullptr; }
   bool empty() const { return data_ == nullptr && bytes_ == 0 && shape_.empty(); }
   /// True when the tensor owns its buffer (not a view).
   bool ownsData() const { return owner_ != nullptr; }
@@ -111,14 +130,19 @@ class OPENVGF_API Tensor {
   const T* dataAs() const {
     return static_cast<const T*>(data_);
   }
+  /// A host copy; InvalidInput for a device-resident tensor (run with keepOnDevice off, or
+  /// feed it to a Session that returns it to the host).
   Tensor clone() const;
 
  private:
+  friend struct detail::TensorAccess;
   DataType dtype_ = DataType::Float32;
   Shape shape_;
   std::shared_ptr<void> owner_;  // null for views
   void* data_ = nullptr;
   std::size_t bytes_ = 0;
+  std::shared_ptr<const detail::PinnedBuffer> pinned_;  // the pinned memory data_ lies in
+  std::shared_ptr<const detail::DeviceValue> device_;   // set for device-resident tensors
 };
 
 /// A tensor with a name (reference outputs, named inputs).
@@ -147,6 +171,12 @@ struct DeviceInfo {
   std::uint64_t deviceLocalBytes = 0;
   std::uint32_t subgroupSize = 0;
   std::vector<std::string> features;  ///< optional features it has (Vulkan spelling)
+  // Host I/O facts.
+  bool transferQueue = false;             ///< a dedicated transfer-only queue family (uploads overlap compute)
+  std::uint64_t hostVisibleDeviceLocalBytes = 0;  ///< largest device-local host-visible heap (BAR window)
+  bool externalMemoryHost = false;        ///< VK_EXT_external_memory_host (Model::importPinned)
+  std::uint64_t importAlignment = 0;      ///< minImportedHostPointerAlignment in bytes (0 without the extension)
+  bool timelineSemaphores = false;        ///< timeline semaphores (runs in flight ordered on the GPU)
 };
 
 /// Every Vulkan device. Throws Environment when no Vulkan loader or driver is installed.
@@ -170,10 +200,18 @@ struct ModelOptions {
 
 struct SessionOptions {
   bool profile = false;  ///< GPU timestamps around every dispatch (Session::profile)
+  /// Runs that may be in flight at once (Session::runAsync), 1..8; each has its own staging
+  /// and device I/O memory, so the next run's upload overlaps the current one's compute.
+  unsigned inFlight = 1;
 };
 
-/// Per-run options. Empty today; device buffers and asynchronous runs will add fields here.
-struct RunOptions {};
+struct RunOptions {
+  /// Outputs stay on the device, as MemoryLocation::Device tensors that another Session of
+  /// the same device (Model::open with shareDeviceOf) takes as inputs with no host round
+  /// trip. Such a tensor is valid until its Session's next run. Models of one part only
+  /// (.tosa, .vgf), not .pte plans.
+  bool keepOnDevice = false;
+};
 
 /// Timings of a Session's last run.
 struct Profile {
@@ -190,6 +228,7 @@ class Session;
 namespace detail {
 struct ModelState;
 struct SessionState;
+struct RunState;
 }  // namespace detail
 
 /// A model file made ready to run on one device: read, lowered to compute shaders where
@@ -202,6 +241,12 @@ struct SessionState;
 class OPENVGF_API Model {
  public:
   static Model open(const std::string& path, const ModelOptions& options = {});
+  /// Opens `path` on the device of `shareDeviceOf` (one Vulkan device and context), so the
+  /// device-resident outputs of either model's sessions can be inputs of the other's.
+  /// options.device, validate and pipelineCache are those of `shareDeviceOf`. Unsupported,
+  /// naming the feature, when this model needs a device feature the shared device was not
+  /// created with (open the more demanding model first).
+  static Model open(const std::string& path, const ModelOptions& options, const Model& shareDeviceOf);
 
   const std::string& path() const;
   ModelFormat format() const;
@@ -211,6 +256,21 @@ class OPENVGF_API Model {
   const std::string& deviceName() const;
   /// True when the converted (.tosa) or lowered (GRAPH segments) VGFs all came from the cache.
   bool fromCache() const;
+  /// True when both models run on one device and context (Model::open with shareDeviceOf).
+  bool sharesDeviceWith(const Model& other) const;
+
+  /// A zero-filled host tensor in pinned memory of this model's device: runs read and write
+  /// it by DMA, with no staging copy. Memory of the host imported with
+  /// VK_EXT_external_memory_host where the device offers it, else host-visible memory of
+  /// the device. Usable by every Session on this device.
+  Tensor allocatePinned(DataType dtype, Shape shape) const;
+  /// Pins caller memory in place (a view: it must outlive the tensor and every run using
+  /// it). Unsupported when the device lacks VK_EXT_external_memory_host or when `data` or
+  /// `byteSize` is not a multiple of importAlignment(): then pass the memory as a plain
+  /// Tensor::view (copied through staging) or use allocatePinned.
+  Tensor importPinned(DataType dtype, Shape shape, void* data, std::size_t byteSize) const;
+  /// Alignment in bytes importPinned needs of address and size; 0 when it is unavailable.
+  std::size_t importAlignment() const;
 
   Session createSession(const SessionOptions& options = {}) const;
 
@@ -219,8 +279,25 @@ class OPENVGF_API Model {
   std::shared_ptr<const detail::ModelState> state_;
 };
 
-/// One model ready to run on its device: memory, pipelines and one recorded command buffer.
-/// Each run is one submit. Not thread-safe (see the top of this file).
+/// A run started by Session::runAsync. wait() blocks until it is done and returns its
+/// outputs (the tensors given to runAsync, or new owning ones); handles of one Session may
+/// be waited for in any order, each once. A handle keeps its Session's memory alive.
+class OPENVGF_API RunHandle {
+ public:
+  RunHandle() = default;
+  /// Started and not waited for yet.
+  bool valid() const;
+  /// Throws what the run failed with; InvalidInput when the handle was already waited for.
+  std::vector<Tensor> wait();
+
+ private:
+  friend class Session;
+  explicit RunHandle(std::shared_ptr<detail::RunState> state) : state_(std::move(state)) {}
+  std::shared_ptr<detail::RunState> state_;
+};
+
+/// One model ready to run on its device: memory, pipelines and one recorded command buffer
+/// per run in flight. Each run is one submit. Not thread-safe (see the top of this file).
 class OPENVGF_API Session {
  public:
   Session(Session&&) noexcept;
@@ -245,15 +322,26 @@ class OPENVGF_API Session {
   /// tensor, so repeated runs allocate nothing.
   void run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, const RunOptions& options = {});
 
+  /// Starts a run and returns once the inputs are taken: host inputs may be reused at once,
+  /// pinned ones are read by DMA until the run is waited for. `outputs` (optional) are
+  /// filled as run() fills them; they must not be used until wait(). At most
+  /// SessionOptions::inFlight runs may be in flight (InvalidInput beyond). A .pte plan runs
+  /// its delegate calls one after another through host memory: its runAsync completes the
+  /// run before it returns.
+  RunHandle runAsync(const std::vector<Tensor>& inputs, std::vector<Tensor> outputs = {},
+                     const RunOptions& options = {});
+  RunHandle runNamedAsync(const std::map<std::string, Tensor>& inputs, std::vector<Tensor> outputs = {},
+                          const RunOptions& options = {});
+
   /// Timings of the last run.
   Profile profile() const;
 
  private:
   friend class Model;
-  explicit Session(std::unique_ptr<detail::SessionState> state);
-  void runBound(const std::vector<std::string>& names, const std::vector<Tensor>& given, std::vector<Tensor>& outputs,
-                const RunOptions& options);
-  std::unique_ptr<detail::SessionState> state_;
+  explicit Session(std::shared_ptr<detail::SessionState> state);
+  std::shared_ptr<detail::RunState> start(const std::vector<std::string>& names, const std::vector<Tensor>& given,
+                                          std::vector<Tensor> outputs, const RunOptions& options);
+  std::shared_ptr<detail::SessionState> state_;
 };
 
 struct ConvertOptions {

@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: Apache-2.0
+// The installed C++ API's Model, Session and RunHandle (openvgf/openvgf.hpp) over api::Model and
+// api::Session. Every run, synchronous or not, is a runner runAsync + wait on a model of one
+// part, so pinned inputs and outputs move by DMA and device-resident tensors are copied on the
+// device; a .pte plan runs its parts through host memory (api::Session::runInPlace).
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "api/public_state.h"
+
+namespace openvgf {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<TensorInfo> publicInfos(const std::vector<runner::TensorInfo>& infos) {
+  std::vector<TensorInfo> out;
+  for (const runner::TensorInfo& info : infos) {
+    out.push_back({info.name, fromDType(info.dtype), info.shape, static_cast<std::size_t>(info.bytes)});
+  }
+  return out;
+}
+
+api::LoadOptions loadOptions(const ModelOptions& options) {
+  api::LoadOptions load;
+  load.target = options.target;
+  load.plan = options.plan;
+  load.modelCache = options.modelCache;
+  load.cacheDir = options.cacheDir;
+  if (!options.inputShapes.empty()) {
+    load.inputShapes = [shapes = options.inputShapes](const std::vector<std::string>& names)
+        -> Result<std::vector<tosa::Shape>> {
+      if (shapes.size() != names.size()) {
+        return invalidInput("inputShapes: expected {} shapes (one per input), got {}", names.size(), shapes.size());
+      }
+      return std::vector<tosa::Shape>(shapes.begin(), shapes.end());
+    };
+  }
+  return load;
+}
+
+std::shared_ptr<detail::ModelState> modelState(std::unique_ptr<api::Model> model) {
+  auto state = std::make_shared<detail::ModelState>();
+  state->model = std::move(model);
+  const api::LoadedModel& loaded = state->model->loaded();
+  state->format = loaded.kind() == api::FileKind::Tosa ? ModelFormat::Tosa
+                  : loaded.kind() == api::FileKind::Pte ? ModelFormat::Pte
+                                                        : ModelFormat::Vgf;
+  state->inputs = publicInfos(loaded.inputs());
+  state->outputs = publicInfos(loaded.outputs());
+  return state;
+}
+
+void splitNamed(const std::map<std::string, Tensor>& inputs, std::vector<std::string>& names,
+                std::vector<Tensor>& given) {
+  for (const auto& [name, tensor] : inputs) {
+    names.push_back(name);
+    given.push_back(tensor);
+  }
+}
+
+template <typename T>
+void eraseValue(std::vector<T>& list, const T& value) {
+  list.erase(std::remove(list.begin(), list.end(), value), list.end());
+}
+
+}  // namespace
+
+//===------------------------------------------------------------------===//
+// Shared state
+//===------------------------------------------------------------------===//
+
+namespace detail {
+namespace {
+
+std::mutex pinnedMutex;
+// Never destroyed: buffers held by static objects may go after it at exit.
+std::map<const std::uint8_t*, std::weak_ptr<const PinnedBuffer>>& pinnedRegistry() {
+  static auto* registry = new std::map<const std::uint8_t*, std::weak_ptr<const PinnedBuffer>>;
+  return *registry;
+}
+
+}  // namespace
+
+std::shared_ptr<const PinnedBuffer> PinnedBuffer::create(std::shared_ptr<const ModelState> model,
+                                                         runner::PinnedMemory memory) {
+  auto buffer = std::make_shared<const PinnedBuffer>(std::move(model), std::move(memory));
+  std::lock_guard lock(pinnedMutex);
+  pinnedRegistry()[buffer->memory.bytes().data()] = buffer;
+  return buffer;
+}
+
+PinnedBuffer::~PinnedBuffer() {
+  std::lock_guard lock(pinnedMutex);
+  auto it = pinnedRegistry().find(memory.bytes().data());
+  if (it != pinnedRegistry().end() && it->second.expired()) pinnedRegistry().erase(it);
+}
+
+std::shared_ptr<const PinnedBuffer> PinnedBuffer::find(const void* data, std::size_t bytes) {
+  const auto* start = static_cast<const std::uint8_t*>(data);
+  std::lock_guard lock(pinnedMutex);
+  auto it = pinnedRegistry().upper_bound(start);
+  if (it == pinnedRegistry().begin()) return nullptr;
+  --it;
+  std::shared_ptr<const PinnedBuffer> buffer = it->second.lock();
+  if (!buffer) return nullptr;
+  std::span<std::uint8_t> whole = buffer->memory.bytes();
+  return start + bytes <= whole.data() + whole.size() ? buffer : nullptr;
+}
+
+void SessionState::finishUpTo(RunState& target) {
+  // Runs of a .pte plan are finished when started (and its session has no single part).
+  while (!target.finished && !pending.empty()) {
+    RunState* run = pending.front();
+    pending.erase(pending.begin());
+    Status status = withContext(session.single()->wait(run->ticket), session.model().loaded().path());
+    if (!status) run->failure = status.error();
+    run->finished = true;
+    for (SessionState* producer : run->producers) eraseValue(producer->readers, run);
+    run->producers.clear();
+    run->inputs.clear();  // the device has read them
+  }
+}
+
+RunState::~RunState() {
+  if (!finished) session->finishUpTo(*this);
+}
+
+Tensor TensorAccess::pinnedTensor(DataType dtype, Shape shape, std::shared_ptr<const PinnedBuffer> buffer, void* data,
+                                  bool owning) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.bytes_ = byteSizeOf(dtype, shape);
+  t.shape_ = std::move(shape);
+  t.data_ = data;
+  if (owning) t.owner_ = std::const_pointer_cast<PinnedBuffer>(buffer);
+  t.pinned_ = std::move(buffer);
+  return t;
+}
+
+Tensor TensorAccess::deviceTensor(const TensorInfo& info, std::shared_ptr<const DeviceValue> value) {
+  Tensor t;
+  t.dtype_ = info.dtype;
+  t.shape_ = info.shape;
+  t.bytes_ = info.byteSize;
+  t.device_ = std::move(value);
+  return t;
+}
+
+}  // namespace detail
+
+//===------------------------------------------------------------------===//
+// Model
+//===------------------------------------------------------------------===//
+
+Model Model::open(const std::string& path, const ModelOptions& options) {
+  api::DeviceOptions device;
+  device.device = options.device;
+  device.validate = options.validate;
+  device.pipelineCache = options.pipelineCache;
+  device.cacheDir = options.cacheDir;
+  return Model(modelState(unwrap(api::Model::open(path, loadOptions(options), device))));
+}
+
+Model Model::open(const std::string& path, const ModelOptions& options, const Model& shareDeviceOf) {
+  api::LoadedModel loaded = unwrap(api::LoadedModel::load(path, loadOptions(options)));
+  return Model(modelState(unwrap(api::Model::create(std::move(loaded), shareDeviceOf.state_->model->sharedContext()))));
+}
+
+const std::string& Model::path() const { return state_->model->loaded().path(); }
+ModelFormat Model::format() const { return state_->format; }
+const std::vector<TensorInfo>& Model::inputs() const { return state_->inputs; }
+const std::vector<TensorInfo>& Model::outputs() const { return state_->outputs; }
+const std::string& Model::deviceName() const { return state_->model->deviceName(); }
+bool Model::fromCache() const { return state_->model->loaded().fromCache(); }
+
+bool Model::sharesDeviceWith(const Model& other) const {
+  return &state_->model->context() == &other.state_->model->context();
+}
+
+Tensor Model::allocatePinned(DataType dtype, Shape shape) const {
+  const std::size_t bytes = byteSizeOf(dtype, shape);
+  runner::PinnedMemory memory =
+      unwrap(runner::PinnedMemory::allocate(state_->model->context(), std::max<std::size_t>(bytes, 1)));
+  std::shared_ptr<const detail::PinnedBuffer> buffer = detail::PinnedBuffer::create(state_, std::move(memory));
+  void* data = buffer->memory.bytes().data();
+  return detail::TensorAccess::pinnedTensor(dtype, std::move(shape), std::move(buffer), data, true);
+}
+
+Tensor Model::importPinned(DataType dtype, Shape shape, void* data, std::size_t byteSize) const {
+  Tensor checked = Tensor::view(dtype, shape, data, byteSize);
+  Result<runner::PinnedMemory> memory =
+      runner::PinnedMemory::import(state_->model->context(), {static_cast<std::uint8_t*>(data), byteSize});
+  if (!memory) {
+    throw Exception(ErrorCode::Unsupported,
+                    fmt::format("importPinned: {}; pass the memory as a plain Tensor::view (copied through staging) "
+                                "or use allocatePinned", memory.error().message()));
+  }
+  std::shared_ptr<const detail::PinnedBuffer> buffer = detail::PinnedBuffer::create(state_, std::move(*memory));
+  return detail::TensorAccess::pinnedTensor(dtype, std::move(shape), std::move(buffer), data, false);
+}
+
+std::size_t Model::importAlignment() const {
+  const vulkan::Device& device = state_->model->context().device();
+  return device.canImportHostMemory()
+             ? static_cast<std::size_t>(std::max<std::uint64_t>(device.snapshot().minImportedHostPointerAlignment, 1))
+             : 0;
+}
+
+Session Model::createSession(const SessionOptions& options) const {
+  runner::SessionOptions sessionOptions;
+  sessionOptions.profile = options.profile;
+  sessionOptions.inFlight = options.inFlight;
+  api::Session session = unwrap(api::Session::create(*state_->model, sessionOptions));
+  return Session(std::make_shared<detail::SessionState>(state_, std::move(session), options.inFlight));
+}
+
+//===------------------------------------------------------------------===//
+// Session
+//===------------------------------------------------------------------===//
+
+Session::Session(std::shared_ptr<detail::SessionState> state) : state_(std::move(state)) {}
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
+Session::~Session() = default;
+
+const std::vector<TensorInfo>& Session::inputs() const { return state_->model->inputs; }
+const std::vector<TensorInfo>& Session::outputs() const { return state_->model->outputs; }
+
+std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs, const RunOptions& options) {
+  std::vector<Tensor> outputs;
+  run(inputs, outputs, options);
+  return outputs;
+}
+
+std::vector<Tensor> Session::runNamed(const std::map<std::string, Tensor>& inputs, const RunOptions& options) {
+  std::vector<Tensor> outputs;
+  runNamed(inputs, outputs, options);
+  return outputs;
+}
+
+void Session::runNamed(const std::map<std::string, Tensor>& inputs, std::vector<Tensor>& outputs,
+                       const RunOptions& options) {
+  std::vector<std::string> names;
+  std::vector<Tensor> given;
+  splitNamed(inputs, names, given);
+  if (!state_->pending.empty()) state_->finishUpTo(*state_->pending.back());
+  outputs = RunHandle(start(names, given, std::move(outputs), options)).wait();
+}
+
+void Session::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, const RunOptions& options) {
+  // A synchronous run may follow runs still in flight: they finish first (their handles keep
+  // their outcomes), so it never meets the in-flight limit.
+  if (!state_->pending.empty()) state_->finishUpTo(*state_->pending.back());
+  outputs = RunHandle(start(std::vector<std::string>(inputs.size()), inputs, std::move(outputs), options)).wait();
+}
+
+RunHandle Session::runAsync(const std::vector<Tensor>& inputs, std::vector<Tensor> outputs, const RunOptions& options) {
+  return RunHandle(start(std::vector<std::string>(inputs.size()), inputs, std::move(outputs), options));
+}
+
+RunHandle Session::runNamedAsync(const std::map<std::string, Tensor>& inputs, std::vector<Tensor> outputs,
+                                 const RunOptions& options) {
+  std::vector<std::string> names;
+  std::vector<Tensor> given;
+  splitNamed(inputs, names, given);
+  return RunHandle(start(names, given, std::move(outputs), options));
+}
+
+namespace {
+
+// The pinned memory of `t` when it belongs to the session's device (memory pinned for
+// another device goes through staging like any host memory).
+const runner::PinnedMemory* pinnedOn(const detail::SessionState& state, const Tensor& t) {
+  const auto& pinned = detail::TensorAccess::pinned(t);
+  if (!pinned || pinned->memory.device() != state.model->model->context().device().handle()) return nullptr;
+  return &pinned->memory;
+}
+
+// The runner input of `t`, model input `index` of `state`'s session, recorded in `run`.
+runner::InputRef inputRef(detail::SessionState& state, std::size_t index, const Tensor& t, detail::RunState& run) {
+  const std::string& source = state.session.model().loaded().path();
+  const std::string& name = state.model->inputs[index].name;
+  runner::InputRef ref;
+  if (const auto& value = detail::TensorAccess::device(t)) {
+    if (value->producer->runs != value->run) {
+      raiseInvalid(fmt::format("{}: input '{}': expected a device-resident output of its session's latest run, got "
+                               "one of an earlier run (that session has run {} time(s) since)",
+                               source, name, value->producer->runs - value->run));
+    }
+    ref.producer = value->producer->session.single();
+    ref.producerOutput = value->output;
+    if (std::find(run.producers.begin(), run.producers.end(), value->producer.get()) == run.producers.end()) {
+      run.producers.push_back(value->producer.get());
+    }
+  } else {
+    ref.host = {static_cast<const std::uint8_t*>(t.data()), t.byteSize()};
+    ref.pinned = pinnedOn(state, t);
+  }
+  run.inputs.push_back(t);
+  return ref;
+}
+
+}  // namespace
+
+// Binds and checks the inputs, then starts the run (a .pte plan: runs it to the end).
+std::shared_ptr<detail::RunState> Session::start(const std::vector<std::string>& names,
+                                                 const std::vector<Tensor>& given, std::vector<Tensor> outputs,
+                                                 const RunOptions& options) {
+  detail::SessionState& state = *state_;
+  const api::Model& model = *state.model->model;
+  const std::string& source = model.loaded().path();
+  auto run = std::make_shared<detail::RunState>();
+  run->session = state_;
+  run->start = Clock::now();
+  run->finished = true;  // until submitted
+  std::vector<api::Model::BoundInput> bound = unwrap(model.bindInputs(names));
+  std::vector<Tensor> inputs;
+  for (const api::Model::BoundInput& b : bound) inputs.push_back(b.fallback ? viewOf(*b.fallback) : given[b.given]);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
+    const TensorInfo& info = state.model->inputs[i];
+    if (!isModelType(t.dtype())) {
+      raiseInvalid(fmt::format("{}: input '{}': expected dtype {}, got FP64", source, info.name, toString(info.dtype)));
+    }
+    unwrap(withContext(state.session.checkInput(i, toDType(t.dtype()), t.shape(), t.byteSize()), source));
+  }
+  outputs.resize(state.model->outputs.size());
+  runner::Session* single = state.session.single();
+  if (single == nullptr) {
+    const bool device = std::any_of(inputs.begin(), inputs.end(),
+                                    [](const Tensor& t) { return t.location() != MemoryLocation::Host; });
+    if (options.keepOnDevice || device) {
+      throw Exception(ErrorCode::Unsupported,
+                      fmt::format("{}: device-resident {}: expected a model of one part (.tosa, .vgf), got a .pte "
+                                  "plan (its delegate calls exchange tensors through host memory)",
+                                  source, device ? "inputs" : "outputs (keepOnDevice)"));
+    }
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      std::span<std::uint8_t> memory = state.session.inputMemory(i);
+      if (!memory.empty()) std::memcpy(memory.data(), inputs[i].data(), memory.size());
+    }
+    ++state.runs;
+    Status status = withContext(state.session.runInPlace(), source);
+    if (!status) run->failure = status.error();
+    for (std::size_t o = 0; o < outputs.size() && status; ++o) {
+      const TensorInfo& info = state.model->outputs[o];
+      Tensor& out = outputs[o];
+      if (out.dtype() != info.dtype || out.shape() != info.shape || out.data() == nullptr) out = Tensor(info.dtype, info.shape);
+      std::span<const std::uint8_t> memory = state.session.outputMemory(o);
+      if (!memory.empty()) std::memcpy(out.data(), memory.data(), memory.size());
+    }
+    run->outputs = std::move(outputs);
+    return run;
+  }
+
+  if (state.pending.size() >= state.inFlight) {
+    raiseInvalid(fmt::format("{}: runAsync: {} run(s) already in flight (SessionOptions::inFlight); wait for one first",
+                             source, state.pending.size()));
+  }
+  std::vector<runner::InputRef> inputRefs;
+  for (std::size_t i = 0; i < inputs.size(); ++i) inputRefs.push_back(inputRef(state, i, inputs[i], *run));
+  std::vector<runner::OutputRef> outputRefs(outputs.size());
+  for (std::size_t o = 0; o < outputs.size() && !options.keepOnDevice; ++o) {
+    const TensorInfo& info = state.model->outputs[o];
+    Tensor& out = outputs[o];
+    if (out.dtype() != info.dtype || out.shape() != info.shape || out.data() == nullptr) out = Tensor(info.dtype, info.shape);
+    outputRefs[o].host = {static_cast<std::uint8_t*>(out.data()), out.byteSize()};
+    outputRefs[o].pinned = pinnedOn(state, out);
+  }
+  // This run overwrites the device-resident outputs of the last one: runs of other sessions
+  // still reading them finish first.
+  while (!state.readers.empty()) {
+    detail::RunState* reader = state.readers.back();
+    reader->session->finishUpTo(*reader);
+    eraseValue(state.readers, reader);
+  }
+  run->ticket = unwrap(withContext(single->runAsync(inputRefs, outputRefs), source));
+  run->finished = false;
+  ++state.runs;
+  state.pending.push_back(run.get());
+  for (detail::SessionState* producer : run->producers) producer->readers.push_back(run.get());
+  for (std::size_t o = 0; o < outputs.size() && options.keepOnDevice; ++o) {
+    outputs[o] = detail::TensorAccess::deviceTensor(
+        state.model->outputs[o], std::make_shared<detail::DeviceValue>(detail::DeviceValue{state_, state.runs, o}));
+  }
+  run->outputs = std::move(outputs);
+  return run;
+}
+
+Profile Session::profile() const {
+  Profile profile;
+  profile.hostMs = state_->hostMs;
+  const runner::RunTiming& timing = state_->session.lastTiming();
+  profile.gpuMs = timing.gpuMs();
+  const std::vector<std::string>& names = state_->session.segmentNames();
+  for (std::size_t i = 0; i + 1 < timing.timestampsNs.size() && i < names.size(); ++i) {
+    profile.segments.push_back(
+        {names[i], static_cast<double>(timing.timestampsNs[i + 1] - timing.timestampsNs[i]) * 1e-6});
+  }
+  return profile;
+}
+
+//===------------------------------------------------------------------===//
+// RunHandle
+//===------------------------------------------------------------------===//
+
+bool RunHandle::valid() const { return state_ && !state_->waited; }
+
+std::vector<Tensor> RunHandle::wait() {
+  if (!valid()) raiseInvalid("RunHandle::wait: expected a run not waited for yet, got one already waited for (or none)");
+  detail::RunState& run = *state_;
+  run.session->finishUpTo(run);
+  run.waited = true;
+  run.session->hostMs = std::chrono::duration<double, std::milli>(Clock::now() - run.start).count();
+  if (run.failure) raise(*run.failure);
+  return std::move(run.outputs);
+}
+
+}  // namespace openvgf
