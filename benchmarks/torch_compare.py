@@ -54,7 +54,7 @@ def load_npy(path):
 class Model:
     """A zoo model as a list of closures over a value table; `run(inputs)` returns outputs."""
 
-    def __init__(self, folder, device, exact_int=False):
+    def __init__(self, folder, device, exact_int=False, half=False):
         self.folder = folder
         with open(os.path.join(folder, "model.json")) as f:
             self.desc = json.load(f)
@@ -78,7 +78,8 @@ class Model:
         fp16 = any(i["dtype"] == "FP16" for i in self.desc["inputs"])
         # PyTorch's CPU kernels lack fp16 matmul/conv: there an fp16 model runs in fp32 (a
         # tighter reference); timing it would not be a like-for-like comparison anyway.
-        self.float_type = torch.float16 if fp16 and str(device).startswith("cuda") else torch.float32
+        # `half`: an fp32 model in fp16 as well, PyTorch's side of `openvgf convert --precision fp16`.
+        self.float_type = torch.float16 if (fp16 or half) and str(device).startswith("cuda") else torch.float32
         self._prepare()
 
     # -- constants ---------------------------------------------------------------------
@@ -445,6 +446,8 @@ def main():
     parser.add_argument("--iterations", type=int, default=10)
     parser.add_argument("--min-time", type=float, default=1.0, help="seconds of timed runs at least")
     parser.add_argument("--no-timing", action="store_true", help="only check correctness")
+    parser.add_argument("--half", action="store_true",
+                        help="on CUDA, run fp32 models in fp16 too (to compare with openvgf convert --precision fp16)")
     parser.add_argument("--openvgf", default="", help="run.sh results JSON, for the ratio column")
     parser.add_argument("--json", default="", help="write results here")
     parser.add_argument("--threads", type=int, default=0,
@@ -479,7 +482,7 @@ def main():
         try:
             probe = Model(folder, "cpu", exact_int=False)
             exact = probe.quantized
-            model = probe if (exact or args.device == "cpu") else Model(folder, args.device)
+            model = probe if (exact or args.device == "cpu") else Model(folder, args.device, half=args.half)
             if exact:
                 model = Model(folder, "cpu", exact_int=True)
             arrays = [load_npy(os.path.join(folder, f)) for f in model.desc["input_files"]]
