@@ -77,6 +77,38 @@ Status validateSpirv(std::span<const std::uint32_t> words) {
   return {};
 }
 
+// Invocations of a workgroup share memory only through barriers that make their stores
+// visible: Workgroup or Subgroup execution, a memory scope at least as wide, and semantics that
+// order WorkgroupMemory. spirv-val accepts a barrier that orders none of it; lavapipe then lets
+// invocations read shared memory before others wrote it, so outputs depend on what the memory
+// held (the mutation campaign's one silent wrong answer, tests/data/vgf/fuzz_barrier_orders_no_shared_memory.vgf).
+Status checkBarriers(const vgf::SpirvModule& spirv, const vgf::SpirvEntryPoint& entry) {
+  if (!entry.workgroupVariables) return {};
+  auto shown = [](const std::optional<std::uint32_t>& v, bool hex) {
+    return !v ? std::string("not a constant") : hex ? fmt::format("{:#x}", *v) : std::to_string(*v);
+  };
+  for (const vgf::SpirvControlBarrier& b : spirv.controlBarriers) {
+    // spirv-val (Vulkan) already limits the execution scope to Workgroup or Subgroup.
+    const bool memory = b.memoryScope && (*b.memoryScope == vgf::kSpirvScopeCrossDevice ||
+                                          *b.memoryScope == vgf::kSpirvScopeDevice ||
+                                          *b.memoryScope == vgf::kSpirvScopeWorkgroup ||
+                                          *b.memoryScope == vgf::kSpirvScopeQueueFamily ||
+                                          (*b.memoryScope == vgf::kSpirvScopeSubgroup &&
+                                           b.executionScope == vgf::kSpirvScopeSubgroup));
+    const bool semantics = b.semantics && (*b.semantics & vgf::kSpirvSemanticsWorkgroupMemory) != 0 &&
+                           (*b.semantics & vgf::kSpirvSemanticsOrdering) != 0;
+    if (!memory || !semantics) {
+      return invalidInput(
+          "OpControlBarrier at word {}: expected a barrier that makes shared memory visible to the workgroup "
+          "(Workgroup or Subgroup execution scope, a memory scope at least as wide, semantics with WorkgroupMemory "
+          "and an ordering), got execution scope {}, memory scope {}, semantics {}; entry point '{}' declares "
+          "Workgroup variables",
+          b.word, shown(b.executionScope, false), shown(b.memoryScope, false), shown(b.semantics, true), entry.name);
+    }
+  }
+  return {};
+}
+
 Result<ResourceInfo> checkResource(const vgf::Resource& r, std::uint32_t index) {
   ResourceInfo info;
   info.category = r.category;
@@ -277,6 +309,7 @@ Status Model::checkModule(const vgf::File& file, std::uint32_t index, const std:
                         "WorkgroupSize), got {}x{}x{}",
                         entryName, size[0], size[1], size[2]);
   }
+  OPENVGF_TRY(checkBarriers(spirv, *entry));
   if (entry->pushConstants) {
     return unsupported("entry point '{}': expected no push constants (openvgf compiles parameters into the SPIR-V), "
                        "got a PushConstant variable",

@@ -26,7 +26,8 @@ constexpr std::uint32_t kOpExtension = 10, kOpEntryPoint = 15, kOpExecutionMode 
                         kOpTypeMatrix = 24, kOpTypeArray = 28, kOpTypeRuntimeArray = 29, kOpTypeStruct = 30,
                         kOpTypePointer = 32, kOpConstant = 43, kOpConstantComposite = 44,
                         kOpSpecConstant = 50, kOpSpecConstantComposite = 51, kOpFunction = 54,
-                        kOpVariable = 59, kOpDecorate = 71, kOpMemberDecorate = 72, kOpExecutionModeId = 331;
+                        kOpVariable = 59, kOpDecorate = 71, kOpMemberDecorate = 72, kOpControlBarrier = 224,
+                        kOpExecutionModeId = 331;
 // Decorations.
 constexpr std::uint32_t kBlock = 2, kBufferBlock = 3, kArrayStride = 6, kBuiltIn = 11, kNonWritable = 24,
                         kNonReadable = 25, kBinding = 33, kDescriptorSet = 34, kOffset = 35;
@@ -141,7 +142,7 @@ class Declarations {
     return it == decorations_.end() ? nullptr : &it->second;
   }
   SpirvDescriptor describe(const Variable& v) const;
-  Status scanBodies(std::span<const std::uint32_t> words, std::size_t pos);
+  Status scanBodies(std::span<const std::uint32_t> words, std::size_t pos, SpirvModule& out);
   void applyExecutionMode(std::span<const std::uint32_t> operands, bool ids);
 
   std::unordered_map<std::uint32_t, Decorations> decorations_;
@@ -291,13 +292,13 @@ Status Declarations::parse(std::span<const std::uint32_t> words, SpirvModule& ou
     }
     pos += count;
   }
-  return scanBodies(words, pos);
+  return scanBodies(words, pos, out);
 }
 
 // Which variables the functions load from, store to or otherwise use. Pointers into a variable
 // come from access chains and OpCopyObject; any other use of such a pointer (a function call,
 // OpPhi, OpSelect, ...) makes the variable "escaped", and its declared qualifiers decide.
-Status Declarations::scanBodies(std::span<const std::uint32_t> words, std::size_t pos) {
+Status Declarations::scanBodies(std::span<const std::uint32_t> words, std::size_t pos, SpirvModule& out) {
   std::unordered_map<std::uint32_t, std::uint32_t> root;  // pointer id -> variable id
   for (const Variable& v : variables_) root[v.id] = v.id;
   auto mark = [&](std::uint32_t pointer, bool read, bool write) {
@@ -315,6 +316,15 @@ Status Declarations::scanBodies(std::span<const std::uint32_t> words, std::size_
                           words.size() - pos, count);
     }
     std::span<const std::uint32_t> ops = words.subspan(pos + 1, count - 1);
+    if (opcode == kOpControlBarrier) {
+      auto value = [&](std::size_t k) -> std::optional<std::uint32_t> {
+        if (k >= ops.size()) return std::nullopt;
+        std::optional<std::uint64_t> v = constantValue(ops[k]);
+        if (!v || *v > 0xFFFFFFFFu) return std::nullopt;
+        return static_cast<std::uint32_t>(*v);
+      };
+      out.controlBarriers.push_back({pos, value(0), value(1), value(2)});
+    }
     pos += count;
     const PointerUse use = pointerUse(opcode);
     if (use.kind == PointerUse::Derive && ops.size() >= 3) {
@@ -516,6 +526,7 @@ void Declarations::finish(SpirvModule& out) {
         continue;
       }
       if (v.storageClass == static_cast<std::uint32_t>(SpirvStorageClass::Workgroup)) {
+        e.workgroupVariables = true;
         const TypeDecl* pointer = type(v.pointerType);
         if (pointer != nullptr && pointer->operands.size() >= 2) {
           e.workgroupBytes = satAdd(e.workgroupBytes, sizeOf(pointer->operands[1], 0));

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -84,6 +85,7 @@ struct SpirvEntryPoint {
   bool localSizeId = false;                  // given by OpExecutionModeId LocalSizeId / LocalSizeHintId
   std::uint32_t roundingModeRteWidths = 0;   // bit w/16: RoundingModeRTE for float width 16, 32, 64
   std::vector<SpirvDescriptor> descriptors;  // in declaration order
+  bool workgroupVariables = false;           // it declares Workgroup (shared) variables
   std::uint64_t workgroupBytes = 0;          // shared memory of its Workgroup variables (lower bound)
   bool pushConstants = false;                // uses a PushConstant variable
 };
@@ -92,11 +94,25 @@ inline constexpr std::uint32_t kSpirvGlCompute = 5;
 /// roundingModeRteWidths bits.
 inline constexpr std::uint32_t kSpirvWidth16 = 1u << 0, kSpirvWidth32 = 1u << 1, kSpirvWidth64 = 1u << 2;
 
+/// An OpControlBarrier of a function body. Scopes and semantics are <id>s of constants; an
+/// operand that names no constant of the declarations is std::nullopt.
+struct SpirvControlBarrier {
+  std::size_t word = 0;  // offset of the instruction in the module
+  std::optional<std::uint32_t> executionScope, memoryScope, semantics;
+};
+
+/// SPIR-V scope (§3.27) and memory-semantics (§3.25) values the runner's barrier rule reads.
+inline constexpr std::uint32_t kSpirvScopeCrossDevice = 0, kSpirvScopeDevice = 1, kSpirvScopeWorkgroup = 2,
+                               kSpirvScopeSubgroup = 3, kSpirvScopeQueueFamily = 5;
+inline constexpr std::uint32_t kSpirvSemanticsOrdering = 0x2 | 0x4 | 0x8 | 0x10;  // Acquire ... SeqCst
+inline constexpr std::uint32_t kSpirvSemanticsWorkgroupMemory = 0x100;
+
 struct SpirvModule {
   std::uint32_t version = 0;                // header word 1 (0x00010600 = 1.6)
   std::vector<std::uint32_t> capabilities;  // OpCapability operands, in order
   std::vector<std::string> extensions;
   std::vector<SpirvEntryPoint> entryPoints;
+  std::vector<SpirvControlBarrier> controlBarriers;  // in module order
 
   /// The entry point called `name`, or nullptr.
   const SpirvEntryPoint* findEntryPoint(std::string_view name) const;

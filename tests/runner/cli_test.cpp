@@ -18,6 +18,7 @@
 #include "shaders/chain_add.h"
 #include "shaders/chain_minus1.h"
 #include "shaders/chain_scale2.h"
+#include "shaders/shared_sum.h"
 #include "test_models.h"
 #include "tests/support/cli_runner.h"
 #include "tosa/npy.h"
@@ -195,6 +196,34 @@ TEST_F(RunCli, MismatchedBindingsAndInvalidSpirvExitWithCode2) {
   r = run(model("good.vgf", 2, 1, testing::words(k_binary_f32)));
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_EQ(readNpy(dir_ / "c.npy"), std::vector<float>(37, 2.0f));
+}
+
+TEST_F(RunCli, SharedMemoryNeedsABarrierThatOrdersIt) {
+  // A module whose workgroup exchanges values through shared memory runs, and its barrier works:
+  // c[i] = a[i] + b[63 - i] where 63 - i < 37, else a[i] (one workgroup of 64).
+  vgf::Builder b;
+  testing::buildBinary(b, vgf::VkFormatValue::R32Sfloat, k_shared_sum);
+  std::string model = write(b, "shared.vgf");
+  std::vector<float> a(37), bv(37), expected(37);
+  for (int i = 0; i < 37; ++i) {
+    a[i] = static_cast<float>(i);
+    bv[i] = 100.0f * static_cast<float>(i);
+  }
+  for (int i = 0; i < 37; ++i) expected[i] = a[i] + (63 - i < 37 ? bv[63 - i] : 0.0f);
+  CommandResult r = runCli("run " + model + " --validate --input " + writeNpy("a.npy", {37}, a) + " --input " +
+                               writeNpy("b.npy", {37}, bv) + " --output " + (dir_ / "c.npy").string(),
+                           env_);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(readNpy(dir_ / "c.npy"), expected);
+  // The mutation campaign's file (tests/fuzz/README.md): its GEMM's barrier orders subgroup memory
+  // only, and lavapipe ran it with outputs that changed with MALLOC_PERTURB_.
+  const std::string data = std::string(OPENVGF_TEST_DATA) + "/vgf/fuzz_barrier_orders_no_shared_memory";
+  r = runCli("run " + data + ".vgf --input " + data + "_input.npy --output " + (dir_ / "y.npy").string(), env_);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("fuzz_barrier_orders_no_shared_memory.vgf: segments[0]"));
+  EXPECT_THAT(r.output, HasSubstr("OpControlBarrier at word"));
+  EXPECT_THAT(r.output, HasSubstr("got execution scope 2, memory scope 2, semantics 0x80"));
+  EXPECT_FALSE(fs::exists(dir_ / "y.npy"));
 }
 
 TEST_F(RunCli, GraphSegmentWithAShaderModuleIsRefused) {

@@ -9,6 +9,7 @@
 #include "shaders/chain_add.h"
 #include "shaders/chain_minus1.h"
 #include "shaders/chain_scale2.h"
+#include "shaders/shared_sum.h"
 #include "test_models.h"
 #include "vgf/spirv_info.h"
 
@@ -252,6 +253,67 @@ TEST(ModelInterface, ModulesMustPassSpirvVal) {
   words[4] = 0x80000000u;
   m->file.modules[0].spirv = words;
   EXPECT_THAT(refusal(m->file), HasSubstr("modules[0] 'binary': header word 4 (schema): expected 0, got 2147483648"));
+}
+
+// `module` with its (only) OpControlBarrier's scopes and semantics replaced by new 32-bit
+// unsigned constants, declared before the first function.
+std::vector<std::uint32_t> withBarrier(std::span<const std::uint32_t> module, std::uint32_t execution,
+                                       std::uint32_t memory, std::uint32_t semantics) {
+  std::vector<std::uint32_t> words(module.begin(), module.end());
+  std::uint32_t uintType = 0;
+  std::size_t firstFunction = 0, barrier = 0;
+  for (std::size_t pos = 5; pos < words.size(); pos += words[pos] >> 16) {
+    const std::uint32_t opcode = words[pos] & 0xFFFFu;
+    if (opcode == 21 && words[pos + 2] == 32 && words[pos + 3] == 0) uintType = words[pos + 1];  // OpTypeInt 32 0
+    if (opcode == 54 && firstFunction == 0) firstFunction = pos;                                // OpFunction
+    if (opcode == 224) barrier = pos;                                                            // OpControlBarrier
+  }
+  EXPECT_TRUE(uintType != 0 && firstFunction != 0 && barrier > firstFunction);
+  const std::uint32_t ids = words[3];
+  words[3] += 3;  // id bound
+  words[barrier + 1] = ids;
+  words[barrier + 2] = ids + 1;
+  words[barrier + 3] = ids + 2;
+  const std::uint32_t values[3] = {execution, memory, semantics};
+  std::vector<std::uint32_t> constants;
+  for (std::uint32_t k = 0; k < 3; ++k) constants.insert(constants.end(), {(4u << 16) | 43u, uintType, ids + k, values[k]});
+  words.insert(words.begin() + static_cast<std::ptrdiff_t>(firstFunction), constants.begin(), constants.end());
+  return words;
+}
+
+// Found by the mutation campaign: spirv-val accepts a barrier that orders no shared memory, and
+// lavapipe then ran the module with outputs that depend on what the memory held before.
+TEST(ModelInterface, BarriersMustMakeSharedMemoryVisible) {
+  auto m = binaryModel(V::R32Sfloat, k_shared_sum);
+  EXPECT_EQ(refusal(m->file), "accepted");
+  // glslang's barrier(): Workgroup, Workgroup, AcquireRelease | WorkgroupMemory; subgroupBarrier()
+  // orders more storage classes; a device-scope memory barrier is wider than needed but fine.
+  for (auto [execution, memory, semantics] : {std::tuple{2u, 2u, 0x108u}, {3u, 3u, 0xD48u}, {2u, 1u, 0x110u}}) {
+    auto ok = binaryModel(V::R32Sfloat, k_shared_sum);
+    const std::vector<std::uint32_t> words = withBarrier(k_shared_sum, execution, memory, semantics);
+    ok->file.modules[0].spirv = words;  // a view: `words` outlives the check
+    EXPECT_EQ(refusal(ok->file), "accepted") << execution << " " << memory << " " << semantics;
+  }
+  struct Bad {
+    std::uint32_t execution, memory, semantics;
+    const char* got;
+  };
+  for (const Bad& bad : {Bad{2, 2, 0x80, "execution scope 2, memory scope 2, semantics 0x80"},  // the finding
+                         Bad{2, 2, 0x0, "semantics 0x0"},
+                         Bad{2, 2, 0x100, "semantics 0x100"},  // no ordering
+                         Bad{2, 3, 0x108, "memory scope 3"}}) {  // narrower than the execution
+    auto m2 = binaryModel(V::R32Sfloat, k_shared_sum);
+    const std::vector<std::uint32_t> words = withBarrier(k_shared_sum, bad.execution, bad.memory, bad.semantics);
+    m2->file.modules[0].spirv = words;
+    const std::string message = refusal(m2->file);
+    EXPECT_THAT(message, ::testing::AllOf(HasSubstr("m.vgf: segments[0] 'add': modules[0] 'binary': OpControlBarrier "
+                                                    "at word "),
+                                          HasSubstr("expected a barrier that makes shared memory visible"),
+                                          HasSubstr(bad.got)))
+        << bad.got;
+  }
+  // A module without shared memory may use an execution-only barrier.
+  EXPECT_TRUE(vgf::reflectSpirv(k_binary_f32)->controlBarriers.empty());
 }
 
 TEST(ModelDataflow, IntermediatesAreWrittenBeforeReadAndOutputsAreWritten) {
