@@ -2,6 +2,7 @@
 // `openvgf reference` run as a user would: outputs written by name, exit codes and messages.
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "common/file_io.h"
@@ -140,6 +141,93 @@ TEST_F(ReferenceCli, TensorsOverTheInterpretersLimitAreRefusedBeforeReadingInput
   EXPECT_NE(r.output.find((dir_ / "big.tosa").string()), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("expected at most 268435456 elements (the reference interpreter's limit)"), std::string::npos)
       << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "y.npy"));
+}
+
+// docs/limits.md: control flow nests at most 256 deep (TOSA level "none", MAX_NESTING). The
+// main block calls g0, g0 calls g1, ...: 257 levels are refused by the verifier, naming the file.
+TEST_F(ReferenceCli, ControlFlowNestedDeeperThanMaxNestingIsRefused) {
+  auto nested = [](int levels) {
+    GraphBuilder b;
+    const std::string c = b.input(ints(DType::Bool, {1}, {}));
+    const std::string x = b.input(ints(DType::Int32, {1}, {}));
+    const std::string y = b.tensor(DType::Int32, {1});
+    b.op(Op::CondIf, {c, x}, {y}, CondIfAttrs{"g0", "g0"});
+    b.output(y);
+    for (int level = 0; level < levels; ++level) {
+      // A branch takes the operator's inputs after the condition; each level spells its own.
+      Block g;
+      g.name = "g" + std::to_string(level);
+      g.tensors = {makeTensor("x", DType::Int32, {1}), makeTensor("y", DType::Int32, {1})};
+      g.inputs = {"x"};
+      g.outputs = {"y"};
+      const std::string next = "g" + std::to_string(level + 1);
+      if (level + 1 < levels) {
+        g.tensors.push_back(makeTensor("c", DType::Bool, {1}, ints(DType::Bool, {1}, {1}).bytes));
+        g.operators.push_back(makeOp(Op::Const, {}, {"c"}));
+        g.operators.push_back(makeOp(Op::CondIf, {"c", "x"}, {"y"}, CondIfAttrs{next, next}));
+      } else {
+        g.operators.push_back(makeOp(Op::Abs, {"x"}, {"y"}));
+      }
+      b.graph().regions.push_back(Region{g.name, {g}});
+    }
+    return b.graph();
+  };
+  std::filesystem::create_directories(dir_);
+  ASSERT_TRUE(npy::writeTensor(dir_ / "c.npy", ints(DType::Bool, {1}, {1})));
+  ASSERT_TRUE(npy::writeTensor(dir_ / "x.npy", ints(DType::Int32, {1}, {-7})));
+  auto reference = [&](const std::string& name) {
+    return runCli("reference " + (dir_ / name).string() + " --input " + (dir_ / "c.npy").string() + " --input " +
+                  (dir_ / "x.npy").string() + " --output " + (dir_ / "y.npy").string());
+  };
+  // 256 levels below the main block: the deepest block sits at depth 256, the limit itself.
+  ASSERT_TRUE(writeGraph(nested(256), dir_ / "deep.tosa"));
+  CommandResult r = reference("deep.tosa");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  auto y = npy::readFile(dir_ / "y.npy");
+  ASSERT_TRUE(y);
+  std::int32_t value = 0;
+  std::memcpy(&value, y->data.data(), 4);
+  EXPECT_EQ(value, 7);  // ABS at the deepest level
+  std::filesystem::remove(dir_ / "y.npy");
+  ASSERT_TRUE(writeGraph(nested(257), dir_ / "deeper.tosa"));
+  r = reference("deeper.tosa");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("deeper.tosa"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("expected nesting depth <= 256 (MAX_NESTING)"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "y.npy"));
+}
+
+// docs/limits.md: a WHILE_LOOP whose condition never turns false stops at the interpreter's
+// iteration limit with an error that names the file and the loop, instead of running forever.
+TEST_F(ReferenceCli, AWhileLoopThatNeverEndsStopsAtTheIterationLimit) {
+  GraphBuilder b;
+  const std::string i = b.input(ints(DType::Int32, {1}, {}));
+  const std::string out = b.tensor(DType::Int32, {1});
+  b.op(Op::WhileLoop, {i}, {out}, WhileLoopAttrs{"cond", "body"});
+  b.output(out);
+  Block cond;
+  cond.name = "cond";
+  cond.tensors = {makeTensor("ci", DType::Int32, {1}), makeTensor("cr", DType::Bool, {1})};
+  cond.inputs = {"ci"};
+  cond.outputs = {"cr"};
+  cond.operators.push_back(makeOp(Op::Equal, {"ci", "ci"}, {"cr"}));  // always true
+  Block body;
+  body.name = "body";
+  body.tensors = {makeTensor("bi", DType::Int32, {1}), makeTensor("bo", DType::Int32, {1})};
+  body.inputs = {"bi"};
+  body.outputs = {"bo"};
+  body.operators.push_back(makeOp(Op::Identity, {"bi"}, {"bo"}));
+  b.graph().regions.push_back(Region{"cond", {cond}});
+  b.graph().regions.push_back(Region{"body", {body}});
+  std::filesystem::create_directories(dir_);
+  ASSERT_TRUE(writeGraph(b.graph(), dir_ / "forever.tosa"));
+  ASSERT_TRUE(npy::writeTensor(dir_ / "i.npy", ints(DType::Int32, {1}, {0})));
+  CommandResult r = runCli("reference " + (dir_ / "forever.tosa").string() + " --input " + (dir_ / "i.npy").string() +
+                           " --output " + (dir_ / "y.npy").string());
+  EXPECT_NE(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("forever.tosa"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("WHILE_LOOP did not finish after 1000000 iterations"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(dir_ / "y.npy"));
 }
 

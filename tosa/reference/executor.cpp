@@ -199,7 +199,7 @@ Result<Outputs> Executor::runControlFlow(Context& ctx, const Scope& scope, Input
     }
     return {};
   };
-  if (depth + 1 >= kMaxNesting) return ctx.error("nesting depth: expected < {}", kMaxNesting);
+  if (depth + 1 > kMaxNesting) return ctx.error("nesting depth: expected <= {} (MAX_NESTING)", kMaxNesting);
   if (op.op == Op::CondIf) {
     const auto* attrs = attrsAs<CondIfAttrs>(op);
     if (attrs == nullptr) return ctx.error("attribute: expected a CondIfAttribute");
