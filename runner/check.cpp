@@ -46,8 +46,15 @@ Result<std::vector<OutputCheck>> checkAgainstReference(const tosa::Graph& graph,
     actual.push_back(outputs[k]);
   }
   OPENVGF_ASSIGN_OR_RETURN(auto verdicts, tosa::reference::checkOutputs(reference, actual));
+  std::string unpredictable;
+  if (const auto& d = reference.diagnostics; !d.empty()) {
+    unpredictable = fmt::format("REQUIRE failures ({} recorded), the first: {}", d.size(),
+                                tosa::reference::toString(d.front()));
+  }
   std::vector<OutputCheck> result;
-  for (std::size_t i = 0; i < verdicts.size(); ++i) result.push_back({main->outputs[i], std::move(verdicts[i])});
+  for (std::size_t i = 0; i < verdicts.size(); ++i) {
+    result.push_back({main->outputs[i], std::move(verdicts[i]), unpredictable});
+  }
   return result;
 }
 
@@ -70,6 +77,9 @@ std::string formatCheck(const OutputCheck& check) {
   std::string line = fmt::format("{}: {} ({}; {} check, {} elements)", check.name, v.pass ? "PASS" : "FAIL", stats,
                                  tosa::compliance::toString(v.mode), v.elements);
   if (!v.pass && !v.message.empty()) line += fmt::format(": {}", v.message);
+  if (!v.pass && !check.unpredictable.empty()) {
+    line += fmt::format("; the reference reports {} (TOSA calls this run's results unpredictable)", check.unpredictable);
+  }
   return line;
 }
 

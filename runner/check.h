@@ -20,6 +20,10 @@ namespace openvgf::runner {
 struct OutputCheck {
   std::string name;                  // graph output name
   tosa::compliance::Verdict verdict;
+  /// The reference's REQUIRE failures on these inputs ("2 REQUIRE failures, the first: ..."),
+  /// empty when none. TOSA calls the results of such a run unpredictable, so a FAIL may not be
+  /// the implementation's fault; formatCheck says so on FAIL lines.
+  std::string unpredictable;
 };
 
 /// Runs the reference interpreter (precise mode) on `inputs` (named as the VGF names them)
@@ -33,7 +37,8 @@ Result<std::vector<OutputCheck>> checkAgainstReference(const tosa::Graph& graph,
                                                        std::span<const tosa::HostTensor> outputs,
                                                        tosa::reference::VariableState* state = nullptr);
 
-/// "name: PASS (max abs error 1e-06, max ULP error 0.5)" style line for one output.
+/// "name: PASS (max abs error 1e-06, max ULP error 0.5)" style line for one output; a FAIL
+/// line ends with the reference's REQUIRE failures when it had any.
 std::string formatCheck(const OutputCheck& check);
 
 }  // namespace openvgf::runner
