@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
-"""Mutation campaign: mutated .tosa, .vgf, .pte and .npy files through the openvgf CLI.
+"""Mutation campaign: mutated .tosa, .vgf, GRAPH .vgf, .ethosu, .pte and .npy files through the openvgf CLI.
 
 Each file is a valid seed with a few random byte-level mutations. Every command runs in its
 own process with a timeout (a hang) and its maximum resident set size measured (wait4). A
@@ -14,6 +14,11 @@ crashes, every format has an oracle for "silent wrong answers" (tests/fuzz/READM
         to the seed's. Different view, run accepted -> the file is a different program: it
         must give the same outputs whatever the memory held before (two runs with
         MALLOC_PERTURB_ 0x00 / 0xAA) and must not trip the validation layer (--validate).
+  graph GRAPH-segment VGFs (TOSA as SPIR-V, as Arm's model-converter writes them: the
+        Arm-made fixture and `convert --format arm-graph` of the TOSA seeds), half of the
+        mutations inside the SPIR-V module: `inspect`, `convert` (lowering; a failed one
+        leaves no file) and `run --check`, which judges the lowered kernels against the
+        reference interpreter on the graph the mutated file carries; a FAIL is a wrong answer.
   pte   extract: every manifest entry's file must hold exactly bytes [offset, offset+size)
         of the program, with the recorded size and SHA-256.
   npy   inputs of an fp32 ADD model: an accepted input must be what numpy reads from the
@@ -255,6 +260,20 @@ class Campaign:
                 print(f"seed {t}: run failed: {r.output}", file=sys.stderr)
                 continue
             self.vgf_seeds.append((vgf, inputs, self.view(vgf), self.read_outputs(outputs)))
+        self.graph_seeds = []  # (graph vgf, inputs)
+        for k, t in enumerate(tosa):
+            folder = os.path.join(seeds, f"graph{k}")
+            os.makedirs(folder, exist_ok=True)
+            graph = os.path.join(folder, "graph.vgf")
+            if run([self.cli, "convert", t, "--format", "arm-graph", "-o", graph], 600, self.env).code != 0:
+                continue
+            inputs = self.tosa_inputs(t, folder, rng)
+            if inputs is not None:
+                self.graph_seeds.append((graph, inputs))
+        fixture_input = os.path.join(seeds, "arm_fixture_input.npy")
+        np.save(fixture_input, rng.integers(0, 256, size=(1, 720, 1280, 4)).astype(np.uint8))
+        self.graph_seeds.append((os.path.join(SOURCE, "tests", "data", "vgf-graph", "simple_conv2d_rescale_graph.vgf"),
+                                 [fixture_input]))
         self.pte_seeds = sorted(os.path.join(corpus, "pte_reader", f) for f in os.listdir(os.path.join(corpus, "pte_reader"))
                                 if f.endswith(".pte"))
         add = os.path.join(data, "test_add_1x4x4x4_f32")
@@ -263,7 +282,7 @@ class Campaign:
         run([self.cli, "convert", self.add_tosa, "-o", self.add_vgf], 600, self.env)
         self.npy_seeds = [os.path.join(add, "placeholder_0.npy"), os.path.join(add, "placeholder_1.npy")]
         print(f"seeds: {len(self.tosa_seeds)} tosa, {len(self.vgf_seeds)} vgf, {len(self.ethosu_seeds)} ethosu, "
-              f"{len(self.pte_seeds)} pte, {len(self.npy_seeds)} npy", flush=True)
+              f"{len(self.graph_seeds)} graph, {len(self.pte_seeds)} pte, {len(self.npy_seeds)} npy", flush=True)
 
     def prepare_ethosu(self, tosa, folder, rng):
         """Ethos-U seeds: the TOSA seeds our compiler takes, for a one-core U55 and a two-core U65."""
@@ -391,6 +410,45 @@ class Campaign:
         s = self.stats("vgf")["accepted_changed"]
         s[key] = s.get(key, 0) + 1
 
+    @staticmethod
+    def spirv_range(data):
+        """Byte range [start, end) of the first SPIR-V module in a VGF (magic, then whole
+        instructions), or None."""
+        start = data.find((0x07230203).to_bytes(4, "little"))
+        if start < 0 or start % 4:
+            return None
+        pos = start + 20
+        while pos + 4 <= len(data):
+            count = int.from_bytes(data[pos:pos + 4], "little") >> 16
+            if count == 0 or pos + 4 * count > len(data):
+                break
+            pos += 4 * count
+        return (start, pos) if pos > start + 20 else None
+
+    def graph_case(self, i):
+        seed, inputs = self.rng.choice(self.graph_seeds)
+        data = open(seed, "rb").read()
+        where = self.spirv_range(data)
+        if where is not None and self.rng.randrange(2):
+            # Inside the module only, keeping its length, so the container stays consistent and
+            # the SPIR-V graph decoder is what has to cope.
+            start, end = where
+            module = mutate(data[start + 20:end], self.rng)[:end - start - 20]
+            module += data[start + 20 + len(module):end]
+            data = data[:start + 20] + module + data[end:]
+        else:
+            data = mutate(data, self.rng)
+        path = self.fresh(f"m{i}.vgf", data)
+        self.cli_run("graph", path, ["inspect", path])
+        folder = os.path.join(self.work, f"g{i}")
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+        self.converted("graph", path, ["convert", path, "-o", os.path.join(folder, "lowered.vgf")])
+        checked = self.cli_run("graph", path, ["run", path, "--check", "--output-dir", os.path.join(folder, "out")] +
+                               sum([["-i", x] for x in inputs], []))
+        self.judge_check("graph", path, "vulkan", checked)
+        shutil.rmtree(folder, ignore_errors=True)
+
     def ethosu_case(self, i):
         """Like vgf_case, with vela_view as the view: a mutation outside it must not change the
         outputs; an accepted different program must not depend on what memory held before."""
@@ -485,7 +543,7 @@ class Campaign:
     def main(self):
         self.prepare()
         cases = {"tosa": self.tosa_case, "vgf": self.vgf_case, "pte": self.pte_case, "npy": self.npy_case,
-                 "ethosu": self.ethosu_case}
+                 "ethosu": self.ethosu_case, "graph": self.graph_case}
         for fmt in self.args.formats.split(","):
             start = time.monotonic()
             for i in range(self.args.per_format):
@@ -518,7 +576,7 @@ def main():
     parser.add_argument("--build", required=True, help="Release build folder (cli/openvgf, tests/fuzz/openvgf-runner-view)")
     parser.add_argument("--out", required=True, help="Work folder for seeds, mutated files, findings and report.json")
     parser.add_argument("--per-format", type=int, default=2000, help="Mutated files per format")
-    parser.add_argument("--formats", default="tosa,vgf,ethosu,pte,npy")
+    parser.add_argument("--formats", default="tosa,vgf,graph,ethosu,pte,npy")
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--timeout", type=float, default=120, help="Seconds before a command counts as a hang")
     args = parser.parse_args()
