@@ -2,7 +2,8 @@
 // What a SPIR-V compute module declares, read once from its declaration section (everything
 // before the first OpFunction): capabilities and extensions (what it asks of a device), and
 // per entry point the workgroup size, the descriptor-bound variables with their set, binding,
-// storage class, access qualifiers and buffer layout, and its shared memory. `openvgf inspect`
+// storage class, access qualifiers and buffer layout, and its shared memory; from the function
+// bodies, which variables are loaded and stored and every OpControlBarrier. `openvgf inspect`
 // shows the requirements; the runner checks a VGF's bindings against the interface before any
 // Vulkan object is created (runner/model.cpp).
 //
