@@ -165,7 +165,10 @@ std::string refusal(vgf::File& file) {
 
 // The id of the variable a module declares at (set 0, binding).
 std::uint32_t variableAt(std::span<const std::uint32_t> spirv, std::uint32_t binding) {
-  for (const vgf::SpirvDescriptor& d : vgf::reflectSpirv(spirv)->entryPoints[0].descriptors) {
+  // Named: a range-for over a member of the temporary Result would outlive it (before C++23's
+  // lifetime extension, which GCC 12 lacks).
+  const Result<vgf::SpirvModule> module = vgf::reflectSpirv(spirv);
+  for (const vgf::SpirvDescriptor& d : module->entryPoints[0].descriptors) {
     if (d.binding == binding) return d.id;
   }
   return 0;
