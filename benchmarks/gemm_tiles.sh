@@ -59,7 +59,7 @@ while IFS='|' read -r model tuning label; do
   if ! OPENVGF_TUNING="$tuning" "$BUNDLE/openvgf" convert "$WORK/zoo/$model.tosa" --target native -o "$vgf" >"$OUT/convert_$i.log" 2>&1; then
     echo "$model | $label | convert failed: $(tail -1 "$OUT/convert_$i.log")" | tee -a "$OUT/gemm_tiles.txt"; continue
   fi
-  gpu=$("$BUNDLE/openvgf" bench "$vgf" --warmup 3 --iterations "$ITER" --min-time 0 2>&1 | sed -n 's/.*GPU time.*median \([0-9.]*\) ms.*/\1/p')
+  gpu=$("$BUNDLE/openvgf" bench "$vgf" --warmup 3 --iterations "$ITER" --min-time 0 2>&1 | sed -n 's/.*GPU-resident latency.*median \([0-9.]*\) ms.*/\1/p')
   tflops=""
   case "$model" in matmul_*) n=$(echo "$model" | cut -d_ -f2); tflops=$(awk -v n="$n" -v t="$gpu" 'BEGIN { if (t > 0) printf "%.1f TFLOP/s", 2 * n^3 / (t * 1e-3) / 1e12 }') ;; esac
   echo "$model | $label | ${tuning:-(table)} | GPU ${gpu:-?} ms | $tflops" | tee -a "$OUT/gemm_tiles.txt"
