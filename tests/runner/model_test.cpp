@@ -315,7 +315,11 @@ TEST(ModelInterface, BarriersMustMakeSharedMemoryVisible) {
                                           HasSubstr(bad.got)))
         << bad.got;
   }
-  // A module without shared memory may use an execution-only barrier.
+  // The reflection behind the rule: the shared-memory kernel declares Workgroup variables and
+  // one barrier; the binary kernel neither (the rule leaves such modules alone).
+  EXPECT_TRUE(vgf::reflectSpirv(k_shared_sum)->entryPoints[0].workgroupVariables);
+  EXPECT_EQ(vgf::reflectSpirv(k_shared_sum)->controlBarriers.size(), 1u);
+  EXPECT_FALSE(vgf::reflectSpirv(k_binary_f32)->entryPoints[0].workgroupVariables);
   EXPECT_TRUE(vgf::reflectSpirv(k_binary_f32)->controlBarriers.empty());
 }
 
