@@ -203,6 +203,24 @@ TEST(SpirvDecoder, NonConstantAttributeIsRefused) {
   EXPECT_THAT(g.error().message(), HasSubstr(fmt::format("word {} CONV2D: pad <id> 40: expected a constant instruction", at)));
 }
 
+// Found by the spirv_graph fuzz target: a CONV2D whose stride is a replicated composite of
+// millions of elements took 11 s to decode (under ASan). TOSA's list attributes hold one entry
+// per dimension, so a long one is refused from its type, before the constant is expanded.
+TEST(SpirvDecoder, ListAttributesLongerThanAnyTosaListAreRefusedBeforeExpanding) {
+  const auto words = loadSpirv(std::string(OPENVGF_TEST_DATA) + "/vgf-graph/fuzz_long_stride_attribute.spv");
+  auto m = parseModule(words, "fuzz.spv");
+  ASSERT_TRUE(m) << m.error().message();
+  auto sig = graphSignature(*m);
+  ASSERT_TRUE(sig) << sig.error().message();
+  DecodeInputs in;
+  for (const InterfaceTensor& t : sig->inputs) in.inputShapes.push_back(t.shape ? *t.shape : Shape(t.rank.value_or(1), 2));
+  in.graphConstant = [](const GraphConstantRef& ref) -> Result<HostTensor> { return HostTensor(ref.dtype, ref.shape); };
+  auto g = decodeGraph(*m, *sig, in);
+  ASSERT_FALSE(g);
+  EXPECT_THAT(g.error().message(), HasSubstr("stride <id>"));
+  EXPECT_THAT(g.error().message(), HasSubstr("expected a rank-1 integer tensor constant of at most 64 elements, got shape"));
+}
+
 TEST(SpirvDecoder, UndefinedIdIsRefused) {
   auto words = fixture("conv2d");
   const std::size_t at = findInstructions(words, kOpExtInst, 2).at(0);

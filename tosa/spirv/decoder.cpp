@@ -27,6 +27,10 @@ namespace {
 // claim any size in a few words); real modules inline small tensors and put weights in the VGF.
 constexpr std::int64_t kMaxInlineElements = std::int64_t{1} << 24;
 constexpr std::size_t kMaxInlineBytes = std::size_t{1} << 28;
+// TOSA's list attributes hold one entry per dimension or per dimension pair (CONV3D's pad: 6;
+// TRANSPOSE's perms: the rank, at most 6 here), so a longer one is damage; refusing it before
+// the constant is expanded keeps a replicated composite of 2^24 elements from costing seconds.
+constexpr std::int64_t kMaxAttributeListElements = 64;
 
 /// The operands of TOSA.001000.1 instructions that are shape_t values (CONST_SHAPE in TOSA).
 bool isShapeOperand(std::string_view name) {
@@ -275,6 +279,9 @@ Result<AttributeValue> GraphBuilder::attribute(std::string_view name, std::uint3
     v.kind = AttributeValue::Kind::Element;
     HostTensor value;
     if (t->kind == TypeInfo::Kind::Tensor) {
+      if (t->shape && !std::ranges::all_of(*t->shape, [](std::int64_t d) { return d == 1; })) {
+        return invalidInput("{} <id> {}: expected one element, got shape {}", name, id, shapeToString(*t->shape));
+      }
       OPENVGF_ASSIGN_OR_RETURN(value, constants_.tensor(id));
       if (value.size() != 1) return invalidInput("{} <id> {}: expected one element, got {}", name, id, value.size());
     } else {
@@ -301,6 +308,10 @@ Result<AttributeValue> GraphBuilder::attribute(std::string_view name, std::uint3
       v.value = c->kind == ConstantInfo::Kind::Null ? 0 : *m_.intConstant(id, true);
       return v;
     case TypeInfo::Kind::Tensor: {
+      if (t->shape && (t->shape->size() != 1 || (*t->shape)[0] > kMaxAttributeListElements)) {
+        return invalidInput("{} <id> {}: expected a rank-1 integer tensor constant of at most {} elements, got shape {}",
+                            name, id, kMaxAttributeListElements, shapeToString(*t->shape));
+      }
       OPENVGF_ASSIGN_OR_RETURN(HostTensor list, constants_.tensor(id));
       if (list.shape.size() != 1 || !isInteger(list.dtype)) {
         return invalidInput("{} <id> {}: expected a rank-1 integer tensor constant, got {}{}", name, id,
