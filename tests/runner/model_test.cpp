@@ -11,6 +11,7 @@
 #include "shaders/chain_scale2.h"
 #include "shaders/shared_sum.h"
 #include "test_models.h"
+#include "tests/tosa/spirv_test_util.h"
 #include "vgf/spirv_info.h"
 
 namespace openvgf::runner {
@@ -262,16 +263,15 @@ TEST(ModelInterface, ModulesMustPassSpirvVal) {
 // unsigned constants, declared before the first function.
 std::vector<std::uint32_t> withBarrier(std::span<const std::uint32_t> module, std::uint32_t execution,
                                        std::uint32_t memory, std::uint32_t semantics) {
+  using openvgf::testing::findInstructions;
   std::vector<std::uint32_t> words(module.begin(), module.end());
   std::uint32_t uintType = 0;
-  std::size_t firstFunction = 0, barrier = 0;
-  for (std::size_t pos = 5; pos < words.size(); pos += words[pos] >> 16) {
-    const std::uint32_t opcode = words[pos] & 0xFFFFu;
-    if (opcode == 21 && words[pos + 2] == 32 && words[pos + 3] == 0) uintType = words[pos + 1];  // OpTypeInt 32 0
-    if (opcode == 54 && firstFunction == 0) firstFunction = pos;                                // OpFunction
-    if (opcode == 224) barrier = pos;                                                            // OpControlBarrier
+  for (std::size_t at : findInstructions(words, 21)) {  // OpTypeInt
+    if (words[at + 2] == 32 && words[at + 3] == 0) uintType = words[at + 1];
   }
-  EXPECT_TRUE(uintType != 0 && firstFunction != 0 && barrier > firstFunction);
+  const std::vector<std::size_t> functions = findInstructions(words, 54), barriers = findInstructions(words, 224);
+  EXPECT_TRUE(uintType != 0 && !functions.empty() && barriers.size() == 1);
+  const std::size_t firstFunction = functions.at(0), barrier = barriers.at(0);  // OpFunction, OpControlBarrier
   const std::uint32_t ids = words[3];
   words[3] += 3;  // id bound
   words[barrier + 1] = ids;
