@@ -178,7 +178,8 @@ void setup(CLI::App& sub, Action& action) {
   sub.add_flag("--no-cache", args->noCache, "Do not read or write the SPIR-V cache");
   sub.add_option("--passes", args->passes,
                  "Graph passes to run: all (default), none, or a comma-separated list of fold-constants, "
-                 "elide-reshapes, eliminate-dead-code, fuse-epilogues, fuse-elementwise. They always run in that "
+                 "elide-reshapes, eliminate-dead-code, fuse-epilogues, fuse-elementwise, fuse-transposes, fuse-rows. They "
+                 "always run in that "
                  "order, whatever the order of the list");
   sub.add_option("--dump-after", args->dumpAfter,
                  "Print the graph (inputs, constants, aliases, one line per node with result types, outputs) after "

@@ -235,7 +235,8 @@ Status verifyProgram(const Program& program) {
     std::string previous = node.op.outputs[0];
     for (const FusedOp& f : node.epilogue) {
       const std::string fused = fmt::format("{} |> [{}] {}", label, f.index, tosa::toString(f.op.op));
-      if (f.op.outputs.empty() || f.chainInput >= f.op.inputs.size() || f.op.inputs[f.chainInput] != previous) {
+      if (f.op.outputs.empty() || f.chainInput >= f.op.inputs.size() ||
+          program.bufferOf(f.op.inputs[f.chainInput]) != previous) {
         return invalidInput("{}: expected input {} to be the previous result '{}'", fused, f.chainInput, previous);
       }
       for (const auto& in : f.op.inputs) {

@@ -26,7 +26,10 @@ struct FusedOp {
 struct Node {
   std::size_t index = 0;         // operator index in the source block (for messages)
   tosa::Operator op;
-  std::vector<FusedOp> epilogue;  // applied in order to the anchor's result
+  /// Applied in order to the anchor's result. Besides elementwise chains: a last TRANSPOSE
+  /// (fuse-transposes) changes where a GEMM-like kernel stores; a REDUCE anchor's epilogue
+  /// (fuse-rows) is a row-wise chain that may read any earlier result of the node.
+  std::vector<FusedOp> epilogue;
 
   /// Name of the tensor the node finally writes (last epilogue op's output, else op's).
   const std::string& output() const {
@@ -85,9 +88,10 @@ std::string listProgram(const Program& program);
 /// Checks the invariants every pass must keep (InvalidInput naming the first violation):
 /// every name refers to a tensor of the Program; a node reads only model inputs,
 /// constants, variables, outputs of earlier nodes or aliases of those; each tensor but a
-/// variable is written once and never a model input or constant; an epilogue op reads the previous result at its
-/// `chainInput`; aliases point at a tensor that is not itself an alias, with the same type
-/// and element count; every model output is produced.
+/// variable is written once and never a model input or constant; an epilogue op reads the
+/// previous result (or an alias of it) at its `chainInput`; aliases point at a tensor that
+/// is not itself an alias, with the same type and element count; every model output is
+/// produced.
 Status verifyProgram(const Program& program);
 
 }  // namespace openvgf::converter

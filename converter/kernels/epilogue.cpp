@@ -30,10 +30,40 @@ EpiIndex epilogueIndexing(const Program& program, const std::string& name, const
   return EpiIndex::None;
 }
 
+// The store position of each result when the epilogue ends with a TRANSPOSE (fused by
+// fuse-transposes): `i` indexes the transpose's input, as the kernel produces it; the
+// function returns its offset in the transposed output. Dims of size 1 are skipped.
+Result<std::string> transposedIndexFunction(const tosa::Tensor& input, const tosa::Operator& transpose) {
+  const auto* attrs = std::get_if<tosa::TransposeAttrs>(&transpose.attrs);
+  const std::size_t rank = input.shape.size();
+  if (attrs == nullptr || attrs->perms.size() != rank) return invalidInput("TRANSPOSE: expected one perm per input dim");
+  std::vector<std::int64_t> outStride(rank, 1);
+  for (std::size_t d = rank; d-- > 1;) {
+    outStride[d - 1] = outStride[d] * input.shape[static_cast<std::size_t>(attrs->perms[d])];
+  }
+  std::vector<std::int64_t> strideOfInputDim(rank, 0);
+  for (std::size_t d = 0; d < rank; ++d) {
+    const auto from = attrs->perms[d];
+    if (from < 0 || static_cast<std::size_t>(from) >= rank) return invalidInput("TRANSPOSE: perm {} out of range", from);
+    strideOfInputDim[static_cast<std::size_t>(from)] = outStride[d];
+  }
+  std::string body = "uint o = 0u; ";
+  for (std::size_t d = rank; d-- > 0;) {
+    const std::int64_t dim = input.shape[d];
+    if (dim == 1) continue;
+    body += fmt::format("o += (i % {}u) * {}u; i /= {}u; ", dim, strideOfInputDim[d], dim);
+  }
+  return fmt::format("uint ovgf_transposed_index(uint i) {{ {}return o; }} ", body);
+}
+
+bool endsWithTranspose(const Node& node) {
+  return !node.epilogue.empty() && node.epilogue.back().op.op == tosa::Op::Transpose;
+}
+
 }  // namespace
 
 bool epilogueFusable(const Program& program, const Node& node, const FusedOp& next) {
-  if (!tosa::isElementwise(next.op.op) || next.op.op == tosa::Op::Identity) return false;
+  if (!tosa::isElementwise(next.op.op) || next.op.op == tosa::Op::Identity || endsWithTranspose(node)) return false;
   const tosa::Tensor* prevOut = program.find(node.output());
   const tosa::Tensor* nextOut = program.find(next.op.outputs.at(0));
   if (prevOut == nullptr || nextOut == nullptr || prevOut->shape != nextOut->shape) return false;
@@ -59,7 +89,12 @@ Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& 
                      PlanKernel& kernel) {
   const Program& p = ctx.program();
   const tosa::Tensor& anchorOut = ctx.tensor(node.op.outputs.at(0));
-  const tosa::Tensor& finalOut = ctx.tensor(node.output());
+  // A fused TRANSPOSE only moves where results are stored: the elementwise chain before it
+  // is indexed like the tensor the transpose reads.
+  const bool transposed = endsWithTranspose(node);
+  const std::size_t chainOps = node.epilogue.size() - (transposed ? 1 : 0);
+  const tosa::Tensor& finalOut =
+      ctx.tensor(chainOps == 0 ? node.op.outputs.at(0) : node.epilogue[chainOps - 1].op.outputs.at(0));
   auto anchorInfo = typeInfo(anchorOut.dtype);
   if (!anchorInfo) return unsupported("{}: output type {} has no storage", nodeLabel(node), tosa::toString(anchorOut.dtype));
   std::string body;
@@ -70,7 +105,7 @@ Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& 
   std::string decls;
   std::vector<std::int32_t> params;
   std::vector<std::string> extra;
-  for (std::size_t k = 0; k < node.epilogue.size(); ++k) {
+  for (std::size_t k = 0; k < chainOps; ++k) {
     const FusedOp& f = node.epilogue[k];
     OPENVGF_TRY(checkElementwiseTypes(ctx, f.op, f.index));
     std::vector<std::string> args;
@@ -106,6 +141,13 @@ Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& 
   }
   body += fmt::format("r = {};", prev);
   (void)accCompute;
+  if (transposed) {
+    const FusedOp& t = node.epilogue.back();
+    auto function = transposedIndexFunction(ctx.tensor(t.op.inputs.at(0)), t.op);
+    if (!function) return invalidInput("{}: fused {}", nodeLabel(node), function.error().message());
+    decls += *function;
+    defines.setCode("OUT_INDEX(i)", "ovgf_transposed_index(i)");
+  }
   defines.setCode("EPI_BODY", body).set("NUM_EPI", static_cast<std::int64_t>(extra.size()));
   if (!decls.empty()) defines.setCode("EW_DECLS", decls);
   for (std::size_t i = 0; i < extra.size(); ++i) {

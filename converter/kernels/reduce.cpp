@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // REDUCE_* family (shaders/reduce.comp): [OUTER, KR, INNER] view, the reduced dim split
-// across a workgroup and combined with subgroup arithmetic and a shared-memory tree.
+// across a workgroup and combined with subgroup arithmetic and a shared-memory tree. A
+// reduction with an epilogue heads a row-wise chain (rowwise.h).
 #include <bit>
 
 #include <fmt/format.h>
 
 #include "converter/kernels/common.h"
 #include "converter/kernels/registry.h"
+#include "converter/kernels/rowwise.h"
 
 namespace openvgf::converter {
 namespace {
@@ -34,6 +36,7 @@ Status check(const LoweringContext& ctx, const Node& node) {
 }
 
 Status lower(LoweringContext& ctx, const Node& node) {
+  if (!node.epilogue.empty()) return lowerRowChain(ctx, node);
   const tosa::Tensor& input = ctx.tensor(node.op.inputs[0]);
   const tosa::Tensor& output = ctx.tensor(node.op.outputs[0]);
   const auto& attrs = std::get<tosa::AxisAttrs>(node.op.attrs);

@@ -40,6 +40,12 @@ Result<bool> eliminateDeadCode(Program& program);
 Result<bool> fuseEpilogues(Program& program);
 /// Chains of elementwise operators become one node (one kernel).
 Result<bool> fuseElementwise(Program& program);
+/// A TRANSPOSE of a result that only it reads joins the epilogue of the GEMM-like node that
+/// computes it: that kernel stores the results transposed.
+Result<bool> fuseTransposes(Program& program);
+/// Row-wise chains (a reduction over the last axis and the elementwise operators around it,
+/// such as softmax and layer norm) become one node: one workgroup per row.
+Result<bool> fuseRows(Program& program);
 
 struct PassInfo {
   std::string_view name;  // e.g. "fold-constants"

@@ -23,7 +23,8 @@ std::span<const PassInfo> passPipeline() {
   static constexpr PassInfo kPasses[] = {
       {"fold-constants", foldConstants},          {"elide-reshapes", elideReshapes},
       {"eliminate-dead-code", eliminateDeadCode}, {"fuse-epilogues", fuseEpilogues},
-      {"fuse-elementwise", fuseElementwise},
+      {"fuse-elementwise", fuseElementwise},      {"fuse-transposes", fuseTransposes},
+      {"fuse-rows", fuseRows},
   };
   return kPasses;
 }

@@ -11,6 +11,8 @@
 //                           of type ACC_CT), e0, e1 and `ch` (output channel); default r = v
 //   EW_DECLS                helper functions EPI_BODY uses (per-channel RESCALE parameters
 //                           and TABLE entries come from `ovgf_params`, include/common.glsl)
+//   OUT_INDEX(i)            where the result for output index i is stored: i, or the
+//                           transposed position when a TRANSPOSE is fused into the store
 #ifndef OVGF_EPILOGUE_GLSL
 #define OVGF_EPILOGUE_GLSL
 
@@ -28,6 +30,9 @@
 #endif
 #ifndef EW_DECLS
 #define EW_DECLS
+#endif
+#ifndef OUT_INDEX
+#define OUT_INDEX(i) (i)
 #endif
 
 #if NUM_EPI > 0
@@ -49,7 +54,7 @@ void epilogue_store(uint idx, uint ch, ACC_CT v) {
 #endif
   OUT_CT r;
   EPI_BODY
-  out0[idx] = OUT_ST(r);
+  out0[OUT_INDEX(idx)] = OUT_ST(r);
 }
 
 #endif  // OVGF_EPILOGUE_GLSL

@@ -238,5 +238,57 @@ TEST_F(ConvertPassesCli, DumpAfterPrintsTheGraphOrWritesAFile) {
   EXPECT_NE(listing.find("node   [4] MUL(e, x, shift_0) -> y: FP32[1,8,8,4]"), std::string::npos) << listing;
 }
 
+int kernelCount(const std::string& statsOutput) {
+  const std::size_t at = statsOutput.find("kernels:");
+  return at == std::string::npos ? -1 : std::atoi(statsOutput.c_str() + at + std::string_view("kernels:").size());
+}
+
+// A softmax over attention scores whose values come out of per-head MATMULs, as a user would
+// convert it: fuse-rows makes the softmax one kernel, fuse-transposes lets the projection
+// store its heads transposed; `run --check` passes with and without those two passes.
+TEST(ConvertRowsCli, SoftmaxAndHeadTransposesFuseAndCheck) {
+  const fs::path model = tempDir() / "heads_softmax.tosa";
+  const fs::path input = tempDir() / "heads_softmax_x.npy";
+  {
+    tosa::Builder b;
+    tosa::Value x = b.input("x", tosa::DType::Fp32, {1, 16, 32});
+    std::vector<float> w(32 * 32);
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>((i * 7) % 11) * 0.05f - 0.25f;
+    auto project = [&](const char* name) { return b.matmul(x, b.constant(tosa::DType::Fp32, {1, 32, 32}, w, name)); };
+    tosa::Value q = b.reshape(b.transpose(b.reshape(project("wq"), {1, 16, 4, 8}), {0, 2, 1, 3}), {4, 16, 8});
+    tosa::Value k = b.reshape(b.transpose(b.reshape(project("wk"), {1, 16, 4, 8}), {0, 2, 3, 1}), {4, 8, 16});
+    tosa::Value scores = b.matmul(q, k);
+    tosa::Value e = b.exp(b.sub(scores, b.reduceMax(scores, 2)));
+    b.output(b.mul(e, b.reciprocal(b.reduceSum(e, 2)), 0, "probs"));
+    ASSERT_TRUE(b.write(model));
+    tosa::HostTensor values(tosa::DType::Fp32, {1, 16, 32});
+    auto v = values.as<float>();
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 17) * 0.125f - 1.0f;
+    auto array = tosa::npy::fromHostTensor(values);
+    ASSERT_TRUE(array);
+    ASSERT_TRUE(tosa::npy::writeFile(input, *array));
+  }
+  const fs::path fused = tempDir() / "heads_softmax.vgf";
+  CommandResult c = runCli(fmt::format("convert {} -o {} --stats --verify-each --dump-after fuse-rows", model.string(),
+                                       fused.string()));
+  ASSERT_EQ(c.exitCode, 0) << c.output;
+  // Two projections storing transposed heads, the scores MATMUL and the softmax.
+  EXPECT_EQ(kernelCount(c.output), 4) << c.output;
+  EXPECT_NE(c.output.find("|> [6] TRANSPOSE("), std::string::npos) << c.output;
+  EXPECT_NE(c.output.find("|> [15] TRANSPOSE("), std::string::npos) << c.output;
+  EXPECT_NE(c.output.find("|> [27] MUL(exp_21, reciprocal_23, shift_24) -> probs"), std::string::npos) << c.output;
+  const fs::path unfused = tempDir() / "heads_softmax_unfused.vgf";
+  CommandResult u = runCli(fmt::format("convert {} -o {} --stats --passes fold-constants,elide-reshapes,"
+                                       "eliminate-dead-code,fuse-epilogues,fuse-elementwise",
+                                       model.string(), unfused.string()));
+  ASSERT_EQ(u.exitCode, 0) << u.output;
+  EXPECT_EQ(kernelCount(u.output), 10) << u.output;
+  for (const fs::path& vgf : {fused, unfused}) {
+    CommandResult r = runCli(fmt::format("run {} -i {} --check {}", vgf.string(), input.string(), model.string()));
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("check: PASS"), std::string::npos) << r.output;
+  }
+}
+
 }  // namespace
 }  // namespace openvgf::testing
