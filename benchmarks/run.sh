@@ -35,6 +35,7 @@ NO_TORCH=0
 PREVIOUS=""
 QUICK=0
 TARGET=portable
+PRECISION=fp32
 ARM_GRAPH=0
 ORIGINAL_ARGS="$*"
 
@@ -50,6 +51,10 @@ Options:
   --device D           Vulkan device index or name substring (passed to openvgf)
   --target T           conversion target passed to openvgf convert: portable (default) or native
                        (fast paths of the converting machine's device; pair it with --slug)
+  --precision P        passed to openvgf convert: fp32 (default) or fp16 (fp32 GEMM operands on fp16
+                       cooperative matrices, needs --target native); with fp16, PyTorch runs the models
+                       in fp16 too (torch_compare.py --half) and the reference --check is skipped (it
+                       applies fp32 rules)
   --arm-graph          write each model as an Arm-style GRAPH VGF (openvgf convert --format arm-graph),
                        time lowering it to compute shaders (openvgf convert arm.vgf), bench the lowered
                        VGF and run --check on the GRAPH VGF itself; compare with a run without it
@@ -78,6 +83,7 @@ while [ $# -gt 0 ]; do
     --bundle) OPENVGF="$2/openvgf"; ZOO_BIN="$2/openvgf-zoo"; shift 2 ;;
     --device) DEVICE="$2"; shift 2 ;;
     --target) TARGET="$2"; shift 2 ;;
+    --precision) PRECISION="$2"; shift 2 ;;
     --arm-graph) ARM_GRAPH=1; shift ;;
     --models) MODELS="$2"; shift 2 ;;
     --batch-models) BATCH_MODELS="$2"; shift 2 ;;
@@ -183,13 +189,13 @@ for stem in "${STEMS[@]}"; do
     "$OPENVGF" convert "$tosa" --format arm-graph -o "$source" >>"$log" 2>&1 || convert_rc=$?
   fi
   t0=$(now)
-  [ "$convert_rc" = 0 ] && { "$OPENVGF" convert "$source" --target "$TARGET" -o "$vgf" >>"$log" 2>&1 || convert_rc=$?; }
+  [ "$convert_rc" = 0 ] && { "$OPENVGF" convert "$source" --target "$TARGET" --precision "$PRECISION" -o "$vgf" >>"$log" 2>&1 || convert_rc=$?; }
   t1=$(now)
   cold=$(elapsed "$t0" "$t1")
   cached=null
   if [ "$convert_rc" = 0 ]; then
     t0=$(now)
-    "$OPENVGF" convert "$source" --target "$TARGET" -o "$vgf" >>"$log" 2>&1 || convert_rc=$?
+    "$OPENVGF" convert "$source" --target "$TARGET" --precision "$PRECISION" -o "$vgf" >>"$log" 2>&1 || convert_rc=$?
     t1=$(now)
     cached=$(elapsed "$t0" "$t1")
   fi
@@ -205,7 +211,7 @@ for stem in "${STEMS[@]}"; do
 for i, f in zip(d["inputs"], d["input_files"]): print(i["name"], f)' "$WORK/zoo/$stem/model.json")
     gmac=$("$REPORT_PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["macs"] / 1e9)' "$WORK/zoo/$stem/model.json")
     check_args=()
-    if awk -v g="$gmac" -v m="$CHECK_MAX_GMAC" 'BEGIN { exit !(g <= m) }'; then
+    if [ "$PRECISION" = fp32 ] && awk -v g="$gmac" -v m="$CHECK_MAX_GMAC" 'BEGIN { exit !(g <= m) }'; then
       check_args=(--check "$tosa")
     fi
     mkdir -p "$WORK/outputs/$stem"
@@ -265,7 +271,8 @@ if [ -n "$TORCH_PY" ]; then
   echo "== PyTorch comparison ($TORCH_PY, $TORCH_DEVICE)"
   "$TORCH_PY" "$ROOT/benchmarks/torch_compare.py" --zoo "$WORK/zoo" --models "$(IFS=,; echo "${STEMS[*]}")" \
     --outputs "$WORK/outputs" --device "$TORCH_DEVICE" --openvgf "$RESULTS/$SLUG.json" \
-    --warmup "$WARMUP" --iterations "$ITERATIONS" --min-time "$MIN_TIME" --json "$WORK/torch.json" ||
+    --warmup "$WARMUP" --iterations "$ITERATIONS" --min-time "$MIN_TIME" --json "$WORK/torch.json" \
+    $([ "$PRECISION" = fp16 ] && echo --half) ||
     echo "run.sh: torch_compare.py reported failures (see above)"
 fi
 "$REPORT_PY" "$ROOT/benchmarks/report.py" --records "$RECORDS" --results "$RESULTS" --slug "$SLUG" \

@@ -28,6 +28,7 @@ struct ConvertArgs {
   std::string input;
   std::string output;
   std::string target = "portable";
+  std::string precision = "fp32";
   std::string format = "compute";  // compute | arm-graph
   bool stats = false;
   bool noCache = false;
@@ -88,14 +89,15 @@ Result<int> lowerVgf(const ConvertArgs& args, converter::ConvertOptions options)
 
 Result<int> runConvert(const ConvertArgs& args) {
   OPENVGF_TRY(checkOutputPath(args.output, "--output"));
-  const bool passFlags = args.passes.has_value() || !args.dumpAfter.empty() || args.verifyEach;
+  const bool passFlags =
+      args.passes.has_value() || !args.dumpAfter.empty() || args.verifyEach || args.precision != "fp32";
   if (args.format != "compute" && args.format != "arm-graph") {
     return invalidInput("--format: expected compute or arm-graph, got '{}'", args.format);
   }
   if (args.format == "arm-graph") {
     if (passFlags || args.target != "portable") {
-      return invalidInput("--format arm-graph: expected no --target, --passes, --dump-after or --verify-each (it "
-                          "writes the TOSA graph itself)");
+      return invalidInput("--format arm-graph: expected no --target, --precision, --passes, --dump-after or --verify-each "
+                          "(it writes the TOSA graph itself)");
     }
     OPENVGF_ASSIGN_OR_RETURN(std::vector<std::uint8_t> vgf, api::convertToArmGraph(args.input, args.output));
     if (args.stats) fmt::print("vgf bytes:              {}\n", vgf.size());
@@ -103,8 +105,8 @@ Result<int> runConvert(const ConvertArgs& args) {
   }
   if (args.target.starts_with("ethos-u")) {
     if (passFlags) {
-      return invalidInput("--target {}: expected no --passes, --dump-after or --verify-each (they apply to the Vulkan "
-                          "targets)", args.target);
+      return invalidInput("--target {}: expected no --precision, --passes, --dump-after or --verify-each (they apply to "
+                          "the Vulkan targets)", args.target);
     }
     return convertEthosU(args.input, args.output, args.target, args.stats);
   }
@@ -114,6 +116,7 @@ Result<int> runConvert(const ConvertArgs& args) {
   }
   OPENVGF_ASSIGN_OR_RETURN(std::vector<DumpRequest> dumps, dumpRequests(args, options.passes));
   options.target = args.target;
+  options.precision = args.precision;
   options.useCache = !args.noCache;
   options.verifyEach = args.verifyEach;
   OPENVGF_ASSIGN_OR_RETURN(MappedFile input, MappedFile::open(args.input));
@@ -174,6 +177,11 @@ void setup(CLI::App& sub, Action& action) {
   sub.add_option("--format", args->format,
                  "compute (default): COMPUTE segments for any Vulkan 1.3 device; arm-graph: one GRAPH segment (SPIR-V "
                  "TOSA graph) as Arm's model-converter writes it");
+  sub.add_option("--precision", args->precision,
+                 "fp32 (default): every operator at TOSA's precision; fp16: fp32 MATMUL and CONV2D operands are "
+                 "rounded to fp16 and multiplied on fp16 cooperative matrices with fp32 accumulators (needs --target "
+                 "native on a GPU that has them; results then differ from the fp32 reference by fp16 rounding, so "
+                 "run --check, which applies fp32 rules, may fail)");
   sub.add_flag("--stats", args->stats, "Print kernels, modules, memory plan and constant bytes");
   sub.add_flag("--no-cache", args->noCache, "Do not read or write the SPIR-V cache");
   sub.add_option("--passes", args->passes,

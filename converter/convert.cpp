@@ -121,6 +121,27 @@ Status checkTensorSize(std::string_view what, tosa::DType dtype, const tosa::Sha
 
 }  // namespace
 
+namespace {
+
+// ConvertOptions::precision on the chosen target.
+Status applyPrecision(Target& target, const std::string& precision) {
+  if (precision == "fp32") return {};
+  if (precision != "fp16") return invalidInput("--precision: expected fp32 or fp16, got '{}'", precision);
+  const bool fp16Fragments =
+      target.cooperativeMatrixNv && std::any_of(target.coopMatShapes.begin(), target.coopMatShapes.end(), [](const CoopMatShape& s) {
+        return s.types == CoopMatTypes::F16xF16ToF32;
+      });
+  if (!fp16Fragments) {
+    return unsupported("--precision fp16: expected a target with fp16 cooperative matrices (--target native on a GPU "
+                       "that has VK_NV_cooperative_matrix), got {}",
+                       describeTarget(target));
+  }
+  target.fp16Operands = true;
+  return {};
+}
+
+}  // namespace
+
 Result<ConvertedModel> convert(const tosa::Graph& graph, const ConvertOptions& options) {
   for (const tosa::Region& region : graph.regions) {
     for (const tosa::Block& block : region.blocks) {
@@ -137,6 +158,7 @@ Result<ConvertedModel> convert(const tosa::Graph& graph, const ConvertOptions& o
   } else {
     OPENVGF_ASSIGN_OR_RETURN(target, targetByName(options.target));
   }
+  OPENVGF_TRY(applyPrecision(target, options.precision));
   OPENVGF_ASSIGN_OR_RETURN(Program program, makeProgram(graph));
   passes::PassOptions passOptions;
   passOptions.enabled = options.passes;

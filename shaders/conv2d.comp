@@ -135,7 +135,7 @@ vec4 gemm_load_b4(uint batch, uint k, uint n) { return w0q[(k * uint(OC) + n) / 
 // 16-byte views of the input and the [K][OC] weights for the cooperative-matrix path (same
 // bindings, aliased): with IC a multiple of the chunk, a chunk of K stays inside one tap.
 #if GEMM_VEC_A
-layout(set = 0, binding = 0) readonly buffer Inv { uvec4 in0v[]; };
+layout(set = 0, binding = 0) readonly buffer Inv { CM_VIEW_T in0v[]; };
 uvec4 gemm_load_a_vec(uint batch, uint m, uint k) {
   uint ox = m % uint(OW);
   uint t = m / uint(OW);
@@ -148,12 +148,12 @@ uvec4 gemm_load_a_vec(uint batch, uint m, uint k) {
   int y = int(oy) * STRIDE_Y - PAD_T + int(ky) * DIL_Y;
   int x = int(ox) * STRIDE_X - PAD_L + int(kx) * DIL_X;
   if (y < 0 || y >= IH || x < 0 || x >= IW) return uvec4(0u);
-  return in0v[(((b * uint(IH) + uint(y)) * uint(IW) + uint(x)) * uint(IC) + ic) / uint(CM_CHUNK)];
+  return CM_CHUNK_AT(in0v, ((b * uint(IH) + uint(y)) * uint(IW) + uint(x)) * uint(IC) + ic);
 }
 #endif
 #if GEMM_VEC_B
-layout(set = 0, binding = 1) readonly buffer Weightv { uvec4 w0v[]; };
-uvec4 gemm_load_b_vec(uint batch, uint k, uint n) { return w0v[(k * uint(OC) + n) / uint(CM_CHUNK)]; }
+layout(set = 0, binding = 1) readonly buffer Weightv { CM_VIEW_T w0v[]; };
+uvec4 gemm_load_b_vec(uint batch, uint k, uint n) { return CM_CHUNK_AT(w0v, k * uint(OC) + n); }
 #endif
 
 void gemm_store(uint batch, uint m, uint n, ACC_CT acc) {

@@ -125,11 +125,14 @@ std::uint32_t workgroupSize(const GemmTile& tile) {
 
 std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType weight, DType accType,
                                           std::int64_t zeroPointA, std::int64_t zeroPointB, std::int64_t m,
-                                          std::int64_t n) {
+                                          std::int64_t n, std::int64_t k) {
   if (!target.cooperativeMatrixNv || target.subgroupSize == 0 || m <= 16 || n <= 16) return std::nullopt;
   std::vector<CoopMatTypes> wanted;
   if (in == DType::Fp16 && weight == DType::Fp16) {
     if (accType == DType::Fp16) wanted.push_back(CoopMatTypes::F16xF16ToF16);
+    wanted.push_back(CoopMatTypes::F16xF16ToF32);
+  } else if (in == DType::Fp32 && weight == DType::Fp32 && accType == DType::Fp32 && target.fp16Operands &&
+             k >= target.fp16OperandsMinDepth) {
     wanted.push_back(CoopMatTypes::F16xF16ToF32);
   } else if (in == DType::Int8 && weight == DType::Int8 && zeroPointA == 0 && zeroPointB == 0) {
     wanted.push_back(CoopMatTypes::S8xS8ToS32);
@@ -157,6 +160,7 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
     CoopMatPlan plan;
     plan.shape = *best;
     plan.subgroupSize = sg;
+    plan.fp32Operands = in == DType::Fp32;
     plan.wm = tile.blockM / best->m;
     plan.wn = tile.blockN / best->n;
     plan.bm = tile.subgroupsM * tile.blockM;
@@ -198,6 +202,7 @@ void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan) {
   defines.set("CM_ACC16", plan.shape.types == CoopMatTypes::F16xF16ToF16 ? 1 : 0);
   defines.set("BM", plan.bm).set("BN", plan.bn).set("BK", plan.bk).set("WM", plan.wm).set("WN", plan.wn);
   defines.set("SG", plan.subgroupSize);
+  if (plan.fp32Operands) defines.set("CM_F32_OPERANDS", 1);
 }
 
 void bindWeightsKN(LoweringContext& ctx, const Node& node, std::size_t input, ShaderDefines& defines,

@@ -92,6 +92,7 @@ struct CoopMatPlan {
   int bm = 0, bn = 0, bk = 0;  // workgroup tile
   int wm = 0, wn = 0;          // fragments per subgroup along M and N
   int subgroupSize = 0;
+  bool fp32Operands = false;  // fp32 tensors rounded to fp16 on load (Target::fp16Operands)
   /// Operands per 16-byte chunk (8 fp16 or 16 int8): dimensions that are multiples of it
   /// allow the template's vector loads (GEMM_VEC_A / GEMM_VEC_B).
   int chunk() const;
@@ -104,10 +105,12 @@ struct CoopMatPlan {
 /// The cooperative-matrix config for an M x N GEMM with these tensor types, or nullopt when
 /// the target has no matching shape or the portable kernel suits better (tiny M or N).
 /// fp16 x fp16: fp16 accumulators when `accType` is FP16 and the device lists such a shape,
-/// else fp32. int8 x int8 -> int32 only with zero points 0 (fragments hold the raw bytes).
+/// else fp32. fp32 x fp32 only with target.fp16Operands (fp16 fragments, fp32 accumulators)
+/// and K >= target.fp16OperandsMinDepth. int8 x int8 -> int32 only with zero points 0
+/// (fragments hold the raw bytes).
 std::optional<CoopMatPlan> chooseCoopMat(const Target& target, tosa::DType in, tosa::DType weight,
                                           tosa::DType accType, std::int64_t zeroPointA, std::int64_t zeroPointB,
-                                          std::int64_t m, std::int64_t n);
+                                          std::int64_t m, std::int64_t n, std::int64_t k);
 /// GEMM_COOPMAT=1 and the CM_* / tile defines of `plan`.
 void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan);
 

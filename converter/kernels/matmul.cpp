@@ -38,7 +38,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   setBufferType(d, "B", b.dtype);
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
   // MATMUL accumulates in its output type (specs/tosa.md).
-  const auto coopMat = chooseCoopMat(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp, h, w);
+  const auto coopMat = chooseCoopMat(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp, h, w, c);
   GemmTile tile = chooseTile(ctx.target(), h, w, GemmKind::Matmul);
   if (coopMat) {
     setCoopMat(d, *coopMat);

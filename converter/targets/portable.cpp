@@ -52,6 +52,7 @@ std::string describeTarget(const Target& target) {
     }
     features.push_back("cooperative matrix" + shapes);
   }
+  if (target.fp16Operands) features.push_back("fp16 GEMM operands (--precision fp16)");
   if (!features.empty()) out += ": " + fmt::format("{}", fmt::join(features, ", "));
   return out;
 }

@@ -75,6 +75,15 @@ struct Target {
   bool integerDotProduct = false;         // native: GL_EXT_integer_dot_product
   bool cooperativeMatrixNv = false;       // native: GL_NV_cooperative_matrix (+ fp16, memory model)
   std::vector<CoopMatShape> coopMatShapes;  // native: shapes the device lists (subgroup scope)
+  // --precision fp16: fp32 MATMUL / CONV2D operands are rounded to fp16 as they are loaded and
+  // multiplied on fp16 cooperative matrices with fp32 accumulators. Off by default: TOSA
+  // judges fp32 GEMMs at fp32 accuracy, which K-deep fp16 products do not meet.
+  bool fp16Operands = false;
+  // ... only for GEMMs at least this deep. On an H100 (ResNet-50 batch 32, per-convolution
+  // GPU times in benchmarks/results/experiments/h100-precision-fp16.md) fp16 fragments were
+  // faster for 33 of the 34 convolutions with K >= 512 and slower for 16 of the 20 with
+  // K < 512, whose staging and epilogue cost more than the products save.
+  int fp16OperandsMinDepth = 512;
   // Default tile: the fastest of the variants measured on an H100 for fp16 MATMUL 4096 with
   // both fp16 and fp32 accumulators (README, Performance). GEMMs that would get fewer than
   // coopMatLargeMinTiles workgroups of it use the small tile, so more of the GPU is busy.

@@ -17,6 +17,8 @@
 // Defines (set by the converter; GEMM_COOPMAT=1 selects this file):
 //   CM_M CM_N CM_K          one cooperative-matrix shape the device lists
 //   CM_INT                  0: fp16 operands, 1: int8 operands with int32 accumulators
+//   CM_F32_OPERANDS         1: the tensors are fp32, rounded to fp16 as they are loaded
+//                           (--precision fp16; include/gemm_coopmat_ext.glsl)
 //   CM_ACC16                1: fp16 accumulators (TOSA acc_type fp16), else fp32
 //   BM BN BK                workgroup tile; WM WN tiles per subgroup; SG subgroup size
 //   GEMM_VEC_A, GEMM_VEC_B  1: the template provides uvec4 gemm_load_a_vec(batch, m, k) /

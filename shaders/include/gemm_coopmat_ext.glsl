@@ -20,6 +20,24 @@
 #ifndef GEMM_VEC_B
 #define GEMM_VEC_B 0
 #endif
+// --precision fp16 (CM_F32_OPERANDS=1): fp32 tensors feed fp16 fragments, rounded to fp16 as
+// they are loaded. The templates' 16-byte views (GEMM_VEC_A/B) are then CM_VIEW_T = vec4
+// arrays, and CM_CHUNK_AT packs two of them (8 operands) into one chunk; otherwise a chunk
+// is one uvec4 of raw fp16 or int8 operands. `i` is the element index of the chunk's first
+// operand.
+#ifndef CM_F32_OPERANDS
+#define CM_F32_OPERANDS 0
+#endif
+#if CM_F32_OPERANDS
+#define CM_VIEW_T vec4
+#define CM_HALF2(v) packFloat2x16(f16vec2(v))
+#define CM_CHUNK_AT(view, i) \
+  uvec4(CM_HALF2(view[(i) / 4u].xy), CM_HALF2(view[(i) / 4u].zw), CM_HALF2(view[(i) / 4u + 1u].xy), \
+        CM_HALF2(view[(i) / 4u + 1u].zw))
+#else
+#define CM_VIEW_T uvec4
+#define CM_CHUNK_AT(view, i) view[(i) / uint(CM_CHUNK)]
+#endif
 // fp32 vec4 loads of the scalar core (include/gemm.glsl), tested by the templates' #if.
 #ifndef GEMM_VEC4_A
 #define GEMM_VEC4_A 0

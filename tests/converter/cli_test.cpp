@@ -243,6 +243,29 @@ int kernelCount(const std::string& statsOutput) {
   return at == std::string::npos ? -1 : std::atoi(statsOutput.c_str() + at + std::string_view("kernels:").size());
 }
 
+// --precision fp16 needs fp16 cooperative matrices: the portable target refuses it, naming
+// what it needs; an unknown precision and --precision with arm-graph output are refused too.
+TEST(ConvertCli, PrecisionFp16NeedsCooperativeMatricesAndUnknownValuesAreRefused) {
+  const fs::path model = tempDir() / "precision.tosa";
+  tosa::Builder b;
+  b.output(b.exp(b.input("x", tosa::DType::Fp32, {2, 3})));
+  ASSERT_TRUE(b.write(model));
+  const fs::path out = tempDir() / "precision.vgf";
+  fs::remove(out);
+  CommandResult r = runCli(fmt::format("convert {} -o {} --precision fp16", model.string(), out.string()));
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("--precision fp16: expected a target with fp16 cooperative matrices"), std::string::npos)
+      << r.output;
+  r = runCli(fmt::format("convert {} -o {} --precision fp64", model.string(), out.string()));
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("expected fp32 or fp16, got 'fp64'"), std::string::npos) << r.output;
+  r = runCli(fmt::format("convert {} -o {} --format arm-graph --precision fp16", model.string(), out.string()));
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_FALSE(fs::exists(out));
+  r = runCli(fmt::format("convert {} -o {} --precision fp32", model.string(), out.string()));
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+}
+
 // A softmax over attention scores whose values come out of per-head MATMULs, as a user would
 // convert it: fuse-rows makes the softmax one kernel, fuse-transposes lets the projection
 // store its heads transposed; `run --check` passes with and without those two passes.

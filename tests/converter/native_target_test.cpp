@@ -311,6 +311,40 @@ TEST(NativeTargetCoopMat, PortableAndSmallProblemsStayScalar) {
   }
 }
 
+// --precision fp16: fp32 MATMUL and CONV2D at least Target::fp16OperandsMinDepth deep (vector
+// loads and element-wise packing alike) take fp16 fragments with fp32 accumulators, shallower
+// ones stay scalar; a target without fp16 fragments refuses the option, and an unknown
+// precision is invalid input.
+TEST(NativeTargetCoopMat, PrecisionFp16PutsDeepFp32GemmsOnCooperativeMatrices) {
+  std::mt19937 rng(15);
+  const std::int64_t deep = coopMatTarget().fp16OperandsMinDepth;
+  TestGraph matmuls[] = {matmulGraph(DType::Fp32, 96, deep, 72, rng), matmulGraph(DType::Fp32, 96, deep + 3, 70, rng),
+                         matmulGraph(DType::Fp32, 96, deep - 8, 72, rng)};
+  TestGraph conv = conv2dGraph(DType::Fp32, 9, 10, 64, 40, std::nullopt, rng);  // K = 576
+  for (const TestGraph* g : {&matmuls[0], &matmuls[1], &conv, &matmuls[2]}) {
+    converter::ConvertOptions options;
+    options.customTarget = coopMatTarget();
+    options.precision = "fp16";
+    options.cacheDir = std::filesystem::temp_directory_path() / "openvgf-converter-test-cache";
+    auto model = converter::convert(g->graph, options);
+    ASSERT_TRUE(model) << model.error().message();
+    EXPECT_EQ(contains(model->stats.capabilities, "CooperativeMatrixNV"), g != &matmuls[2]);
+    EXPECT_NE(model->stats.target.find("fp16 GEMM operands"), std::string::npos) << model->stats.target;
+  }
+  converter::ConvertOptions portable;
+  portable.precision = "fp16";
+  auto refused = converter::convert(matmuls[0].graph, portable);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind(), ErrorKind::Unsupported);
+  EXPECT_NE(refused.error().message().find("expected a target with fp16 cooperative matrices"), std::string::npos)
+      << refused.error().message();
+  converter::ConvertOptions unknown;
+  unknown.precision = "fp8";
+  auto invalid = converter::convert(matmuls[0].graph, unknown);
+  ASSERT_FALSE(invalid);
+  EXPECT_EQ(invalid.error().kind(), ErrorKind::InvalidInput);
+}
+
 // A deep K under a one-tile grid: the cooperative-matrix core runs as split-K partials (each
 // slice a whole number of its BK steps) plus a reduction, fp16 and int8 alike.
 TEST(NativeTargetCoopMat, DeepKSplitsIntoPartialAndReductionKernels) {
