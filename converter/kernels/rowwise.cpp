@@ -112,7 +112,9 @@ bool rowStepFusable(const Program& program, const Node& chain, const FusedOp& ne
   const RowShapes shapes = shapesOf(program, chain);
   const auto results = chainResults(program, chain, shapes);
   if (isReduction(op.op)) {
-    return lastAxisReduction(program, op) && results.at(op.inputs[0]) && out->shape == shapes.row;
+    const auto in = results.find(op.inputs[0]);
+    return next.chainInput == 0 && lastAxisReduction(program, op) && in != results.end() && in->second &&
+           out->shape == shapes.row;
   }
   if (!tosa::isElementwise(op.op) || (out->shape != shapes.full && out->shape != shapes.row)) return false;
   const bool wholeRow = out->shape == shapes.full;

@@ -147,6 +147,12 @@ TEST(ConvertCli, HugeAndOverflowingShapesExitTwoNamingTheTensor) {
   EXPECT_FALSE(fs::exists(tempDir() / "sum.npy"));
 }
 
+// The `kernels:` count of `convert --stats` output (-1 if absent).
+int kernelCount(const std::string& statsOutput) {
+  const std::size_t at = statsOutput.find("kernels:");
+  return at == std::string::npos ? -1 : std::atoi(statsOutput.c_str() + at + std::string_view("kernels:").size());
+}
+
 // --passes / --dump-after / --verify-each on y = MUL(EXP(SUB(x, c)), x) with c constant.
 class ConvertPassesCli : public ::testing::Test {
  protected:
@@ -166,12 +172,6 @@ class ConvertPassesCli : public ::testing::Test {
     ASSERT_TRUE(tosa::npy::writeFile(input_, *array));
   }
 
-  static int kernels(const std::string& statsOutput) {
-    const std::size_t at = statsOutput.find("kernels:");
-    if (at == std::string::npos) return -1;
-    return std::atoi(statsOutput.c_str() + at + std::string_view("kernels:").size());
-  }
-
   fs::path model_ = tempDir() / "chain.tosa";
   fs::path input_ = tempDir() / "chain_x.npy";
 };
@@ -180,13 +180,13 @@ TEST_F(ConvertPassesCli, DisablingFusionGivesMoreKernelsThatStillCheck) {
   const fs::path fused = tempDir() / "chain_fused.vgf";
   CommandResult all = runCli(fmt::format("convert {} -o {} --stats --verify-each", model_.string(), fused.string()));
   ASSERT_EQ(all.exitCode, 0) << all.output;
-  EXPECT_EQ(kernels(all.output), 1) << all.output;
+  EXPECT_EQ(kernelCount(all.output), 1) << all.output;
   for (const char* passes : {"none", "fold-constants,eliminate-dead-code", "eliminate-dead-code,fold-constants"}) {
     SCOPED_TRACE(passes);
     const fs::path out = tempDir() / "chain_unfused.vgf";
     CommandResult c = runCli(fmt::format("convert {} -o {} --stats --passes {}", model_.string(), out.string(), passes));
     ASSERT_EQ(c.exitCode, 0) << c.output;
-    EXPECT_EQ(kernels(c.output), 3) << c.output;
+    EXPECT_EQ(kernelCount(c.output), 3) << c.output;
     CommandResult r = runCli(fmt::format("run {} -i {} --check {}", out.string(), input_.string(), model_.string()));
     EXPECT_EQ(r.exitCode, 0) << r.output;
     EXPECT_NE(r.output.find("check: PASS"), std::string::npos) << r.output;
@@ -236,11 +236,6 @@ TEST_F(ConvertPassesCli, DumpAfterPrintsTheGraphOrWritesAFile) {
   EXPECT_NE(listing.find("before the passes"), std::string::npos) << listing;
   EXPECT_NE(listing.find("node   [2] EXP(a) -> e: FP32[1,8,8,4]"), std::string::npos) << listing;
   EXPECT_NE(listing.find("node   [4] MUL(e, x, shift_0) -> y: FP32[1,8,8,4]"), std::string::npos) << listing;
-}
-
-int kernelCount(const std::string& statsOutput) {
-  const std::size_t at = statsOutput.find("kernels:");
-  return at == std::string::npos ? -1 : std::atoi(statsOutput.c_str() + at + std::string_view("kernels:").size());
 }
 
 // --precision fp16 needs fp16 cooperative matrices: the portable target refuses it, naming

@@ -13,12 +13,27 @@
 #include <gtest/gtest.h>
 
 #include "converter/convert.h"
+#include "converter/passes/passes.h"
 #include "tests/converter/vk_harness.h"
 #include "tosa/builder.h"
 #include "tosa/graph.h"
 #include "vgf/decoder.h"
 
 namespace openvgf::testing {
+
+/// The Program of `graph` after the pipeline passes named in `passes` (in pipeline order,
+/// the Program verified after each); failures are test failures.
+inline converter::Program programAfter(const tosa::Graph& graph, std::vector<std::string> passes) {
+  auto program = converter::makeProgram(graph);
+  EXPECT_TRUE(program) << program.error().message();
+  if (!program) return {};
+  converter::passes::PassOptions options;
+  options.enabled = std::move(passes);
+  options.verifyEach = true;
+  Status status = converter::passes::runPasses(*program, options);
+  EXPECT_TRUE(status) << status.error().message();
+  return std::move(*program);
+}
 
 class GraphBuilder {
  public:

@@ -6,6 +6,7 @@
 
 #include "converter/kernels/rowwise.h"
 #include "converter/passes/passes.h"
+#include "tests/converter/graph_util.h"
 #include "tosa/builder.h"
 
 namespace openvgf::testing {
@@ -14,16 +15,7 @@ namespace {
 using tosa::DType;
 using tosa::Value;
 
-converter::Program fused(const tosa::Graph& graph) {
-  auto program = converter::makeProgram(graph);
-  EXPECT_TRUE(program) << program.error().message();
-  converter::passes::PassOptions options;
-  options.enabled = std::vector<std::string>{"fuse-elementwise", "fuse-rows"};
-  options.verifyEach = true;
-  Status status = converter::passes::runPasses(*program, options);
-  EXPECT_TRUE(status) << status.error().message();
-  return std::move(*program);
-}
+converter::Program fused(const tosa::Graph& graph) { return programAfter(graph, {"fuse-elementwise", "fuse-rows"}); }
 
 // x -> softmax over the last axis; `e` (the exponentials) also leaves the graph if asked.
 tosa::Graph softmax(tosa::Shape shape, bool exposeExp = false) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "converter/passes/passes.h"
+#include "tests/converter/graph_util.h"
 #include "tosa/builder.h"
 
 namespace openvgf::testing {
@@ -13,16 +14,7 @@ namespace {
 using tosa::DType;
 using tosa::Value;
 
-converter::Program fused(const tosa::Graph& graph) {
-  auto program = converter::makeProgram(graph);
-  EXPECT_TRUE(program) << program.error().message();
-  converter::passes::PassOptions options;
-  options.enabled = std::vector<std::string>{"elide-reshapes", "fuse-epilogues", "fuse-transposes"};
-  options.verifyEach = true;
-  Status status = converter::passes::runPasses(*program, options);
-  EXPECT_TRUE(status) << status.error().message();
-  return std::move(*program);
-}
+converter::Program fused(const tosa::Graph& graph) { return programAfter(graph, {"elide-reshapes", "fuse-epilogues", "fuse-transposes"}); }
 
 // [1,8,12] x [1,12,16], plus bias, split into 4 heads of 4 and made head-major.
 tosa::Graph heads(bool alsoOutputProduct) {
