@@ -79,11 +79,11 @@ struct Target {
   // multiplied on fp16 cooperative matrices with fp32 accumulators. Off by default: TOSA
   // judges fp32 GEMMs at fp32 accuracy, which K-deep fp16 products do not meet.
   bool fp16Operands = false;
-  // ... only for GEMMs at least this deep. On an H100 (ResNet-50 batch 32, per-convolution
-  // GPU times in benchmarks/results/experiments/h100-precision-fp16.md) fp16 fragments were
-  // faster for 33 of the 34 convolutions with K >= 512 and slower for 16 of the 20 with
-  // K < 512, whose staging and epilogue cost more than the products save.
-  int fp16OperandsMinDepth = 512;
+  // ... only for GEMMs at least this deep: set per device class by the tuning table. On an
+  // H100 fp16 fragments were faster for 33 of the 34 ResNet-50 convolutions with K >= 512
+  // and slower for 16 of the 20 with K < 512, whose staging and epilogue cost more than the
+  // products save (benchmarks/results/experiments/h100-precision-fp16.md).
+  int fp16OperandsMinDepth = 0;
   // Default tile: the fastest of the variants measured on an H100 for fp16 MATMUL 4096 with
   // both fp16 and fp32 accumulators (README, Performance). GEMMs that would get fewer than
   // coopMatLargeMinTiles workgroups of it use the small tile, so more of the GPU is busy.
@@ -103,8 +103,9 @@ DeviceClass deviceClass(std::uint32_t vendorId, bool cpu);
 /// Sets the tile configs of `target` that the tuning table holds for `device`.
 void applyTuningTable(Target& target, DeviceClass device);
 /// Overrides tuning entries from a spec such as "gemm=128x128x8/8x8/2,gemm-min-groups=256,
-/// gemm-default=64x64x16/4x4/2,gemm-convolutions=0,coopmat=2x2/64x64/32,coopmat-min-tiles=256" (the OPENVGF_TUNING environment variable of
-/// `--target native`, for measuring table entries); an invalid spec is an invalid-input error.
+/// gemm-default=64x64x16/4x4/2,gemm-convolutions=0,coopmat=2x2/64x64/32,coopmat-min-tiles=256,
+/// fp16-min-depth=512" (the OPENVGF_TUNING environment variable of `--target native`, for
+/// measuring table entries); an invalid spec is an invalid-input error.
 Status applyTuningOverrides(Target& target, std::string_view spec);
 
 /// "portable" | "native".

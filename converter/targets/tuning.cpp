@@ -68,6 +68,10 @@ void applyTuningTable(Target& target, DeviceClass device) {
       target.gemmLarge = GemmTile{128, 128, 8, 8, 8, 2};
       target.gemmLargeMinGroups = 264;
       target.gemmLargeConvolutions = false;
+      // --precision fp16 only for GEMMs with K >= 512: ResNet-50 batch 32 took 8.24 ms with
+      // it, 9.80 ms with fp16 fragments for every convolution and 10.26 ms in fp32
+      // (benchmarks/results/experiments/h100-precision-fp16.md).
+      target.fp16OperandsMinDepth = 512;
       break;
     case DeviceClass::OtherGpu:
       // No measurement yet: the portable tiles.
@@ -109,8 +113,12 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
     } else if (key == "coopmat-min-tiles") {
       if (!v || v->size() != 1) return bad("coopmat-min-tiles=N (N >= 1)");
       target.coopMatLargeMinTiles = (*v)[0];
+    } else if (key == "fp16-min-depth") {
+      if (!v || v->size() != 1) return bad("fp16-min-depth=K (K >= 1)");
+      target.fp16OperandsMinDepth = (*v)[0];
     } else {
-      return bad("one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, coopmat, coopmat-min-tiles");
+      return bad("one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, coopmat, coopmat-min-tiles, "
+                 "fp16-min-depth");
     }
   }
   if (Status ok = verifyTarget(target); !ok) return invalidInput("OPENVGF_TUNING '{}': {}", spec, ok.error().message());

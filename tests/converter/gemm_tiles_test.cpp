@@ -144,7 +144,9 @@ TEST(TuningOverrides, SetEntriesAndRejectBadSpecs) {
   t.maxSharedBytes = 49152;
   t.maxInvocations = 1024;
   ASSERT_TRUE(converter::applyTuningOverrides(t, "gemm=128x64x8/8x4/2,gemm-min-groups=7,coopmat=2x4/64x32/16,"
-                                                 "coopmat-min-tiles=9,gemm-default=32x64x8/4x4/1,gemm-convolutions=0"));
+                                                 "coopmat-min-tiles=9,gemm-default=32x64x8/4x4/1,gemm-convolutions=0,"
+                                                 "fp16-min-depth=256"));
+  EXPECT_EQ(t.fp16OperandsMinDepth, 256);
   EXPECT_EQ(t.gemm, (GemmTile{32, 64, 8, 4, 4, 1}));
   EXPECT_FALSE(t.gemmLargeConvolutions);
   EXPECT_EQ(t.gemmLarge, (GemmTile{128, 64, 8, 8, 4, 2}));
