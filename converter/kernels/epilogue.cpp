@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "converter/kernels/common.h"
+#include "converter/kernels/data_layout.h"
 #include "tosa/op_table.h"
 
 namespace openvgf::converter {
@@ -33,14 +34,15 @@ EpiIndex epilogueIndexing(const Program& program, const std::string& name, const
 // The store position of each result when the epilogue ends with a TRANSPOSE (fused by
 // fuse-transposes): `i` indexes the transpose's input, as the kernel produces it; the
 // function returns its offset in the transposed output. Dims of size 1 are skipped.
-Result<std::string> transposedIndexFunction(const tosa::Tensor& input, const tosa::Operator& transpose) {
+Result<std::string> transposedIndexFunction(const tosa::Tensor& input, const tosa::Tensor& output,
+                                            const tosa::Operator& transpose) {
   const auto* attrs = std::get_if<tosa::TransposeAttrs>(&transpose.attrs);
   const std::size_t rank = input.shape.size();
-  if (attrs == nullptr || attrs->perms.size() != rank) return invalidInput("TRANSPOSE: expected one perm per input dim");
-  std::vector<std::int64_t> outStride(rank, 1);
-  for (std::size_t d = rank; d-- > 1;) {
-    outStride[d - 1] = outStride[d] * input.shape[static_cast<std::size_t>(attrs->perms[d])];
+  if (attrs == nullptr || attrs->perms.size() != rank || output.shape.size() != rank) {
+    return invalidInput("TRANSPOSE: expected one perm per input dim");
   }
+  // Output dim d is input dim perms[d], so input dim perms[d] advances by the output's stride d.
+  const std::vector<std::int64_t> outStride = rowMajorStrides(output.shape);
   std::vector<std::int64_t> strideOfInputDim(rank, 0);
   for (std::size_t d = 0; d < rank; ++d) {
     const auto from = attrs->perms[d];
@@ -143,7 +145,7 @@ Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& 
   (void)accCompute;
   if (transposed) {
     const FusedOp& t = node.epilogue.back();
-    auto function = transposedIndexFunction(ctx.tensor(t.op.inputs.at(0)), t.op);
+    auto function = transposedIndexFunction(ctx.tensor(t.op.inputs.at(0)), ctx.tensor(t.op.outputs.at(0)), t.op);
     if (!function) return invalidInput("{}: fused {}", nodeLabel(node), function.error().message());
     decls += *function;
     defines.setCode("OUT_INDEX(i)", "ovgf_transposed_index(i)");

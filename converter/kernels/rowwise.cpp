@@ -71,17 +71,14 @@ std::map<std::string, bool> chainResults(const Program& program, const Node& cha
   return results;
 }
 
-// Tensors from outside the chain that need a binding (all but scalar constants).
-std::set<std::string> boundInputs(const Program& program, const Node& chain, const RowShapes& shapes) {
-  const auto results = chainResults(program, chain, shapes);
-  std::set<std::string> names{chain.op.inputs.at(0)};
-  for (const FusedOp& f : chain.epilogue) {
-    for (std::size_t i : dataInputs(f.op)) {
-      const std::string& name = f.op.inputs[i];
-      if (results.count(name) == 0 && externalOperand(program, name, shapes) != Operand::Scalar) names.insert(name);
-    }
+// Adds the tensors from outside the chain (`results`) that `op` reads and that need a binding:
+// all but scalar constants.
+void addBoundInputs(const Program& program, const tosa::Operator& op, const std::map<std::string, bool>& results,
+                    const RowShapes& shapes, std::set<std::string>& names) {
+  for (std::size_t i : dataInputs(op)) {
+    const std::string& name = op.inputs[i];
+    if (results.count(name) == 0 && externalOperand(program, name, shapes) != Operand::Scalar) names.insert(name);
   }
-  return names;
 }
 
 bool lastAxisReduction(const Program& program, const tosa::Operator& op) {
@@ -127,9 +124,10 @@ bool rowStepFusable(const Program& program, const Node& chain, const FusedOp& ne
     const Operand how = externalOperand(program, name, shapes);
     if (how == Operand::None || (!wholeRow && (how == Operand::Whole || how == Operand::PerColumn))) return false;
   }
-  Node extended = chain;
-  extended.epilogue.push_back(next);
-  return boundInputs(program, extended, shapes).size() <= kMaxRowInputs;
+  std::set<std::string> bound{chain.op.inputs.at(0)};
+  for (const FusedOp& f : chain.epilogue) addBoundInputs(program, f.op, results, shapes, bound);
+  addBoundInputs(program, op, results, shapes, bound);
+  return bound.size() <= kMaxRowInputs;
 }
 
 namespace {
@@ -149,7 +147,7 @@ class RowChainWriter {
 
   // The expression of data input `name` inside the column loop (whole-row values) or outside.
   std::string operand(const std::string& name) {
-    if (auto v = values_.find(name); v != values_.end()) return v->second ? fmt::format("{}[e]", var(name)) : var(name);
+    if (auto v = values_.find(name); v != values_.end()) return v->second.wholeRow ? v->second.var + "[e]" : v->second.var;
     const tosa::Tensor& t = ctx_.tensor(name);
     const auto info = *typeInfo(t.dtype);
     switch (externalOperand(ctx_.program(), name, shapes_)) {
@@ -211,8 +209,7 @@ class RowChainWriter {
                            "barrier(); }} {} = {}[0]; ",
                            threads_ / 2, partial, fn, partial, partial, v, partial);
     }
-    values_[name] = false;
-    vars_[name] = v;
+    values_[name] = Value{v, false};
     return {};
   }
 
@@ -232,18 +229,18 @@ class RowChainWriter {
     } else {
       body_ += fmt::format("float {} = {}; ", v, expr);
     }
-    values_[name] = wholeRow;
-    vars_[name] = v;
+    values_[name] = Value{v, wholeRow};
     return {};
   }
 
   void store(const std::string& name) {
     const auto info = *typeInfo(ctx_.tensor(name).dtype);
-    if (values_.at(name)) {
+    const Value& value = values_.at(name);
+    if (value.wholeRow) {
       body_ += forColumns(fmt::format("if (c < {}u) out0[row * {}u + c] = {}({}[e]);", shapes_.n, shapes_.n, info.store,
-                                      var(name)));
+                                      value.var));
     } else {
-      body_ += fmt::format("if (tid == 0u) out0[row] = {}({}); ", info.store, var(name));
+      body_ += fmt::format("if (tid == 0u) out0[row] = {}({}); ", info.store, value.var);
     }
   }
 
@@ -254,7 +251,6 @@ class RowChainWriter {
   const std::string& shared() const { return shared_; }
 
  private:
-  const std::string& var(const std::string& name) const { return vars_.at(name); }
   std::size_t slot(const std::string& name) {
     auto it = std::find(inputs_.begin(), inputs_.end(), name);
     if (it != inputs_.end()) return static_cast<std::size_t>(it - inputs_.begin());
@@ -265,8 +261,11 @@ class RowChainWriter {
   LoweringContext& ctx_;
   const RowShapes& shapes_;
   int threads_, perThread_;
-  std::map<std::string, bool> values_;  // chain results: whole row?
-  std::map<std::string, std::string> vars_;
+  struct Value {
+    std::string var;  // GLSL variable: an array of this invocation's columns, or a scalar
+    bool wholeRow = false;
+  };
+  std::map<std::string, Value> values_;  // chain results by tensor name
   std::set<std::string> loaded_;
   std::vector<std::string> inputs_;
   std::string body_, decls_, shared_;
