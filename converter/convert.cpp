@@ -128,12 +128,12 @@ Status applyPrecision(Target& target, const std::string& precision) {
   if (precision == "fp32") return {};
   if (precision != "fp16") return invalidInput("--precision: expected fp32 or fp16, got '{}'", precision);
   const bool fp16Fragments =
-      target.cooperativeMatrixNv && std::any_of(target.coopMatShapes.begin(), target.coopMatShapes.end(), [](const CoopMatShape& s) {
+      (target.cooperativeMatrixNv || target.coopMatKhrEncoding) && std::any_of(target.coopMatShapes.begin(), target.coopMatShapes.end(), [](const CoopMatShape& s) {
         return s.types == CoopMatTypes::F16xF16ToF32;
       });
   if (!fp16Fragments) {
     return unsupported("--precision fp16: expected a target with fp16 cooperative matrices (--target native on a GPU "
-                       "that has VK_NV_cooperative_matrix), got {}",
+                       "that has VK_NV_cooperative_matrix or VK_KHR_cooperative_matrix), got {}",
                        describeTarget(target));
   }
   target.fp16Operands = true;

@@ -19,6 +19,7 @@
 #include "common/cache_dir.h"
 #include "common/file_io.h"
 #include "common/sha256.h"
+#include "converter/coopmat_khr.h"
 #include "shaders/library.h"
 
 namespace openvgf::converter {
@@ -165,6 +166,15 @@ Result<std::vector<std::uint32_t>> compileShader(const ShaderInstance& instance,
   spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_3);
   tools.SetMessageConsumer(consumer);
   if (!tools.Validate(spirv)) return failure("spirv-val", diagnostics);
+  // CM_ENCODING (include/gemm_coopmat_ext.glsl): the NV module spirv-val has just accepted is
+  // re-encoded as KHR cooperative matrices, which Debian's glslang and spirv-val do not know.
+  const auto encoding = instance.defines.entries().find("CM_ENCODING");
+  if (encoding != instance.defines.entries().end() && encoding->second != "0") {
+    const CoopMatScope scope = encoding->second == "2" ? CoopMatScope::Workgroup : CoopMatScope::Subgroup;
+    auto khr = cooperativeMatrixNvToKhr(spirv, scope);
+    if (!khr) return failure("KHR cooperative-matrix encoding", khr.error().message());
+    spirv = std::move(*khr);
+  }
   return spirv;
 }
 

@@ -60,7 +60,16 @@ bool elementsCompatible(const vgf::SpirvDescriptor& d, std::uint32_t vkFormat) {
 }
 
 // spirv-val with the environment the runner targets (Vulkan 1.3, its minimum device version).
-Status validateSpirv(std::span<const std::uint32_t> words) {
+// Debian's SPIRV-Tools (2023.1) predates SPV_KHR_cooperative_matrix and rejects its capability,
+// so a module that declares it is checked by openvgf's own reader only (vgf/spirv_info.h:
+// instruction lengths, declarations, descriptors, barriers) and by the driver.
+Status validateSpirv(std::span<const std::uint32_t> words, const vgf::SpirvModule& reflected) {
+  constexpr std::uint32_t kCapabilityCooperativeMatrixKhr = 6022;
+  if (std::find(reflected.capabilities.begin(), reflected.capabilities.end(), kCapabilityCooperativeMatrixKhr) !=
+      reflected.capabilities.end()) {
+    if (words[4] != 0) return invalidInput("header word 4 (schema): expected 0, got {}", words[4]);
+    return {};
+  }
   std::string first;
   spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_3);
   tools.SetMessageConsumer([&first](spv_message_level_t, const char*, const spv_position_t& position,
@@ -296,7 +305,7 @@ Status Model::checkModule(const vgf::File& file, std::uint32_t index, const std:
                                                                 : "an empty module");
   }
   OPENVGF_ASSIGN_OR_RETURN(vgf::SpirvModule spirv, vgf::reflectSpirv(module.spirv));
-  OPENVGF_TRY(validateSpirv(module.spirv));
+  OPENVGF_TRY(validateSpirv(module.spirv, spirv));
   const std::string entryName = module.entryPoint.empty() ? "main" : module.entryPoint;
   const vgf::SpirvEntryPoint* entry = spirv.findEntryPoint(entryName);
   if (entry == nullptr || entry->executionModel != vgf::kSpirvGlCompute) {
@@ -335,7 +344,8 @@ Status Model::checkModule(const vgf::File& file, std::uint32_t index, const std:
   OPENVGF_ASSIGN_OR_RETURN(vulkan::ShaderNeeds needs,
                            vulkan::shaderNeeds({.capabilities = spirv.capabilities,
                                                 .localSizeId = entry->localSizeId,
-                                                .roundingModeRte = entry->roundingModeRteWidths}));
+                                                .roundingModeRte = entry->roundingModeRteWidths,
+                                                .workgroupScopeMatrices = spirv.workgroupScopeMatrices}));
   ModuleInfo& info = modules_[index];
   info.name = module.name;
   info.entryPoint = entryName;

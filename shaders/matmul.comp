@@ -5,7 +5,8 @@
 // Defines: BATCH H C W (A is [BATCH,H,C], B is [BATCH,C,W]), A_ZP B_ZP,
 //   A_STYPE A_LD B_STYPE B_LD, A_CT ACC_CT, BM BN BK TM TN, epilogue defines;
 //   GEMM_STAGES, GEMM_VEC4_A / GEMM_VEC4_B (fp32 operands: vec4 loads, include/gemm.glsl);
-//   GEMM_COOPMAT=1 with CM_* WM WN SG selects include/gemm_coopmat.glsl, GEMM_DOT4=1 the int8
+//   GEMM_COOPMAT=1 with CM_* WM WN SG selects include/gemm_coopmat.glsl (CM_ENCODING=2 with
+//   CM_PART_M CM_WG_THREADS: include/gemm_coopmat_wg.glsl), GEMM_DOT4=1 the int8
 //   dot-product core include/gemm_dot4.glsl (native target).
 // Bindings (set 0): 0 A, 1 B, 2.. epilogue inputs, OUT_BINDING output.
 // Grid: (ceil(W/BN), ceil(H/BM), BATCH); workgroup (BN/TN)*(BM/TM) invocations.
@@ -52,7 +53,9 @@
 #define K C
 #define GEMM_BATCHES BATCH
 
-#if GEMM_COOPMAT
+#if GEMM_COOPMAT && CM_ENCODING == 2
+layout(local_size_x = CM_WG_THREADS, local_size_y = 1, local_size_z = 1) in;
+#elif GEMM_COOPMAT
 layout(local_size_x = (BM / (WM * CM_M)) * (BN / (WN * CM_N)) * SG, local_size_y = 1, local_size_z = 1) in;
 #else
 layout(local_size_x = (BN / TN) * (BM / TM), local_size_y = 1, local_size_z = 1) in;
@@ -86,17 +89,21 @@ vec4 gemm_load_b4(uint batch, uint k, uint n) { return b0q[((batch * uint(C) + k
 #if GEMM_VEC_A
 layout(set = 0, binding = 0) readonly buffer MatAv { CM_VIEW_T a0v[]; };
 uvec4 gemm_load_a_vec(uint batch, uint m, uint k) { return CM_CHUNK_AT(a0v, (batch * uint(H) + m) * uint(C) + k); }
+uint gemm_a_vec_index(uint batch, uint m, uint k) { return ((batch * uint(H) + m) * uint(C) + k) / uint(CM_CHUNK); }
 #endif
 #if GEMM_VEC_B
 layout(set = 0, binding = 1) readonly buffer MatBv { CM_VIEW_T b0v[]; };
 uvec4 gemm_load_b_vec(uint batch, uint k, uint n) { return CM_CHUNK_AT(b0v, (batch * uint(C) + k) * uint(W) + n); }
+uint gemm_b_vec_index(uint batch, uint k, uint n) { return ((batch * uint(C) + k) * uint(W) + n) / uint(CM_CHUNK); }
 #endif
 
 void gemm_store(uint batch, uint m, uint n, ACC_CT acc) {
   epilogue_store((batch * uint(H) + m) * uint(W) + n, n, acc);
 }
 
-#if GEMM_COOPMAT
+#if GEMM_COOPMAT && CM_ENCODING == 2
+#include "include/gemm_coopmat_wg.glsl"
+#elif GEMM_COOPMAT
 #include "include/gemm_coopmat.glsl"
 #elif GEMM_DOT4
 #define GEMM_ZP_A A_ZP

@@ -27,7 +27,7 @@ constexpr std::uint32_t kOpExtension = 10, kOpEntryPoint = 15, kOpExecutionMode 
                         kOpTypePointer = 32, kOpConstant = 43, kOpConstantComposite = 44,
                         kOpSpecConstant = 50, kOpSpecConstantComposite = 51, kOpFunction = 54,
                         kOpVariable = 59, kOpDecorate = 71, kOpMemberDecorate = 72, kOpControlBarrier = 224,
-                        kOpExecutionModeId = 331;
+                        kOpExecutionModeId = 331, kOpTypeCooperativeMatrixKhr = 4456;
 // Decorations.
 constexpr std::uint32_t kBlock = 2, kBufferBlock = 3, kArrayStride = 6, kBuiltIn = 11, kNonWritable = 24,
                         kNonReadable = 25, kBinding = 33, kDescriptorSet = 34, kOffset = 35;
@@ -279,6 +279,12 @@ Status Declarations::parse(std::span<const std::uint32_t> words, SpirvModule& ou
         OPENVGF_TRY(need(3));
         constants_[ops[1]] = ops.size() >= 4 ? (std::uint64_t{ops[3]} << 32 | ops[2]) : ops[2];
         break;
+      case kOpTypeCooperativeMatrixKhr: {  // result, component type, scope, rows, columns, use
+        OPENVGF_TRY(need(3));
+        auto scope = constants_.find(ops[2]);
+        if (scope != constants_.end() && scope->second == kSpirvScopeWorkgroup) out.workgroupScopeMatrices = true;
+        break;
+      }
       case kOpConstantComposite:
       case kOpSpecConstantComposite:
         OPENVGF_TRY(need(2));

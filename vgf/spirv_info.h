@@ -114,6 +114,9 @@ struct SpirvModule {
   std::vector<std::string> extensions;
   std::vector<SpirvEntryPoint> entryPoints;
   std::vector<SpirvControlBarrier> controlBarriers;  // in module order
+  // An OpTypeCooperativeMatrixKHR of Workgroup scope (VK_NV_cooperative_matrix2), which no
+  // capability announces.
+  bool workgroupScopeMatrices = false;
 
   /// The entry point called `name`, or nullptr.
   const SpirvEntryPoint* findEntryPoint(std::string_view name) const;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "vulkan/check.h"
+#include "vulkan/coopmat_ext.h"
 
 namespace openvgf::vulkan {
 
@@ -87,6 +88,23 @@ Result<Device> Device::create(const Instance& instance, std::size_t index, const
     coopMat.pNext = f13.pNext;
     f13.pNext = &coopMat;
     extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  }
+  CooperativeMatrixFeaturesKhr coopMatKhr{kStructCooperativeMatrixFeaturesKhr, nullptr, VK_FALSE, VK_FALSE};
+  // Workgroup-scope matrices are KHR matrices too.
+  if (f.has(Feature::CooperativeMatrixKhr) || f.has(Feature::CooperativeMatrixWorkgroupScope)) {
+    coopMatKhr.cooperativeMatrix = VK_TRUE;
+    coopMatKhr.pNext = f13.pNext;
+    f13.pNext = &coopMatKhr;
+    extensions.push_back(kKhrCooperativeMatrixExtension);
+  }
+  CooperativeMatrix2FeaturesNv coopMat2{};
+  coopMat2.sType = kStructCooperativeMatrix2FeaturesNv;
+  if (f.has(Feature::CooperativeMatrixWorkgroupScope)) {
+    coopMat2.cooperativeMatrixWorkgroupScope = VK_TRUE;
+    coopMat2.cooperativeMatrixFlexibleDimensions = VK_TRUE;
+    coopMat2.pNext = f13.pNext;
+    f13.pNext = &coopMat2;
+    extensions.push_back(kNvCooperativeMatrix2Extension);
   }
   // Enabling it changes nothing for sessions that never import, so it is on whenever offered.
   if (snapshot.externalMemoryHost) extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);

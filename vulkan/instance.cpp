@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "vulkan/check.h"
+#include "vulkan/coopmat_ext.h"
 
 namespace openvgf::vulkan {
 namespace {
@@ -272,9 +273,11 @@ DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
   std::vector<VkExtensionProperties> exts(extCount);
   if (extCount > 0) vkEnumerateDeviceExtensionProperties(device, nullptr, &extCount, exts.data());
   exts.resize(extCount);
-  bool coopMatExt = false;
+  bool coopMatExt = false, coopMatKhrExt = false, coopMat2Ext = false;
   for (const VkExtensionProperties& e : exts) {
     if (std::strcmp(e.extensionName, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0) coopMatExt = true;
+    if (std::strcmp(e.extensionName, kKhrCooperativeMatrixExtension) == 0) coopMatKhrExt = true;
+    if (std::strcmp(e.extensionName, kNvCooperativeMatrix2Extension) == 0) coopMat2Ext = true;
     if (std::strcmp(e.extensionName, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME) == 0) s.externalMemoryHost = true;
   }
   if (s.externalMemoryHost) {
@@ -290,6 +293,17 @@ DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
   if (coopMatExt) {
     coopMat.pNext = f.pNext;
     f.pNext = &coopMat;
+  }
+  CooperativeMatrixFeaturesKhr coopMatKhr{kStructCooperativeMatrixFeaturesKhr, nullptr, VK_FALSE, VK_FALSE};
+  if (coopMatKhrExt) {
+    coopMatKhr.pNext = f.pNext;
+    f.pNext = &coopMatKhr;
+  }
+  CooperativeMatrix2FeaturesNv coopMat2{};
+  coopMat2.sType = kStructCooperativeMatrix2FeaturesNv;
+  if (coopMatKhrExt && coopMat2Ext) {
+    coopMat2.pNext = f.pNext;
+    f.pNext = &coopMat2;
   }
   vkGetPhysicalDeviceFeatures2(device, &f);
   auto set = [&](Feature feature, VkBool32 on) {
@@ -316,6 +330,10 @@ DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
     set(Feature::Maintenance4, f13.maintenance4);
   }
   set(Feature::CooperativeMatrixNv, coopMatExt ? coopMat.cooperativeMatrix : VK_FALSE);
+  set(Feature::CooperativeMatrixKhr, coopMatKhrExt ? coopMatKhr.cooperativeMatrix : VK_FALSE);
+  set(Feature::CooperativeMatrixWorkgroupScope,
+      coopMatKhrExt && coopMat2Ext && coopMatKhr.cooperativeMatrix && coopMat2.cooperativeMatrixWorkgroupScope &&
+          coopMat2.cooperativeMatrixFlexibleDimensions);
   return s;
 }
 

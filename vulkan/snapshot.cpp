@@ -57,6 +57,7 @@ constexpr CapabilityRule kRules[] = {
     {6018, "DotProductInput4x8BitPacked", bit(Feature::ShaderIntegerDotProduct), 0},
     {6019, "DotProduct", bit(Feature::ShaderIntegerDotProduct), 0},
     {5357, "CooperativeMatrixNV", bit(Feature::CooperativeMatrixNv), 0},
+    {6022, "CooperativeMatrixKHR", bit(Feature::CooperativeMatrixKhr), 0},
     // A property per float width, checked through the RoundingModeRTE execution mode.
     {4467, "RoundingModeRTE", 0, 0},
 };
@@ -71,7 +72,6 @@ std::string capabilityName(std::uint32_t capability) {
     case 4436: return "StorageInputOutput16";
     case 4450: return "StoragePushConstant8";
     case 5347: return "PhysicalStorageBufferAddresses";
-    case 6022: return "CooperativeMatrixKHR";
     default: return fmt::format("{}", capability);
   }
 }
@@ -97,16 +97,24 @@ std::string_view featureName(Feature f) {
     case Feature::ShaderBufferInt64Atomics: return "shaderBufferInt64Atomics";
     case Feature::Maintenance4: return "maintenance4";
     case Feature::CooperativeMatrixNv: return "cooperativeMatrix";
+    case Feature::CooperativeMatrixKhr: return "cooperativeMatrix (KHR)";
+    case Feature::CooperativeMatrixWorkgroupScope: return "cooperativeMatrixWorkgroupScope";
   }
   return "unknown";
 }
 
 std::string_view featureExtension(Feature f) {
-  return f == Feature::CooperativeMatrixNv ? "VK_NV_cooperative_matrix" : "";
+  switch (f) {
+    case Feature::CooperativeMatrixNv: return "VK_NV_cooperative_matrix";
+    case Feature::CooperativeMatrixKhr: return "VK_KHR_cooperative_matrix";
+    case Feature::CooperativeMatrixWorkgroupScope: return "VK_NV_cooperative_matrix2";
+    default: return "";
+  }
 }
 
 std::string_view capabilityForFeature(Feature f) {
   if (f == Feature::Maintenance4) return "ExecutionMode LocalSizeId";
+  if (f == Feature::CooperativeMatrixWorkgroupScope) return "CooperativeMatrixKHR (Workgroup scope)";
   for (const CapabilityRule& rule : kRules) {
     if (rule.features == bit(f)) return rule.name;
   }
@@ -226,6 +234,7 @@ Result<ShaderNeeds> shaderNeeds(const ShaderDeclarations& declarations) {
   }
   // Vulkan spec VUID-RuntimeSpirv-LocalSizeId-06434: LocalSizeId needs maintenance4.
   if (declarations.localSizeId) needs.features.add(Feature::Maintenance4);
+  if (declarations.workgroupScopeMatrices) needs.features.add(Feature::CooperativeMatrixWorkgroupScope);
   needs.roundingModeRte = declarations.roundingModeRte;
   return needs;
 }

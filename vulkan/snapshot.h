@@ -36,8 +36,12 @@ enum class Feature : std::uint32_t {
   ShaderBufferInt64Atomics = 1u << 14,          // Vulkan12 shaderBufferInt64Atomics
   Maintenance4 = 1u << 15,                      // Vulkan13 maintenance4 (ExecutionMode LocalSizeId)
   CooperativeMatrixNv = 1u << 16,               // VK_NV_cooperative_matrix cooperativeMatrix (device extension)
+  CooperativeMatrixKhr = 1u << 17,              // VK_KHR_cooperative_matrix cooperativeMatrix (device extension)
+  // VK_NV_cooperative_matrix2 cooperativeMatrixWorkgroupScope and cooperativeMatrixFlexibleDimensions:
+  // KHR matrices at workgroup scope, of any multiple of the listed granularities.
+  CooperativeMatrixWorkgroupScope = 1u << 18,
 };
-inline constexpr std::uint32_t kFeatureCount = 17;
+inline constexpr std::uint32_t kFeatureCount = 19;
 
 /// A set of Features (bit mask).
 struct FeatureSet {
@@ -124,6 +128,7 @@ struct ShaderDeclarations {
   std::span<const std::uint32_t> capabilities;  // OpCapability operands
   bool localSizeId = false;                     // OpExecutionModeId LocalSizeId or LocalSizeHintId
   std::uint32_t roundingModeRte = 0;            // kFloatWidth* bits of OpExecutionMode RoundingModeRTE
+  bool workgroupScopeMatrices = false;          // an OpTypeCooperativeMatrixKHR of Workgroup scope
 };
 
 /// What a module needs from a device.

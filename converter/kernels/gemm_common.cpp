@@ -126,7 +126,9 @@ std::uint32_t workgroupSize(const GemmTile& tile) {
 std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType weight, DType accType,
                                           std::int64_t zeroPointA, std::int64_t zeroPointB, std::int64_t m,
                                           std::int64_t n, std::int64_t k) {
-  if (!target.cooperativeMatrixNv || target.subgroupSize == 0 || m <= 16 || n <= 16) return std::nullopt;
+  if (!(target.cooperativeMatrixNv || target.coopMatKhrEncoding) || target.subgroupSize == 0 || m <= 16 || n <= 16) {
+    return std::nullopt;
+  }
   std::vector<CoopMatTypes> wanted;
   if (in == DType::Fp16 && weight == DType::Fp16) {
     if (accType == DType::Fp16) wanted.push_back(CoopMatTypes::F16xF16ToF16);
@@ -154,6 +156,7 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
           tile.bk % s.k != 0 || s.n % chunk != 0 || s.k % chunk != 0) {
         continue;
       }
+      if (target.coopMatKhrEncoding && !coopMatKhrDistinct(s.m, s.n, s.k, types == CoopMatTypes::F16xF16ToF16)) continue;
       if (!best || s.m * s.n * s.k > best->m * best->n * best->k) best = s;
     }
     if (!best) continue;
@@ -161,6 +164,7 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
     plan.shape = *best;
     plan.subgroupSize = sg;
     plan.fp32Operands = in == DType::Fp32;
+    plan.khr = target.coopMatKhrEncoding;
     plan.wm = tile.blockM / best->m;
     plan.wn = tile.blockN / best->n;
     plan.bm = tile.subgroupsM * tile.blockM;
@@ -178,6 +182,43 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
   return std::nullopt;
 }
 
+bool coopMatKhrDistinct(int m, int n, int k, bool acc16) {
+  if (m == k && k == n) return false;        // A (m x k) and B (k x n)
+  return !(acc16 && (n == k || m == k));     // the accumulator (m x n) and A or B
+}
+
+std::optional<CoopMatPlan> chooseCoopMatWorkgroup(const Target& target, DType in, DType weight, DType accType,
+                                                   std::int64_t m, std::int64_t n, std::int64_t k) {
+  const CoopMatWorkgroupLimits& limits = target.coopMatWorkgroup;
+  const CoopMatWorkgroupTile& tile = target.coopMatWorkgroupTile;
+  if (limits.invocations <= 0 || tile.bm <= 0 || in != DType::Fp16 || weight != DType::Fp16) return std::nullopt;
+  const bool acc16 = accType == DType::Fp16 && limits.fp16Accumulators;
+  if (m % tile.bm != 0 || n % tile.bn != 0 || k % tile.bk != 0) return std::nullopt;
+  if (!coopMatKhrDistinct(tile.partM, tile.bn, tile.bk, acc16)) return std::nullopt;
+  auto multiple = [](int v, int granularity) { return granularity > 0 && v % granularity == 0; };
+  if (!multiple(tile.partM, limits.granularityM) || !multiple(tile.bn, limits.granularityN) ||
+      !multiple(tile.bk, limits.granularityK)) {
+    return std::nullopt;
+  }
+  if (limits.maxDimension > 0 && std::max({tile.partM, tile.bn, tile.bk}) > limits.maxDimension) return std::nullopt;
+  // The staging tile of one accumulator, in what the driver leaves of shared memory.
+  const int shared = tile.partM * tile.bn * (acc16 ? 2 : 4);
+  if (shared > target.maxSharedBytes - limits.reservedShared || limits.invocations > target.maxInvocations) {
+    return std::nullopt;
+  }
+  CoopMatPlan plan;
+  plan.shape = CoopMatShape{tile.partM, tile.bn, tile.bk, acc16 ? CoopMatTypes::F16xF16ToF16 : CoopMatTypes::F16xF16ToF32};
+  plan.bm = tile.bm;
+  plan.bn = tile.bn;
+  plan.bk = tile.bk;
+  plan.wm = plan.wn = 1;
+  plan.khr = true;
+  plan.workgroupScope = true;
+  plan.partM = tile.partM;
+  plan.invocations = limits.invocations;
+  return plan;
+}
+
 bool useDot4(const Target& target, DType in, DType weight, DType out, std::int64_t zeroPointA,
              std::int64_t zeroPointB) {
   auto int8Range = [](std::int64_t v) { return v >= -128 && v <= 127; };
@@ -188,15 +229,25 @@ bool useDot4(const Target& target, DType in, DType weight, DType out, std::int64
 int CoopMatPlan::chunk() const { return shape.types == CoopMatTypes::S8xS8ToS32 ? 16 : 8; }
 
 std::uint32_t CoopMatPlan::workgroupSize() const {
+  if (workgroupScope) return static_cast<std::uint32_t>(invocations);
   return static_cast<std::uint32_t>((bm / (wm * shape.m)) * (bn / (wn * shape.n)) * subgroupSize);
 }
 
 GemmTile CoopMatPlan::tile() const {
+  if (workgroupScope) return GemmTile{bm, bn, bk, partM, bn};
   // tm/tn: the fragment block per subgroup, which keeps bm % tm == 0 like the scalar tiles.
   return GemmTile{bm, bn, bk, wm * shape.m, wn * shape.n};
 }
 
 void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan) {
+  if (plan.workgroupScope) {
+    defines.set("GEMM_COOPMAT", 1).set("CM_ENCODING", 2).set("CM_INT", 0);
+    defines.set("CM_ACC16", plan.shape.types == CoopMatTypes::F16xF16ToF16 ? 1 : 0);
+    defines.set("BM", plan.bm).set("BN", plan.bn).set("BK", plan.bk).set("CM_PART_M", plan.partM);
+    defines.set("CM_WG_THREADS", plan.invocations);
+    return;
+  }
+  if (plan.khr) defines.set("CM_ENCODING", 1);
   defines.set("GEMM_COOPMAT", 1).set("CM_M", plan.shape.m).set("CM_N", plan.shape.n).set("CM_K", plan.shape.k);
   defines.set("CM_INT", plan.shape.types == CoopMatTypes::S8xS8ToS32 ? 1 : 0);
   defines.set("CM_ACC16", plan.shape.types == CoopMatTypes::F16xF16ToF16 ? 1 : 0);

@@ -93,6 +93,12 @@ struct CoopMatPlan {
   int wm = 0, wn = 0;          // fragments per subgroup along M and N
   int subgroupSize = 0;
   bool fp32Operands = false;  // fp32 tensors rounded to fp16 on load (Target::fp16Operands)
+  bool khr = false;           // re-encoded as KHR matrices (Target::coopMatKhrEncoding)
+  // Workgroup-scope matrices (include/gemm_coopmat_wg.glsl): shape, wm, wn and subgroupSize
+  // are unused; the workgroup has `invocations` invocations and partM-row accumulators.
+  bool workgroupScope = false;
+  int partM = 0;
+  int invocations = 0;
   /// Operands per 16-byte chunk (8 fp16 or 16 int8): dimensions that are multiples of it
   /// allow the template's vector loads (GEMM_VEC_A / GEMM_VEC_B).
   int chunk() const;
@@ -111,6 +117,17 @@ struct CoopMatPlan {
 std::optional<CoopMatPlan> chooseCoopMat(const Target& target, tosa::DType in, tosa::DType weight,
                                           tosa::DType accType, std::int64_t zeroPointA, std::int64_t zeroPointB,
                                           std::int64_t m, std::int64_t n, std::int64_t k);
+/// Whether matrices A (m x k), B (k x n) and the accumulator (m x n; fp16 when acc16, else of
+/// another element type) are three distinct types, which the KHR encoding needs to tell
+/// their uses apart (converter/coopmat_khr.h).
+bool coopMatKhrDistinct(int m, int n, int k, bool acc16);
+
+/// The workgroup-scope config (VK_NV_cooperative_matrix2) for a GEMM whose A [M,K] and
+/// B [K,N] are plain row-major fp16 matrices, or nullopt: the target lacks workgroup-scope
+/// matrices, the types are not fp16 x fp16, or M, N, K are not whole multiples of the tile.
+std::optional<CoopMatPlan> chooseCoopMatWorkgroup(const Target& target, tosa::DType in, tosa::DType weight,
+                                                   tosa::DType accType, std::int64_t m, std::int64_t n,
+                                                   std::int64_t k);
 /// GEMM_COOPMAT=1 and the CM_* / tile defines of `plan`.
 void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan);
 

@@ -38,7 +38,11 @@ Status lower(LoweringContext& ctx, const Node& node) {
   setBufferType(d, "B", b.dtype);
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
   // MATMUL accumulates in its output type (specs/tosa.md).
-  const auto coopMat = chooseCoopMat(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp, h, w, c);
+  // Workgroup-scope matrices read A and B in place: whole tiles, 16-byte rows, no zero points.
+  auto coopMat = aZp == 0 && bZp == 0 && c % 8 == 0 && w % 8 == 0
+                     ? chooseCoopMatWorkgroup(ctx.target(), a.dtype, b.dtype, out.dtype, h, w, c)
+                     : std::nullopt;
+  if (!coopMat) coopMat = chooseCoopMat(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp, h, w, c);
   GemmTile tile = chooseTile(ctx.target(), h, w, GemmKind::Matmul);
   if (coopMat) {
     setCoopMat(d, *coopMat);

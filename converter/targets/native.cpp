@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include <vulkan/vulkan.h>
@@ -16,6 +17,114 @@
 
 namespace openvgf::converter {
 namespace {
+
+// VK_KHR_cooperative_matrix and VK_NV_cooperative_matrix2 structures, newer than Debian 12's
+// Vulkan headers (1.3.239), laid out as the Vulkan registry defines them. Component types and
+// scopes have the values of the VkComponentTypeNV / VkScopeNV enums the headers do have.
+constexpr const char* kKhrCooperativeMatrixExtension = "VK_KHR_cooperative_matrix";
+constexpr const char* kNvCooperativeMatrix2Extension = "VK_NV_cooperative_matrix2";
+constexpr auto kStructCoopMatFeaturesKhr = static_cast<VkStructureType>(1000506000);
+constexpr auto kStructCoopMatPropertiesKhr = static_cast<VkStructureType>(1000506001);
+constexpr auto kStructCoopMat2FeaturesNv = static_cast<VkStructureType>(1000593000);
+constexpr auto kStructFlexibleDimensionsNv = static_cast<VkStructureType>(1000593001);
+constexpr auto kStructCoopMat2PropertiesNv = static_cast<VkStructureType>(1000593002);
+
+struct CoopMatFeaturesKhr {
+  VkStructureType sType;
+  void* pNext;
+  VkBool32 cooperativeMatrix, cooperativeMatrixRobustBufferAccess;
+};
+struct CoopMatPropertiesKhr {
+  VkStructureType sType;
+  void* pNext;
+  std::uint32_t MSize, NSize, KSize;
+  VkComponentTypeNV AType, BType, CType, ResultType;
+  VkBool32 saturatingAccumulation;
+  VkScopeNV scope;
+};
+struct CoopMat2FeaturesNv {
+  VkStructureType sType;
+  void* pNext;
+  VkBool32 workgroupScope, flexibleDimensions, reductions, conversions, perElementOperations, tensorAddressing,
+      blockLoads;
+};
+struct CoopMat2PropertiesNv {
+  VkStructureType sType;
+  void* pNext;
+  std::uint32_t workgroupScopeMaxWorkgroupSize, flexibleDimensionsMaxDimension, workgroupScopeReservedSharedMemory;
+};
+struct FlexibleDimensionsNv {
+  VkStructureType sType;
+  void* pNext;
+  std::uint32_t MGranularity, NGranularity, KGranularity;
+  VkComponentTypeNV AType, BType, CType, ResultType;
+  VkBool32 saturatingAccumulation;
+  VkScopeNV scope;
+  std::uint32_t workgroupInvocations;
+};
+using GetCoopMatPropertiesKhr = VkResult(VKAPI_PTR*)(VkPhysicalDevice, std::uint32_t*, CoopMatPropertiesKhr*);
+using GetFlexibleDimensionsNv = VkResult(VKAPI_PTR*)(VkPhysicalDevice, std::uint32_t*, FlexibleDimensionsNv*);
+
+/// The kind of GEMM a (A, C, result) component-type triple is, if openvgf has one.
+std::optional<CoopMatTypes> coopMatTypes(VkComponentTypeNV a, VkComponentTypeNV b, VkComponentTypeNV c,
+                                         VkComponentTypeNV result) {
+  if (a != b || c != result) return std::nullopt;
+  if (a == VK_COMPONENT_TYPE_FLOAT16_NV && c == VK_COMPONENT_TYPE_FLOAT32_NV) return CoopMatTypes::F16xF16ToF32;
+  if (a == VK_COMPONENT_TYPE_FLOAT16_NV && c == VK_COMPONENT_TYPE_FLOAT16_NV) return CoopMatTypes::F16xF16ToF16;
+  if (a == VK_COMPONENT_TYPE_SINT8_NV && c == VK_COMPONENT_TYPE_SINT32_NV) return CoopMatTypes::S8xS8ToS32;
+  return std::nullopt;
+}
+
+/// The subgroup-scope shapes vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR lists.
+std::vector<CoopMatShape> coopMatShapesKhr(VkPhysicalDevice device, GetCoopMatPropertiesKhr query) {
+  std::vector<CoopMatShape> shapes;
+  std::uint32_t count = 0;
+  if (query == nullptr || query(device, &count, nullptr) != VK_SUCCESS || count == 0) return shapes;
+  std::vector<CoopMatPropertiesKhr> props(count, CoopMatPropertiesKhr{});
+  for (auto& p : props) p.sType = kStructCoopMatPropertiesKhr;
+  if (query(device, &count, props.data()) != VK_SUCCESS) return shapes;
+  props.resize(count);
+  for (const auto& p : props) {
+    auto types = coopMatTypes(p.AType, p.BType, p.CType, p.ResultType);
+    if (p.scope != VK_SCOPE_SUBGROUP_NV || !types || p.saturatingAccumulation) continue;
+    shapes.push_back(CoopMatShape{static_cast<int>(p.MSize), static_cast<int>(p.NSize), static_cast<int>(p.KSize), *types});
+  }
+  return shapes;
+}
+
+/// The fp16 workgroup-scope entries of vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV.
+CoopMatWorkgroupLimits coopMatWorkgroupLimits(VkPhysicalDevice device, GetFlexibleDimensionsNv query,
+                                              const CoopMat2PropertiesNv& props) {
+  CoopMatWorkgroupLimits limits;
+  std::uint32_t count = 0;
+  if (query == nullptr || query(device, &count, nullptr) != VK_SUCCESS || count == 0) return limits;
+  std::vector<FlexibleDimensionsNv> entries(count, FlexibleDimensionsNv{});
+  for (auto& e : entries) e.sType = kStructFlexibleDimensionsNv;
+  if (query(device, &count, entries.data()) != VK_SUCCESS) return limits;
+  entries.resize(count);
+  // Every workgroup size listed for fp16 x fp16 -> fp32; the largest is the default.
+  for (const auto& e : entries) {
+    if (e.scope != VK_SCOPE_WORKGROUP_NV || e.saturatingAccumulation) continue;
+    auto types = coopMatTypes(e.AType, e.BType, e.CType, e.ResultType);
+    if (types == CoopMatTypes::F16xF16ToF32 && static_cast<int>(e.workgroupInvocations) > limits.invocations) {
+      limits.granularityM = static_cast<int>(e.MGranularity);
+      limits.granularityN = static_cast<int>(e.NGranularity);
+      limits.granularityK = static_cast<int>(e.KGranularity);
+      limits.invocations = static_cast<int>(e.workgroupInvocations);
+    }
+    if (types == CoopMatTypes::F16xF16ToF32) limits.invocationCounts.push_back(static_cast<int>(e.workgroupInvocations));
+  }
+  for (const auto& e : entries) {
+    if (e.scope == VK_SCOPE_WORKGROUP_NV && !e.saturatingAccumulation &&
+        coopMatTypes(e.AType, e.BType, e.CType, e.ResultType) == CoopMatTypes::F16xF16ToF16 &&
+        static_cast<int>(e.workgroupInvocations) == limits.invocations) {
+      limits.fp16Accumulators = true;
+    }
+  }
+  limits.maxDimension = static_cast<int>(props.flexibleDimensionsMaxDimension);
+  limits.reservedShared = static_cast<int>(props.workgroupScopeReservedSharedMemory);
+  return limits;
+}
 
 /// The subgroup-scope shapes of the kinds openvgf's cooperative-matrix GEMM uses.
 std::vector<CoopMatShape> coopMatShapes(VkPhysicalDevice device, PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV query) {
@@ -92,7 +201,6 @@ Result<Target> probeNativeTarget() {
   VkPhysicalDeviceProperties2 props{};
   props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
   props.pNext = &subgroup;
-  properties2(device, &props);
   VkPhysicalDeviceVulkan12Features f12{};
   f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
   VkPhysicalDeviceVulkan13Features f13{};
@@ -111,9 +219,25 @@ Result<Target> probeNativeTarget() {
   };
   // The feature struct of an extension may only be chained when the device offers it.
   const bool coopMatExt = hasExt(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  const bool coopMatKhrExt = hasExt(kKhrCooperativeMatrixExtension);
+  const bool coopMat2Ext = coopMatKhrExt && hasExt(kNvCooperativeMatrix2Extension);
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coopMat{};
   coopMat.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
-  if (coopMatExt) f12.pNext = &coopMat;
+  CoopMatFeaturesKhr coopMatKhr{kStructCoopMatFeaturesKhr, nullptr, VK_FALSE, VK_FALSE};
+  CoopMat2FeaturesNv coopMat2{};
+  coopMat2.sType = kStructCoopMat2FeaturesNv;
+  CoopMat2PropertiesNv coopMat2Props{kStructCoopMat2PropertiesNv, nullptr, 0, 0, 0};
+  auto chain = [](void*& head, auto& next) {
+    next.pNext = head;
+    head = &next;
+  };
+  if (coopMatExt) chain(f12.pNext, coopMat);
+  if (coopMatKhrExt) chain(f12.pNext, coopMatKhr);
+  if (coopMat2Ext) {
+    chain(f12.pNext, coopMat2);
+    chain(props12.pNext, coopMat2Props);
+  }
+  properties2(device, &props);
   VkPhysicalDeviceFeatures2 features{};
   features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
   features.pNext = &f13;
@@ -139,6 +263,25 @@ Result<Target> probeNativeTarget() {
       std::erase_if(t.coopMatShapes, [](const CoopMatShape& s) { return s.types == CoopMatTypes::S8xS8ToS32; });
     }
     t.cooperativeMatrixNv = !t.coopMatShapes.empty();
+  }
+  // Devices without the NV extension (AMD, Intel, newer drivers) list their shapes through KHR.
+  if (coopMatKhrExt && coopMatKhr.cooperativeMatrix == VK_TRUE && t.fp16Arithmetic &&
+      f12.vulkanMemoryModel == VK_TRUE && t.subgroupSize != 0) {
+    t.cooperativeMatrixKhr = true;
+    if (!t.cooperativeMatrixNv) {
+      t.coopMatShapes = coopMatShapesKhr(
+          device, reinterpret_cast<GetCoopMatPropertiesKhr>(proc("vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR")));
+      if (f12.shaderInt8 != VK_TRUE) {
+        std::erase_if(t.coopMatShapes, [](const CoopMatShape& s) { return s.types == CoopMatTypes::S8xS8ToS32; });
+      }
+      t.coopMatKhrEncoding = !t.coopMatShapes.empty();
+    }
+    if (coopMat2Ext && coopMat2.workgroupScope == VK_TRUE && coopMat2.flexibleDimensions == VK_TRUE) {
+      t.coopMatWorkgroup = coopMatWorkgroupLimits(
+          device,
+          reinterpret_cast<GetFlexibleDimensionsNv>(proc("vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV")),
+          coopMat2Props);
+    }
   }
   applyTuningTable(t, deviceClass(props.properties.vendorID,
                                    props.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU));

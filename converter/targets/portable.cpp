@@ -42,7 +42,7 @@ std::string describeTarget(const Target& target) {
   if (target.subgroupSize != 0) features.push_back(fmt::format("subgroup {}", target.subgroupSize));
   if (target.fp16Arithmetic) features.push_back(target.fp16RoundingRte ? "fp16 (RTE)" : "fp16");
   if (target.integerDotProduct) features.push_back("integer dot product");
-  if (target.cooperativeMatrixNv) {
+  if (target.cooperativeMatrixNv || target.coopMatKhrEncoding) {
     std::string shapes;
     for (const CoopMatShape& s : target.coopMatShapes) {
       const char* types = s.types == CoopMatTypes::F16xF16ToF32   ? "f16+f32"
@@ -51,6 +51,14 @@ std::string describeTarget(const Target& target) {
       shapes += fmt::format(" {}x{}x{} {}", s.m, s.n, s.k, types);
     }
     features.push_back("cooperative matrix" + shapes);
+  }
+  if (target.cooperativeMatrixKhr) features.push_back(target.coopMatKhrEncoding ? "KHR cooperative matrix (used)" : "KHR cooperative matrix");
+  if (const CoopMatWorkgroupLimits& wg = target.coopMatWorkgroup; wg.invocations > 0) {
+    features.push_back(fmt::format("workgroup-scope matrices (granularity {}x{}x{}, {} invocations of [{}], max {}, "
+                                   "{} bytes of shared memory reserved{})",
+                                   wg.granularityM, wg.granularityN, wg.granularityK, wg.invocations,
+                                   fmt::join(wg.invocationCounts, " "), wg.maxDimension, wg.reservedShared,
+                                   wg.fp16Accumulators ? ", fp16 accumulators" : ""));
   }
   if (target.fp16Operands) features.push_back("fp16 GEMM operands (--precision fp16)");
   if (!features.empty()) out += ": " + fmt::format("{}", fmt::join(features, ", "));
@@ -94,6 +102,14 @@ Status verifyTarget(const Target& target) {
       return internalError("target {}: cooperative-matrix tile {}x{} subgroups of {}x{}, K slice {}: expected at "
                            "least one subgroup each way, blocks multiples of 8 and a K slice multiple of 16",
                            target.name, tile->subgroupsM, tile->subgroupsN, tile->blockM, tile->blockN, tile->bk);
+    }
+  }
+  if (const CoopMatWorkgroupTile& wg = target.coopMatWorkgroupTile; wg.bm > 0) {
+    // 16-byte chunks along K and N: the row strides of the vector views.
+    if (wg.partM <= 0 || wg.bm % wg.partM != 0 || wg.bn <= 0 || wg.bk <= 0 || wg.bn % 8 != 0 || wg.bk % 8 != 0) {
+      return internalError("target {}: workgroup cooperative-matrix tile {}x{}x{} with {}-row parts: expected BM a "
+                           "multiple of the part and BN, BK multiples of 8",
+                           target.name, wg.bm, wg.bn, wg.bk, wg.partM);
     }
   }
   if (target.elementwiseWg > target.maxInvocations || target.reduceThreads > target.maxInvocations) {

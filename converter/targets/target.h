@@ -41,6 +41,27 @@ struct CoopMatTile {
   bool operator==(const CoopMatTile&) const = default;
 };
 
+/// Workgroup-scope cooperative-matrix GEMM tiling (include/gemm_coopmat_wg.glsl): the
+/// workgroup tile, its K step and the rows of each accumulator matrix. bm = 0: never, which is
+/// the default until a tuning-table entry measures it faster (OPENVGF_TUNING coopmat-wg=...).
+struct CoopMatWorkgroupTile {
+  int bm = 0, bn = 128, bk = 32;
+  int partM = 64;
+  bool operator==(const CoopMatWorkgroupTile&) const = default;
+};
+
+/// What VK_NV_cooperative_matrix2 offers for fp16 x fp16 -> fp32 matrices at workgroup scope
+/// (vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV); invocations = 0: nothing.
+struct CoopMatWorkgroupLimits {
+  int granularityM = 0, granularityN = 0, granularityK = 0;
+  int invocations = 0;     // the workgroup size such matrices need (the largest listed)
+  int maxDimension = 0;    // cooperativeMatrixFlexibleDimensionsMaxDimension
+  int reservedShared = 0;  // cooperativeMatrixWorkgroupScopeReservedSharedMemory
+  bool fp16Accumulators = false;      // an fp16 -> fp16 entry of that size too
+  std::vector<int> invocationCounts;  // every workgroup size listed
+  bool operator==(const CoopMatWorkgroupLimits&) const = default;
+};
+
 struct Target {
   std::string name;                       // "portable", "native"
   GemmTile gemm;                          // CONV2D / MATMUL / CONV3D / TRANSPOSE_CONV2D
@@ -74,7 +95,14 @@ struct Target {
   bool fp16RoundingRte = false;           // native: shaderRoundingModeRTEFloat16
   bool integerDotProduct = false;         // native: GL_EXT_integer_dot_product
   bool cooperativeMatrixNv = false;       // native: GL_NV_cooperative_matrix (+ fp16, memory model)
+  bool cooperativeMatrixKhr = false;      // native: VK_KHR_cooperative_matrix (+ fp16, memory model)
+  // The subgroup-scope core is written against GL_NV_cooperative_matrix and re-encoded as KHR
+  // (converter/coopmat_khr.h) when this is set: devices without the NV extension, or the
+  // OPENVGF_TUNING override coopmat-khr=1.
+  bool coopMatKhrEncoding = false;
   std::vector<CoopMatShape> coopMatShapes;  // native: shapes the device lists (subgroup scope)
+  CoopMatWorkgroupLimits coopMatWorkgroup;  // native: VK_NV_cooperative_matrix2 workgroup scope
+  CoopMatWorkgroupTile coopMatWorkgroupTile;
   // --precision fp16: fp32 MATMUL / CONV2D operands are rounded to fp16 as they are loaded and
   // multiplied on fp16 cooperative matrices with fp32 accumulators. Off by default: TOSA
   // judges fp32 GEMMs at fp32 accuracy, which K-deep fp16 products do not meet.

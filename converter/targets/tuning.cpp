@@ -72,6 +72,13 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // it, 9.80 ms with fp16 fragments for every convolution and 10.26 ms in fp32
       // (benchmarks/results/experiments/h100-precision-fp16.md).
       target.fp16OperandsMinDepth = 512;
+      // Cooperative matrices encoded as KHR rather than NV (converter/coopmat_khr.h), which the
+      // KHR encoding's 16x8x16 fragments bring with them: fp16 MATMUL 4096 at 265-267 TFLOP/s
+      // against 179-180 (NV, 16x16x16), 2048 at 210 against 152, ResNet-50 batch 32 with
+      // --precision fp16 in 7.77 against 8.23 ms, BERT fp16 0.114 against 0.118 ms
+      // (benchmarks/results/experiments/h100-coopmat-khr.md). Workgroup-scope matrices
+      // (VK_NV_cooperative_matrix2) stay off: their best tile ran MATMUL 4096 at 192 TFLOP/s.
+      target.coopMatKhrEncoding = target.cooperativeMatrixKhr;
       break;
     case DeviceClass::OtherGpu:
       // No measurement yet: the portable tiles.
@@ -113,12 +120,33 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
     } else if (key == "coopmat-min-tiles") {
       if (!v || v->size() != 1) return bad("coopmat-min-tiles=N (N >= 1)");
       target.coopMatLargeMinTiles = (*v)[0];
+    } else if (key == "coopmat-khr") {
+      if (!parsed || parsed->size() != 1 || (*parsed)[0] > 1) return bad("coopmat-khr=0 or 1 (1: KHR encoding)");
+      if ((*parsed)[0] == 1 && !target.cooperativeMatrixKhr) {
+        return invalidInput("OPENVGF_TUNING: coopmat-khr=1: the device has no VK_KHR_cooperative_matrix");
+      }
+      target.coopMatKhrEncoding = (*parsed)[0] == 1;
+    } else if (key == "coopmat-wg") {
+      // 0: never; else the workgroup-scope tile and the rows of each accumulator.
+      if (parsed && parsed->size() == 1 && (*parsed)[0] == 0) {
+        target.coopMatWorkgroupTile.bm = 0;
+      } else if (v && v->size() == 4) {
+        target.coopMatWorkgroupTile = CoopMatWorkgroupTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3]};
+      } else {
+        return bad("coopmat-wg=BMxBNxBK/PARTM, e.g. coopmat-wg=128x128x32/64, or coopmat-wg=0 (never)");
+      }
+    } else if (key == "coopmat-wg-threads") {
+      const auto& counts = target.coopMatWorkgroup.invocationCounts;
+      if (!v || v->size() != 1 || std::find(counts.begin(), counts.end(), (*v)[0]) == counts.end()) {
+        return bad("coopmat-wg-threads=N, one of the workgroup sizes the device lists for workgroup-scope matrices");
+      }
+      target.coopMatWorkgroup.invocations = (*v)[0];
     } else if (key == "fp16-min-depth") {
       if (!v || v->size() != 1) return bad("fp16-min-depth=K (K >= 1)");
       target.fp16OperandsMinDepth = (*v)[0];
     } else {
       return bad("one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, coopmat, coopmat-min-tiles, "
-                 "fp16-min-depth");
+                 "coopmat-khr, coopmat-wg, coopmat-wg-threads, fp16-min-depth");
     }
   }
   if (Status ok = verifyTarget(target); !ok) return invalidInput("OPENVGF_TUNING '{}': {}", spec, ok.error().message());

@@ -12,6 +12,12 @@
 #ifndef CM_INT
 #define CM_INT 0
 #endif
+// How the converter encodes the cores' GL_NV_cooperative_matrix built-ins in the module
+// (converter/coopmat_khr.h): 0 as NV, 1 as KHR (subgroup scope), 2 as KHR matrices of
+// workgroup scope (VK_NV_cooperative_matrix2; include/gemm_coopmat_wg.glsl).
+#ifndef CM_ENCODING
+#define CM_ENCODING 0
+#endif
 // Operands per 16-byte shared-memory chunk (and per vector load of GEMM_VEC_A/B).
 #define CM_CHUNK (CM_INT != 0 ? 16 : 8)
 #ifndef GEMM_VEC_A

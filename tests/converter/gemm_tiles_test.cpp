@@ -164,6 +164,42 @@ TEST(TuningOverrides, SetEntriesAndRejectBadSpecs) {
   }
 }
 
+TEST(TuningOverrides, CooperativeMatrixEncodingAndWorkgroupScope) {
+  converter::Target t = converter::portableTarget();
+  t.maxSharedBytes = 49152;
+  t.maxInvocations = 1024;
+  // NVIDIA GPUs take the KHR encoding when the device has it, and no workgroup-scope tile.
+  converter::Target nvidia = t;
+  nvidia.cooperativeMatrixKhr = true;
+  converter::applyTuningTable(nvidia, converter::DeviceClass::NvidiaGpu);
+  EXPECT_TRUE(nvidia.coopMatKhrEncoding);
+  EXPECT_EQ(nvidia.coopMatWorkgroupTile.bm, 0);
+  converter::Target nvOnly = t;
+  converter::applyTuningTable(nvOnly, converter::DeviceClass::NvidiaGpu);
+  EXPECT_FALSE(nvOnly.coopMatKhrEncoding);
+
+  t.cooperativeMatrixKhr = true;
+  t.coopMatWorkgroup.invocationCounts = {32, 128, 256};
+  ASSERT_TRUE(converter::applyTuningOverrides(t, "coopmat-khr=1,coopmat-wg=256x128x32/64,coopmat-wg-threads=128"));
+  EXPECT_TRUE(t.coopMatKhrEncoding);
+  EXPECT_EQ(t.coopMatWorkgroupTile, (converter::CoopMatWorkgroupTile{256, 128, 32, 64}));
+  EXPECT_EQ(t.coopMatWorkgroup.invocations, 128);
+  ASSERT_TRUE(converter::applyTuningOverrides(t, "coopmat-wg=0,coopmat-khr=0"));
+  EXPECT_EQ(t.coopMatWorkgroupTile.bm, 0);
+  EXPECT_FALSE(t.coopMatKhrEncoding);
+  // A part that does not divide the tile, a K step off the 16-byte chunks, a workgroup size the
+  // device does not list, a device without KHR matrices.
+  for (const char* bad : {"coopmat-wg=128x128x32/48", "coopmat-wg=128x128x20/64", "coopmat-wg=128x128",
+                          "coopmat-wg-threads=64", "coopmat-khr=2"}) {
+    converter::Target u = t;
+    Status s = converter::applyTuningOverrides(u, bad);
+    ASSERT_FALSE(s) << bad;
+    EXPECT_EQ(s.error().kind(), ErrorKind::InvalidInput) << bad;
+  }
+  converter::Target noKhr = converter::portableTarget();
+  EXPECT_FALSE(converter::applyTuningOverrides(noKhr, "coopmat-khr=1"));
+}
+
 TEST(TuningOverrides, CliRejectsABadSpecWithExitTwo) {
   ScratchDir dir("gemm_tuning_cli");
   tosa::Builder b;

@@ -6,7 +6,9 @@
 // VK_NV_cooperative_matrix (refusing clearly on a device without it, e.g. lavapipe). Then
 // `--target native` probed on this machine's device converts, runs with the validation
 // layer and passes the TOSA compliance checker against the reference interpreter.
+#include <array>
 #include <cstdio>
+#include <map>
 #include <random>
 #include <string>
 #include <tuple>
@@ -15,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "converter/convert.h"
+#include "converter/coopmat_khr.h"
 #include "converter/targets/target.h"
 #include "runner/model.h"
 #include "tests/converter/run_util.h"
@@ -380,6 +383,218 @@ TEST(NativeTargetCoopMat, RunnerRefusesDeviceWithoutTheExtension) {
   EXPECT_EQ(context.error().kind(), ErrorKind::Unsupported);
   EXPECT_NE(context.error().message().find("VK_NV_cooperative_matrix"), std::string::npos)
       << context.error().message();
+}
+
+// ---- KHR encoding (converter/coopmat_khr.h) ----
+
+/// What the KHR matrices of a module look like: every OpTypeCooperativeMatrixKHR (scope and
+/// Use constant values) and, per OpCooperativeMatrixMulAddKHR, the Use of its operand types and
+/// its signedness operands. Counts of NV instructions left over.
+struct KhrMatrices {
+  std::map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> types;  // id -> (scope, use)
+  std::vector<std::array<std::uint32_t, 4>> mulAdds;                        // uses of A, B, C; operands mask
+  int loads = 0, stores = 0, nvInstructions = 0;
+};
+
+KhrMatrices khrMatrices(std::span<const std::uint32_t> words) {
+  KhrMatrices out;
+  std::map<std::uint32_t, std::uint32_t> constants, typeOf;
+  for (std::size_t pos = 5; pos < words.size();) {
+    const std::uint32_t count = words[pos] >> 16, opcode = words[pos] & 0xFFFFu;
+    if (count == 0) break;
+    const auto w = words.subspan(pos, count);
+    if (opcode == 43 && count >= 4) constants[w[2]] = w[3];  // OpConstant
+    if (opcode == 4456) out.types[w[1]] = {constants[w[3]], constants[w[6]]};
+    // Instructions that can produce a matrix value: result type in word 1, result in word 2.
+    if (opcode == 4457 || opcode == 4459 || opcode == 61 || opcode == 245 || opcode == 83 || opcode == 81) {
+      typeOf[w[2]] = w[1];
+    }
+    if (opcode == 4457) ++out.loads;
+    if (opcode == 4458) ++out.stores;
+    if (opcode == 4459) {
+      auto use = [&](std::uint32_t type) {
+        auto it = out.types.find(type);
+        return it == out.types.end() ? 99u : it->second.second;
+      };
+      const std::uint32_t mask = count > 6 ? w[6] : 0;
+      out.mulAdds.push_back({use(typeOf[w[3]]), use(typeOf[w[4]]), use(w[1]), mask});
+    }
+    if (opcode >= 5358 && opcode <= 5362) ++out.nvInstructions;
+    pos += count;
+  }
+  return out;
+}
+
+converter::Target khrTarget() {
+  converter::Target t = coopMatTarget();
+  t.cooperativeMatrixNv = false;
+  t.cooperativeMatrixKhr = true;
+  t.coopMatKhrEncoding = true;
+  t.coopMatShapes.push_back(CoopMatShape{16, 8, 16, CoopMatTypes::F16xF16ToF32});
+  t.coopMatShapes.push_back(CoopMatShape{16, 16, 16, CoopMatTypes::F16xF16ToF16});
+  return t;
+}
+
+/// Every compute module with matrices is KHR-encoded at `scope`, with the operands' Uses right.
+void expectKhr(const Converted& c, std::uint32_t scope, std::uint32_t signedness = 0) {
+  EXPECT_TRUE(contains(c.model.stats.capabilities, "CooperativeMatrixKHR"));
+  EXPECT_FALSE(contains(c.model.stats.capabilities, "CooperativeMatrixNV"));
+  const std::string summary = vgf::formatSummary(c.file);
+  EXPECT_NE(summary.find("SPV_KHR_cooperative_matrix"), std::string::npos) << summary;
+  int multiplies = 0;
+  for (const vgf::Module& m : c.file.modules) {
+    const KhrMatrices k = khrMatrices(m.spirv);
+    EXPECT_EQ(k.nvInstructions, 0) << m.name;
+    for (const auto& [id, scopeAndUse] : k.types) EXPECT_EQ(scopeAndUse.first, scope) << m.name << " type " << id;
+    for (const auto& mulAdd : k.mulAdds) {
+      EXPECT_EQ(mulAdd, (std::array<std::uint32_t, 4>{0, 1, 2, signedness})) << m.name;
+    }
+    multiplies += static_cast<int>(k.mulAdds.size());
+  }
+  EXPECT_GT(multiplies, 0);
+  auto model = runner::Model::create(c.file, "model.vgf");
+  ASSERT_TRUE(model) << model.error().message();
+  EXPECT_TRUE(model->requiredFeatures().has(vulkan::Feature::CooperativeMatrixKhr));
+  EXPECT_FALSE(model->requiredFeatures().has(vulkan::Feature::CooperativeMatrixNv));
+  EXPECT_EQ(model->requiredFeatures().has(vulkan::Feature::CooperativeMatrixWorkgroupScope), scope == 2);
+}
+
+TEST(NativeTargetCoopMatKhr, SubgroupCoresAreReencodedWithOneTypePerUse) {
+  std::mt19937 rng(21);
+  // Square fragments (16x16x16) would make A and B one NV type, which the subgroup core's
+  // fragment arrays cannot split: the KHR encoding takes 16x8x16. fp32 and fp16 accumulators,
+  // vector and element-wise loads, MATMUL and CONV2D.
+  TestGraph mm = matmulGraph(DType::Fp16, 96, 80, 72, rng);
+  TestGraph mmOdd = matmulGraph(DType::Fp16, 96, 81, 70, rng);
+  TestGraph conv32 = conv2dGraph(DType::Fp16, 9, 10, 24, 40, DType::Fp32, rng);
+  TestGraph conv16 = conv2dGraph(DType::Fp16, 9, 10, 24, 40, DType::Fp16, rng);
+  converter::Target target = khrTarget();
+  for (const TestGraph* g : {&mm, &mmOdd, &conv32, &conv16}) {
+    auto c = convertWith(g->graph, target);
+    ASSERT_TRUE(c);
+    expectKhr(*c, 3);
+  }
+  // The same graphs encoded as NV have as many loads and multiplies: nothing is lost.
+  auto nv = convertWith(mm.graph, coopMatTarget());
+  auto khr = convertWith(mm.graph, target);
+  ASSERT_TRUE(nv && khr);
+  ASSERT_EQ(nv->file.modules.size(), khr->file.modules.size());
+  for (std::size_t i = 0; i < nv->file.modules.size(); ++i) {
+    auto count = [](std::span<const std::uint32_t> words, std::uint32_t opcode) {
+      int n = 0;
+      for (std::size_t pos = 5; pos < words.size() && (words[pos] >> 16) != 0; pos += words[pos] >> 16) {
+        n += (words[pos] & 0xFFFFu) == opcode ? 1 : 0;
+      }
+      return n;
+    };
+    const KhrMatrices k = khrMatrices(khr->file.modules[i].spirv);
+    EXPECT_EQ(count(nv->file.modules[i].spirv, 5359), k.loads);
+    EXPECT_EQ(count(nv->file.modules[i].spirv, 5360), k.stores);
+    EXPECT_EQ(count(nv->file.modules[i].spirv, 5361), static_cast<int>(k.mulAdds.size()));
+  }
+}
+
+TEST(NativeTargetCoopMatKhr, Int8MultipliesDeclareSignedComponents) {
+  std::mt19937 rng(22);
+  TestGraph g = matmulGraph(DType::Int8, 64, 64, 48, rng);
+  auto c = convertWith(g.graph, khrTarget());
+  ASSERT_TRUE(c);
+  expectKhr(*c, 3, 0xF);
+}
+
+TEST(NativeTargetCoopMatKhr, WholeTileFp16MatmulsUseWorkgroupScopeMatrices) {
+  std::mt19937 rng(23);
+  converter::Target target = khrTarget();
+  target.coopMatWorkgroup = converter::CoopMatWorkgroupLimits{16, 16, 16, 256, 256, 0, false, {256}};
+  target.coopMatWorkgroupTile = converter::CoopMatWorkgroupTile{128, 128, 32, 64};
+  // 256 x 128 x 96 is whole 128x128x32 tiles; 96 x 80 x 72 is not and keeps subgroup scope.
+  TestGraph whole = matmulGraph(DType::Fp16, 256, 96, 128, rng);
+  auto c = convertWith(whole.graph, target);
+  ASSERT_TRUE(c);
+  expectKhr(*c, 2);
+  EXPECT_NE(c->model.stats.target.find("workgroup-scope matrices"), std::string::npos) << c->model.stats.target;
+  TestGraph partial = matmulGraph(DType::Fp16, 96, 80, 72, rng);
+  auto p = convertWith(partial.graph, target);
+  ASSERT_TRUE(p);
+  expectKhr(*p, 3);
+  // A 32x32x32 tile with 32-row parts would make A and B one type: subgroup scope instead.
+  target.coopMatWorkgroupTile = converter::CoopMatWorkgroupTile{64, 32, 32, 32};
+  auto square = convertWith(whole.graph, target);
+  ASSERT_TRUE(square);
+  expectKhr(*square, 3);
+  // Off through the tuning table's tile.
+  target.coopMatWorkgroupTile.bm = 0;
+  auto off = convertWith(whole.graph, target);
+  ASSERT_TRUE(off);
+  expectKhr(*off, 3);
+}
+
+TEST(NativeTargetCoopMatKhr, RunnerRefusesDeviceWithoutTheExtensions) {
+  std::mt19937 rng(26);
+  converter::Target target = khrTarget();
+  target.coopMatWorkgroup = converter::CoopMatWorkgroupLimits{16, 16, 16, 256, 256, 0, false, {256}};
+  target.coopMatWorkgroupTile = converter::CoopMatWorkgroupTile{128, 128, 32, 64};
+  // A device with every feature but workgroup-scope matrices refuses the workgroup-scope VGF
+  // only, by its extension.
+  vulkan::DeviceSnapshot device;
+  device.name = "Fake GPU";
+  device.features.bits = ~0u & ~static_cast<std::uint32_t>(vulkan::Feature::CooperativeMatrixWorkgroupScope);
+  device.subgroupOperations = 0xFF;
+  device.roundingModeRte = vulkan::kFloatWidth16 | vulkan::kFloatWidth32;
+  device.limits.maxStorageBufferRange = 1u << 30;
+  device.limits.maxBoundDescriptorSets = 4;
+  device.limits.maxComputeWorkGroupCount = {65535, 65535, 65535};
+  device.limits.maxComputeWorkGroupSize = {1024, 1024, 64};
+  device.limits.maxComputeWorkGroupInvocations = 1024;
+  device.limits.maxComputeSharedMemorySize = 49152;
+  for (std::int64_t m : {96, 256}) {
+    TestGraph g = matmulGraph(DType::Fp16, m, 128, 128, rng);
+    auto c = convertWith(g.graph, target);
+    ASSERT_TRUE(c);
+    auto model = runner::Model::create(c->file, "model.vgf");
+    ASSERT_TRUE(model) << model.error().message();
+    Status checked = model->checkDevice(device);
+    if (m == 96) {
+      EXPECT_TRUE(checked) << checked.error().message();
+    } else {
+      ASSERT_FALSE(checked);
+      EXPECT_NE(checked.error().message().find("VK_NV_cooperative_matrix2"), std::string::npos)
+          << checked.error().message();
+    }
+    // This machine's device (lavapipe in CI) has neither extension.
+    runner::ContextOptions options;
+    options.pipelineCache = false;
+    auto context = runner::Context::create(options, *model);
+    if (!context && context.error().kind() == ErrorKind::Environment) continue;
+    if (context) continue;  // a GPU with both
+    EXPECT_EQ(context.error().kind(), ErrorKind::Unsupported);
+    EXPECT_NE(context.error().message().find("VK_KHR_cooperative_matrix"), std::string::npos)
+        << context.error().message();
+  }
+}
+
+TEST(NativeTargetCoopMatKhr, ModulesWithoutMatricesComeBackUnchanged) {
+  std::mt19937 rng(24);
+  TestGraph g = matmulGraph(DType::Fp32, 40, 36, 24, rng);
+  auto c = convertWith(g.graph, converter::portableTarget());
+  ASSERT_TRUE(c);
+  const auto words = c->file.modules[0].spirv;
+  auto same = converter::cooperativeMatrixNvToKhr(words, converter::CoopMatScope::Subgroup);
+  ASSERT_TRUE(same) << same.error().message();
+  EXPECT_TRUE(std::equal(same->begin(), same->end(), words.begin(), words.end()));
+  auto truncated = converter::cooperativeMatrixNvToKhr(words.first(3), converter::CoopMatScope::Subgroup);
+  ASSERT_FALSE(truncated);
+  EXPECT_EQ(truncated.error().kind(), ErrorKind::Internal);
+}
+
+TEST(NativeTargetCoopMatKhr, SplitKReductionPassesKeepNoMatrices) {
+  std::mt19937 rng(25);
+  // Few tiles and a deep K: a partial pass with matrices and a reduction pass without.
+  TestGraph g = matmulGraph(DType::Fp16, 64, 2048, 64, rng);
+  auto c = convertWith(g.graph, khrTarget());
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->model.stats.kernels, 2u);
+  expectKhr(*c, 3);
 }
 
 const char* typesName(CoopMatTypes t) {

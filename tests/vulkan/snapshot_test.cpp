@@ -112,6 +112,20 @@ TEST(ShaderNeeds, CooperativeMatrixNvNeedsItsDeviceExtension) {
   EXPECT_TRUE(needsOf({1, 6018, 6019})->features.has(Feature::ShaderIntegerDotProduct));
 }
 
+TEST(ShaderNeeds, CooperativeMatrixKhrAndWorkgroupScopeNeedTheirExtensions) {
+  std::vector<std::uint32_t> caps = {1, 9, 5345, 6022};
+  FeatureSet subgroup = shaderNeeds({.capabilities = caps})->features;
+  EXPECT_TRUE(subgroup.has(Feature::CooperativeMatrixKhr));
+  EXPECT_FALSE(subgroup.has(Feature::CooperativeMatrixWorkgroupScope));
+  EXPECT_EQ(featureExtension(Feature::CooperativeMatrixKhr), "VK_KHR_cooperative_matrix");
+  EXPECT_EQ(capabilityForFeature(Feature::CooperativeMatrixKhr), "CooperativeMatrixKHR");
+  // Workgroup scope has no capability of its own: the module's matrix types declare it.
+  FeatureSet workgroup = shaderNeeds({.capabilities = caps, .workgroupScopeMatrices = true})->features;
+  EXPECT_TRUE(workgroup.has(Feature::CooperativeMatrixWorkgroupScope));
+  EXPECT_EQ(featureExtension(Feature::CooperativeMatrixWorkgroupScope), "VK_NV_cooperative_matrix2");
+  EXPECT_EQ(featureName(Feature::CooperativeMatrixWorkgroupScope), "cooperativeMatrixWorkgroupScope");
+}
+
 TEST(ShaderNeeds, RoundingModeRteIsAPropertyPerFloatWidth) {
   std::vector<std::uint32_t> caps = {1, 4467};  // Shader, RoundingModeRTE
   Result<ShaderNeeds> needs = shaderNeeds({.capabilities = caps, .roundingModeRte = kFloatWidth16});
@@ -126,9 +140,9 @@ TEST(ShaderNeeds, RefusesCapabilitiesNoComputeDeviceEnables) {
   EXPECT_EQ(kernel.error().kind(), ErrorKind::Unsupported);
   EXPECT_EQ(kernel.error().message(),
             "SPIR-V module: capability Kernel: expected a capability a Vulkan 1.3 compute device can enable");
-  Result<ShaderNeeds> coop = needsOf({6022});
-  ASSERT_FALSE(coop);
-  EXPECT_NE(coop.error().message().find("CooperativeMatrixKHR"), std::string::npos);
+  Result<ShaderNeeds> addresses = needsOf({5347});
+  ASSERT_FALSE(addresses);
+  EXPECT_NE(addresses.error().message().find("PhysicalStorageBufferAddresses"), std::string::npos);
 }
 
 TEST(FeatureNames, UseVulkanAndSpirvSpelling) {

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// VK_KHR_cooperative_matrix (Vulkan 1.3.255) and VK_NV_cooperative_matrix2 are newer than
+// Debian 12's Vulkan headers (1.3.239), so the feature structures device creation needs are
+// declared here, laid out as the Vulkan registry defines them. (The converter's native probe,
+// which may not depend on this folder, declares the property structures it reads.)
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+
+namespace openvgf::vulkan {
+
+inline constexpr const char* kKhrCooperativeMatrixExtension = "VK_KHR_cooperative_matrix";
+inline constexpr const char* kNvCooperativeMatrix2Extension = "VK_NV_cooperative_matrix2";
+
+inline constexpr auto kStructCooperativeMatrixFeaturesKhr = static_cast<VkStructureType>(1000506000);
+inline constexpr auto kStructCooperativeMatrix2FeaturesNv = static_cast<VkStructureType>(1000593000);
+
+struct CooperativeMatrixFeaturesKhr {  // VkPhysicalDeviceCooperativeMatrixFeaturesKHR
+  VkStructureType sType;
+  void* pNext;
+  VkBool32 cooperativeMatrix;
+  VkBool32 cooperativeMatrixRobustBufferAccess;
+};
+
+struct CooperativeMatrix2FeaturesNv {  // VkPhysicalDeviceCooperativeMatrix2FeaturesNV
+  VkStructureType sType;
+  void* pNext;
+  VkBool32 cooperativeMatrixWorkgroupScope;
+  VkBool32 cooperativeMatrixFlexibleDimensions;
+  VkBool32 cooperativeMatrixReductions;
+  VkBool32 cooperativeMatrixConversions;
+  VkBool32 cooperativeMatrixPerElementOperations;
+  VkBool32 cooperativeMatrixTensorAddressing;
+  VkBool32 cooperativeMatrixBlockLoads;
+};
+
+}  // namespace openvgf::vulkan
