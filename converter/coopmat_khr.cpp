@@ -6,19 +6,32 @@
 #include <cstring>
 #include <map>
 #include <string_view>
+#include <span>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
+#include <vector>
 
 namespace openvgf::converter {
 namespace {
 
 // Opcodes and enumerants (SPIR-V registry; the KHR values are newer than Debian's headers).
 constexpr std::uint32_t kOpExtension = 10;
-constexpr std::uint32_t kOpTypeInt = 21;
 constexpr std::uint32_t kOpCapability = 17;
+constexpr std::uint32_t kOpTypeInt = 21;
+constexpr std::uint32_t kOpTypePointer = 32;
 constexpr std::uint32_t kOpConstantTrue = 41;
 constexpr std::uint32_t kOpConstantFalse = 42;
 constexpr std::uint32_t kOpConstant = 43;
+constexpr std::uint32_t kOpFunctionCall = 57;
+constexpr std::uint32_t kOpVariable = 59;
+constexpr std::uint32_t kOpLoad = 61;
+constexpr std::uint32_t kOpStore = 62;
+constexpr std::uint32_t kOpCopyMemory = 63;
+constexpr std::uint32_t kOpAccessChain = 65;
+constexpr std::uint32_t kOpCopyObject = 83;
+constexpr std::uint32_t kOpPhi = 245;
+constexpr std::uint32_t kStorageFunction = 7;
 constexpr std::uint32_t kOpTypeCooperativeMatrixNV = 5358;
 constexpr std::uint32_t kOpCooperativeMatrixLoadNV = 5359;
 constexpr std::uint32_t kOpCooperativeMatrixStoreNV = 5360;
@@ -91,8 +104,16 @@ Result<std::vector<std::uint32_t>> cooperativeMatrixNvToKhr(std::span<const std:
   std::unordered_map<std::uint32_t, bool> signedInt;              // OpTypeInt id -> signedness
   std::unordered_map<std::uint32_t, std::uint32_t> constantType;  // OpConstant id -> its type
   std::unordered_map<std::uint32_t, std::uint32_t> component;     // matrix type -> component type
+  std::unordered_map<std::uint32_t, std::uint32_t> pointee;       // Function pointer type -> pointee
+  std::unordered_map<std::uint32_t, std::uint32_t> variable;      // Function variable -> pointee type
+  std::unordered_map<std::uint32_t, std::uint32_t> loadedFrom;    // OpLoad result -> pointer
+  std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> loadsOf;  // pointer -> OpLoad results
+  std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> storedTo;    // pointer -> stored values
+  std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> storedInto;  // value -> pointers
+  std::unordered_set<std::uint32_t> matrixLoad;  // OpCooperativeMatrixLoadNV results
+  std::unordered_set<std::uint32_t> escapes;     // ids that access chains, copies, calls and phis take
   struct Operand {
-    std::uint32_t type, use;
+    std::uint32_t value, type, use;
   };
   std::vector<Operand> operands;  // every multiply-add operand and result
   std::size_t firstMatrixType = 0;
@@ -105,6 +126,27 @@ Result<std::vector<std::uint32_t>> cooperativeMatrixNvToKhr(std::span<const std:
       case kOpConstantTrue: boolConstant[w[2]] = true; break;
       case kOpConstantFalse: boolConstant[w[2]] = false; break;
       case kOpConstant: constantType[w[2]] = w[1]; break;
+      case kOpTypePointer:
+        if (w[2] == kStorageFunction) pointee[w[1]] = w[3];
+        break;
+      case kOpVariable:
+        if (w[3] == kStorageFunction && pointee.count(w[1])) variable[w[2]] = pointee[w[1]];
+        break;
+      case kOpLoad:
+        loadedFrom[w[2]] = w[3];
+        loadsOf[w[3]].push_back(w[2]);
+        break;
+      case kOpStore:
+        storedTo[w[1]].push_back(w[2]);
+        storedInto[w[2]].push_back(w[1]);
+        break;
+      case kOpAccessChain:
+      case kOpCopyObject:
+      case kOpCopyMemory:
+      case kOpFunctionCall:
+      case kOpPhi:
+        escapes.insert(w + 1, w + inst.words);
+        break;
       case kOpTypeCooperativeMatrixNV:
         if (firstMatrixType == 0) {
           firstMatrixType = inst.offset;
@@ -113,11 +155,12 @@ Result<std::vector<std::uint32_t>> cooperativeMatrixNvToKhr(std::span<const std:
         }
         component[w[1]] = w[2];
         break;
+      case kOpCooperativeMatrixLoadNV: matrixLoad.insert(w[2]); break;
       case kOpCooperativeMatrixMulAddNV:
-        operands.push_back({typeOf[w[3]], kUseA});
-        operands.push_back({typeOf[w[4]], kUseB});
-        operands.push_back({typeOf[w[5]], kUseAccumulator});
-        operands.push_back({w[1], kUseAccumulator});
+        operands.push_back({w[3], typeOf[w[3]], kUseA});
+        operands.push_back({w[4], typeOf[w[4]], kUseB});
+        operands.push_back({w[5], typeOf[w[5]], kUseAccumulator});
+        operands.push_back({w[2], w[1], kUseAccumulator});
         break;
       default: break;
     }
@@ -133,15 +176,77 @@ Result<std::vector<std::uint32_t>> cooperativeMatrixNvToKhr(std::span<const std:
     return std::vector<std::uint32_t>(nv.begin(), nv.end());
   }
 
-  // KHR matrix types carry their Use; NV types do not, so every NV type must serve one use.
-  std::map<std::uint32_t, std::uint32_t> use;  // NV type -> Use
+  // KHR matrix types carry their Use; NV types do not, so one NV type may be A, B and
+  // accumulator at once (square fp16 fragments). The NV type keeps the accumulator use if it
+  // has one (accumulators flow through phis and constants); an A or B use of it gets a type of
+  // its own. Such operands come from a cooperative-matrix load, directly or through function
+  // variables that only loads and stores touch (glslang keeps fragments in variables, and
+  // spirv-opt does not promote matrix variables to values): those loads, stores' values and
+  // variables are retyped.
+  std::uint32_t bound = nv[3];
+  std::map<std::uint32_t, std::uint32_t> primaryUse;  // NV type -> Use of its own id
   for (const Operand& o : operands) {
-    auto [it, inserted] = use.emplace(o.type, o.use);
-    if (!inserted && it->second != o.use) {
-      return bug("one matrix type serves as two different multiply operands (A, B or accumulator)");
+    if (o.use == kUseAccumulator) primaryUse[o.type] = kUseAccumulator;
+  }
+  for (const Operand& o : operands) primaryUse.emplace(o.type, o.use);
+  struct Split {
+    std::uint32_t type = 0, pointer = 0;  // new matrix type, new Function pointer type
+  };
+  std::map<std::pair<std::uint32_t, std::uint32_t>, Split> splits;  // (NV type, Use) -> new ids
+  std::unordered_map<std::uint32_t, std::uint32_t> newType;         // value id -> new type id
+  std::unordered_map<std::uint32_t, std::uint32_t> newPointerType;  // variable id -> new pointer type id
+  auto retype = [&](std::uint32_t value, std::uint32_t type) -> Status {
+    auto [it, inserted] = newType.emplace(value, type);
+    if (!inserted && it->second != type) return bug("one matrix value used as two different multiply operands");
+    return {};
+  };
+  for (const Operand& o : operands) {
+    if (primaryUse[o.type] == o.use) continue;
+    if (o.use == kUseAccumulator) return bug("an accumulator whose matrix type is also an A or B operand");
+    Split& split = splits[{o.type, o.use}];
+    if (split.type == 0) {
+      split.type = bound++;
+      split.pointer = bound++;
+    }
+    // The operand, and everything it is copied from or to through plain variables.
+    std::vector<std::uint32_t> values{o.value}, variables;
+    std::unordered_set<std::uint32_t> seen{o.value};
+    auto visit = [&](std::uint32_t id, std::vector<std::uint32_t>& into) {
+      if (seen.insert(id).second) into.push_back(id);
+    };
+    while (!values.empty() || !variables.empty()) {
+      if (!values.empty()) {
+        const std::uint32_t value = values.back();
+        values.pop_back();
+        OPENVGF_TRY(retype(value, split.type));
+        auto from = loadedFrom.find(value);
+        if (from != loadedFrom.end()) {
+          visit(from->second, variables);
+        } else if (!matrixLoad.count(value)) {
+          return bug("a multiply operand of a shared matrix type that comes from neither a load nor a variable");
+        }
+        for (std::uint32_t var : storedInto[value]) visit(var, variables);
+        continue;
+      }
+      const std::uint32_t var = variables.back();
+      variables.pop_back();
+      if (!variable.count(var) || variable[var] != o.type || escapes.count(var)) {
+        return bug("a matrix of a shared type kept somewhere other than a plain function variable");
+      }
+      auto [kept, fresh] = newPointerType.emplace(var, split.pointer);
+      if (!fresh && kept->second != split.pointer) return bug("one matrix variable holds two different multiply operands");
+      for (std::uint32_t load : loadsOf[var]) visit(load, values);
+      for (std::uint32_t stored : storedTo[var]) visit(stored, values);
     }
   }
-  std::uint32_t bound = nv[3];
+  // Every operand's final type must have the operand's use.
+  std::unordered_map<std::uint32_t, std::uint32_t> useOfSplit;
+  for (const auto& [key, split] : splits) useOfSplit[split.type] = key.second;
+  for (const Operand& o : operands) {
+    auto it = newType.find(o.value);
+    const std::uint32_t u = it != newType.end() ? useOfSplit[it->second] : primaryUse[o.type];
+    if (u != o.use) return bug("one matrix value used as two different multiply operands");
+  }
 
   // New integer constants (Use, layout, scope), declared just before the first matrix type.
   std::map<std::uint32_t, std::uint32_t> constants;  // value -> id
@@ -184,14 +289,37 @@ Result<std::vector<std::uint32_t>> cooperativeMatrixNvToKhr(std::span<const std:
         break;
       case kOpTypeCooperativeMatrixNV: {  // result component scope rows columns
         if (inst.offset == firstMatrixType) insertAt = body.size();
-        auto it = use.find(w[1]);  // a matrix no multiply-add reads (a staging copy): accumulator
-        emit(kOpTypeCooperativeMatrixKHR, {w[1], w[2], constant(static_cast<std::uint32_t>(scope)), w[4], w[5],
-                                           constant(it == use.end() ? kUseAccumulator : it->second)});
+        const std::uint32_t scopeId = constant(static_cast<std::uint32_t>(scope));
+        auto it = primaryUse.find(w[1]);  // a matrix no multiply-add reads (a staging copy): accumulator
+        emit(kOpTypeCooperativeMatrixKHR,
+             {w[1], w[2], scopeId, w[4], w[5], constant(it == primaryUse.end() ? kUseAccumulator : it->second)});
+        for (std::uint32_t u : {kUseA, kUseB}) {
+          auto split = splits.find({w[1], u});
+          if (split == splits.end()) continue;
+          emit(kOpTypeCooperativeMatrixKHR, {split->second.type, w[2], scopeId, w[4], w[5], constant(u)});
+          emit(kOpTypePointer, {split->second.pointer, kStorageFunction, split->second.type});
+        }
+        break;
+      }
+      case kOpVariable: {  // type result storage [initializer]
+        auto it = newPointerType.find(w[2]);
+        if (it == newPointerType.end()) {
+          body.insert(body.end(), w.begin(), w.end());
+        } else {
+          emit(kOpVariable, {it->second, w[2], w[3]}, w.subspan(4));
+        }
+        break;
+      }
+      case kOpLoad: {  // type result pointer [memory access]
+        auto it = newType.find(w[2]);
+        emit(kOpLoad, {it != newType.end() ? it->second : w[1], w[2], w[3]}, w.subspan(4));
         break;
       }
       case kOpCooperativeMatrixLoadNV: {  // type result pointer stride columnMajor [memory access]
         OPENVGF_ASSIGN_OR_RETURN(std::uint32_t layout, layoutOf(w[5]));
-        emit(kOpCooperativeMatrixLoadKHR, {w[1], w[2], w[3], layout, w[4]}, w.subspan(6));
+        auto it = newType.find(w[2]);
+        emit(kOpCooperativeMatrixLoadKHR, {it != newType.end() ? it->second : w[1], w[2], w[3], layout, w[4]},
+             w.subspan(6));
         break;
       }
       case kOpCooperativeMatrixStoreNV: {  // pointer object stride columnMajor [memory access]

@@ -13,10 +13,10 @@
 //   OpCooperativeMatrixLengthNV T             -> OpCooperativeMatrixLengthKHR T
 //   capability CooperativeMatrixNV            -> CooperativeMatrixKHR
 // The Use of each matrix type (A, B or accumulator) comes from the multiply-adds that consume
-// it, so one NV type may serve one use only: the cores' callers choose shapes for which A
-// (M x K), B (K x N) and the accumulator (M x N) are distinct types (coopMatKhrDistinct,
-// converter/kernels/gemm_common.h). glslang keeps fragments in function variables, which is
-// why the types cannot simply be split per use here.
+// it. An NV type that serves several uses (square fp16 fragments are A, B and accumulator
+// alike) is split: it keeps the accumulator use, and its A and B uses get types of their own,
+// given to the loads that produce those operands and to the function variables (touched only
+// by loads and stores) that glslang keeps fragments in. Anything else is refused.
 #pragma once
 
 #include <cstdint>

@@ -142,11 +142,18 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
     return std::nullopt;
   }
   const int sg = static_cast<int>(target.subgroupSize);
-  const CoopMatTile& large = target.coopMatTile;
-  const std::int64_t largeM = large.subgroupsM * large.blockM, largeN = large.subgroupsN * large.blockN;
-  const std::int64_t largeTiles = ((m + largeM - 1) / largeM) * ((n + largeN - 1) / largeN);
-  const CoopMatTile& tile = largeTiles >= target.coopMatLargeMinTiles ? large : target.coopMatTileSmall;
   for (CoopMatTypes types : wanted) {
+    // The first tile of which the GEMM has at least coopMatLargeMinTiles workgroups: for fp16
+    // accumulators, which take half the registers of fp32 ones, coopMatTileHalfAcc (subgroups
+    // may own twice the block); then coopMatTile; else coopMatTileSmall.
+    auto fills = [&](const CoopMatTile& t) {
+      const std::int64_t tm = t.subgroupsM * t.blockM, tn = t.subgroupsN * t.blockN;
+      return ((m + tm - 1) / tm) * ((n + tn - 1) / tn) >= target.coopMatLargeMinTiles;
+    };
+    const bool halfAcc = types == CoopMatTypes::F16xF16ToF16 && target.coopMatTileHalfAcc.subgroupsM > 0;
+    const CoopMatTile& tile = halfAcc && fills(target.coopMatTileHalfAcc) ? target.coopMatTileHalfAcc
+                              : fills(target.coopMatTile)                 ? target.coopMatTile
+                                                                          : target.coopMatTileSmall;
     const int chunk = types == CoopMatTypes::S8xS8ToS32 ? 16 : 8;  // operands per 16-byte chunk
     // Largest fragment (fewest instructions per multiply) that tiles the subgroup block and
     // starts at 16-byte chunk boundaries of the shared tiles (include/gemm_coopmat.glsl).
@@ -156,7 +163,10 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
           tile.bk % s.k != 0 || s.n % chunk != 0 || s.k % chunk != 0) {
         continue;
       }
-      if (target.coopMatKhrEncoding && !coopMatKhrDistinct(s.m, s.n, s.k, types == CoopMatTypes::F16xF16ToF16)) continue;
+      if (target.coopMatFragment.m != 0 && (s.m != target.coopMatFragment.m || s.n != target.coopMatFragment.n ||
+                                             s.k != target.coopMatFragment.k)) {
+        continue;
+      }
       if (!best || s.m * s.n * s.k > best->m * best->n * best->k) best = s;
     }
     if (!best) continue;
@@ -182,11 +192,6 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
   return std::nullopt;
 }
 
-bool coopMatKhrDistinct(int m, int n, int k, bool acc16) {
-  if (m == k && k == n) return false;        // A (m x k) and B (k x n)
-  return !(acc16 && (n == k || m == k));     // the accumulator (m x n) and A or B
-}
-
 std::optional<CoopMatPlan> chooseCoopMatWorkgroup(const Target& target, DType in, DType weight, DType accType,
                                                    std::int64_t m, std::int64_t n, std::int64_t k) {
   const CoopMatWorkgroupLimits& limits = target.coopMatWorkgroup;
@@ -194,7 +199,6 @@ std::optional<CoopMatPlan> chooseCoopMatWorkgroup(const Target& target, DType in
   if (limits.invocations <= 0 || tile.bm <= 0 || in != DType::Fp16 || weight != DType::Fp16) return std::nullopt;
   const bool acc16 = accType == DType::Fp16 && limits.fp16Accumulators;
   if (m % tile.bm != 0 || n % tile.bn != 0 || k % tile.bk != 0) return std::nullopt;
-  if (!coopMatKhrDistinct(tile.partM, tile.bn, tile.bk, acc16)) return std::nullopt;
   auto multiple = [](int v, int granularity) { return granularity > 0 && v % granularity == 0; };
   if (!multiple(tile.partM, limits.granularityM) || !multiple(tile.bn, limits.granularityN) ||
       !multiple(tile.bk, limits.granularityK)) {

@@ -117,11 +117,6 @@ struct CoopMatPlan {
 std::optional<CoopMatPlan> chooseCoopMat(const Target& target, tosa::DType in, tosa::DType weight,
                                           tosa::DType accType, std::int64_t zeroPointA, std::int64_t zeroPointB,
                                           std::int64_t m, std::int64_t n, std::int64_t k);
-/// Whether matrices A (m x k), B (k x n) and the accumulator (m x n; fp16 when acc16, else of
-/// another element type) are three distinct types, which the KHR encoding needs to tell
-/// their uses apart (converter/coopmat_khr.h).
-bool coopMatKhrDistinct(int m, int n, int k, bool acc16);
-
 /// The workgroup-scope config (VK_NV_cooperative_matrix2) for a GEMM whose A [M,K] and
 /// B [K,N] are plain row-major fp16 matrices, or nullopt: the target lacks workgroup-scope
 /// matrices, the types are not fp16 x fp16, or M, N, K are not whole multiples of the tile.

@@ -101,6 +101,8 @@ struct Target {
   // OPENVGF_TUNING override coopmat-khr=1.
   bool coopMatKhrEncoding = false;
   std::vector<CoopMatShape> coopMatShapes;  // native: shapes the device lists (subgroup scope)
+  // Only this fragment shape (m x n x k; types ignored) when m != 0, else the largest that fits.
+  CoopMatShape coopMatFragment{0, 0, 0};
   CoopMatWorkgroupLimits coopMatWorkgroup;  // native: VK_NV_cooperative_matrix2 workgroup scope
   CoopMatWorkgroupTile coopMatWorkgroupTile;
   // --precision fp16: fp32 MATMUL / CONV2D operands are rounded to fp16 as they are loaded and
@@ -117,6 +119,8 @@ struct Target {
   // coopMatLargeMinTiles workgroups of it use the small tile, so more of the GPU is busy.
   CoopMatTile coopMatTile;
   CoopMatTile coopMatTileSmall{2, 2, 32, 32, 32};
+  // The large tile for fp16 accumulators; subgroupsM = 0: coopMatTile.
+  CoopMatTile coopMatTileHalfAcc{0, 0, 64, 64, 32};
   int coopMatLargeMinTiles = 256;
   std::string deviceName;                 // native: probed device
 };

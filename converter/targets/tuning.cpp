@@ -79,6 +79,11 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // (benchmarks/results/experiments/h100-coopmat-khr.md). Workgroup-scope matrices
       // (VK_NV_cooperative_matrix2) stay off: their best tile ran MATMUL 4096 at 192 TFLOP/s.
       target.coopMatKhrEncoding = target.cooperativeMatrixKhr;
+      // fp16 accumulators: 2x2 subgroups of 64x128 with a K slice of 16 ran fp16 MATMUL 4096 at
+      // 311-319 TFLOP/s against 276 with the common tile; 2048 keeps the common tile (128 of
+      // the larger tiles: 153 TFLOP/s against 218), and BERT fp16 is unchanged at 0.113 ms
+      // (benchmarks/results/experiments/h100-coopmat-khr.md, call 5).
+      target.coopMatTileHalfAcc = CoopMatTile{2, 2, 64, 128, 16};
       break;
     case DeviceClass::OtherGpu:
       // No measurement yet: the portable tiles.
@@ -117,6 +122,9 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
     } else if (key == "coopmat") {
       if (!v || v->size() != 5) return bad("coopmat=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat=2x2/64x64/32");
       target.coopMatTile = CoopMatTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4]};
+    } else if (key == "coopmat-acc16") {
+      if (!v || v->size() != 5) return bad("coopmat-acc16=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat-acc16=2x2/64x128/16");
+      target.coopMatTileHalfAcc = CoopMatTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4]};
     } else if (key == "coopmat-min-tiles") {
       if (!v || v->size() != 1) return bad("coopmat-min-tiles=N (N >= 1)");
       target.coopMatLargeMinTiles = (*v)[0];
@@ -126,6 +134,9 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
         return invalidInput("OPENVGF_TUNING: coopmat-khr=1: the device has no VK_KHR_cooperative_matrix");
       }
       target.coopMatKhrEncoding = (*parsed)[0] == 1;
+    } else if (key == "coopmat-fragment") {
+      if (!v || v->size() != 3) return bad("coopmat-fragment=MxNxK, e.g. coopmat-fragment=16x8x16");
+      target.coopMatFragment = CoopMatShape{(*v)[0], (*v)[1], (*v)[2]};
     } else if (key == "coopmat-wg") {
       // 0: never; else the workgroup-scope tile and the rows of each accumulator.
       if (parsed && parsed->size() == 1 && (*parsed)[0] == 0) {
@@ -146,7 +157,7 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
       target.fp16OperandsMinDepth = (*v)[0];
     } else {
       return bad("one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, coopmat, coopmat-min-tiles, "
-                 "coopmat-khr, coopmat-wg, coopmat-wg-threads, fp16-min-depth");
+                 "coopmat-acc16, coopmat-khr, coopmat-fragment, coopmat-wg, coopmat-wg-threads, fp16-min-depth");
     }
   }
   if (Status ok = verifyTarget(target); !ok) return invalidInput("OPENVGF_TUNING '{}': {}", spec, ok.error().message());

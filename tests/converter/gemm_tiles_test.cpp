@@ -184,13 +184,17 @@ TEST(TuningOverrides, CooperativeMatrixEncodingAndWorkgroupScope) {
   EXPECT_TRUE(t.coopMatKhrEncoding);
   EXPECT_EQ(t.coopMatWorkgroupTile, (converter::CoopMatWorkgroupTile{256, 128, 32, 64}));
   EXPECT_EQ(t.coopMatWorkgroup.invocations, 128);
+  ASSERT_TRUE(converter::applyTuningOverrides(t, "coopmat-acc16=2x2/64x128/16"));
+  EXPECT_EQ(t.coopMatTileHalfAcc, (converter::CoopMatTile{2, 2, 64, 128, 16}));
+  ASSERT_TRUE(converter::applyTuningOverrides(t, "coopmat-fragment=16x8x16"));
+  EXPECT_EQ(t.coopMatFragment, (converter::CoopMatShape{16, 8, 16}));
   ASSERT_TRUE(converter::applyTuningOverrides(t, "coopmat-wg=0,coopmat-khr=0"));
   EXPECT_EQ(t.coopMatWorkgroupTile.bm, 0);
   EXPECT_FALSE(t.coopMatKhrEncoding);
   // A part that does not divide the tile, a K step off the 16-byte chunks, a workgroup size the
   // device does not list, a device without KHR matrices.
   for (const char* bad : {"coopmat-wg=128x128x32/48", "coopmat-wg=128x128x20/64", "coopmat-wg=128x128",
-                          "coopmat-wg-threads=64", "coopmat-khr=2"}) {
+                          "coopmat-wg-threads=64", "coopmat-khr=2", "coopmat-fragment=16x8"}) {
     converter::Target u = t;
     Status s = converter::applyTuningOverrides(u, bad);
     ASSERT_FALSE(s) << bad;

@@ -461,22 +461,28 @@ void expectKhr(const Converted& c, std::uint32_t scope, std::uint32_t signedness
 
 TEST(NativeTargetCoopMatKhr, SubgroupCoresAreReencodedWithOneTypePerUse) {
   std::mt19937 rng(21);
-  // Square fragments (16x16x16) would make A and B one NV type, which the subgroup core's
-  // fragment arrays cannot split: the KHR encoding takes 16x8x16. fp32 and fp16 accumulators,
-  // vector and element-wise loads, MATMUL and CONV2D.
+  // Square 16x16x16 fragments make A, B and the fp16 accumulator one NV type, which the
+  // encoding splits through the core's fragment variables; 16x8x16 fragments (the tuning
+  // override) do not need it. fp32 and fp16 accumulators, vector and element-wise loads,
+  // MATMUL and CONV2D.
   TestGraph mm = matmulGraph(DType::Fp16, 96, 80, 72, rng);
   TestGraph mmOdd = matmulGraph(DType::Fp16, 96, 81, 70, rng);
   TestGraph conv32 = conv2dGraph(DType::Fp16, 9, 10, 24, 40, DType::Fp32, rng);
   TestGraph conv16 = conv2dGraph(DType::Fp16, 9, 10, 24, 40, DType::Fp16, rng);
   converter::Target target = khrTarget();
+  converter::Target narrow = khrTarget();
+  narrow.coopMatFragment = CoopMatShape{16, 8, 16};
   for (const TestGraph* g : {&mm, &mmOdd, &conv32, &conv16}) {
-    auto c = convertWith(g->graph, target);
-    ASSERT_TRUE(c);
-    expectKhr(*c, 3);
+    for (const converter::Target* t : {&target, &narrow}) {
+      auto c = convertWith(g->graph, *t);
+      ASSERT_TRUE(c);
+      expectKhr(*c, 3);
+      EXPECT_NE(c->model.stats.target.find("cooperative matrix"), std::string::npos);
+    }
   }
-  // The same graphs encoded as NV have as many loads and multiplies: nothing is lost.
+  // Encoded as NV, the same graph and fragments give as many loads and multiplies.
   auto nv = convertWith(mm.graph, coopMatTarget());
-  auto khr = convertWith(mm.graph, target);
+  auto khr = convertWith(mm.graph, narrow);
   ASSERT_TRUE(nv && khr);
   ASSERT_EQ(nv->file.modules.size(), khr->file.modules.size());
   for (std::size_t i = 0; i < nv->file.modules.size(); ++i) {
@@ -492,6 +498,32 @@ TEST(NativeTargetCoopMatKhr, SubgroupCoresAreReencodedWithOneTypePerUse) {
     EXPECT_EQ(count(nv->file.modules[i].spirv, 5360), k.stores);
     EXPECT_EQ(count(nv->file.modules[i].spirv, 5361), static_cast<int>(k.mulAdds.size()));
   }
+}
+
+TEST(NativeTargetCoopMat, Fp16AccumulatorsTakeTheirOwnLargeTile) {
+  std::mt19937 rng(27);
+  // MATMUL fp16 -> fp16 accumulates in fp16: 2x2 subgroups of 64x128 make 128x256 tiles.
+  TestGraph g = matmulGraph(DType::Fp16, 256, 64, 512, rng);
+  converter::Target target = coopMatTarget();
+  target.coopMatShapes.push_back(CoopMatShape{16, 16, 16, CoopMatTypes::F16xF16ToF16});
+  target.coopMatLargeMinTiles = 1;
+  auto grid = [&](const converter::Target& t) {
+    auto c = convertWith(g.graph, t);
+    EXPECT_TRUE(c);
+    return c ? c->file.segments.at(0).dispatchShape.value_or(std::array<std::uint32_t, 3>{}) : std::array<std::uint32_t, 3>{};
+  };
+  EXPECT_EQ(grid(target), (std::array<std::uint32_t, 3>{4, 2, 1}));  // the 128x128 tile
+  target.coopMatTileHalfAcc = converter::CoopMatTile{2, 2, 64, 128, 16};
+  EXPECT_EQ(grid(target), (std::array<std::uint32_t, 3>{2, 2, 1}));
+  // Too few of the larger tiles (4 < 5): the common tile (8 of them) before the small one.
+  target.coopMatLargeMinTiles = 5;
+  EXPECT_EQ(grid(target), (std::array<std::uint32_t, 3>{4, 2, 1}));
+  target.coopMatLargeMinTiles = 9;
+  EXPECT_EQ(grid(target), (std::array<std::uint32_t, 3>{8, 4, 1}));  // 2x2 subgroups of 32x32
+  target.coopMatLargeMinTiles = 1;
+  // fp32 accumulators keep the common tile.
+  target.coopMatShapes = {CoopMatShape{16, 16, 16, CoopMatTypes::F16xF16ToF32}};
+  EXPECT_EQ(grid(target), (std::array<std::uint32_t, 3>{4, 2, 1}));
 }
 
 TEST(NativeTargetCoopMatKhr, Int8MultipliesDeclareSignedComponents) {
@@ -517,11 +549,11 @@ TEST(NativeTargetCoopMatKhr, WholeTileFp16MatmulsUseWorkgroupScopeMatrices) {
   auto p = convertWith(partial.graph, target);
   ASSERT_TRUE(p);
   expectKhr(*p, 3);
-  // A 32x32x32 tile with 32-row parts would make A and B one type: subgroup scope instead.
+  // 32-row parts of a 64x32x32 tile make A and B one NV type, split by the encoding.
   target.coopMatWorkgroupTile = converter::CoopMatWorkgroupTile{64, 32, 32, 32};
   auto square = convertWith(whole.graph, target);
   ASSERT_TRUE(square);
-  expectKhr(*square, 3);
+  expectKhr(*square, 2);
   // Off through the tuning table's tile.
   target.coopMatWorkgroupTile.bm = 0;
   auto off = convertWith(whole.graph, target);
