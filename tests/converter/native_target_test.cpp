@@ -175,6 +175,22 @@ std::optional<Converted> convertWith(const tosa::Graph& graph, const converter::
   return Converted{std::move(*model), std::move(*file)};
 }
 
+/// A device that offers `features`, every subgroup operation and desktop-GPU limits, for
+/// Model::checkDevice.
+vulkan::DeviceSnapshot fakeGpu(vulkan::FeatureSet features, std::uint32_t sharedBytes) {
+  vulkan::DeviceSnapshot device;
+  device.name = "Fake GPU";
+  device.features = features;
+  device.subgroupOperations = 0xFF;
+  device.limits.maxStorageBufferRange = 1u << 30;
+  device.limits.maxBoundDescriptorSets = 4;
+  device.limits.maxComputeWorkGroupCount = {65535, 65535, 65535};
+  device.limits.maxComputeWorkGroupSize = {1024, 1024, 64};
+  device.limits.maxComputeWorkGroupInvocations = 1024;
+  device.limits.maxComputeSharedMemorySize = sharedBytes;
+  return device;
+}
+
 bool contains(const std::vector<std::string>& items, const std::string& item) {
   return std::find(items.begin(), items.end(), item) != items.end();
 }
@@ -265,16 +281,7 @@ TEST(NativeTargetFp16, ElementwiseChainsComputeInFp16WithRoundToNearestEven) {
   auto model = runner::Model::create(c->file, "model.vgf");
   ASSERT_TRUE(model) << model.error().message();
   // A device that does not round fp16 to nearest even is refused by name.
-  vulkan::DeviceSnapshot device;
-  device.name = "Fake GPU";
-  device.features.bits = ~0u;
-  device.subgroupOperations = 0xFF;
-  device.limits.maxStorageBufferRange = 1u << 30;
-  device.limits.maxBoundDescriptorSets = 4;
-  device.limits.maxComputeWorkGroupCount = {65535, 65535, 65535};
-  device.limits.maxComputeWorkGroupSize = {1024, 1024, 64};
-  device.limits.maxComputeWorkGroupInvocations = 1024;
-  device.limits.maxComputeSharedMemorySize = 32768;
+  vulkan::DeviceSnapshot device = fakeGpu(vulkan::FeatureSet{~0u}, 32768);
   Status refused = model->checkDevice(device);
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message().find("RoundingModeRTE 16"), std::string::npos) << refused.error().message();
@@ -568,17 +575,9 @@ TEST(NativeTargetCoopMatKhr, RunnerRefusesDeviceWithoutTheExtensions) {
   target.coopMatWorkgroupTile = converter::CoopMatWorkgroupTile{128, 128, 32, 64};
   // A device with every feature but workgroup-scope matrices refuses the workgroup-scope VGF
   // only, by its extension.
-  vulkan::DeviceSnapshot device;
-  device.name = "Fake GPU";
-  device.features.bits = ~0u & ~static_cast<std::uint32_t>(vulkan::Feature::CooperativeMatrixWorkgroupScope);
-  device.subgroupOperations = 0xFF;
+  vulkan::DeviceSnapshot device = fakeGpu(
+      vulkan::FeatureSet{~0u & ~static_cast<std::uint32_t>(vulkan::Feature::CooperativeMatrixWorkgroupScope)}, 49152);
   device.roundingModeRte = vulkan::kFloatWidth16 | vulkan::kFloatWidth32;
-  device.limits.maxStorageBufferRange = 1u << 30;
-  device.limits.maxBoundDescriptorSets = 4;
-  device.limits.maxComputeWorkGroupCount = {65535, 65535, 65535};
-  device.limits.maxComputeWorkGroupSize = {1024, 1024, 64};
-  device.limits.maxComputeWorkGroupInvocations = 1024;
-  device.limits.maxComputeSharedMemorySize = 49152;
   for (std::int64_t m : {96, 256}) {
     TestGraph g = matmulGraph(DType::Fp16, m, 128, 128, rng);
     auto c = convertWith(g.graph, target);
