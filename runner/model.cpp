@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <spirv-tools/libspirv.hpp>
 
+#include "runner/coopmat_view.h"
 #include "runner/formats.h"
 
 namespace openvgf::runner {
@@ -61,23 +62,25 @@ bool elementsCompatible(const vgf::SpirvDescriptor& d, std::uint32_t vkFormat) {
 
 // spirv-val with the environment the runner targets (Vulkan 1.3, its minimum device version).
 // Debian's SPIRV-Tools (2023.1) predates SPV_KHR_cooperative_matrix and rejects its capability,
-// so a module that declares it is checked by openvgf's own reader only (vgf/spirv_info.h:
-// instruction lengths, declarations, descriptors, barriers) and by the driver.
+// so such a module is validated through its NV encoding (runner/coopmat_view.h); one that uses
+// what NV cannot say (workgroup-scope matrices, say) is checked by openvgf's own reader only
+// (vgf/spirv_info.h: instruction lengths, declarations, descriptors, barriers) and the driver.
 Status validateSpirv(std::span<const std::uint32_t> words, const vgf::SpirvModule& reflected) {
   constexpr std::uint32_t kCapabilityCooperativeMatrixKhr = 6022;
-  if (std::find(reflected.capabilities.begin(), reflected.capabilities.end(), kCapabilityCooperativeMatrixKhr) !=
-      reflected.capabilities.end()) {
-    if (words[4] != 0) return invalidInput("header word 4 (schema): expected 0, got {}", words[4]);
-    return {};
-  }
+  std::optional<std::vector<std::uint32_t>> view;
+  const bool khr = std::find(reflected.capabilities.begin(), reflected.capabilities.end(),
+                             kCapabilityCooperativeMatrixKhr) != reflected.capabilities.end();
+  if (khr) view = cooperativeMatrixNvView(words);
+  std::span<const std::uint32_t> checked = view ? std::span<const std::uint32_t>(*view) : words;
   std::string first;
   spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_3);
   tools.SetMessageConsumer([&first](spv_message_level_t, const char*, const spv_position_t& position,
                                     const char* message) {
     if (first.empty()) first = fmt::format("{} (word {})", message, position.index);
   });
-  if (!tools.Validate(words.data(), words.size())) {
-    return invalidInput("expected SPIR-V that spirv-val accepts for Vulkan 1.3, got: {}",
+  if ((!khr || view) && !tools.Validate(checked.data(), checked.size())) {
+    return invalidInput("expected SPIR-V that spirv-val accepts for Vulkan 1.3{}, got: {}",
+                        view ? " (KHR cooperative matrices checked in their NV encoding)" : "",
                         first.empty() ? std::string("an invalid module") : first);
   }
   // spirv-val leaves the header's reserved schema word alone; drivers refuse a module whose

@@ -15,10 +15,12 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <spirv-tools/libspirv.hpp>
 
 #include "converter/convert.h"
 #include "converter/coopmat_khr.h"
 #include "converter/targets/target.h"
+#include "runner/coopmat_view.h"
 #include "runner/model.h"
 #include "tests/converter/run_util.h"
 #include "tosa/builder.h"
@@ -602,6 +604,57 @@ TEST(NativeTargetCoopMatKhr, RunnerRefusesDeviceWithoutTheExtensions) {
     EXPECT_NE(context.error().message().find("VK_KHR_cooperative_matrix"), std::string::npos)
         << context.error().message();
   }
+}
+
+TEST(NativeTargetCoopMatKhr, RunnerValidatesKhrModulesThroughTheirNvEncoding) {
+  std::mt19937 rng(28);
+  TestGraph g = matmulGraph(DType::Fp16, 96, 80, 72, rng);
+  converter::Target target = khrTarget();
+  target.coopMatShapes.push_back(CoopMatShape{16, 16, 16, CoopMatTypes::F16xF16ToF16});
+  auto c = convertWith(g.graph, target);
+  ASSERT_TRUE(c);
+  std::vector<std::uint32_t> words(c->file.modules[0].spirv.begin(), c->file.modules[0].spirv.end());
+  // The view exists, has no KHR instruction left, and spirv-val accepts it (the 16x16x16 types
+  // split per use are merged back).
+  auto view = runner::cooperativeMatrixNvView(words);
+  ASSERT_TRUE(view);
+  for (std::size_t pos = 5; pos < view->size() && ((*view)[pos] >> 16) != 0; pos += (*view)[pos] >> 16) {
+    const std::uint32_t opcode = (*view)[pos] & 0xFFFFu;
+    EXPECT_FALSE(opcode >= 4456 && opcode <= 4460) << "opcode " << opcode;
+  }
+  std::string message;
+  spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_3);
+  tools.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t&, const char* m) { message = m; });
+  EXPECT_TRUE(tools.Validate(*view)) << message;
+
+  // A multiply whose A and B are swapped (16x8 times 16x16 fragments) is refused through the view.
+  converter::Target narrow = khrTarget();
+  narrow.coopMatFragment = CoopMatShape{16, 8, 16};
+  c = convertWith(g.graph, narrow);
+  ASSERT_TRUE(c);
+  words.assign(c->file.modules[0].spirv.begin(), c->file.modules[0].spirv.end());
+  bool swapped = false;
+  for (std::size_t pos = 5; pos < words.size() && !swapped; pos += words[pos] >> 16) {
+    if ((words[pos] & 0xFFFFu) == 4459) {
+      std::swap(words[pos + 3], words[pos + 4]);
+      swapped = true;
+    }
+  }
+  ASSERT_TRUE(swapped);
+  vgf::File broken = c->file;
+  broken.modules[0].spirv = words;
+  auto model = runner::Model::create(broken, "broken.vgf");
+  ASSERT_FALSE(model);
+  EXPECT_EQ(model.error().kind(), ErrorKind::InvalidInput);
+  EXPECT_NE(model.error().message().find("checked in their NV encoding"), std::string::npos) << model.error().message();
+
+  // Workgroup-scope matrices have no NV encoding: the runner's own reader checks them.
+  target.coopMatWorkgroup = converter::CoopMatWorkgroupLimits{16, 16, 16, 256, 256, 0, false, {256}};
+  target.coopMatWorkgroupTile = converter::CoopMatWorkgroupTile{128, 128, 32, 64};
+  TestGraph whole = matmulGraph(DType::Fp16, 256, 96, 128, rng);
+  auto wg = convertWith(whole.graph, target);
+  ASSERT_TRUE(wg);
+  EXPECT_FALSE(runner::cooperativeMatrixNvView(wg->file.modules[0].spirv));
 }
 
 TEST(NativeTargetCoopMatKhr, ModulesWithoutMatricesComeBackUnchanged) {

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "runner/coopmat_view.h"
+
+#include <spirv-tools/libspirv.h>
+
+#include <cstring>
+#include <map>
+#include <string_view>
+#include <unordered_map>
+
+namespace openvgf::runner {
+namespace {
+
+// Opcodes and enumerants (SPIR-V registry; the KHR values are newer than Debian's headers).
+constexpr std::uint32_t kOpExtension = 10, kOpCapability = 17, kOpTypeBool = 20, kOpTypePointer = 32,
+                        kOpTypeFunction = 33, kOpConstantTrue = 41, kOpConstantFalse = 42, kOpConstant = 43;
+constexpr std::uint32_t kOpTypeCooperativeMatrixKHR = 4456, kOpCooperativeMatrixLoadKHR = 4457,
+                        kOpCooperativeMatrixStoreKHR = 4458, kOpCooperativeMatrixMulAddKHR = 4459,
+                        kOpCooperativeMatrixLengthKHR = 4460;
+constexpr std::uint32_t kOpTypeCooperativeMatrixNV = 5358, kOpCooperativeMatrixLoadNV = 5359,
+                        kOpCooperativeMatrixStoreNV = 5360, kOpCooperativeMatrixMulAddNV = 5361,
+                        kOpCooperativeMatrixLengthNV = 5362;
+constexpr std::uint32_t kCapabilityCooperativeMatrixNV = 5357, kCapabilityCooperativeMatrixKHR = 6022;
+constexpr std::uint32_t kScopeSubgroup = 3, kRowMajor = 0, kColumnMajor = 1, kSaturatingAccumulation = 0x10;
+constexpr std::string_view kNvExtension = "SPV_NV_cooperative_matrix";
+constexpr std::string_view kKhrExtension = "SPV_KHR_cooperative_matrix";
+
+std::uint32_t word0(std::size_t words, std::uint32_t opcode) { return static_cast<std::uint32_t>(words << 16) | opcode; }
+
+std::vector<std::uint32_t> stringWords(std::string_view text) {
+  std::vector<std::uint32_t> out((text.size() + 4) / 4, 0u);  // NUL-terminated, zero-padded
+  std::memcpy(out.data(), text.data(), text.size());
+  return out;
+}
+
+bool isString(std::span<const std::uint32_t> words, std::string_view text) {
+  const auto expected = stringWords(text);
+  return words.size() == expected.size() && std::equal(words.begin(), words.end(), expected.begin());
+}
+
+/// Step 1: the KHR instructions in their NV encoding, word by word. Types that differed only in
+/// their use are now duplicates.
+std::optional<std::vector<std::uint32_t>> reencode(std::span<const std::uint32_t> in) {
+  std::unordered_map<std::uint32_t, std::uint32_t> constants;  // OpConstant id -> value
+  std::uint32_t bound = in[3];
+  std::uint32_t boolType = 0;
+  for (std::size_t pos = 5; pos < in.size();) {
+    const std::uint32_t count = in[pos] >> 16;
+    if (count == 0 || count > in.size() - pos) return std::nullopt;
+    if ((in[pos] & 0xFFFFu) == kOpTypeBool && count == 2) boolType = in[pos + 1];
+    pos += count;
+  }
+  // The layouts become bool constants, declared after the bool type (or with a new one) and
+  // before the first matrix type.
+  const bool newBoolType = boolType == 0;
+  if (newBoolType) boolType = bound++;
+  const std::uint32_t trueId = bound++, falseId = bound++;
+  const std::vector<std::uint32_t> declarations = {word0(3, kOpConstantTrue), boolType, trueId,
+                                                   word0(3, kOpConstantFalse), boolType, falseId};
+
+  std::vector<std::uint32_t> out(in.begin(), in.begin() + 5);
+  bool declared = false;
+  auto declare = [&] {
+    if (declared) return;
+    if (newBoolType) out.insert(out.end(), {word0(2, kOpTypeBool), boolType});
+    out.insert(out.end(), declarations.begin(), declarations.end());
+    declared = true;
+  };
+  for (std::size_t pos = 5; pos < in.size();) {
+    const std::uint32_t count = in[pos] >> 16, opcode = in[pos] & 0xFFFFu;
+    const auto w = in.subspan(pos, count);
+    pos += count;
+    auto emit = [&](std::uint32_t op, std::initializer_list<std::uint32_t> words, std::span<const std::uint32_t> tail = {}) {
+      out.push_back(word0(1 + words.size() + tail.size(), op));
+      out.insert(out.end(), words);
+      out.insert(out.end(), tail.begin(), tail.end());
+    };
+    auto columnMajor = [&](std::uint32_t layout) -> std::optional<std::uint32_t> {
+      auto it = constants.find(layout);
+      if (it == constants.end() || (it->second != kRowMajor && it->second != kColumnMajor)) return std::nullopt;
+      return it->second == kColumnMajor ? trueId : falseId;
+    };
+    switch (opcode) {
+      case kOpCapability:
+        if (count != 2) return std::nullopt;
+        emit(kOpCapability, {w[1] == kCapabilityCooperativeMatrixKHR ? kCapabilityCooperativeMatrixNV : w[1]});
+        break;
+      case kOpExtension:
+        if (isString(w.subspan(1), kKhrExtension)) {
+          const auto text = stringWords(kNvExtension);
+          emit(kOpExtension, {}, text);
+        } else {
+          out.insert(out.end(), w.begin(), w.end());
+        }
+        break;
+      case kOpTypeBool:
+        out.insert(out.end(), w.begin(), w.end());
+        if (!newBoolType) declare();
+        break;
+      case kOpConstant:
+        if (count >= 4) constants[w[2]] = w[3];
+        out.insert(out.end(), w.begin(), w.end());
+        break;
+      case kOpTypeCooperativeMatrixKHR:  // result component scope rows columns use
+        if (count != 7 || constants.find(w[3]) == constants.end() || constants[w[3]] != kScopeSubgroup) {
+          return std::nullopt;
+        }
+        declare();
+        emit(kOpTypeCooperativeMatrixNV, {w[1], w[2], w[3], w[4], w[5]});
+        break;
+      case kOpCooperativeMatrixLoadKHR: {  // type result pointer layout stride [memory access]
+        if (count < 6) return std::nullopt;
+        auto column = columnMajor(w[4]);
+        if (!column) return std::nullopt;
+        emit(kOpCooperativeMatrixLoadNV, {w[1], w[2], w[3], w[5], *column}, w.subspan(6));
+        break;
+      }
+      case kOpCooperativeMatrixStoreKHR: {  // pointer object layout stride [memory access]
+        if (count < 5) return std::nullopt;
+        auto column = columnMajor(w[3]);
+        if (!column) return std::nullopt;
+        emit(kOpCooperativeMatrixStoreNV, {w[1], w[2], w[4], *column}, w.subspan(5));
+        break;
+      }
+      case kOpCooperativeMatrixMulAddKHR:  // type result a b c [operands]
+        if (count < 6 || (count > 6 && (w[6] & kSaturatingAccumulation) != 0)) return std::nullopt;
+        emit(kOpCooperativeMatrixMulAddNV, {w[1], w[2], w[3], w[4], w[5]});
+        break;
+      case kOpCooperativeMatrixLengthKHR:
+        if (count != 4) return std::nullopt;
+        emit(kOpCooperativeMatrixLengthNV, {w[1], w[2], w[3]});
+        break;
+      default: out.insert(out.end(), w.begin(), w.end()); break;
+    }
+  }
+  if (!declared) return std::nullopt;  // no matrix type: not a KHR cooperative-matrix module
+  out[3] = bound;
+  return out;
+}
+
+struct Parsed {
+  struct Instruction {
+    std::size_t offset = 0;
+    std::uint32_t words = 0, opcode = 0, result = 0;
+    std::vector<std::uint16_t> ids;  // word offsets of the operands that reference ids
+  };
+  std::vector<Instruction> instructions;
+  std::size_t next = 5;
+};
+
+spv_result_t collect(void* user, const spv_parsed_instruction_t* inst) {
+  auto* parsed = static_cast<Parsed*>(user);
+  Parsed::Instruction out{parsed->next, inst->num_words, inst->opcode, inst->result_id, {}};
+  for (std::uint16_t i = 0; i < inst->num_operands; ++i) {
+    const spv_parsed_operand_t& operand = inst->operands[i];
+    switch (operand.type) {
+      case SPV_OPERAND_TYPE_ID:
+      case SPV_OPERAND_TYPE_TYPE_ID:
+      case SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID:
+      case SPV_OPERAND_TYPE_SCOPE_ID: out.ids.push_back(operand.offset); break;
+      default: break;
+    }
+  }
+  parsed->next += inst->num_words;
+  parsed->instructions.push_back(std::move(out));
+  return SPV_SUCCESS;
+}
+
+/// Step 2: each duplicate matrix type, and each pointer or function type that became a
+/// duplicate through it, is replaced by its first declaration.
+std::optional<std::vector<std::uint32_t>> mergeDuplicateTypes(const std::vector<std::uint32_t>& in) {
+  Parsed parsed;
+  spv_context context = spvContextCreate(SPV_ENV_VULKAN_1_3);
+  const spv_result_t result = spvBinaryParse(context, &parsed, in.data(), in.size(), nullptr, collect, nullptr);
+  spvContextDestroy(context);
+  if (result != SPV_SUCCESS) return std::nullopt;
+
+  std::unordered_map<std::uint32_t, std::uint32_t> replaced;          // id -> the id it is merged into
+  std::map<std::vector<std::uint32_t>, std::uint32_t> declarationOf;  // opcode + operands -> id
+  std::vector<std::uint32_t> out(in.begin(), in.begin() + 5);
+  for (const Parsed::Instruction& inst : parsed.instructions) {
+    std::vector<std::uint32_t> w(in.begin() + static_cast<std::ptrdiff_t>(inst.offset),
+                                 in.begin() + static_cast<std::ptrdiff_t>(inst.offset + inst.words));
+    for (std::uint16_t at : inst.ids) {
+      auto it = replaced.find(w[at]);
+      if (it != replaced.end()) w[at] = it->second;
+    }
+    if (inst.opcode == kOpTypeCooperativeMatrixNV || inst.opcode == kOpTypePointer || inst.opcode == kOpTypeFunction) {
+      std::vector<std::uint32_t> key{inst.opcode};
+      key.insert(key.end(), w.begin() + 2, w.end());
+      auto [it, inserted] = declarationOf.emplace(std::move(key), inst.result);
+      if (!inserted) {
+        replaced[inst.result] = it->second;
+        continue;
+      }
+    }
+    out.insert(out.end(), w.begin(), w.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::uint32_t>> cooperativeMatrixNvView(std::span<const std::uint32_t> module) {
+  if (module.size() < 5) return std::nullopt;
+  auto reencoded = reencode(module);
+  if (!reencoded) return std::nullopt;
+  return mergeDuplicateTypes(*reencoded);
+}
+
+}  // namespace openvgf::runner
