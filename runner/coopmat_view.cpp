@@ -41,31 +41,29 @@ bool isString(std::span<const std::uint32_t> words, std::string_view text) {
 /// Step 1: the KHR instructions in their NV encoding, word by word. Types that differed only in
 /// their use are now duplicates.
 std::optional<std::vector<std::uint32_t>> reencode(std::span<const std::uint32_t> in) {
-  std::unordered_map<std::uint32_t, std::uint32_t> constants;  // OpConstant id -> value
+  std::unordered_map<std::uint32_t, std::uint32_t> constants, constantType;  // OpConstant id -> value, type
   std::uint32_t bound = in[3];
   std::uint32_t boolType = 0;
+  bool matrixSeen = false;
   for (std::size_t pos = 5; pos < in.size();) {
-    const std::uint32_t count = in[pos] >> 16;
+    const std::uint32_t count = in[pos] >> 16, opcode = in[pos] & 0xFFFFu;
     if (count == 0 || count > in.size() - pos) return std::nullopt;
-    if ((in[pos] & 0xFFFFu) == kOpTypeBool && count == 2) boolType = in[pos + 1];
+    // The bool constants below go before the first matrix type, so the bool type must too.
+    if (opcode == kOpTypeBool && count == 2 && !matrixSeen) boolType = in[pos + 1];
+    if (opcode == kOpTypeCooperativeMatrixKHR) matrixSeen = true;
     pos += count;
   }
-  // The layouts become bool constants, declared after the bool type (or with a new one) and
-  // before the first matrix type.
+  // Declared just before the first matrix type: the layouts as bool constants (with a bool
+  // type if the module has none before it) and, for matrices of another scope, a Subgroup
+  // scope constant of the scope's integer type. NV matrices are subgroup-scoped; spirv-val
+  // checks everything else about a workgroup-scope matrix the same way.
   const bool newBoolType = boolType == 0;
   if (newBoolType) boolType = bound++;
   const std::uint32_t trueId = bound++, falseId = bound++;
-  const std::vector<std::uint32_t> declarations = {word0(3, kOpConstantTrue), boolType, trueId,
-                                                   word0(3, kOpConstantFalse), boolType, falseId};
+  std::uint32_t subgroupScope = 0, subgroupScopeType = 0;
 
   std::vector<std::uint32_t> out(in.begin(), in.begin() + 5);
-  bool declared = false;
-  auto declare = [&] {
-    if (declared) return;
-    if (newBoolType) out.insert(out.end(), {word0(2, kOpTypeBool), boolType});
-    out.insert(out.end(), declarations.begin(), declarations.end());
-    declared = true;
-  };
+  std::size_t declareAt = 0;  // where in `out` the first matrix type went
   for (std::size_t pos = 5; pos < in.size();) {
     const std::uint32_t count = in[pos] >> 16, opcode = in[pos] & 0xFFFFu;
     const auto w = in.subspan(pos, count);
@@ -93,21 +91,27 @@ std::optional<std::vector<std::uint32_t>> reencode(std::span<const std::uint32_t
           out.insert(out.end(), w.begin(), w.end());
         }
         break;
-      case kOpTypeBool:
-        out.insert(out.end(), w.begin(), w.end());
-        if (!newBoolType) declare();
-        break;
       case kOpConstant:
-        if (count >= 4) constants[w[2]] = w[3];
+        if (count >= 4) {
+          constants[w[2]] = w[3];
+          constantType[w[2]] = w[1];
+        }
         out.insert(out.end(), w.begin(), w.end());
         break;
-      case kOpTypeCooperativeMatrixKHR:  // result component scope rows columns use
-        if (count != 7 || constants.find(w[3]) == constants.end() || constants[w[3]] != kScopeSubgroup) {
-          return std::nullopt;
+      case kOpTypeCooperativeMatrixKHR: {  // result component scope rows columns use
+        if (count != 7 || constants.find(w[3]) == constants.end()) return std::nullopt;
+        if (declareAt == 0) declareAt = out.size();
+        std::uint32_t scope = w[3];
+        if (constants[w[3]] != kScopeSubgroup) {
+          if (subgroupScope == 0) {
+            subgroupScope = bound++;
+            subgroupScopeType = constantType[w[3]];
+          }
+          scope = subgroupScope;
         }
-        declare();
-        emit(kOpTypeCooperativeMatrixNV, {w[1], w[2], w[3], w[4], w[5]});
+        emit(kOpTypeCooperativeMatrixNV, {w[1], w[2], scope, w[4], w[5]});
         break;
+      }
       case kOpCooperativeMatrixLoadKHR: {  // type result pointer layout stride [memory access]
         if (count < 6) return std::nullopt;
         auto column = columnMajor(w[4]);
@@ -133,7 +137,15 @@ std::optional<std::vector<std::uint32_t>> reencode(std::span<const std::uint32_t
       default: out.insert(out.end(), w.begin(), w.end()); break;
     }
   }
-  if (!declared) return std::nullopt;  // no matrix type: not a KHR cooperative-matrix module
+  if (declareAt == 0) return std::nullopt;  // no matrix type: not a KHR cooperative-matrix module
+  std::vector<std::uint32_t> declarations;
+  if (newBoolType) declarations.insert(declarations.end(), {word0(2, kOpTypeBool), boolType});
+  declarations.insert(declarations.end(), {word0(3, kOpConstantTrue), boolType, trueId, word0(3, kOpConstantFalse),
+                                           boolType, falseId});
+  if (subgroupScope != 0) {
+    declarations.insert(declarations.end(), {word0(4, kOpConstant), subgroupScopeType, subgroupScope, kScopeSubgroup});
+  }
+  out.insert(out.begin() + static_cast<std::ptrdiff_t>(declareAt), declarations.begin(), declarations.end());
   out[3] = bound;
   return out;
 }

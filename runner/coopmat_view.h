@@ -13,9 +13,9 @@
 
 namespace openvgf::runner {
 
-/// The NV view of a module that declares CooperativeMatrixKHR, or nullopt when the module uses
-/// something NV cannot say (workgroup scope, a layout other than row or column major, loads
-/// without a stride, saturating accumulation) or does not parse.
+/// The NV view of a module that declares CooperativeMatrixKHR (matrices of any scope are viewed
+/// at subgroup scope), or nullopt when the module uses something NV cannot say (a layout other
+/// than row or column major, loads without a stride, saturating accumulation) or does not parse.
 std::optional<std::vector<std::uint32_t>> cooperativeMatrixNvView(std::span<const std::uint32_t> module);
 
 }  // namespace openvgf::runner

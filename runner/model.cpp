@@ -62,15 +62,20 @@ bool elementsCompatible(const vgf::SpirvDescriptor& d, std::uint32_t vkFormat) {
 
 // spirv-val with the environment the runner targets (Vulkan 1.3, its minimum device version).
 // Debian's SPIRV-Tools (2023.1) predates SPV_KHR_cooperative_matrix and rejects its capability,
-// so such a module is validated through its NV encoding (runner/coopmat_view.h); one that uses
-// what NV cannot say (workgroup-scope matrices, say) is checked by openvgf's own reader only
-// (vgf/spirv_info.h: instruction lengths, declarations, descriptors, barriers) and the driver.
+// so such a module is validated through its NV encoding (runner/coopmat_view.h), and one that
+// uses what NV cannot say is refused rather than passed to the driver unchecked.
 Status validateSpirv(std::span<const std::uint32_t> words, const vgf::SpirvModule& reflected) {
   constexpr std::uint32_t kCapabilityCooperativeMatrixKhr = 6022;
   std::optional<std::vector<std::uint32_t>> view;
   const bool khr = std::find(reflected.capabilities.begin(), reflected.capabilities.end(),
                              kCapabilityCooperativeMatrixKhr) != reflected.capabilities.end();
-  if (khr) view = cooperativeMatrixNvView(words);
+  if (khr) {
+    view = cooperativeMatrixNvView(words);
+    if (!view) {
+      return unsupported("expected KHR cooperative matrices this runner can validate (row- or column-major "
+                         "loads and stores with a stride, no saturating accumulation), got others");
+    }
+  }
   std::span<const std::uint32_t> checked = view ? std::span<const std::uint32_t>(*view) : words;
   std::string first;
   spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_3);
@@ -78,7 +83,7 @@ Status validateSpirv(std::span<const std::uint32_t> words, const vgf::SpirvModul
                                     const char* message) {
     if (first.empty()) first = fmt::format("{} (word {})", message, position.index);
   });
-  if ((!khr || view) && !tools.Validate(checked.data(), checked.size())) {
+  if (!tools.Validate(checked.data(), checked.size())) {
     return invalidInput("expected SPIR-V that spirv-val accepts for Vulkan 1.3{}, got: {}",
                         view ? " (KHR cooperative matrices checked in their NV encoding)" : "",
                         first.empty() ? std::string("an invalid module") : first);

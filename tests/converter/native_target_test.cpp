@@ -648,13 +648,45 @@ TEST(NativeTargetCoopMatKhr, RunnerValidatesKhrModulesThroughTheirNvEncoding) {
   EXPECT_EQ(model.error().kind(), ErrorKind::InvalidInput);
   EXPECT_NE(model.error().message().find("checked in their NV encoding"), std::string::npos) << model.error().message();
 
-  // Workgroup-scope matrices have no NV encoding: the runner's own reader checks them.
+  // Workgroup-scope matrices are viewed at subgroup scope, and validate too.
   target.coopMatWorkgroup = converter::CoopMatWorkgroupLimits{16, 16, 16, 256, 256, 0, false, {256}};
   target.coopMatWorkgroupTile = converter::CoopMatWorkgroupTile{128, 128, 32, 64};
   TestGraph whole = matmulGraph(DType::Fp16, 256, 96, 128, rng);
   auto wg = convertWith(whole.graph, target);
   ASSERT_TRUE(wg);
-  EXPECT_FALSE(runner::cooperativeMatrixNvView(wg->file.modules[0].spirv));
+  auto wgView = runner::cooperativeMatrixNvView(wg->file.modules[0].spirv);
+  ASSERT_TRUE(wgView);
+  EXPECT_TRUE(tools.Validate(*wgView)) << message;
+
+  // A layout NV cannot say (3, not row or column major) is refused, not passed on unchecked.
+  words.assign(c->file.modules[0].spirv.begin(), c->file.modules[0].spirv.end());
+  bool relaid = false;
+  std::uint32_t bound = words[3];
+  for (std::size_t pos = 5; pos < words.size() && !relaid; pos += words[pos] >> 16) {
+    if ((words[pos] & 0xFFFFu) == 4457) {
+      // Point the load's layout at a new constant 3 of the scope constants' type.
+      words[pos + 4] = bound;
+      relaid = true;
+    }
+  }
+  ASSERT_TRUE(relaid);
+  for (std::size_t pos = 5; pos < words.size(); pos += words[pos] >> 16) {
+    if ((words[pos] & 0xFFFFu) == 4456) {
+      std::uint32_t intType = 0;
+      for (std::size_t q = 5; q < pos; q += words[q] >> 16) {
+        if ((words[q] & 0xFFFFu) == 43 && words[q + 2] == words[pos + 3]) intType = words[q + 1];
+      }
+      ASSERT_NE(intType, 0u);
+      words.insert(words.begin() + static_cast<std::ptrdiff_t>(pos), {(4u << 16) | 43u, intType, bound, 3u});
+      break;
+    }
+  }
+  words[3] = bound + 1;
+  broken.modules[0].spirv = words;
+  auto relaidModel = runner::Model::create(broken, "broken.vgf");
+  ASSERT_FALSE(relaidModel);
+  EXPECT_EQ(relaidModel.error().kind(), ErrorKind::Unsupported);
+  EXPECT_NE(relaidModel.error().message().find("can validate"), std::string::npos) << relaidModel.error().message();
 }
 
 TEST(NativeTargetCoopMatKhr, ModulesWithoutMatricesComeBackUnchanged) {
