@@ -37,14 +37,17 @@ std::string targetKey(const converter::Target& t) {
   for (const converter::CoopMatShape& s : t.coopMatShapes) {
     shapes += fmt::format("{}x{}x{}:{};", s.m, s.n, s.k, static_cast<int>(s.types));
   }
+  const converter::CoopMatWorkgroupTile& wg = t.coopMatWorkgroupTile;
   return fmt::format(
       "{} [{}] gemm {} small {} large {} >={} splitK {}/{}/{} ew {}x{} reduce {} shared {} inv {} subgroup {} "
-      "fp16 {}{} dot {} coop {} [{}] {} {} >={}",
+      "fp16 {}{} dot {} coop {}/{}/{} [{}] {} {} {} >={} fragment {}x{}x{} wg {}x{}x{}/{} {} fp16-depth {}",
       converter::describeTarget(t), t.deviceName, tile(t.gemm), tile(t.gemmSmall), tile(t.gemmLarge),
       t.gemmLargeMinGroups, t.gemmSplitKGroups, t.gemmSplitKMinDepth, t.gemmSplitKMinSlices, t.elementwiseWg,
       t.elementsPerInvocation, t.reduceThreads, t.maxSharedBytes, t.maxInvocations, t.subgroupSize,
-      t.fp16Arithmetic, t.fp16RoundingRte, t.integerDotProduct, t.cooperativeMatrixNv, shapes, coop(t.coopMatTile),
-      coop(t.coopMatTileSmall), t.coopMatLargeMinTiles);
+      t.fp16Arithmetic, t.fp16RoundingRte, t.integerDotProduct, t.cooperativeMatrixNv, t.cooperativeMatrixKhr,
+      t.coopMatKhrEncoding, shapes, coop(t.coopMatTile), coop(t.coopMatTileSmall), coop(t.coopMatTileHalfAcc),
+      t.coopMatLargeMinTiles, t.coopMatFragment.m, t.coopMatFragment.n, t.coopMatFragment.k, wg.bm, wg.bn, wg.bk,
+      wg.partM, t.coopMatWorkgroup.invocations, t.fp16OperandsMinDepth);
 }
 
 Status checkVulkanTarget(const std::string& path, const std::string& target) {

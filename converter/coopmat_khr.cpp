@@ -3,7 +3,6 @@
 
 #include <spirv-tools/libspirv.h>
 
-#include <cstring>
 #include <map>
 #include <string_view>
 #include <span>
@@ -12,10 +11,12 @@
 #include <utility>
 #include <vector>
 
+#include "vgf/spirv_coopmat.h"
+
 namespace openvgf::converter {
 namespace {
 
-// Opcodes and enumerants (SPIR-V registry; the KHR values are newer than Debian's headers).
+// Core opcodes (SPIR-V registry); the cooperative-matrix ones come from vgf/spirv_coopmat.h.
 constexpr std::uint32_t kOpExtension = 10;
 constexpr std::uint32_t kOpCapability = 17;
 constexpr std::uint32_t kOpTypeInt = 21;
@@ -32,26 +33,8 @@ constexpr std::uint32_t kOpAccessChain = 65;
 constexpr std::uint32_t kOpCopyObject = 83;
 constexpr std::uint32_t kOpPhi = 245;
 constexpr std::uint32_t kStorageFunction = 7;
-constexpr std::uint32_t kOpTypeCooperativeMatrixNV = 5358;
-constexpr std::uint32_t kOpCooperativeMatrixLoadNV = 5359;
-constexpr std::uint32_t kOpCooperativeMatrixStoreNV = 5360;
-constexpr std::uint32_t kOpCooperativeMatrixMulAddNV = 5361;
-constexpr std::uint32_t kOpCooperativeMatrixLengthNV = 5362;
-constexpr std::uint32_t kOpTypeCooperativeMatrixKHR = 4456;
-constexpr std::uint32_t kOpCooperativeMatrixLoadKHR = 4457;
-constexpr std::uint32_t kOpCooperativeMatrixStoreKHR = 4458;
-constexpr std::uint32_t kOpCooperativeMatrixMulAddKHR = 4459;
-constexpr std::uint32_t kOpCooperativeMatrixLengthKHR = 4460;
-constexpr std::uint32_t kCapabilityCooperativeMatrixNV = 5357;
-constexpr std::uint32_t kCapabilityCooperativeMatrixKHR = 6022;
-// CooperativeMatrixUse and CooperativeMatrixLayout.
-constexpr std::uint32_t kUseA = 0, kUseB = 1, kUseAccumulator = 2;
-constexpr std::uint32_t kRowMajor = 0, kColumnMajor = 1;
-// CooperativeMatrixOperands: signed components of A, B, C and the result.
-constexpr std::uint32_t kSignedA = 0x1, kSignedB = 0x2, kSignedC = 0x4, kSignedResult = 0x8;
 
-constexpr std::string_view kNvExtension = "SPV_NV_cooperative_matrix";
-constexpr std::string_view kKhrExtension = "SPV_KHR_cooperative_matrix";
+using namespace vgf::coopmat;
 
 std::uint32_t word0(std::uint32_t words, std::uint32_t opcode) { return (words << 16) | opcode; }
 
@@ -74,17 +57,6 @@ spv_result_t collect(void* user, const spv_parsed_instruction_t* inst) {
                                  : module->instructions.back().offset + module->instructions.back().words;
   module->instructions.push_back(Instruction{offset, inst->num_words, inst->opcode, inst->type_id, inst->result_id});
   return SPV_SUCCESS;
-}
-
-std::vector<std::uint32_t> stringWords(std::string_view text) {
-  std::vector<std::uint32_t> out((text.size() + 4) / 4, 0u);  // NUL-terminated, zero-padded
-  std::memcpy(out.data(), text.data(), text.size());
-  return out;
-}
-
-std::string_view literalString(std::span<const std::uint32_t> words) {
-  const char* chars = reinterpret_cast<const char*>(words.data());
-  return std::string_view(chars, strnlen(chars, words.size() * 4));
 }
 
 }  // namespace
@@ -147,7 +119,7 @@ Result<std::vector<std::uint32_t>> cooperativeMatrixNvToKhr(std::span<const std:
       case kOpPhi:
         escapes.insert(w + 1, w + inst.words);
         break;
-      case kOpTypeCooperativeMatrixNV:
+      case kOpTypeNV:
         if (firstMatrixType == 0) {
           firstMatrixType = inst.offset;
           if (!constantType.count(w[4])) return bug("matrix rows are not an OpConstant");
@@ -155,8 +127,8 @@ Result<std::vector<std::uint32_t>> cooperativeMatrixNvToKhr(std::span<const std:
         }
         component[w[1]] = w[2];
         break;
-      case kOpCooperativeMatrixLoadNV: matrixLoad.insert(w[2]); break;
-      case kOpCooperativeMatrixMulAddNV:
+      case kOpLoadNV: matrixLoad.insert(w[2]); break;
+      case kOpMulAddNV:
         operands.push_back({w[3], typeOf[w[3]], kUseA});
         operands.push_back({w[4], typeOf[w[4]], kUseB});
         operands.push_back({w[5], typeOf[w[5]], kUseAccumulator});
@@ -169,7 +141,7 @@ Result<std::vector<std::uint32_t>> cooperativeMatrixNvToKhr(std::span<const std:
     // A module of the template without matrices (the split-K reduction pass) is left as it is,
     // unless it claims the NV capability, which it could not use.
     for (const Instruction& inst : module.instructions) {
-      if (inst.opcode == kOpCapability && nv[inst.offset + 1] == kCapabilityCooperativeMatrixNV) {
+      if (inst.opcode == kOpCapability && nv[inst.offset + 1] == kCapabilityNV) {
         return bug("the module declares CooperativeMatrixNV but no matrix type");
       }
     }
@@ -277,26 +249,26 @@ Result<std::vector<std::uint32_t>> cooperativeMatrixNvToKhr(std::span<const std:
     };
     switch (inst.opcode) {
       case kOpCapability:
-        emit(kOpCapability, {w[1] == kCapabilityCooperativeMatrixNV ? kCapabilityCooperativeMatrixKHR : w[1]});
+        emit(kOpCapability, {w[1] == kCapabilityNV ? kCapabilityKHR : w[1]});
         break;
       case kOpExtension:
-        if (literalString(w.subspan(1)) == kNvExtension) {
-          const auto text = stringWords(kKhrExtension);
+        if (isString(w.subspan(1), kExtensionNV)) {
+          const auto text = stringWords(kExtensionKHR);
           emit(kOpExtension, {}, text);
         } else {
           body.insert(body.end(), w.begin(), w.end());
         }
         break;
-      case kOpTypeCooperativeMatrixNV: {  // result component scope rows columns
+      case kOpTypeNV: {  // result component scope rows columns
         if (inst.offset == firstMatrixType) insertAt = body.size();
         const std::uint32_t scopeId = constant(static_cast<std::uint32_t>(scope));
         auto it = primaryUse.find(w[1]);  // a matrix no multiply-add reads (a staging copy): accumulator
-        emit(kOpTypeCooperativeMatrixKHR,
+        emit(kOpTypeKHR,
              {w[1], w[2], scopeId, w[4], w[5], constant(it == primaryUse.end() ? kUseAccumulator : it->second)});
         for (std::uint32_t u : {kUseA, kUseB}) {
           auto split = splits.find({w[1], u});
           if (split == splits.end()) continue;
-          emit(kOpTypeCooperativeMatrixKHR, {split->second.type, w[2], scopeId, w[4], w[5], constant(u)});
+          emit(kOpTypeKHR, {split->second.type, w[2], scopeId, w[4], w[5], constant(u)});
           emit(kOpTypePointer, {split->second.pointer, kStorageFunction, split->second.type});
         }
         break;
@@ -315,32 +287,32 @@ Result<std::vector<std::uint32_t>> cooperativeMatrixNvToKhr(std::span<const std:
         emit(kOpLoad, {it != newType.end() ? it->second : w[1], w[2], w[3]}, w.subspan(4));
         break;
       }
-      case kOpCooperativeMatrixLoadNV: {  // type result pointer stride columnMajor [memory access]
+      case kOpLoadNV: {  // type result pointer stride columnMajor [memory access]
         OPENVGF_ASSIGN_OR_RETURN(std::uint32_t layout, layoutOf(w[5]));
         auto it = newType.find(w[2]);
-        emit(kOpCooperativeMatrixLoadKHR, {it != newType.end() ? it->second : w[1], w[2], w[3], layout, w[4]},
+        emit(kOpLoadKHR, {it != newType.end() ? it->second : w[1], w[2], w[3], layout, w[4]},
              w.subspan(6));
         break;
       }
-      case kOpCooperativeMatrixStoreNV: {  // pointer object stride columnMajor [memory access]
+      case kOpStoreNV: {  // pointer object stride columnMajor [memory access]
         OPENVGF_ASSIGN_OR_RETURN(std::uint32_t layout, layoutOf(w[4]));
-        emit(kOpCooperativeMatrixStoreKHR, {w[1], w[2], layout, w[3]}, w.subspan(5));
+        emit(kOpStoreKHR, {w[1], w[2], layout, w[3]}, w.subspan(5));
         break;
       }
-      case kOpCooperativeMatrixMulAddNV: {  // type result a b c
+      case kOpMulAddNV: {  // type result a b c
         std::uint32_t signedness = 0;
         if (isSigned(typeOf[w[3]])) signedness |= kSignedA;
         if (isSigned(typeOf[w[4]])) signedness |= kSignedB;
         if (isSigned(typeOf[w[5]])) signedness |= kSignedC;
         if (isSigned(w[1])) signedness |= kSignedResult;
         if (signedness != 0) {
-          emit(kOpCooperativeMatrixMulAddKHR, {w[1], w[2], w[3], w[4], w[5], signedness});
+          emit(kOpMulAddKHR, {w[1], w[2], w[3], w[4], w[5], signedness});
         } else {
-          emit(kOpCooperativeMatrixMulAddKHR, {w[1], w[2], w[3], w[4], w[5]});
+          emit(kOpMulAddKHR, {w[1], w[2], w[3], w[4], w[5]});
         }
         break;
       }
-      case kOpCooperativeMatrixLengthNV: emit(kOpCooperativeMatrixLengthKHR, {w[1], w[2], w[3]}); break;
+      case kOpLengthNV: emit(kOpLengthKHR, {w[1], w[2], w[3]}); break;
       default: body.insert(body.end(), w.begin(), w.end()); break;
     }
   }

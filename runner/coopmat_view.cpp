@@ -3,40 +3,23 @@
 
 #include <spirv-tools/libspirv.h>
 
-#include <cstring>
 #include <map>
 #include <string_view>
 #include <unordered_map>
 
+#include "vgf/spirv_coopmat.h"
+
 namespace openvgf::runner {
 namespace {
 
-// Opcodes and enumerants (SPIR-V registry; the KHR values are newer than Debian's headers).
+// Core opcodes (SPIR-V registry); the cooperative-matrix ones come from vgf/spirv_coopmat.h.
 constexpr std::uint32_t kOpExtension = 10, kOpCapability = 17, kOpTypeBool = 20, kOpTypePointer = 32,
                         kOpTypeFunction = 33, kOpConstantTrue = 41, kOpConstantFalse = 42, kOpConstant = 43;
-constexpr std::uint32_t kOpTypeCooperativeMatrixKHR = 4456, kOpCooperativeMatrixLoadKHR = 4457,
-                        kOpCooperativeMatrixStoreKHR = 4458, kOpCooperativeMatrixMulAddKHR = 4459,
-                        kOpCooperativeMatrixLengthKHR = 4460;
-constexpr std::uint32_t kOpTypeCooperativeMatrixNV = 5358, kOpCooperativeMatrixLoadNV = 5359,
-                        kOpCooperativeMatrixStoreNV = 5360, kOpCooperativeMatrixMulAddNV = 5361,
-                        kOpCooperativeMatrixLengthNV = 5362;
-constexpr std::uint32_t kCapabilityCooperativeMatrixNV = 5357, kCapabilityCooperativeMatrixKHR = 6022;
-constexpr std::uint32_t kScopeSubgroup = 3, kRowMajor = 0, kColumnMajor = 1, kSaturatingAccumulation = 0x10;
-constexpr std::string_view kNvExtension = "SPV_NV_cooperative_matrix";
-constexpr std::string_view kKhrExtension = "SPV_KHR_cooperative_matrix";
+constexpr std::uint32_t kScopeSubgroup = 3;
+
+using namespace vgf::coopmat;
 
 std::uint32_t word0(std::size_t words, std::uint32_t opcode) { return static_cast<std::uint32_t>(words << 16) | opcode; }
-
-std::vector<std::uint32_t> stringWords(std::string_view text) {
-  std::vector<std::uint32_t> out((text.size() + 4) / 4, 0u);  // NUL-terminated, zero-padded
-  std::memcpy(out.data(), text.data(), text.size());
-  return out;
-}
-
-bool isString(std::span<const std::uint32_t> words, std::string_view text) {
-  const auto expected = stringWords(text);
-  return words.size() == expected.size() && std::equal(words.begin(), words.end(), expected.begin());
-}
 
 /// Step 1: the KHR instructions in their NV encoding, word by word. Types that differed only in
 /// their use are now duplicates.
@@ -50,7 +33,7 @@ std::optional<std::vector<std::uint32_t>> reencode(std::span<const std::uint32_t
     if (count == 0 || count > in.size() - pos) return std::nullopt;
     // The bool constants below go before the first matrix type, so the bool type must too.
     if (opcode == kOpTypeBool && count == 2 && !matrixSeen) boolType = in[pos + 1];
-    if (opcode == kOpTypeCooperativeMatrixKHR) matrixSeen = true;
+    if (opcode == kOpTypeKHR) matrixSeen = true;
     pos += count;
   }
   // Declared just before the first matrix type: the layouts as bool constants (with a bool
@@ -81,11 +64,11 @@ std::optional<std::vector<std::uint32_t>> reencode(std::span<const std::uint32_t
     switch (opcode) {
       case kOpCapability:
         if (count != 2) return std::nullopt;
-        emit(kOpCapability, {w[1] == kCapabilityCooperativeMatrixKHR ? kCapabilityCooperativeMatrixNV : w[1]});
+        emit(kOpCapability, {w[1] == kCapabilityKHR ? kCapabilityNV : w[1]});
         break;
       case kOpExtension:
-        if (isString(w.subspan(1), kKhrExtension)) {
-          const auto text = stringWords(kNvExtension);
+        if (isString(w.subspan(1), kExtensionKHR)) {
+          const auto text = stringWords(kExtensionNV);
           emit(kOpExtension, {}, text);
         } else {
           out.insert(out.end(), w.begin(), w.end());
@@ -98,7 +81,7 @@ std::optional<std::vector<std::uint32_t>> reencode(std::span<const std::uint32_t
         }
         out.insert(out.end(), w.begin(), w.end());
         break;
-      case kOpTypeCooperativeMatrixKHR: {  // result component scope rows columns use
+      case kOpTypeKHR: {  // result component scope rows columns use
         if (count != 7 || constants.find(w[3]) == constants.end()) return std::nullopt;
         if (declareAt == 0) declareAt = out.size();
         std::uint32_t scope = w[3];
@@ -109,30 +92,30 @@ std::optional<std::vector<std::uint32_t>> reencode(std::span<const std::uint32_t
           }
           scope = subgroupScope;
         }
-        emit(kOpTypeCooperativeMatrixNV, {w[1], w[2], scope, w[4], w[5]});
+        emit(kOpTypeNV, {w[1], w[2], scope, w[4], w[5]});
         break;
       }
-      case kOpCooperativeMatrixLoadKHR: {  // type result pointer layout stride [memory access]
+      case kOpLoadKHR: {  // type result pointer layout stride [memory access]
         if (count < 6) return std::nullopt;
         auto column = columnMajor(w[4]);
         if (!column) return std::nullopt;
-        emit(kOpCooperativeMatrixLoadNV, {w[1], w[2], w[3], w[5], *column}, w.subspan(6));
+        emit(kOpLoadNV, {w[1], w[2], w[3], w[5], *column}, w.subspan(6));
         break;
       }
-      case kOpCooperativeMatrixStoreKHR: {  // pointer object layout stride [memory access]
+      case kOpStoreKHR: {  // pointer object layout stride [memory access]
         if (count < 5) return std::nullopt;
         auto column = columnMajor(w[3]);
         if (!column) return std::nullopt;
-        emit(kOpCooperativeMatrixStoreNV, {w[1], w[2], w[4], *column}, w.subspan(5));
+        emit(kOpStoreNV, {w[1], w[2], w[4], *column}, w.subspan(5));
         break;
       }
-      case kOpCooperativeMatrixMulAddKHR:  // type result a b c [operands]
+      case kOpMulAddKHR:  // type result a b c [operands]
         if (count < 6 || (count > 6 && (w[6] & kSaturatingAccumulation) != 0)) return std::nullopt;
-        emit(kOpCooperativeMatrixMulAddNV, {w[1], w[2], w[3], w[4], w[5]});
+        emit(kOpMulAddNV, {w[1], w[2], w[3], w[4], w[5]});
         break;
-      case kOpCooperativeMatrixLengthKHR:
+      case kOpLengthKHR:
         if (count != 4) return std::nullopt;
-        emit(kOpCooperativeMatrixLengthNV, {w[1], w[2], w[3]});
+        emit(kOpLengthNV, {w[1], w[2], w[3]});
         break;
       default: out.insert(out.end(), w.begin(), w.end()); break;
     }
@@ -197,7 +180,7 @@ std::optional<std::vector<std::uint32_t>> mergeDuplicateTypes(const std::vector<
       auto it = replaced.find(w[at]);
       if (it != replaced.end()) w[at] = it->second;
     }
-    if (inst.opcode == kOpTypeCooperativeMatrixNV || inst.opcode == kOpTypePointer || inst.opcode == kOpTypeFunction) {
+    if (inst.opcode == kOpTypeNV || inst.opcode == kOpTypePointer || inst.opcode == kOpTypeFunction) {
       std::vector<std::uint32_t> key{inst.opcode};
       key.insert(key.end(), w.begin() + 2, w.end());
       auto [it, inserted] = declarationOf.emplace(std::move(key), inst.result);
