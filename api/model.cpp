@@ -307,6 +307,7 @@ runner::ContextOptions contextOptions(const DeviceOptions& device) {
   options.validate = device.validate;
   options.pipelineCache = device.pipelineCache;
   options.cacheDir = device.cacheDir;
+  options.pipelineStatistics = device.pipelineStatistics;
   return options;
 }
 

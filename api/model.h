@@ -132,6 +132,7 @@ struct DeviceOptions {
   bool validate = false;
   bool pipelineCache = true;
   std::filesystem::path cacheDir;  // cache root; empty = cacheRoot()
+  bool pipelineStatistics = false;  // as runner::ContextOptions::pipelineStatistics
 };
 
 /// A LoadedModel on a device. Immutable after open(): several threads may create Sessions

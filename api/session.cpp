@@ -110,6 +110,19 @@ const runner::RunTiming& Session::lastTiming() const {
   return model_->loaded().program() ? timing_ : parts_[0].lastTiming();
 }
 
+Result<std::vector<runner::PipelineStatistics>> Session::pipelineStatistics() const {
+  std::vector<runner::PipelineStatistics> out;
+  const bool program = model_->loaded().program() != nullptr;
+  for (std::size_t k = 0; k < parts_.size(); ++k) {
+    OPENVGF_ASSIGN_OR_RETURN(std::vector<runner::PipelineStatistics> part, parts_[k].pipelineStatistics());
+    for (runner::PipelineStatistics& p : part) {
+      if (program) p.module = fmt::format("delegates[{}] {}", k, p.module);
+      out.push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
 const std::vector<std::string>& Session::segmentNames() const {
   return model_->loaded().program() ? segmentNames_ : parts_[0].segmentNames();
 }

@@ -53,6 +53,9 @@ class Session {
   const runner::RunTiming& lastTiming() const;
   /// One name per dispatch, in order (a .pte's prefixed with its delegate).
   const std::vector<std::string>& segmentNames() const;
+  /// runner::Session::pipelineStatistics of every part (a .pte's modules prefixed with their
+  /// delegate); needs DeviceOptions::pipelineStatistics.
+  Result<std::vector<runner::PipelineStatistics>> pipelineStatistics() const;
 
  private:
   Session() = default;

@@ -61,6 +61,7 @@ struct RunOptions {
   std::string check;                // --check model.tosa
   bool checkSelf = false;           // --check without a file: the graph the model itself carries
   bool noPipelineCache = false;
+  bool pipelineStats = false;       // --pipeline-stats: print the driver's statistics of each pipeline
   std::string target = "portable";  // --target: how a .tosa is converted and GRAPH segments lowered
   std::string plan;                 // --plan: the .pte execution plan ("" = the only one, or forward)
 };

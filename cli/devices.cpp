@@ -71,6 +71,7 @@ nlohmann::json toJson(const vulkan::DeviceSnapshot& d, bool isDefault, std::uint
             {"maxPushConstantsSize", l.maxPushConstantsSize},
             {"timestampPeriod", l.timestampPeriod}}},
           {"features", features},
+          {"pipeline_statistics", d.pipelineExecutableInfo},
           {"host_io",
            {{"dedicated_transfer_queue", d.dedicatedTransferQueue},
             {"host_visible_device_local_bytes", barBytes},
@@ -103,6 +104,8 @@ std::string toText(const vulkan::DeviceSnapshot& d, bool isDefault, std::uint64_
   out += fmt::format("   round-to-nearest-even execution mode (shaderRoundingModeRTEFloat*): {}\n",
                      rte.empty() ? "-" : fmt::format("fp{}", fmt::join(rte, " fp")));
   if (!no.empty()) out += fmt::format("   missing:  {}\n", no);
+  out += fmt::format("   pipeline statistics (run --pipeline-stats, VK_KHR_pipeline_executable_properties): {}\n",
+                     d.pipelineExecutableInfo ? "yes" : "no");
   out += fmt::format("   host I/O: dedicated transfer queue {}, device-local host-visible heap {} MiB{}, "
                      "VK_EXT_external_memory_host {}, timeline semaphores {}\n",
                      d.dedicatedTransferQueue ? "yes" : "no", barBytes >> 20,

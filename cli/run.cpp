@@ -30,6 +30,9 @@ void setup(CLI::App& sub, Action& action) {
                            ->expected(0, 1)
                            ->type_name("[MODEL.tosa]");
   sub.add_flag("--no-pipeline-cache", options->noPipelineCache, "Do not read or write the pipeline cache");
+  sub.add_flag("--pipeline-stats", options->pipelineStats,
+               "Print what the driver reports of each compiled pipeline (registers, shared memory, code size, ...; "
+               "needs VK_KHR_pipeline_executable_properties)");
   sub.add_option("--target", options->target,
                  "How a .tosa is converted and GRAPH segments are lowered: portable (default) or native")
       ->capture_default_str();

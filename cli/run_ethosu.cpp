@@ -73,8 +73,10 @@ Status writeOutputs(const RunOptions& options, const std::vector<tosa::HostTenso
 
 Result<int> runEthosUModel(const RunOptions& options, const eu::LoadedModel& model, std::string_view name) {
   if (!model.hasIo) return invalidInput("{}: a bare COP1 payload has no input/output placement; run a vela_bin_stream", name);
-  if (options.repeat != 1 || !options.profile.empty() || !options.device.empty()) {
-    return invalidInput("{}: --repeat, --profile and --device apply to Vulkan models, not to the Ethos-U simulator", name);
+  if (options.repeat != 1 || !options.profile.empty() || !options.device.empty() || options.pipelineStats) {
+    return invalidInput("{}: --repeat, --profile, --device and --pipeline-stats apply to Vulkan models, not to the "
+                        "Ethos-U simulator",
+                        name);
   }
   std::optional<tosa::Graph> graph;
   if (!options.check.empty()) {

@@ -93,6 +93,20 @@ bool printChecks(const std::vector<api::PartCheck>& parts) {
   return pass;
 }
 
+// One block per pipeline: its module, the dispatches that use it, then the driver's
+// statistics as it names them (stdout: the user asked for them).
+void printPipelineStatistics(const std::vector<runner::PipelineStatistics>& pipelines) {
+  for (const runner::PipelineStatistics& p : pipelines) {
+    std::string uses;
+    for (const std::string& s : p.segments) uses += fmt::format("{}{}", uses.empty() ? "" : ", ", s);
+    std::printf("pipeline %s (%zu dispatch%s: %s)\n", p.module.c_str(), p.segments.size(),
+                p.segments.size() == 1 ? "" : "es", uses.c_str());
+    for (const vulkan::PipelineStatistic& s : p.statistics) {
+      std::printf("  %s %s: %s\n", s.executable.c_str(), s.name.c_str(), s.value.c_str());
+    }
+  }
+}
+
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   std::size_t mid = values.size() / 2;
@@ -129,11 +143,16 @@ Result<int> runModel(const RunOptions& options, std::span<const std::uint8_t>) {
   device.validate = options.validate;
   device.device = options.device;
   device.pipelineCache = !options.noPipelineCache;
+  device.pipelineStatistics = options.pipelineStats;
   OPENVGF_ASSIGN_OR_RETURN(std::unique_ptr<api::Model> runnable, api::Model::create(std::move(loaded), device));
   spdlog::info("device: {}", runnable->deviceName());
   runner::SessionOptions sessionOptions;
   sessionOptions.profile = !options.profile.empty();
   OPENVGF_ASSIGN_OR_RETURN(api::Session session, api::Session::create(*runnable, sessionOptions));
+  if (options.pipelineStats) {
+    OPENVGF_ASSIGN_OR_RETURN(std::vector<runner::PipelineStatistics> pipelines, session.pipelineStatistics());
+    printPipelineStatistics(pipelines);
+  }
 
   runner::ProfileRecorder recorder(session.segmentNames());
   std::vector<tosa::HostTensor> outputs;

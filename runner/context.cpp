@@ -15,7 +15,7 @@ Result<std::unique_ptr<Context>> Context::create(const ContextOptions& options, 
     OPENVGF_TRY(model->checkDevice(snapshot));
     features |= model->requiredFeatures();
   }
-  OPENVGF_ASSIGN_OR_RETURN(vulkan::Device device, vulkan::Device::create(instance, index, {.features = features}));
+  OPENVGF_ASSIGN_OR_RETURN(vulkan::Device device, vulkan::Device::create(instance, index, {.features = features, .pipelineStatistics = options.pipelineStatistics}));
   std::filesystem::path dir;
   if (options.pipelineCache) dir = options.cacheDir.empty() ? vulkan::defaultPipelineCacheDir() : options.cacheDir;
   // The cache keeps a pointer to the device, so it is created against the device's final home.

@@ -23,6 +23,9 @@ struct ContextOptions {
   std::string device;             ///< "" best device, digits = index, else name substring
   bool pipelineCache = true;      ///< read/write the on-disk pipeline cache
   std::filesystem::path cacheDir; ///< empty: vulkan::defaultPipelineCacheDir()
+  /// Keep the driver's statistics of each compiled pipeline (Session::pipelineStatistics);
+  /// needs VK_KHR_pipeline_executable_properties.
+  bool pipelineStatistics = false;
 };
 
 class Context {

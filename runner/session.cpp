@@ -335,6 +335,12 @@ Result<Session::PipelinePlan> Session::createPipelines(const Context& context, c
       if (std::find(set.begin(), set.end(), b.binding) == set.end()) set.push_back(b.binding);
     }
   }
+  pipelineUse_.assign(plan.descs.size(), {});
+  for (std::size_t s = 0; s < segments.size(); ++s) {
+    PipelineStatistics& use = pipelineUse_[plan.ofSegment[s]];
+    use.module = model.modules()[segments[s].moduleIndex].name;
+    use.segments.push_back(segments[s].name);
+  }
   auto start = std::chrono::steady_clock::now();
   OPENVGF_ASSIGN_OR_RETURN(pipelines_, vulkan::createComputePipelines(context.device(), context.pipelineCache(),
                                                                       plan.descs, options.pipelineThreads));
@@ -343,6 +349,17 @@ Result<Session::PipelinePlan> Session::createPipelines(const Context& context, c
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
                 context.pipelineCache().loadedFromDisk() ? "loaded from disk" : "empty");
   return plan;
+}
+
+Result<std::vector<PipelineStatistics>> Session::pipelineStatistics() const {
+  if (!context_->device().capturesPipelineStatistics()) {
+    return invalidInput("pipeline statistics: expected a context created with ContextOptions::pipelineStatistics");
+  }
+  std::vector<PipelineStatistics> out = pipelineUse_;
+  for (std::size_t p = 0; p < pipelines_.size(); ++p) {
+    OPENVGF_ASSIGN_OR_RETURN(out[p].statistics, context_->device().pipelineStatistics(pipelines_[p].handle()));
+  }
+  return out;
 }
 
 // One descriptor set per (slot, segment, set), written once; the pool is sized exactly.

@@ -54,6 +54,13 @@ struct SessionOptions {
   unsigned inFlight = 1;         ///< runs that may be in flight at once (runAsync); 1..8
 };
 
+/// What the driver reports of one pipeline's compiled code, and the dispatches that use it.
+struct PipelineStatistics {
+  std::string module;                          // the VGF module's name
+  std::vector<std::string> segments;           // the segments dispatched with it
+  std::vector<vulkan::PipelineStatistic> statistics;
+};
+
 /// Host memory the device reads and writes by DMA, with no CPU copy ("pinned" memory): caller
 /// memory imported with VK_EXT_external_memory_host, or a host-visible allocation of the
 /// device. Spans inside it given to Session::runAsync move without a memcpy. Must outlive the
@@ -174,6 +181,9 @@ class Session {
   const std::vector<TensorInfo>& inputs() const { return inputs_; }
   const std::vector<TensorInfo>& outputs() const { return outputs_; }
   const std::vector<std::string>& segmentNames() const { return segmentNames_; }
+  /// The driver's statistics of each pipeline (one per module the dispatches use), in first-use
+  /// order; needs ContextOptions::pipelineStatistics.
+  Result<std::vector<PipelineStatistics>> pipelineStatistics() const;
   /// Timings of the last run; timestamps only with SessionOptions::profile.
   const RunTiming& lastTiming() const { return timing_; }
   bool directIo() const { return direct_; }
@@ -221,6 +231,7 @@ class Session {
   std::optional<vulkan::Arena> uploadArena_;
   std::optional<vulkan::Arena> readbackArena_;
   std::vector<vulkan::ComputePipeline> pipelines_;
+  std::vector<PipelineStatistics> pipelineUse_;  // per pipeline: module and segments (statistics empty)
   std::optional<vulkan::DescriptorPool> descriptorPool_;
   std::optional<vulkan::TimelineSemaphore> uploaded_;  // value = ticket whose upload finished
   std::optional<vulkan::TimelineSemaphore> done_;      // value = ticket whose run finished

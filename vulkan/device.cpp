@@ -22,6 +22,10 @@ Result<Device> Device::create(const Instance& instance, std::size_t index, const
     return unsupported("device {} ({}): expected support for {}, which the driver does not report", index,
                        snapshot.name, names);
   }
+  if (options.pipelineStatistics && !snapshot.pipelineExecutableInfo) {
+    return unsupported("device {} ({}): pipeline statistics need {}, which the driver does not offer", index,
+                       snapshot.name, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  }
 
   Device device;
   device.physical_ = instance.physicalDevice(index);
@@ -106,6 +110,15 @@ Result<Device> Device::create(const Instance& instance, std::size_t index, const
     f13.pNext = &coopMat2;
     extensions.push_back(kNvCooperativeMatrix2Extension);
   }
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable =
+      vkStruct<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);
+  if (options.pipelineStatistics) {
+    executable.pipelineExecutableInfo = VK_TRUE;
+    executable.pNext = f13.pNext;
+    f13.pNext = &executable;
+    extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  }
   // Enabling it changes nothing for sessions that never import, so it is on whenever offered.
   if (snapshot.externalMemoryHost) extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
 
@@ -131,6 +144,17 @@ Result<Device> Device::create(const Instance& instance, std::size_t index, const
     device.getHostPointerProperties_ = reinterpret_cast<PFN_vkGetMemoryHostPointerPropertiesEXT>(
         vkGetDeviceProcAddr(device.device_, "vkGetMemoryHostPointerPropertiesEXT"));
   }
+  if (options.pipelineStatistics) {
+    device.getExecutableProperties_ = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+        vkGetDeviceProcAddr(device.device_, "vkGetPipelineExecutablePropertiesKHR"));
+    device.getExecutableStatistics_ = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+        vkGetDeviceProcAddr(device.device_, "vkGetPipelineExecutableStatisticsKHR"));
+    if (device.getExecutableProperties_ == nullptr || device.getExecutableStatistics_ == nullptr) {
+      device.getExecutableStatistics_ = nullptr;
+      return environmentError("device {} ({}): the driver offers {} but not its functions", index, snapshot.name,
+                              VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    }
+  }
   return device;
 }
 
@@ -143,6 +167,43 @@ std::uint32_t Device::hostPointerMemoryTypes(const void* pointer) const {
   return result == VK_SUCCESS ? properties.memoryTypeBits : 0;
 }
 
+Result<std::vector<PipelineStatistic>> Device::pipelineStatistics(VkPipeline pipeline) const {
+  if (getExecutableStatistics_ == nullptr) {
+    return internalError("pipeline statistics: the device was created without DeviceOptions::pipelineStatistics");
+  }
+  VkPipelineInfoKHR info = vkStruct<VkPipelineInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR);
+  info.pipeline = pipeline;
+  std::uint32_t count = 0;
+  OPENVGF_VK_TRY(getExecutableProperties_(device_, &info, &count, nullptr));
+  std::vector<VkPipelineExecutablePropertiesKHR> executables(
+      count, vkStruct<VkPipelineExecutablePropertiesKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR));
+  OPENVGF_VK_TRY(getExecutableProperties_(device_, &info, &count, executables.data()));
+  std::vector<PipelineStatistic> out;
+  for (std::uint32_t e = 0; e < count; ++e) {
+    VkPipelineExecutableInfoKHR which = vkStruct<VkPipelineExecutableInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR);
+    which.pipeline = pipeline;
+    which.executableIndex = e;
+    std::uint32_t statCount = 0;
+    OPENVGF_VK_TRY(getExecutableStatistics_(device_, &which, &statCount, nullptr));
+    std::vector<VkPipelineExecutableStatisticKHR> stats(
+        statCount, vkStruct<VkPipelineExecutableStatisticKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR));
+    OPENVGF_VK_TRY(getExecutableStatistics_(device_, &which, &statCount, stats.data()));
+    for (std::uint32_t i = 0; i < statCount; ++i) {
+      const VkPipelineExecutableStatisticKHR& s = stats[i];
+      std::string value;
+      switch (s.format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: value = s.value.b32 ? "true" : "false"; break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: value = fmt::format("{}", s.value.i64); break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: value = fmt::format("{}", s.value.u64); break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: value = fmt::format("{}", s.value.f64); break;
+        default: value = "?"; break;
+      }
+      out.push_back({executables[e].name, s.name, s.description, std::move(value)});
+    }
+  }
+  return out;
+}
+
 Device::Device(Device&& other) noexcept
     : device_(std::exchange(other.device_, VK_NULL_HANDLE)),
       physical_(other.physical_),
@@ -152,6 +213,8 @@ Device::Device(Device&& other) noexcept
       transferFamily_(other.transferFamily_),
       families_(other.families_),
       getHostPointerProperties_(other.getHostPointerProperties_),
+      getExecutableProperties_(other.getExecutableProperties_),
+      getExecutableStatistics_(other.getExecutableStatistics_),
       snapshot_(std::move(other.snapshot_)),
       enabled_(other.enabled_),
       memory_(other.memory_),
@@ -169,6 +232,8 @@ Device& Device::operator=(Device&& other) noexcept {
     transferFamily_ = other.transferFamily_;
     families_ = other.families_;
     getHostPointerProperties_ = other.getHostPointerProperties_;
+    getExecutableProperties_ = other.getExecutableProperties_;
+    getExecutableStatistics_ = other.getExecutableStatistics_;
     snapshot_ = std::move(other.snapshot_);
     enabled_ = other.enabled_;
     memory_ = other.memory_;

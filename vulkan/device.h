@@ -9,7 +9,9 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "vulkan/api.h"
 
@@ -55,6 +57,19 @@ class DeviceHandle {
 
 struct DeviceOptions {
   FeatureSet features;  // optional features to enable; must be a subset of the snapshot's
+  /// Enable VK_KHR_pipeline_executable_properties, so that pipelines keep the driver's
+  /// statistics of their compiled code (ComputePipeline::statistics). Unsupported when the
+  /// device lacks it.
+  bool pipelineStatistics = false;
+};
+
+/// One statistic of a compiled pipeline executable (VK_KHR_pipeline_executable_properties),
+/// named and valued as the driver reports it, e.g. {"Compute", "Register Count", ..., "128"}.
+struct PipelineStatistic {
+  std::string executable;  // the executable's name (one per shader stage the driver compiled)
+  std::string name;
+  std::string description;
+  std::string value;  // the number as text (booleans as true/false)
 };
 
 /// Which of the device's queues a submission goes to.
@@ -88,6 +103,11 @@ class Device {
   bool canImportHostMemory() const { return getHostPointerProperties_ != nullptr; }
   /// Memory types that can import `pointer` (0 when none or when imports are unavailable).
   std::uint32_t hostPointerMemoryTypes(const void* pointer) const;
+  /// DeviceOptions::pipelineStatistics was asked for (and the extension is enabled).
+  bool capturesPipelineStatistics() const { return getExecutableStatistics_ != nullptr; }
+  /// What the driver reports of the code it compiled for `pipeline` (created while
+  /// capturesPipelineStatistics()), every executable's statistics in the driver's order.
+  Result<std::vector<PipelineStatistic>> pipelineStatistics(VkPipeline pipeline) const;
 
   /// Submits to a queue. VkQueue access must be externally synchronized (Vulkan spec
   /// §3.6 "Threading Behavior"), so concurrent sessions serialize here, for the submit only.
@@ -109,6 +129,8 @@ class Device {
   std::uint32_t transferFamily_ = 0;
   std::array<std::uint32_t, 2> families_{};  // compute, then transfer family
   PFN_vkGetMemoryHostPointerPropertiesEXT getHostPointerProperties_ = nullptr;
+  PFN_vkGetPipelineExecutablePropertiesKHR getExecutableProperties_ = nullptr;
+  PFN_vkGetPipelineExecutableStatisticsKHR getExecutableStatistics_ = nullptr;
   DeviceSnapshot snapshot_;
   FeatureSet enabled_;
   VkPhysicalDeviceMemoryProperties memory_{};

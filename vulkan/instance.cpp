@@ -273,12 +273,13 @@ DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
   std::vector<VkExtensionProperties> exts(extCount);
   if (extCount > 0) vkEnumerateDeviceExtensionProperties(device, nullptr, &extCount, exts.data());
   exts.resize(extCount);
-  bool coopMatExt = false, coopMatKhrExt = false, coopMat2Ext = false;
+  bool coopMatExt = false, coopMatKhrExt = false, coopMat2Ext = false, executableExt = false;
   for (const VkExtensionProperties& e : exts) {
     if (std::strcmp(e.extensionName, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0) coopMatExt = true;
     if (std::strcmp(e.extensionName, kKhrCooperativeMatrixExtension) == 0) coopMatKhrExt = true;
     if (std::strcmp(e.extensionName, kNvCooperativeMatrix2Extension) == 0) coopMat2Ext = true;
     if (std::strcmp(e.extensionName, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME) == 0) s.externalMemoryHost = true;
+    if (std::strcmp(e.extensionName, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) == 0) executableExt = true;
   }
   if (s.externalMemoryHost) {
     VkPhysicalDeviceExternalMemoryHostPropertiesEXT hostProps = vkStruct<VkPhysicalDeviceExternalMemoryHostPropertiesEXT>(
@@ -305,7 +306,15 @@ DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
     coopMat2.pNext = f.pNext;
     f.pNext = &coopMat2;
   }
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable =
+      vkStruct<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);
+  if (executableExt) {
+    executable.pNext = f.pNext;
+    f.pNext = &executable;
+  }
   vkGetPhysicalDeviceFeatures2(device, &f);
+  s.pipelineExecutableInfo = executable.pipelineExecutableInfo == VK_TRUE;
   auto set = [&](Feature feature, VkBool32 on) {
     if (on) s.features.add(feature);
   };

@@ -117,6 +117,7 @@ Result<ComputePipeline> ComputePipeline::create(const Device& device, const Pipe
   info.stage.module = module;
   info.stage.pName = desc.entryPoint.c_str();
   info.layout = layout;
+  if (device.capturesPipelineStatistics()) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   VkPipeline handle = VK_NULL_HANDLE;
   VkResult result = vkCreateComputePipelines(vk, cache.handle(), 1, &info, nullptr, &handle);
   if (result != VK_SUCCESS) {

@@ -106,6 +106,9 @@ struct DeviceSnapshot {
   bool externalMemoryHost = false;       // VK_EXT_external_memory_host offered (import of host pointers)
   std::uint64_t minImportedHostPointerAlignment = 0;  // bytes; pointer and size of an import are multiples
   bool dedicatedTransferQueue = false;   // a queue family with TRANSFER but neither COMPUTE nor GRAPHICS
+  // VK_KHR_pipeline_executable_properties with pipelineExecutableInfo: the driver reports
+  // statistics (registers, code size, ...) of the code it compiled for a pipeline.
+  bool pipelineExecutableInfo = false;
   DeviceLimits limits;
   FeatureSet features;  // supported optional features
 };

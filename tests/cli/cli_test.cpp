@@ -119,6 +119,29 @@ TEST_F(Cli, QuietPrintsOnlyWhatWasAskedFor) {
   EXPECT_THAT(stats.output, HasSubstr("kernels:"));
 }
 
+// `run --pipeline-stats` prints the driver's statistics of each pipeline where `devices` says
+// the device has them, and otherwise refuses naming the extension it lacks (lavapipe in
+// Debian 12 has none), before running anything.
+TEST_F(Cli, PipelineStatisticsWhereTheDeviceReportsThem) {
+  CommandResult devices = run("devices");
+  ASSERT_EQ(devices.exitCode, 0) << devices.output;
+  ASSERT_THAT(devices.output, HasSubstr("pipeline statistics (run --pipeline-stats"));
+  const bool reported = devices.output.find("VK_KHR_pipeline_executable_properties): yes") != std::string::npos;
+  CommandResult r = run("run " + kConv + "/model.tosa -i " + kConv + "/placeholder_0.npy -o " + path("y.npy") +
+                        " --pipeline-stats --validate");
+  if (reported) {
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("pipeline "));
+    EXPECT_THAT(r.output, HasSubstr("CONV2D"));
+    EXPECT_TRUE(fs::exists(path("y.npy")));
+  } else {
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("pipeline statistics need VK_KHR_pipeline_executable_properties, which the "
+                                    "driver does not offer"));
+    EXPECT_FALSE(fs::exists(path("y.npy")));
+  }
+}
+
 TEST_F(Cli, TargetAndPassesErrorsListTheChoices) {
   const std::string model = kAdd + "/model.tosa";
   CommandResult target = run("convert " + model + " -o " + path("x.vgf") + " --target fastest");
