@@ -167,29 +167,53 @@ std::uint32_t Device::hostPointerMemoryTypes(const void* pointer) const {
   return result == VK_SUCCESS ? properties.memoryTypeBits : 0;
 }
 
+namespace {
+
+// Vulkan's two-call enumeration of the function `name`: `call(&count, nullptr)`, then
+// `call(&count, items)` into structs of sType `type`.
+template <typename T, typename Call>
+Result<std::vector<T>> enumerate(const char* name, VkStructureType type, Call call) {
+  std::uint32_t count = 0;
+  VkResult result = call(&count, nullptr);
+  std::vector<T> items;
+  if (result == VK_SUCCESS) {
+    items.assign(count, vkStruct<T>(type));
+    result = call(&count, items.data());
+  }
+  if (result != VK_SUCCESS) return Unexpected(vkError(result, name));
+  items.resize(count);
+  return items;
+}
+
+}  // namespace
+
 Result<std::vector<PipelineStatistic>> Device::pipelineStatistics(VkPipeline pipeline) const {
   if (getExecutableStatistics_ == nullptr) {
     return internalError("pipeline statistics: the device was created without DeviceOptions::pipelineStatistics");
   }
   VkPipelineInfoKHR info = vkStruct<VkPipelineInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR);
   info.pipeline = pipeline;
-  std::uint32_t count = 0;
-  OPENVGF_VK_TRY(getExecutableProperties_(device_, &info, &count, nullptr));
-  std::vector<VkPipelineExecutablePropertiesKHR> executables(
-      count, vkStruct<VkPipelineExecutablePropertiesKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR));
-  OPENVGF_VK_TRY(getExecutableProperties_(device_, &info, &count, executables.data()));
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<VkPipelineExecutablePropertiesKHR> executables,
+                           (enumerate<VkPipelineExecutablePropertiesKHR>(
+                               "vkGetPipelineExecutablePropertiesKHR",
+                               VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR,
+                               [&](std::uint32_t* count, VkPipelineExecutablePropertiesKHR* items) {
+                                 return getExecutableProperties_(device_, &info, count, items);
+                               })));
   std::vector<PipelineStatistic> out;
-  for (std::uint32_t e = 0; e < count; ++e) {
-    VkPipelineExecutableInfoKHR which = vkStruct<VkPipelineExecutableInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR);
+  for (std::uint32_t e = 0; e < executables.size(); ++e) {
+    VkPipelineExecutableInfoKHR which =
+        vkStruct<VkPipelineExecutableInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR);
     which.pipeline = pipeline;
     which.executableIndex = e;
-    std::uint32_t statCount = 0;
-    OPENVGF_VK_TRY(getExecutableStatistics_(device_, &which, &statCount, nullptr));
-    std::vector<VkPipelineExecutableStatisticKHR> stats(
-        statCount, vkStruct<VkPipelineExecutableStatisticKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR));
-    OPENVGF_VK_TRY(getExecutableStatistics_(device_, &which, &statCount, stats.data()));
-    for (std::uint32_t i = 0; i < statCount; ++i) {
-      const VkPipelineExecutableStatisticKHR& s = stats[i];
+    OPENVGF_ASSIGN_OR_RETURN(std::vector<VkPipelineExecutableStatisticKHR> stats,
+                             (enumerate<VkPipelineExecutableStatisticKHR>(
+                                 "vkGetPipelineExecutableStatisticsKHR",
+                                 VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR,
+                                 [&](std::uint32_t* count, VkPipelineExecutableStatisticKHR* items) {
+                                   return getExecutableStatistics_(device_, &which, count, items);
+                                 })));
+    for (const VkPipelineExecutableStatisticKHR& s : stats) {
       std::string value;
       switch (s.format) {
         case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: value = s.value.b32 ? "true" : "false"; break;
