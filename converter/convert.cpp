@@ -126,17 +126,24 @@ namespace {
 // ConvertOptions::precision on the chosen target.
 Status applyPrecision(Target& target, const std::string& precision) {
   if (precision == "fp32") return {};
-  if (precision != "fp16") return invalidInput("--precision: expected fp32 or fp16, got '{}'", precision);
-  const bool fp16Fragments =
-      (target.cooperativeMatrixNv || target.coopMatKhrEncoding) && std::any_of(target.coopMatShapes.begin(), target.coopMatShapes.end(), [](const CoopMatShape& s) {
-        return s.types == CoopMatTypes::F16xF16ToF32;
-      });
-  if (!fp16Fragments) {
-    return unsupported("--precision fp16: expected a target with fp16 cooperative matrices (--target native on a GPU "
-                       "that has VK_NV_cooperative_matrix or VK_KHR_cooperative_matrix), got {}",
+  if (precision != "fp16" && precision != "bf16") {
+    return invalidInput("--precision: expected fp32, fp16 or bf16, got '{}'", precision);
+  }
+  const bool bf16 = precision == "bf16";
+  const CoopMatTypes wanted = bf16 ? CoopMatTypes::Bf16xBf16ToF32 : CoopMatTypes::F16xF16ToF32;
+  // bf16 matrices exist only in the KHR encoding.
+  const bool encodable = bf16 ? target.coopMatKhrEncoding : target.cooperativeMatrixNv || target.coopMatKhrEncoding;
+  const bool fragments = encodable && std::any_of(target.coopMatShapes.begin(), target.coopMatShapes.end(),
+                                                  [&](const CoopMatShape& s) { return s.types == wanted; });
+  if (!fragments) {
+    return unsupported("--precision {}: expected a target with {} cooperative matrices (--target native on a GPU that "
+                       "has {}), got {}",
+                       precision, precision,
+                       bf16 ? "VK_KHR_cooperative_matrix and VK_KHR_shader_bfloat16"
+                            : "VK_NV_cooperative_matrix or VK_KHR_cooperative_matrix",
                        describeTarget(target));
   }
-  target.fp16Operands = true;
+  (bf16 ? target.bf16Operands : target.fp16Operands) = true;
   return {};
 }
 

@@ -25,9 +25,10 @@ struct ConvertOptions {
   std::string target = "portable";  // "portable" | "native"
   /// A target built by hand (tests, tools); when set, `target` is not looked up.
   std::optional<Target> customTarget;
-  /// "fp32" (default: TOSA's precision) or "fp16": fp32 MATMUL / CONV2D operands rounded to
-  /// fp16 on fp16 cooperative matrices with fp32 accumulators (Target::fp16Operands); a
-  /// target without fp16 cooperative-matrix shapes is Unsupported for "fp16".
+  /// "fp32" (default: TOSA's precision), "fp16" or "bf16": fp32 MATMUL / CONV2D operands rounded
+  /// to fp16 / bf16 on such cooperative matrices with fp32 accumulators (Target::fp16Operands,
+  /// Target::bf16Operands); a target without such cooperative-matrix shapes (bf16: in the KHR
+  /// encoding) is Unsupported.
   std::string precision = "fp32";
   bool useCache = true;             // on-disk SPIR-V cache (--no-cache turns it off)
   std::filesystem::path cacheDir;   // empty: $XDG_CACHE_HOME/openvgf/spirv

@@ -20,6 +20,7 @@ namespace {
 constexpr std::uint32_t kOpExtension = 10;
 constexpr std::uint32_t kOpCapability = 17;
 constexpr std::uint32_t kOpTypeInt = 21;
+constexpr std::uint32_t kOpTypeFloat = 22;
 constexpr std::uint32_t kOpTypePointer = 32;
 constexpr std::uint32_t kOpConstantTrue = 41;
 constexpr std::uint32_t kOpConstantFalse = 42;
@@ -61,7 +62,8 @@ spv_result_t collect(void* user, const spv_parsed_instruction_t* inst) {
 
 }  // namespace
 
-Result<std::vector<std::uint32_t>> cooperativeMatrixNvToKhr(std::span<const std::uint32_t> nv, CoopMatScope scope) {
+Result<std::vector<std::uint32_t>> cooperativeMatrixNvToKhr(std::span<const std::uint32_t> nv, CoopMatScope scope,
+                                                            bool bf16Operands) {
   auto bug = [](std::string_view what) { return internalError("cooperative-matrix KHR encoding: {}", what); };
   if (nv.size() < 5) return bug("module shorter than its header");
 
@@ -90,11 +92,15 @@ Result<std::vector<std::uint32_t>> cooperativeMatrixNvToKhr(std::span<const std:
   std::vector<Operand> operands;  // every multiply-add operand and result
   std::size_t firstMatrixType = 0;
   std::uint32_t intType = 0;  // the type of the matrices' Rows constants
+  std::uint32_t fp16Type = 0;
   for (const Instruction& inst : module.instructions) {
     const std::uint32_t* w = nv.data() + inst.offset;
     if (inst.type != 0 && inst.result != 0) typeOf[inst.result] = inst.type;
     switch (inst.opcode) {
       case kOpTypeInt: signedInt[w[1]] = w[3] != 0; break;
+      case kOpTypeFloat:
+        if (inst.words == 3 && w[2] == 16) fp16Type = w[1];
+        break;
       case kOpConstantTrue: boolConstant[w[2]] = true; break;
       case kOpConstantFalse: boolConstant[w[2]] = false; break;
       case kOpConstant: constantType[w[2]] = w[1]; break;
@@ -227,6 +233,14 @@ Result<std::vector<std::uint32_t>> cooperativeMatrixNvToKhr(std::span<const std:
     if (inserted) it->second = bound++;
     return it->second;
   };
+  // bf16 operands: the component type of every A and B matrix that has fp16 components.
+  const std::uint32_t bf16Type = bf16Operands ? bound++ : 0;
+  bool bf16Used = false;
+  auto componentFor = [&](std::uint32_t nvComponent, std::uint32_t use) {
+    if (bf16Type == 0 || use == kUseAccumulator || nvComponent != fp16Type) return nvComponent;
+    bf16Used = true;
+    return bf16Type;
+  };
   auto isSigned = [&](std::uint32_t matrixType) {
     auto it = signedInt.find(component[matrixType]);
     return it != signedInt.end() && it->second;
@@ -250,11 +264,16 @@ Result<std::vector<std::uint32_t>> cooperativeMatrixNvToKhr(std::span<const std:
     switch (inst.opcode) {
       case kOpCapability:
         emit(kOpCapability, {w[1] == kCapabilityNV ? kCapabilityKHR : w[1]});
+        if (w[1] == kCapabilityNV && bf16Type != 0) {
+          emit(kOpCapability, {kCapabilityBfloat16Type});
+          emit(kOpCapability, {kCapabilityBfloat16Matrix});
+        }
         break;
       case kOpExtension:
         if (isString(w.subspan(1), kExtensionNV)) {
           const auto text = stringWords(kExtensionKHR);
           emit(kOpExtension, {}, text);
+          if (bf16Type != 0) emit(kOpExtension, {}, stringWords(kExtensionBfloat16));
         } else {
           body.insert(body.end(), w.begin(), w.end());
         }
@@ -263,12 +282,12 @@ Result<std::vector<std::uint32_t>> cooperativeMatrixNvToKhr(std::span<const std:
         if (inst.offset == firstMatrixType) insertAt = body.size();
         const std::uint32_t scopeId = constant(static_cast<std::uint32_t>(scope));
         auto it = primaryUse.find(w[1]);  // a matrix no multiply-add reads (a staging copy): accumulator
-        emit(kOpTypeKHR,
-             {w[1], w[2], scopeId, w[4], w[5], constant(it == primaryUse.end() ? kUseAccumulator : it->second)});
+        const std::uint32_t use = it == primaryUse.end() ? kUseAccumulator : it->second;
+        emit(kOpTypeKHR, {w[1], componentFor(w[2], use), scopeId, w[4], w[5], constant(use)});
         for (std::uint32_t u : {kUseA, kUseB}) {
           auto split = splits.find({w[1], u});
           if (split == splits.end()) continue;
-          emit(kOpTypeKHR, {split->second.type, w[2], scopeId, w[4], w[5], constant(u)});
+          emit(kOpTypeKHR, {split->second.type, componentFor(w[2], u), scopeId, w[4], w[5], constant(u)});
           emit(kOpTypePointer, {split->second.pointer, kStorageFunction, split->second.type});
         }
         break;
@@ -317,7 +336,9 @@ Result<std::vector<std::uint32_t>> cooperativeMatrixNvToKhr(std::span<const std:
     }
   }
 
+  if (bf16Type != 0 && !bf16Used) return bug("bf16 operands asked for, but no A or B matrix has fp16 components");
   std::vector<std::uint32_t> declarations;
+  if (bf16Type != 0) declarations.insert(declarations.end(), {word0(4, kOpTypeFloat), bf16Type, 16, kEncodingBfloat16});
   for (auto [value, id] : constants) {
     declarations.insert(declarations.end(), {word0(4, kOpConstant), intType, id, value});
   }

@@ -17,6 +17,11 @@
 // alike) is split: it keeps the accumulator use, and its A and B uses get types of their own,
 // given to the loads that produce those operands and to the function variables (touched only
 // by loads and stores) that glslang keeps fragments in. Anything else is refused.
+//
+// With bf16 operands the A and B matrices' fp16 components become bf16 (SPV_KHR_bfloat16:
+// OpTypeFloat 16 with the BFloat16KHR encoding, capabilities BFloat16TypeKHR and
+// BFloat16CooperativeMatrixKHR): the core declared them fp16, which glslang knows, and stored
+// bf16 bit patterns in the shared memory they load from.
 #pragma once
 
 #include <cstdint>
@@ -30,9 +35,9 @@ namespace openvgf::converter {
 enum class CoopMatScope : std::uint32_t { Workgroup = 2, Subgroup = 3 };
 
 /// Re-encodes every NV cooperative-matrix type and instruction of `nvModule` as KHR, with
-/// every matrix at `scope`; a module without matrices comes back unchanged. Fails (as a
-/// converter bug) on a module it cannot map.
+/// every matrix at `scope` (and fp16 A and B matrices as bf16 with `bf16Operands`); a module
+/// without matrices comes back unchanged. Fails (as a converter bug) on a module it cannot map.
 Result<std::vector<std::uint32_t>> cooperativeMatrixNvToKhr(std::span<const std::uint32_t> nvModule,
-                                                            CoopMatScope scope);
+                                                            CoopMatScope scope, bool bf16Operands = false);
 
 }  // namespace openvgf::converter

@@ -171,7 +171,8 @@ Result<std::vector<std::uint32_t>> compileShader(const ShaderInstance& instance,
   const auto encoding = instance.defines.entries().find("CM_ENCODING");
   if (encoding != instance.defines.entries().end() && encoding->second != "0") {
     const CoopMatScope scope = encoding->second == "2" ? CoopMatScope::Workgroup : CoopMatScope::Subgroup;
-    auto khr = cooperativeMatrixNvToKhr(spirv, scope);
+    const auto bf16 = instance.defines.entries().find("CM_BF16");
+    auto khr = cooperativeMatrixNvToKhr(spirv, scope, bf16 != instance.defines.entries().end() && bf16->second == "1");
     if (!khr) return failure("KHR cooperative-matrix encoding", khr.error().message());
     spirv = std::move(*khr);
   }

@@ -13,7 +13,7 @@ namespace openvgf::runner {
 namespace {
 
 // Core opcodes (SPIR-V registry); the cooperative-matrix ones come from vgf/spirv_coopmat.h.
-constexpr std::uint32_t kOpExtension = 10, kOpCapability = 17, kOpTypeBool = 20, kOpTypePointer = 32,
+constexpr std::uint32_t kOpExtension = 10, kOpCapability = 17, kOpTypeBool = 20, kOpTypeFloat = 22, kOpTypePointer = 32,
                         kOpTypeFunction = 33, kOpConstantTrue = 41, kOpConstantFalse = 42, kOpConstant = 43;
 constexpr std::uint32_t kScopeSubgroup = 3;
 
@@ -64,14 +64,27 @@ std::optional<std::vector<std::uint32_t>> reencode(std::span<const std::uint32_t
     switch (opcode) {
       case kOpCapability:
         if (count != 2) return std::nullopt;
+        // NV matrices have no bf16 components: bf16 is viewed as fp16 (below).
+        if (w[1] == kCapabilityBfloat16Type || w[1] == kCapabilityBfloat16Matrix) break;
         emit(kOpCapability, {w[1] == kCapabilityKHR ? kCapabilityNV : w[1]});
         break;
       case kOpExtension:
         if (isString(w.subspan(1), kExtensionKHR)) {
           const auto text = stringWords(kExtensionNV);
           emit(kOpExtension, {}, text);
+        } else if (isString(w.subspan(1), kExtensionBfloat16)) {
+          break;
         } else {
           out.insert(out.end(), w.begin(), w.end());
+        }
+        break;
+      case kOpTypeFloat:  // result width [encoding]: bf16 becomes an fp16 type, merged in step 2
+        if (count == 4 && w[2] == 16 && w[3] == kEncodingBfloat16) {
+          emit(kOpTypeFloat, {w[1], 16});
+        } else if (count == 3) {
+          out.insert(out.end(), w.begin(), w.end());
+        } else {
+          return std::nullopt;
         }
         break;
       case kOpConstant:
@@ -161,8 +174,8 @@ spv_result_t collect(void* user, const spv_parsed_instruction_t* inst) {
   return SPV_SUCCESS;
 }
 
-/// Step 2: each duplicate matrix type, and each pointer or function type that became a
-/// duplicate through it, is replaced by its first declaration.
+/// Step 2: each duplicate matrix or float type (a bf16 type viewed as fp16), and each pointer
+/// or function type that became a duplicate through it, is replaced by its first declaration.
 std::optional<std::vector<std::uint32_t>> mergeDuplicateTypes(const std::vector<std::uint32_t>& in) {
   Parsed parsed;
   spv_context context = spvContextCreate(SPV_ENV_VULKAN_1_3);
@@ -180,7 +193,8 @@ std::optional<std::vector<std::uint32_t>> mergeDuplicateTypes(const std::vector<
       auto it = replaced.find(w[at]);
       if (it != replaced.end()) w[at] = it->second;
     }
-    if (inst.opcode == kOpTypeNV || inst.opcode == kOpTypePointer || inst.opcode == kOpTypeFunction) {
+    if (inst.opcode == kOpTypeNV || inst.opcode == kOpTypePointer || inst.opcode == kOpTypeFunction ||
+        inst.opcode == kOpTypeFloat) {
       std::vector<std::uint32_t> key{inst.opcode};
       key.insert(key.end(), w.begin() + 2, w.end());
       auto [it, inserted] = declarationOf.emplace(std::move(key), inst.result);

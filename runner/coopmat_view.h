@@ -3,7 +3,8 @@
 // predates: the module is re-encoded with the SPV_NV_cooperative_matrix instructions it knows
 // (same types and operations, the use and layout operands dropped or moved) and that view is
 // validated. KHR matrix types that differ only in their use become one NV type, so duplicate
-// types and pointers to them are merged first.
+// types and pointers to them are merged first. bf16 components (SPV_KHR_bfloat16, which
+// SPIRV-Tools 2023.1 predates too) are viewed as fp16: same width, same rules for matrices.
 #pragma once
 
 #include <cstdint>

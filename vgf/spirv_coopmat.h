@@ -27,6 +27,11 @@ inline constexpr std::uint32_t kRowMajor = 0, kColumnMajor = 1;
 inline constexpr std::uint32_t kSignedA = 0x1, kSignedB = 0x2, kSignedC = 0x4, kSignedResult = 0x8,
                                kSaturatingAccumulation = 0x10;
 
+// SPV_KHR_bfloat16: OpTypeFloat 16 with this FP encoding operand, its two capabilities.
+inline constexpr std::uint32_t kEncodingBfloat16 = 0;
+inline constexpr std::uint32_t kCapabilityBfloat16Type = 5116, kCapabilityBfloat16Matrix = 5118;
+inline constexpr std::string_view kExtensionBfloat16 = "SPV_KHR_bfloat16";
+
 /// A literal string as SPIR-V words: NUL-terminated, zero-padded to a whole word.
 inline std::vector<std::uint32_t> stringWords(std::string_view text) {
   std::vector<std::uint32_t> out((text.size() + 4) / 4, 0u);

@@ -16,6 +16,8 @@ inline constexpr const char* kNvCooperativeMatrix2Extension = "VK_NV_cooperative
 
 inline constexpr auto kStructCooperativeMatrixFeaturesKhr = static_cast<VkStructureType>(1000506000);
 inline constexpr auto kStructCooperativeMatrix2FeaturesNv = static_cast<VkStructureType>(1000593000);
+inline constexpr const char* kKhrShaderBfloat16Extension = "VK_KHR_shader_bfloat16";
+inline constexpr auto kStructShaderBfloat16FeaturesKhr = static_cast<VkStructureType>(1000141000);
 
 struct CooperativeMatrixFeaturesKhr {  // VkPhysicalDeviceCooperativeMatrixFeaturesKHR
   VkStructureType sType;
@@ -34,6 +36,14 @@ struct CooperativeMatrix2FeaturesNv {  // VkPhysicalDeviceCooperativeMatrix2Feat
   VkBool32 cooperativeMatrixPerElementOperations;
   VkBool32 cooperativeMatrixTensorAddressing;
   VkBool32 cooperativeMatrixBlockLoads;
+};
+
+struct ShaderBfloat16FeaturesKhr {  // VkPhysicalDeviceShaderBfloat16FeaturesKHR
+  VkStructureType sType;
+  void* pNext;
+  VkBool32 shaderBFloat16Type;
+  VkBool32 shaderBFloat16DotProduct;
+  VkBool32 shaderBFloat16CooperativeMatrix;
 };
 
 }  // namespace openvgf::vulkan

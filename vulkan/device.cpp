@@ -119,6 +119,14 @@ Result<Device> Device::create(const Instance& instance, std::size_t index, const
     f13.pNext = &executable;
     extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   }
+  ShaderBfloat16FeaturesKhr bf16{kStructShaderBfloat16FeaturesKhr, nullptr, VK_FALSE, VK_FALSE, VK_FALSE};
+  if (f.has(Feature::CooperativeMatrixBfloat16)) {
+    bf16.shaderBFloat16Type = VK_TRUE;
+    bf16.shaderBFloat16CooperativeMatrix = VK_TRUE;
+    bf16.pNext = f13.pNext;
+    f13.pNext = &bf16;
+    extensions.push_back(kKhrShaderBfloat16Extension);
+  }
   // Enabling it changes nothing for sessions that never import, so it is on whenever offered.
   if (snapshot.externalMemoryHost) extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
 

@@ -273,11 +273,12 @@ DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
   std::vector<VkExtensionProperties> exts(extCount);
   if (extCount > 0) vkEnumerateDeviceExtensionProperties(device, nullptr, &extCount, exts.data());
   exts.resize(extCount);
-  bool coopMatExt = false, coopMatKhrExt = false, coopMat2Ext = false, executableExt = false;
+  bool coopMatExt = false, coopMatKhrExt = false, coopMat2Ext = false, executableExt = false, bf16Ext = false;
   for (const VkExtensionProperties& e : exts) {
     if (std::strcmp(e.extensionName, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0) coopMatExt = true;
     if (std::strcmp(e.extensionName, kKhrCooperativeMatrixExtension) == 0) coopMatKhrExt = true;
     if (std::strcmp(e.extensionName, kNvCooperativeMatrix2Extension) == 0) coopMat2Ext = true;
+    if (std::strcmp(e.extensionName, kKhrShaderBfloat16Extension) == 0) bf16Ext = true;
     if (std::strcmp(e.extensionName, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME) == 0) s.externalMemoryHost = true;
     if (std::strcmp(e.extensionName, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) == 0) executableExt = true;
   }
@@ -305,6 +306,11 @@ DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
   if (coopMatKhrExt && coopMat2Ext) {
     coopMat2.pNext = f.pNext;
     f.pNext = &coopMat2;
+  }
+  ShaderBfloat16FeaturesKhr bf16{kStructShaderBfloat16FeaturesKhr, nullptr, VK_FALSE, VK_FALSE, VK_FALSE};
+  if (bf16Ext) {
+    bf16.pNext = f.pNext;
+    f.pNext = &bf16;
   }
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable =
       vkStruct<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
@@ -343,6 +349,8 @@ DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
   set(Feature::CooperativeMatrixWorkgroupScope,
       coopMatKhrExt && coopMat2Ext && coopMatKhr.cooperativeMatrix && coopMat2.cooperativeMatrixWorkgroupScope &&
           coopMat2.cooperativeMatrixFlexibleDimensions);
+  set(Feature::CooperativeMatrixBfloat16, coopMatKhrExt && bf16Ext && coopMatKhr.cooperativeMatrix &&
+                                              bf16.shaderBFloat16Type && bf16.shaderBFloat16CooperativeMatrix);
   return s;
 }
 

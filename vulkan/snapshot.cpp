@@ -58,6 +58,8 @@ constexpr CapabilityRule kRules[] = {
     {6019, "DotProduct", bit(Feature::ShaderIntegerDotProduct), 0},
     {5357, "CooperativeMatrixNV", bit(Feature::CooperativeMatrixNv), 0},
     {6022, "CooperativeMatrixKHR", bit(Feature::CooperativeMatrixKhr), 0},
+    {5116, "BFloat16TypeKHR", bit(Feature::CooperativeMatrixBfloat16), 0},
+    {5118, "BFloat16CooperativeMatrixKHR", bit(Feature::CooperativeMatrixBfloat16), 0},
     // A property per float width, checked through the RoundingModeRTE execution mode.
     {4467, "RoundingModeRTE", 0, 0},
 };
@@ -99,6 +101,7 @@ std::string_view featureName(Feature f) {
     case Feature::CooperativeMatrixNv: return "cooperativeMatrix";
     case Feature::CooperativeMatrixKhr: return "cooperativeMatrix (KHR)";
     case Feature::CooperativeMatrixWorkgroupScope: return "cooperativeMatrixWorkgroupScope";
+    case Feature::CooperativeMatrixBfloat16: return "shaderBFloat16CooperativeMatrix";
   }
   return "unknown";
 }
@@ -108,6 +111,7 @@ std::string_view featureExtension(Feature f) {
     case Feature::CooperativeMatrixNv: return "VK_NV_cooperative_matrix";
     case Feature::CooperativeMatrixKhr: return "VK_KHR_cooperative_matrix";
     case Feature::CooperativeMatrixWorkgroupScope: return "VK_NV_cooperative_matrix2";
+    case Feature::CooperativeMatrixBfloat16: return "VK_KHR_shader_bfloat16";
     default: return "";
   }
 }

@@ -40,8 +40,10 @@ enum class Feature : std::uint32_t {
   // VK_NV_cooperative_matrix2 cooperativeMatrixWorkgroupScope and cooperativeMatrixFlexibleDimensions:
   // KHR matrices at workgroup scope, of any multiple of the listed granularities.
   CooperativeMatrixWorkgroupScope = 1u << 18,
+  // VK_KHR_shader_bfloat16 shaderBFloat16Type and shaderBFloat16CooperativeMatrix: bf16 matrices.
+  CooperativeMatrixBfloat16 = 1u << 19,
 };
-inline constexpr std::uint32_t kFeatureCount = 19;
+inline constexpr std::uint32_t kFeatureCount = 20;
 
 /// A set of Features (bit mask).
 struct FeatureSet {

@@ -133,9 +133,9 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
   if (in == DType::Fp16 && weight == DType::Fp16) {
     if (accType == DType::Fp16) wanted.push_back(CoopMatTypes::F16xF16ToF16);
     wanted.push_back(CoopMatTypes::F16xF16ToF32);
-  } else if (in == DType::Fp32 && weight == DType::Fp32 && accType == DType::Fp32 && target.fp16Operands &&
-             k >= target.fp16OperandsMinDepth) {
-    wanted.push_back(CoopMatTypes::F16xF16ToF32);
+  } else if (in == DType::Fp32 && weight == DType::Fp32 && accType == DType::Fp32 &&
+             (target.fp16Operands || target.bf16Operands) && k >= target.fp16OperandsMinDepth) {
+    wanted.push_back(target.bf16Operands ? CoopMatTypes::Bf16xBf16ToF32 : CoopMatTypes::F16xF16ToF32);
   } else if (in == DType::Int8 && weight == DType::Int8 && zeroPointA == 0 && zeroPointB == 0) {
     wanted.push_back(CoopMatTypes::S8xS8ToS32);
   } else {
@@ -143,6 +143,7 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
   }
   const int sg = static_cast<int>(target.subgroupSize);
   for (CoopMatTypes types : wanted) {
+    if (types == CoopMatTypes::Bf16xBf16ToF32 && !target.coopMatKhrEncoding) continue;  // no NV bf16 matrices
     // The first tile of which the GEMM has at least coopMatLargeMinTiles workgroups: for fp16
     // accumulators, which take half the registers of fp32 ones, coopMatTileHalfAcc (subgroups
     // may own twice the block); then coopMatTile; else coopMatTileSmall.
@@ -258,6 +259,7 @@ void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan) {
   defines.set("BM", plan.bm).set("BN", plan.bn).set("BK", plan.bk).set("WM", plan.wm).set("WN", plan.wn);
   defines.set("SG", plan.subgroupSize);
   if (plan.fp32Operands) defines.set("CM_F32_OPERANDS", 1);
+  if (plan.shape.types == CoopMatTypes::Bf16xBf16ToF32) defines.set("CM_BF16", 1);
 }
 
 void bindWeightsKN(LoweringContext& ctx, const Node& node, std::size_t input, ShaderDefines& defines,

@@ -28,6 +28,9 @@ constexpr auto kStructCoopMatPropertiesKhr = static_cast<VkStructureType>(100050
 constexpr auto kStructCoopMat2FeaturesNv = static_cast<VkStructureType>(1000593000);
 constexpr auto kStructFlexibleDimensionsNv = static_cast<VkStructureType>(1000593001);
 constexpr auto kStructCoopMat2PropertiesNv = static_cast<VkStructureType>(1000593002);
+constexpr const char* kKhrShaderBfloat16Extension = "VK_KHR_shader_bfloat16";
+constexpr auto kStructBfloat16FeaturesKhr = static_cast<VkStructureType>(1000141000);
+constexpr auto kComponentTypeBfloat16 = static_cast<VkComponentTypeNV>(1000141000);
 
 struct CoopMatFeaturesKhr {
   VkStructureType sType;
@@ -47,6 +50,11 @@ struct CoopMat2FeaturesNv {
   void* pNext;
   VkBool32 workgroupScope, flexibleDimensions, reductions, conversions, perElementOperations, tensorAddressing,
       blockLoads;
+};
+struct Bfloat16FeaturesKhr {
+  VkStructureType sType;
+  void* pNext;
+  VkBool32 type, dotProduct, cooperativeMatrix;
 };
 struct CoopMat2PropertiesNv {
   VkStructureType sType;
@@ -72,6 +80,7 @@ std::optional<CoopMatTypes> coopMatTypes(VkComponentTypeNV a, VkComponentTypeNV 
   if (a == VK_COMPONENT_TYPE_FLOAT16_NV && c == VK_COMPONENT_TYPE_FLOAT32_NV) return CoopMatTypes::F16xF16ToF32;
   if (a == VK_COMPONENT_TYPE_FLOAT16_NV && c == VK_COMPONENT_TYPE_FLOAT16_NV) return CoopMatTypes::F16xF16ToF16;
   if (a == VK_COMPONENT_TYPE_SINT8_NV && c == VK_COMPONENT_TYPE_SINT32_NV) return CoopMatTypes::S8xS8ToS32;
+  if (a == kComponentTypeBfloat16 && c == VK_COMPONENT_TYPE_FLOAT32_NV) return CoopMatTypes::Bf16xBf16ToF32;
   return std::nullopt;
 }
 
@@ -221,18 +230,21 @@ Result<Target> probeNativeTarget() {
   const bool coopMatExt = hasExt(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   const bool coopMatKhrExt = hasExt(kKhrCooperativeMatrixExtension);
   const bool coopMat2Ext = coopMatKhrExt && hasExt(kNvCooperativeMatrix2Extension);
+  const bool bf16Ext = coopMatKhrExt && hasExt(kKhrShaderBfloat16Extension);
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coopMat{};
   coopMat.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
   CoopMatFeaturesKhr coopMatKhr{kStructCoopMatFeaturesKhr, nullptr, VK_FALSE, VK_FALSE};
   CoopMat2FeaturesNv coopMat2{};
   coopMat2.sType = kStructCoopMat2FeaturesNv;
   CoopMat2PropertiesNv coopMat2Props{kStructCoopMat2PropertiesNv, nullptr, 0, 0, 0};
+  Bfloat16FeaturesKhr bf16{kStructBfloat16FeaturesKhr, nullptr, VK_FALSE, VK_FALSE, VK_FALSE};
   auto chain = [](void*& head, auto& next) {
     next.pNext = head;
     head = &next;
   };
   if (coopMatExt) chain(f12.pNext, coopMat);
   if (coopMatKhrExt) chain(f12.pNext, coopMatKhr);
+  if (bf16Ext) chain(f12.pNext, bf16);
   if (coopMat2Ext) {
     chain(f12.pNext, coopMat2);
     chain(props12.pNext, coopMat2Props);
@@ -268,13 +280,21 @@ Result<Target> probeNativeTarget() {
   if (coopMatKhrExt && coopMatKhr.cooperativeMatrix == VK_TRUE && t.fp16Arithmetic &&
       f12.vulkanMemoryModel == VK_TRUE && t.subgroupSize != 0) {
     t.cooperativeMatrixKhr = true;
+    const auto queryKhr = reinterpret_cast<GetCoopMatPropertiesKhr>(proc("vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
+    const bool bf16Matrices = bf16Ext && bf16.type == VK_TRUE && bf16.cooperativeMatrix == VK_TRUE;
+    auto isBf16 = [](const CoopMatShape& s) { return s.types == CoopMatTypes::Bf16xBf16ToF32; };
     if (!t.cooperativeMatrixNv) {
-      t.coopMatShapes = coopMatShapesKhr(
-          device, reinterpret_cast<GetCoopMatPropertiesKhr>(proc("vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR")));
+      t.coopMatShapes = coopMatShapesKhr(device, queryKhr);
       if (f12.shaderInt8 != VK_TRUE) {
         std::erase_if(t.coopMatShapes, [](const CoopMatShape& s) { return s.types == CoopMatTypes::S8xS8ToS32; });
       }
+      if (!bf16Matrices) std::erase_if(t.coopMatShapes, isBf16);
       t.coopMatKhrEncoding = !t.coopMatShapes.empty();
+    } else if (bf16Matrices) {
+      // NV lists no bf16 shapes; KHR does (usable with the KHR encoding, --precision bf16).
+      for (const CoopMatShape& s : coopMatShapesKhr(device, queryKhr)) {
+        if (isBf16(s)) t.coopMatShapes.push_back(s);
+      }
     }
     if (coopMat2Ext && coopMat2.workgroupScope == VK_TRUE && coopMat2.flexibleDimensions == VK_TRUE) {
       t.coopMatWorkgroup = coopMatWorkgroupLimits(

@@ -45,9 +45,10 @@ std::string describeTarget(const Target& target) {
   if (target.cooperativeMatrixNv || target.coopMatKhrEncoding) {
     std::string shapes;
     for (const CoopMatShape& s : target.coopMatShapes) {
-      const char* types = s.types == CoopMatTypes::F16xF16ToF32   ? "f16+f32"
-                          : s.types == CoopMatTypes::F16xF16ToF16 ? "f16+f16"
-                                                                  : "s8+s32";
+      const char* types = s.types == CoopMatTypes::F16xF16ToF32     ? "f16+f32"
+                          : s.types == CoopMatTypes::F16xF16ToF16   ? "f16+f16"
+                          : s.types == CoopMatTypes::Bf16xBf16ToF32 ? "bf16+f32"
+                                                                    : "s8+s32";
       shapes += fmt::format(" {}x{}x{} {}", s.m, s.n, s.k, types);
     }
     features.push_back("cooperative matrix" + shapes);
@@ -61,6 +62,7 @@ std::string describeTarget(const Target& target) {
                                    wg.fp16Accumulators ? ", fp16 accumulators" : ""));
   }
   if (target.fp16Operands) features.push_back("fp16 GEMM operands (--precision fp16)");
+  if (target.bf16Operands) features.push_back("bf16 GEMM operands (--precision bf16)");
   if (!features.empty()) out += ": " + fmt::format("{}", fmt::join(features, ", "));
   return out;
 }

@@ -21,7 +21,9 @@ struct GemmTile {
 };
 
 /// Operand / accumulator types of a cooperative-matrix shape (A and B share a type, C = D).
-enum class CoopMatTypes { F16xF16ToF32, F16xF16ToF16, S8xS8ToS32 };
+// Bf16xBf16ToF32 only through VK_KHR_cooperative_matrix with VK_KHR_shader_bfloat16, so only
+// with the KHR encoding (Target::coopMatKhrEncoding).
+enum class CoopMatTypes { F16xF16ToF32, F16xF16ToF16, S8xS8ToS32, Bf16xBf16ToF32 };
 
 /// One shape vkGetPhysicalDeviceCooperativeMatrixPropertiesNV lists at subgroup scope:
 /// A is m x k, B is k x n, C/D are m x n.
@@ -109,6 +111,9 @@ struct Target {
   // multiplied on fp16 cooperative matrices with fp32 accumulators. Off by default: TOSA
   // judges fp32 GEMMs at fp32 accuracy, which K-deep fp16 products do not meet.
   bool fp16Operands = false;
+  // --precision bf16: the same with bf16 (fp32's exponent range, 8-bit significand) on bf16
+  // matrices; fp16OperandsMinDepth applies to it too.
+  bool bf16Operands = false;
   // ... only for GEMMs at least this deep: set per device class by the tuning table. On an
   // H100 fp16 fragments were faster for 33 of the 34 ResNet-50 convolutions with K >= 512
   // and slower for 16 of the 20 with K < 512, whose staging and epilogue cost more than the

@@ -18,7 +18,8 @@
 //   CM_M CM_N CM_K          one cooperative-matrix shape the device lists
 //   CM_INT                  0: fp16 operands, 1: int8 operands with int32 accumulators
 //   CM_F32_OPERANDS         1: the tensors are fp32, rounded to fp16 as they are loaded
-//                           (--precision fp16; include/gemm_coopmat_ext.glsl)
+//                           (--precision fp16; include/gemm_coopmat_ext.glsl), or to bf16
+//                           with CM_BF16=1 (--precision bf16)
 //   CM_ACC16                1: fp16 accumulators (TOSA acc_type fp16), else fp32
 //   BM BN BK                workgroup tile; WM WN tiles per subgroup; SG subgroup size
 //   GEMM_VEC_A, GEMM_VEC_B  1: the template provides uvec4 gemm_load_a_vec(batch, m, k) /
@@ -79,6 +80,8 @@ shared CM_ACC_T sC[CM_SG_M * CM_SG_N * CM_M * CM_N];  // one staging tile per su
 uint cm_pack4(A_CT v0, A_CT v1, A_CT v2, A_CT v3) {
   return (uint(v0) & 0xFFu) | ((uint(v1) & 0xFFu) << 8) | ((uint(v2) & 0xFFu) << 16) | (uint(v3) << 24);
 }
+#elif CM_BF16
+uint cm_pack2(A_CT v0, A_CT v1) { return cm_pack_bf16x2(vec2(v0, v1)); }
 #else
 uint cm_pack2(A_CT v0, A_CT v1) { return packFloat2x16(f16vec2(float16_t(v0), float16_t(v1))); }
 #endif

@@ -34,9 +34,28 @@
 #ifndef CM_F32_OPERANDS
 #define CM_F32_OPERANDS 0
 #endif
+// --precision bf16 (CM_BF16=1, with CM_F32_OPERANDS=1): the operands are rounded to bf16
+// instead, as bit patterns (glslang 12 has no bf16 type). The fragments are declared fp16
+// here and the converter re-encodes the A and B matrices with bf16 components
+// (converter/coopmat_khr.h), so shared memory holds the bf16 bits they load.
+#ifndef CM_BF16
+#define CM_BF16 0
+#endif
+#if CM_BF16
+// fp32 -> bf16 bits, rounded to nearest even; NaNs stay (quiet) NaNs.
+uint cm_bf16_bits(float v) {
+  const uint u = floatBitsToUint(v);
+  return isnan(v) ? ((u >> 16) | 0x40u) : (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+}
+uint cm_pack_bf16x2(vec2 v) { return cm_bf16_bits(v.x) | (cm_bf16_bits(v.y) << 16); }
+#endif
 #if CM_F32_OPERANDS
 #define CM_VIEW_T vec4
+#if CM_BF16
+#define CM_HALF2(v) cm_pack_bf16x2(v)
+#else
 #define CM_HALF2(v) packFloat2x16(f16vec2(v))
+#endif
 #define CM_CHUNK_AT(view, i) \
   uvec4(CM_HALF2(view[(i) / 4u].xy), CM_HALF2(view[(i) / 4u].zw), CM_HALF2(view[(i) / 4u + 1u].xy), \
         CM_HALF2(view[(i) / 4u + 1u].zw))

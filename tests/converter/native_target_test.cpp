@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 
@@ -26,6 +27,7 @@
 #include "tosa/builder.h"
 #include "tosa/float_types.h"
 #include "vgf/decoder.h"
+#include "vgf/spirv_coopmat.h"
 #include "vgf/summary.h"
 #include "vulkan/snapshot.h"
 
@@ -606,6 +608,83 @@ TEST(NativeTargetCoopMatKhr, RunnerRefusesDeviceWithoutTheExtensions) {
   }
 }
 
+/// The components of a KHR module's matrix types by use ("bf16", "f16", "f32", ...).
+std::map<std::uint32_t, std::set<std::string>> componentsByUse(std::span<const std::uint32_t> words) {
+  std::map<std::uint32_t, std::string> floats;       // OpTypeFloat id -> name
+  std::map<std::uint32_t, std::uint32_t> constants;  // OpConstant id -> value
+  std::map<std::uint32_t, std::set<std::string>> out;
+  for (std::size_t pos = 5; pos < words.size() && (words[pos] >> 16) != 0; pos += words[pos] >> 16) {
+    const std::uint32_t count = words[pos] >> 16, opcode = words[pos] & 0xFFFFu;
+    const std::uint32_t* w = words.data() + pos;
+    if (opcode == 22) floats[w[1]] = count == 4 && w[3] == 0 ? "bf16" : fmt::format("f{}", w[2]);
+    if (opcode == 43 && count == 4) constants[w[2]] = w[3];
+    if (opcode == 4456) out[constants[w[6]]].insert(floats.count(w[2]) ? floats[w[2]] : "int");
+  }
+  return out;
+}
+
+// --precision bf16: deep fp32 GEMMs take bf16 A and B matrices (KHR encoding only, with the
+// SPV_KHR_bfloat16 capabilities), which the runner validates through its NV view and names
+// VK_KHR_shader_bfloat16 for; targets without bf16 matrices, or with NV encoding only, refuse it.
+TEST(NativeTargetCoopMatKhr, PrecisionBf16UsesBf16Matrices) {
+  std::mt19937 rng(29);
+  converter::Target target = khrTarget();
+  target.fp16OperandsMinDepth = 512;
+  target.coopMatShapes.push_back(CoopMatShape{16, 16, 16, CoopMatTypes::Bf16xBf16ToF32});
+  target.coopMatShapes.push_back(CoopMatShape{16, 8, 16, CoopMatTypes::Bf16xBf16ToF32});
+  TestGraph deep = matmulGraph(DType::Fp32, 96, 512, 72, rng);
+  TestGraph odd = matmulGraph(DType::Fp32, 96, 515, 70, rng);  // element-wise packing
+  TestGraph conv = conv2dGraph(DType::Fp32, 9, 10, 64, 40, std::nullopt, rng);  // K = 576
+  TestGraph shallow = matmulGraph(DType::Fp32, 96, 256, 72, rng);
+  auto convert = [&](const TestGraph& g, const converter::Target& t) {
+    converter::ConvertOptions options;
+    options.customTarget = t;
+    options.precision = "bf16";
+    options.cacheDir = std::filesystem::temp_directory_path() / "openvgf-converter-test-cache";
+    return converter::convert(g.graph, options);
+  };
+  for (const TestGraph* g : {&deep, &odd, &conv, &shallow}) {
+    auto model = convert(*g, target);
+    ASSERT_TRUE(model) << model.error().message();
+    EXPECT_NE(model->stats.target.find("bf16 GEMM operands"), std::string::npos) << model->stats.target;
+    auto file = vgf::decode(model->vgf);
+    ASSERT_TRUE(file);
+    bool matrices = false;
+    for (const vgf::Module& m : file->modules) {
+      const auto uses = componentsByUse(m.spirv);
+      if (uses.empty()) continue;
+      matrices = true;
+      EXPECT_EQ(uses.at(vgf::coopmat::kUseA), std::set<std::string>{"bf16"}) << m.name;
+      EXPECT_EQ(uses.at(vgf::coopmat::kUseB), std::set<std::string>{"bf16"}) << m.name;
+      EXPECT_EQ(uses.at(vgf::coopmat::kUseAccumulator), std::set<std::string>{"f32"}) << m.name;
+    }
+    EXPECT_EQ(matrices, g != &shallow);
+    auto runnable = runner::Model::create(*file, "model.vgf");
+    ASSERT_TRUE(runnable) << runnable.error().message();
+    EXPECT_EQ(runnable->requiredFeatures().has(vulkan::Feature::CooperativeMatrixBfloat16), g != &shallow);
+    if (g == &shallow) continue;
+    vulkan::DeviceSnapshot device = fakeGpu(
+        vulkan::FeatureSet{~0u & ~static_cast<std::uint32_t>(vulkan::Feature::CooperativeMatrixBfloat16)}, 49152);
+    device.roundingModeRte = vulkan::kFloatWidth16 | vulkan::kFloatWidth32;
+    Status checked = runnable->checkDevice(device);
+    ASSERT_FALSE(checked);
+    EXPECT_NE(checked.error().message().find("VK_KHR_shader_bfloat16"), std::string::npos) << checked.error().message();
+    device.features.add(vulkan::Feature::CooperativeMatrixBfloat16);
+    EXPECT_TRUE(runnable->checkDevice(device));
+  }
+  // Refused without bf16 shapes, and where only the NV encoding is used.
+  converter::Target nvOnly = coopMatTarget();
+  nvOnly.coopMatShapes.push_back(CoopMatShape{16, 16, 16, CoopMatTypes::Bf16xBf16ToF32});
+  for (const converter::Target& t : {khrTarget(), nvOnly}) {
+    auto refused = convert(deep, t);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().kind(), ErrorKind::Unsupported);
+    EXPECT_NE(refused.error().message().find("--precision bf16: expected a target with bf16 cooperative matrices"),
+              std::string::npos)
+        << refused.error().message();
+  }
+}
+
 TEST(NativeTargetCoopMatKhr, RunnerValidatesKhrModulesThroughTheirNvEncoding) {
   std::mt19937 rng(28);
   TestGraph g = matmulGraph(DType::Fp16, 96, 80, 72, rng);
@@ -718,6 +797,7 @@ const char* typesName(CoopMatTypes t) {
     case CoopMatTypes::F16xF16ToF32: return "f16*f16+f32";
     case CoopMatTypes::F16xF16ToF16: return "f16*f16+f16";
     case CoopMatTypes::S8xS8ToS32: return "s8*s8+s32";
+    case CoopMatTypes::Bf16xBf16ToF32: return "bf16*bf16+f32";
   }
   return "?";
 }
