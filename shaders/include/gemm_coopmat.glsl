@@ -81,7 +81,7 @@ uint cm_pack4(A_CT v0, A_CT v1, A_CT v2, A_CT v3) {
   return (uint(v0) & 0xFFu) | ((uint(v1) & 0xFFu) << 8) | ((uint(v2) & 0xFFu) << 16) | (uint(v3) << 24);
 }
 #elif CM_BF16
-uint cm_pack2(A_CT v0, A_CT v1) { return cm_pack_bf16x2(vec2(v0, v1)); }
+uint cm_pack2(A_CT v0, A_CT v1) { return CM_BF16X2(vec2(v0, v1)); }
 #else
 uint cm_pack2(A_CT v0, A_CT v1) { return packFloat2x16(f16vec2(float16_t(v0), float16_t(v1))); }
 #endif

@@ -41,18 +41,13 @@
 #ifndef CM_BF16
 #define CM_BF16 0
 #endif
-#if CM_BF16
-// fp32 -> bf16 bits, rounded to nearest even; NaNs stay (quiet) NaNs.
-uint cm_bf16_bits(float v) {
-  const uint u = floatBitsToUint(v);
-  return isnan(v) ? ((u >> 16) | 0x40u) : (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
-}
-uint cm_pack_bf16x2(vec2 v) { return cm_bf16_bits(v.x) | (cm_bf16_bits(v.y) << 16); }
-#endif
+// Two fp32 as bf16 bits in one word (include/types.glsl, which the templates include after
+// this file: this file precedes their #extension lines, so it declares no function).
+#define CM_BF16X2(v) ovgf_f32x2_to_bf16x2(v)
 #if CM_F32_OPERANDS
 #define CM_VIEW_T vec4
 #if CM_BF16
-#define CM_HALF2(v) cm_pack_bf16x2(v)
+#define CM_HALF2(v) CM_BF16X2(v)
 #else
 #define CM_HALF2(v) packFloat2x16(f16vec2(v))
 #endif
@@ -91,5 +86,6 @@ uint cm_pack_bf16x2(vec2 v) { return cm_bf16_bits(v.x) | (cm_bf16_bits(v.y) << 1
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 #endif
 #endif
+
 
 #endif  // OVGF_GEMM_COOPMAT_EXT_GLSL
