@@ -51,10 +51,10 @@ Options:
   --device D           Vulkan device index or name substring (passed to openvgf)
   --target T           conversion target passed to openvgf convert: portable (default) or native
                        (fast paths of the converting machine's device; pair it with --slug)
-  --precision P        passed to openvgf convert: fp32 (default) or fp16 (fp32 GEMM operands on fp16
-                       cooperative matrices, needs --target native); with fp16, PyTorch runs the models
-                       in fp16 too (torch_compare.py --half) and the reference --check is skipped (it
-                       applies fp32 rules)
+  --precision P        passed to openvgf convert: fp32 (default), fp16 or bf16 (fp32 GEMM operands on
+                       fp16 / bf16 cooperative matrices, needs --target native); then PyTorch runs the
+                       models in fp16 / bf16 too (torch_compare.py --half / --bf16) and the reference
+                       --check is skipped (it applies fp32 rules)
   --arm-graph          write each model as an Arm-style GRAPH VGF (openvgf convert --format arm-graph),
                        time lowering it to compute shaders (openvgf convert arm.vgf), bench the lowered
                        VGF and run --check on the GRAPH VGF itself; compare with a run without it
@@ -272,7 +272,7 @@ if [ -n "$TORCH_PY" ]; then
   "$TORCH_PY" "$ROOT/benchmarks/torch_compare.py" --zoo "$WORK/zoo" --models "$(IFS=,; echo "${STEMS[*]}")" \
     --outputs "$WORK/outputs" --device "$TORCH_DEVICE" --openvgf "$RESULTS/$SLUG.json" \
     --warmup "$WARMUP" --iterations "$ITERATIONS" --min-time "$MIN_TIME" --json "$WORK/torch.json" \
-    $([ "$PRECISION" = fp16 ] && echo --half) ||
+    $([ "$PRECISION" = fp16 ] && echo --half) $([ "$PRECISION" = bf16 ] && echo --bf16) ||
     echo "run.sh: torch_compare.py reported failures (see above)"
 fi
 "$REPORT_PY" "$ROOT/benchmarks/report.py" --records "$RECORDS" --results "$RESULTS" --slug "$SLUG" \

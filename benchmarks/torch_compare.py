@@ -54,7 +54,7 @@ def load_npy(path):
 class Model:
     """A zoo model as a list of closures over a value table; `run(inputs)` returns outputs."""
 
-    def __init__(self, folder, device, exact_int=False, half=False):
+    def __init__(self, folder, device, exact_int=False, half=False, bf16=False):
         self.folder = folder
         with open(os.path.join(folder, "model.json")) as f:
             self.desc = json.load(f)
@@ -78,8 +78,11 @@ class Model:
         fp16 = any(i["dtype"] == "FP16" for i in self.desc["inputs"])
         # PyTorch's CPU kernels lack fp16 matmul/conv: there an fp16 model runs in fp32 (a
         # tighter reference); timing it would not be a like-for-like comparison anyway.
-        # `half`: an fp32 model runs in fp16 (the fp16 CUDA-graph baseline for ResNet-50 b32 and BERT).
-        self.float_type = torch.float16 if (fp16 or half) and str(device).startswith("cuda") else torch.float32
+        # `half`: an fp32 model runs in fp16 (the fp16 CUDA-graph baseline for ResNet-50 b32 and BERT);
+        # `bf16`: in bf16 (the baseline for openvgf convert --precision bf16).
+        cuda = str(device).startswith("cuda")
+        self.float_type = (torch.float16 if (fp16 or half) and cuda else
+                           torch.bfloat16 if bf16 and cuda else torch.float32)
         self._prepare()
 
     # -- constants ---------------------------------------------------------------------
@@ -354,7 +357,8 @@ def compare(ours, ref, float_type):
     rel = float(np.linalg.norm(diff) / norm) if norm > 0 else float(np.linalg.norm(diff))
     result = {"max_abs_err": float(np.max(np.abs(diff))) if diff.size else 0.0, "rel_l2_err": rel,
               "ref_rms": float(np.sqrt(np.mean(ref * ref))) if ref.size else 0.0}
-    tol = 2e-2 if float_type == "FP16" else 1e-3
+    # bf16 keeps 3 significant bits fewer than fp16: 8 times its tolerance.
+    tol = 2e-2 if float_type == "FP16" else 1.6e-1 if float_type == "BF16" else 1e-3
     result["tolerance_rel_l2"] = tol
     result["pass"] = bool(rel <= tol and np.all(np.isfinite(ours)))
     return result
@@ -379,8 +383,8 @@ def check_model(model, args, stem, ref_outputs):
                 entry.update({"max_abs_err": int(diff.max()), "mismatches": int((diff != 0).sum()),
                               "pass": bool(diff.max() == 0)})
             else:
-                # A model PyTorch ran in fp16 (--half) is judged at the fp16 tolerance.
-                computed = "FP16" if model.float_type == torch.float16 else o["dtype"]
+                # A model PyTorch ran in fp16 (--half) or bf16 (--bf16) is judged at that tolerance.
+                computed = {torch.float16: "FP16", torch.bfloat16: "BF16"}.get(model.float_type, o["dtype"])
                 entry.update(compare(ours, ref_np, computed))
             if len(o["shape"]) == 2 and o["shape"][1] == 1000:
                 entry["top5_openvgf"] = top5(ours)[0].tolist()
@@ -450,6 +454,7 @@ def main():
     parser.add_argument("--no-timing", action="store_true", help="only check correctness")
     parser.add_argument("--half", action="store_true",
                         help="on CUDA, run fp32 models in fp16 instead (an fp16 baseline for fp32 zoo models)")
+    parser.add_argument("--bf16", action="store_true", help="on CUDA, run fp32 models in bf16 instead")
     parser.add_argument("--openvgf", default="", help="run.sh results JSON, for the ratio column")
     parser.add_argument("--json", default="", help="write results here")
     parser.add_argument("--threads", type=int, default=0,
@@ -484,7 +489,7 @@ def main():
         try:
             probe = Model(folder, "cpu", exact_int=False)
             exact = probe.quantized
-            model = probe if (exact or args.device == "cpu") else Model(folder, args.device, half=args.half)
+            model = probe if (exact or args.device == "cpu") else Model(folder, args.device, half=args.half, bf16=args.bf16)
             if exact:
                 model = Model(folder, "cpu", exact_int=True)
             arrays = [load_npy(os.path.join(folder, f)) for f in model.desc["input_files"]]
