@@ -335,11 +335,14 @@ Result<Session::PipelinePlan> Session::createPipelines(const Context& context, c
       if (std::find(set.begin(), set.end(), b.binding) == set.end()) set.push_back(b.binding);
     }
   }
-  pipelineUse_.assign(plan.descs.size(), {});
-  for (std::size_t s = 0; s < segments.size(); ++s) {
-    PipelineStatistics& use = pipelineUse_[plan.ofSegment[s]];
-    use.module = model.modules()[segments[s].moduleIndex].name;
-    use.segments.push_back(segments[s].name);
+  // Who uses each pipeline, kept only for pipelineStatistics() (which needs the capture).
+  if (context.device().capturesPipelineStatistics()) {
+    pipelineUse_.assign(plan.descs.size(), {});
+    for (std::size_t s = 0; s < segments.size(); ++s) {
+      PipelineStatistics& use = pipelineUse_[plan.ofSegment[s]];
+      use.module = model.modules()[segments[s].moduleIndex].name;
+      use.segments.push_back(segments[s].name);
+    }
   }
   auto start = std::chrono::steady_clock::now();
   OPENVGF_ASSIGN_OR_RETURN(pipelines_, vulkan::createComputePipelines(context.device(), context.pipelineCache(),

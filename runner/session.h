@@ -231,7 +231,8 @@ class Session {
   std::optional<vulkan::Arena> uploadArena_;
   std::optional<vulkan::Arena> readbackArena_;
   std::vector<vulkan::ComputePipeline> pipelines_;
-  std::vector<PipelineStatistics> pipelineUse_;  // per pipeline: module and segments (statistics empty)
+  // Per pipeline: module and segments (statistics empty); only with ContextOptions::pipelineStatistics.
+  std::vector<PipelineStatistics> pipelineUse_;
   std::optional<vulkan::DescriptorPool> descriptorPool_;
   std::optional<vulkan::TimelineSemaphore> uploaded_;  // value = ticket whose upload finished
   std::optional<vulkan::TimelineSemaphore> done_;      // value = ticket whose run finished
