@@ -136,7 +136,7 @@ vec4 gemm_load_b4(uint batch, uint k, uint n) { return w0q[(k * uint(OC) + n) / 
 // bindings, aliased): with IC a multiple of the chunk, a chunk of K stays inside one tap.
 #if GEMM_VEC_A
 layout(set = 0, binding = 0) readonly buffer Inv { CM_VIEW_T in0v[]; };
-uvec4 gemm_load_a_vec(uint batch, uint m, uint k) {
+CM_FETCH_T gemm_load_a_vec(uint batch, uint m, uint k) {
   uint ox = m % uint(OW);
   uint t = m / uint(OW);
   uint oy = t % uint(OH);
@@ -147,13 +147,13 @@ uvec4 gemm_load_a_vec(uint batch, uint m, uint k) {
   uint ky = tap / uint(KW);
   int y = int(oy) * STRIDE_Y - PAD_T + int(ky) * DIL_Y;
   int x = int(ox) * STRIDE_X - PAD_L + int(kx) * DIL_X;
-  if (y < 0 || y >= IH || x < 0 || x >= IW) return uvec4(0u);
+  if (y < 0 || y >= IH || x < 0 || x >= IW) return CM_FETCH_ZERO;
   return CM_CHUNK_AT(in0v, ((b * uint(IH) + uint(y)) * uint(IW) + uint(x)) * uint(IC) + ic);
 }
 #endif
 #if GEMM_VEC_B
 layout(set = 0, binding = 1) readonly buffer Weightv { CM_VIEW_T w0v[]; };
-uvec4 gemm_load_b_vec(uint batch, uint k, uint n) { return CM_CHUNK_AT(w0v, k * uint(OC) + n); }
+CM_FETCH_T gemm_load_b_vec(uint batch, uint k, uint n) { return CM_CHUNK_AT(w0v, k * uint(OC) + n); }
 #endif
 
 void gemm_store(uint batch, uint m, uint n, ACC_CT acc) {

@@ -88,12 +88,12 @@ vec4 gemm_load_b4(uint batch, uint k, uint n) { return b0q[((batch * uint(C) + k
 // 16-byte views of A and B for the cooperative-matrix path (same bindings, aliased).
 #if GEMM_VEC_A
 layout(set = 0, binding = 0) readonly buffer MatAv { CM_VIEW_T a0v[]; };
-uvec4 gemm_load_a_vec(uint batch, uint m, uint k) { return CM_CHUNK_AT(a0v, (batch * uint(H) + m) * uint(C) + k); }
+CM_FETCH_T gemm_load_a_vec(uint batch, uint m, uint k) { return CM_CHUNK_AT(a0v, (batch * uint(H) + m) * uint(C) + k); }
 uint gemm_a_vec_index(uint batch, uint m, uint k) { return ((batch * uint(H) + m) * uint(C) + k) / uint(CM_CHUNK); }
 #endif
 #if GEMM_VEC_B
 layout(set = 0, binding = 1) readonly buffer MatBv { CM_VIEW_T b0v[]; };
-uvec4 gemm_load_b_vec(uint batch, uint k, uint n) { return CM_CHUNK_AT(b0v, (batch * uint(C) + k) * uint(W) + n); }
+CM_FETCH_T gemm_load_b_vec(uint batch, uint k, uint n) { return CM_CHUNK_AT(b0v, (batch * uint(C) + k) * uint(W) + n); }
 uint gemm_b_vec_index(uint batch, uint k, uint n) { return ((batch * uint(C) + k) * uint(W) + n) / uint(CM_CHUNK); }
 #endif
 

@@ -22,7 +22,7 @@
 //                           with CM_BF16=1 (--precision bf16)
 //   CM_ACC16                1: fp16 accumulators (TOSA acc_type fp16), else fp32
 //   BM BN BK                workgroup tile; WM WN tiles per subgroup; SG subgroup size
-//   GEMM_VEC_A, GEMM_VEC_B  1: the template provides uvec4 gemm_load_a_vec(batch, m, k) /
+//   GEMM_VEC_A, GEMM_VEC_B  1: the template provides CM_FETCH_T gemm_load_a_vec(batch, m, k) /
 //                           gemm_load_b_vec(batch, k, n), one aligned 16-byte chunk of CH
 //                           consecutive raw operands (zero points 0, chunk inside K / N)
 // Workgroup: (BM / (WM*CM_M)) * (BN / (WN*CM_N)) subgroups of SG invocations.
@@ -80,10 +80,18 @@ shared CM_ACC_T sC[CM_SG_M * CM_SG_N * CM_M * CM_N];  // one staging tile per su
 uint cm_pack4(A_CT v0, A_CT v1, A_CT v2, A_CT v3) {
   return (uint(v0) & 0xFFu) | ((uint(v1) & 0xFFu) << 8) | ((uint(v2) & 0xFFu) << 16) | (uint(v3) << 24);
 }
-#elif CM_BF16
-uint cm_pack2(A_CT v0, A_CT v1) { return CM_BF16X2(vec2(v0, v1)); }
-#else
+#elif !CM_F32_OPERANDS
 uint cm_pack2(A_CT v0, A_CT v1) { return packFloat2x16(f16vec2(float16_t(v0), float16_t(v1))); }
+#endif
+
+// A fetched chunk as shared memory holds it: fp32 operands are rounded here, after the
+// multiplies that overlap their loads (include/gemm_coopmat_ext.glsl).
+#if CM_F32_OPERANDS
+uvec4 cm_pack_chunk(mat2x4 c) {
+  return uvec4(CM_HALF2(c[0].xy), CM_HALF2(c[0].zw), CM_HALF2(c[1].xy), CM_HALF2(c[1].zw));
+}
+#else
+#define cm_pack_chunk(c) (c)
 #endif
 
 // Element-wise chunk loads (any layout, padding, zero points already applied by the
@@ -91,9 +99,12 @@ uint cm_pack2(A_CT v0, A_CT v1) { return packFloat2x16(f16vec2(float16_t(v0), fl
 A_CT cm_a(uint batch, uint m, uint k) { return (m < uint(M) && k < uint(K)) ? gemm_load_a(batch, m, k) : A_CT(0); }
 A_CT cm_b(uint batch, uint k, uint n) { return (n < uint(N) && k < uint(K)) ? gemm_load_b(batch, k, n) : A_CT(0); }
 
-uvec4 cm_chunk_a(uint batch, uint m, uint k) {
+CM_FETCH_T cm_chunk_a(uint batch, uint m, uint k) {
 #if GEMM_VEC_A
-  return (m < uint(M) && k < uint(K)) ? gemm_load_a_vec(batch, m, k) : uvec4(0u);
+  return (m < uint(M) && k < uint(K)) ? gemm_load_a_vec(batch, m, k) : CM_FETCH_ZERO;
+#elif CM_F32_OPERANDS
+  return mat2x4(cm_a(batch, m, k), cm_a(batch, m, k + 1u), cm_a(batch, m, k + 2u), cm_a(batch, m, k + 3u),
+                cm_a(batch, m, k + 4u), cm_a(batch, m, k + 5u), cm_a(batch, m, k + 6u), cm_a(batch, m, k + 7u));
 #else
   uvec4 c;
   for (int w = 0; w < 4; ++w) {
@@ -109,9 +120,12 @@ uvec4 cm_chunk_a(uint batch, uint m, uint k) {
 #endif
 }
 
-uvec4 cm_chunk_b(uint batch, uint k, uint n) {
+CM_FETCH_T cm_chunk_b(uint batch, uint k, uint n) {
 #if GEMM_VEC_B
-  return (n < uint(N) && k < uint(K)) ? gemm_load_b_vec(batch, k, n) : uvec4(0u);
+  return (n < uint(N) && k < uint(K)) ? gemm_load_b_vec(batch, k, n) : CM_FETCH_ZERO;
+#elif CM_F32_OPERANDS
+  return mat2x4(cm_b(batch, k, n), cm_b(batch, k, n + 1u), cm_b(batch, k, n + 2u), cm_b(batch, k, n + 3u),
+                cm_b(batch, k, n + 4u), cm_b(batch, k, n + 5u), cm_b(batch, k, n + 6u), cm_b(batch, k, n + 7u));
 #else
   uvec4 c;
   for (int w = 0; w < 4; ++w) {
@@ -128,30 +142,30 @@ uvec4 cm_chunk_b(uint batch, uint k, uint n) {
 }
 
 // Global -> registers: this invocation's chunks of the K slice starting at k0.
-void fetch_slice(uint batch, uint m0, uint n0, uint k0, uint tid, out uvec4 ra[A_PER_THREAD], out uvec4 rb[B_PER_THREAD]) {
+void fetch_slice(uint batch, uint m0, uint n0, uint k0, uint tid, out CM_FETCH_T ra[A_PER_THREAD], out CM_FETCH_T rb[B_PER_THREAD]) {
   [[unroll]] for (int r = 0; r < A_PER_THREAD; ++r) {
     uint e = tid + uint(r * GEMM_THREADS);
     uint m = m0 + e / uint(BK / CH);
     uint k = k0 + (e % uint(BK / CH)) * uint(CH);
-    ra[r] = e < uint(A_CHUNKS) ? cm_chunk_a(batch, m, k) : uvec4(0u);
+    ra[r] = e < uint(A_CHUNKS) ? cm_chunk_a(batch, m, k) : CM_FETCH_ZERO;
   }
   [[unroll]] for (int r = 0; r < B_PER_THREAD; ++r) {
     uint e = tid + uint(r * GEMM_THREADS);
     uint k = k0 + e / uint(BN / CH);
     uint n = n0 + (e % uint(BN / CH)) * uint(CH);
-    rb[r] = e < uint(B_CHUNKS) ? cm_chunk_b(batch, k, n) : uvec4(0u);
+    rb[r] = e < uint(B_CHUNKS) ? cm_chunk_b(batch, k, n) : CM_FETCH_ZERO;
   }
 }
 
 // Registers -> shared buffer `buf`.
-void store_slice(uint buf, uint tid, uvec4 ra[A_PER_THREAD], uvec4 rb[B_PER_THREAD]) {
+void store_slice(uint buf, uint tid, CM_FETCH_T ra[A_PER_THREAD], CM_FETCH_T rb[B_PER_THREAD]) {
   [[unroll]] for (int r = 0; r < A_PER_THREAD; ++r) {
     uint e = tid + uint(r * GEMM_THREADS);
-    if (e < uint(A_CHUNKS)) sA[buf * uint(SA_SIZE) + (e / uint(BK / CH)) * uint(SA_STRIDE) + e % uint(BK / CH)] = ra[r];
+    if (e < uint(A_CHUNKS)) sA[buf * uint(SA_SIZE) + (e / uint(BK / CH)) * uint(SA_STRIDE) + e % uint(BK / CH)] = cm_pack_chunk(ra[r]);
   }
   [[unroll]] for (int r = 0; r < B_PER_THREAD; ++r) {
     uint e = tid + uint(r * GEMM_THREADS);
-    if (e < uint(B_CHUNKS)) sB[buf * uint(SB_SIZE) + (e / uint(BN / CH)) * uint(SB_STRIDE) + e % uint(BN / CH)] = rb[r];
+    if (e < uint(B_CHUNKS)) sB[buf * uint(SB_SIZE) + (e / uint(BN / CH)) * uint(SB_STRIDE) + e % uint(BN / CH)] = cm_pack_chunk(rb[r]);
   }
 }
 
@@ -172,8 +186,8 @@ void gemm_main() {
 
   // The next K slice is fetched into registers (global loads in flight) while the current
   // one is multiplied, then written to the other shared buffer.
-  uvec4 ra[A_PER_THREAD];
-  uvec4 rb[B_PER_THREAD];
+  CM_FETCH_T ra[A_PER_THREAD];
+  CM_FETCH_T rb[B_PER_THREAD];
   // BK steps [first, last) of this workgroup's K range (gemm_k_begin() is a multiple of BK).
   const uint first = gemm_k_begin() / uint(BK);
   const uint last = (gemm_k_end() + uint(BK) - 1u) / uint(BK);
