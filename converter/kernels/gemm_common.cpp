@@ -181,13 +181,10 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
     plan.bm = tile.subgroupsM * tile.blockM;
     plan.bn = tile.subgroupsN * tile.blockN;
     plan.bk = tile.bk;
-    const int accBytes = types == CoopMatTypes::F16xF16ToF16 ? 2 : 4;
     const int subgroups = tile.subgroupsM * tile.subgroupsN;
-    // Two buffers of 16-byte chunks per operand, rows padded by one chunk, plus one
-    // accumulator staging tile per subgroup.
-    const int shared = 2 * (plan.bm * (plan.bk / chunk + 1) + plan.bk * (plan.bn / chunk + 1)) * 16 +
-                       subgroups * best->m * best->n * accBytes;
-    if (shared > target.maxSharedBytes || subgroups * sg > target.maxInvocations || plan.bn % chunk != 0) continue;
+    if (plan.sharedBytes() > target.maxSharedBytes || subgroups * sg > target.maxInvocations || plan.bn % chunk != 0) {
+      continue;
+    }
     return plan;
   }
   return std::nullopt;
@@ -238,6 +235,34 @@ std::uint32_t CoopMatPlan::workgroupSize() const {
   return static_cast<std::uint32_t>((bm / (wm * shape.m)) * (bn / (wn * shape.n)) * subgroupSize);
 }
 
+namespace {
+
+// Operand buffers of the subgroup core, in 16-byte chunks: two per operand, rows padded by
+// one chunk (include/gemm_coopmat.glsl, SA_SIZE and SB_SIZE).
+int operandChunksA(const CoopMatPlan& p) { return 2 * p.bm * (p.bk / p.chunk() + 1); }
+int operandChunksB(const CoopMatPlan& p) { return 2 * p.bk * (p.bn / p.chunk() + 1); }
+
+}  // namespace
+
+int CoopMatPlan::stagingBuffer() const {
+  if (!bandEpilogue || workgroupScope || shape.types == CoopMatTypes::S8xS8ToS32) return 0;
+  const int perChunk = shape.types == CoopMatTypes::F16xF16ToF16 ? 8 : 4;  // accumulators per 16 bytes
+  if (shape.n % perChunk != 0) return 0;
+  // One band per subgroup: shape.m rows of wn fragments, rows padded by one chunk.
+  const int subgroups = (bm / (wm * shape.m)) * (bn / (wn * shape.n));
+  const int band = subgroups * shape.m * (wn * shape.n / perChunk + 1);
+  if (band <= operandChunksA(*this)) return 1;
+  if (band <= operandChunksB(*this)) return 2;
+  return 0;
+}
+
+int CoopMatPlan::sharedBytes() const {
+  const int subgroups = (bm / (wm * shape.m)) * (bn / (wn * shape.n));
+  const int accBytes = shape.types == CoopMatTypes::F16xF16ToF16 ? 2 : 4;
+  const int staging = stagingBuffer() == 0 ? subgroups * shape.m * shape.n * accBytes : 0;
+  return (operandChunksA(*this) + operandChunksB(*this)) * 16 + staging;
+}
+
 GemmTile CoopMatPlan::tile() const {
   if (workgroupScope) return GemmTile{bm, bn, bk, partM, bn};
   // tm/tn: the fragment block per subgroup, which keeps bm % tm == 0 like the scalar tiles.
@@ -258,6 +283,7 @@ void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan) {
   defines.set("CM_ACC16", plan.shape.types == CoopMatTypes::F16xF16ToF16 ? 1 : 0);
   defines.set("BM", plan.bm).set("BN", plan.bn).set("BK", plan.bk).set("WM", plan.wm).set("WN", plan.wn);
   defines.set("SG", plan.subgroupSize);
+  defines.set("CM_STAGE", plan.stagingBuffer());
   if (plan.fp32Operands) defines.set("CM_F32_OPERANDS", 1);
   if (plan.shape.types == CoopMatTypes::Bf16xBf16ToF32) defines.set("CM_BF16", 1);
 }

@@ -98,6 +98,7 @@ struct CoopMatPlan {
   // are unused; the workgroup has `invocations` invocations and partM-row accumulators.
   bool workgroupScope = false;
   int partM = 0;
+  bool bandEpilogue = false;  // stage the epilogue a band at a time where it fits (Target::coopMatBandEpilogue)
   int invocations = 0;
   /// Operands per 16-byte chunk (8 fp16 or 16 int8): dimensions that are multiples of it
   /// allow the template's vector loads (GEMM_VEC_A / GEMM_VEC_B).
@@ -106,6 +107,14 @@ struct CoopMatPlan {
   std::uint32_t workgroupSize() const;
   /// The workgroup tile as a GemmTile (grid and split-K arithmetic).
   GemmTile tile() const;
+  /// Where the subgroup core stages accumulators for the epilogue (CM_STAGE,
+  /// include/gemm_coopmat.glsl): with bandEpilogue, 1 or 2, a band of each subgroup's
+  /// fragments (one fragment row, all its columns) at a time in the A or B operand buffers,
+  /// which the K loop no longer needs; else, when no band fits, and for int8, 0: one fragment
+  /// at a time in a tile of its own.
+  int stagingBuffer() const;
+  /// Shared memory of the subgroup core, in bytes.
+  int sharedBytes() const;
 };
 
 /// The cooperative-matrix config for an M x N GEMM with these tensor types, or nullopt when

@@ -45,6 +45,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   if (!coopMat) coopMat = chooseCoopMat(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp, h, w, c);
   GemmTile tile = chooseTile(ctx.target(), h, w, GemmKind::Matmul);
   if (coopMat) {
+    coopMat->bandEpilogue = ctx.target().coopMatBandEpilogue;
     setCoopMat(d, *coopMat);
     d.set("GEMM_VEC_A", c % coopMat->chunk() == 0 ? 1 : 0).set("GEMM_VEC_B", w % coopMat->chunk() == 0 ? 1 : 0);
     tile = coopMat->tile();

@@ -127,6 +127,11 @@ struct Target {
   // The large tile for fp16 accumulators; subgroupsM = 0: coopMatTile.
   CoopMatTile coopMatTileHalfAcc{0, 0, 64, 64, 32};
   int coopMatLargeMinTiles = 256;
+  // MATMUL's subgroup core stages its accumulators for the epilogue a band of fragments at a
+  // time in the operand buffers, where a band fits (CoopMatPlan::stagingBuffer), rather than
+  // one fragment at a time. Set per device class by the tuning table: convolutions keep the
+  // fragment staging, which measured faster for them.
+  bool coopMatBandEpilogue = false;
   std::string deviceName;                 // native: probed device
 };
 

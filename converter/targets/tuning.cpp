@@ -84,6 +84,12 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // the larger tiles: 153 TFLOP/s against 218), and BERT fp16 is unchanged at 0.113 ms
       // (benchmarks/results/experiments/h100-coopmat-khr.md, call 5).
       target.coopMatTileHalfAcc = CoopMatTile{2, 2, 64, 128, 16};
+      // MATMUL stages its epilogue a band at a time: MATMUL 4096 --precision fp16 in 0.845
+      // against 0.913 ms. Convolutions lost with it (ResNet-50 batch 32 --precision fp16 6.68
+      // against 6.60 ms; its 3x3 and N <= 128 convolutions 10-50 % each), so they keep
+      // staging one fragment at a time (benchmarks/results/experiments/h100-gemm-limits.md,
+      // calls 5 and 6).
+      target.coopMatBandEpilogue = true;
       break;
     case DeviceClass::OtherGpu:
       // No measurement yet: the portable tiles.
@@ -152,12 +158,18 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
         return bad("coopmat-wg-threads=N, one of the workgroup sizes the device lists for workgroup-scope matrices");
       }
       target.coopMatWorkgroup.invocations = (*v)[0];
+    } else if (key == "coopmat-band") {
+      if (!parsed || parsed->size() != 1 || (*parsed)[0] > 1) {
+        return bad("coopmat-band=0 or 1 (1: MATMUL stages its epilogue a band at a time)");
+      }
+      target.coopMatBandEpilogue = (*parsed)[0] == 1;
     } else if (key == "fp16-min-depth") {
       if (!v || v->size() != 1) return bad("fp16-min-depth=K (K >= 1)");
       target.fp16OperandsMinDepth = (*v)[0];
     } else {
       return bad("one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, coopmat, coopmat-min-tiles, "
-                 "coopmat-acc16, coopmat-khr, coopmat-fragment, coopmat-wg, coopmat-wg-threads, fp16-min-depth");
+                 "coopmat-acc16, coopmat-khr, coopmat-fragment, coopmat-wg, coopmat-wg-threads, coopmat-band, "
+                 "fp16-min-depth");
     }
   }
   if (Status ok = verifyTarget(target); !ok) return invalidInput("OPENVGF_TUNING '{}': {}", spec, ok.error().message());

@@ -191,10 +191,13 @@ TEST(TuningOverrides, CooperativeMatrixEncodingAndWorkgroupScope) {
   ASSERT_TRUE(converter::applyTuningOverrides(t, "coopmat-wg=0,coopmat-khr=0"));
   EXPECT_EQ(t.coopMatWorkgroupTile.bm, 0);
   EXPECT_FALSE(t.coopMatKhrEncoding);
+  EXPECT_TRUE(nvidia.coopMatBandEpilogue);
+  ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-band=0"));
+  EXPECT_FALSE(nvidia.coopMatBandEpilogue);
   // A part that does not divide the tile, a K step off the 16-byte chunks, a workgroup size the
   // device does not list, a device without KHR matrices.
   for (const char* bad : {"coopmat-wg=128x128x32/48", "coopmat-wg=128x128x20/64", "coopmat-wg=128x128",
-                          "coopmat-wg-threads=64", "coopmat-khr=2", "coopmat-fragment=16x8"}) {
+                          "coopmat-wg-threads=64", "coopmat-khr=2", "coopmat-fragment=16x8", "coopmat-band=2"}) {
     converter::Target u = t;
     Status s = converter::applyTuningOverrides(u, bad);
     ASSERT_FALSE(s) << bad;

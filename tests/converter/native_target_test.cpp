@@ -28,6 +28,7 @@
 #include "tosa/float_types.h"
 #include "vgf/decoder.h"
 #include "vgf/spirv_coopmat.h"
+#include "vgf/spirv_info.h"
 #include "vgf/summary.h"
 #include "vulkan/snapshot.h"
 
@@ -235,6 +236,40 @@ TEST(NativeTargetCoopMat, Fp16Conv2dFp32AndFp16AccumulatorsDeclareCooperativeMat
     ASSERT_TRUE(c);
     expectCoopMat(*c);
   }
+}
+
+// Target::coopMatBandEpilogue: MATMUL stages its epilogue a band of fragments at a time in the
+// A operand buffers, so its module declares only the operand buffers; CONV2D, and MATMUL
+// without the entry, keep one staging fragment per subgroup beside them. The runner validates
+// every module with spirv-val (expectCoopMat).
+TEST(NativeTargetCoopMat, MatmulStagesItsEpilogueInTheOperandBuffers) {
+  std::mt19937 rng(31);
+  converter::Target target = coopMatTarget();
+  target.coopMatLargeMinTiles = 1;
+  auto sharedBytes = [&](const tosa::Graph& graph, bool band) -> std::uint64_t {
+    target.coopMatBandEpilogue = band;
+    auto c = convertWith(graph, target);
+    if (!c) return 0;
+    expectCoopMat(*c);
+    std::uint64_t bytes = 0;  // of the GEMM module (the one with shared memory)
+    for (const auto& module : c->file.modules) {
+      auto reflected = vgf::reflectSpirv(module.spirv);
+      EXPECT_TRUE(reflected) << reflected.error().message();
+      for (const auto& entry : reflected ? reflected->entryPoints : std::vector<vgf::SpirvEntryPoint>{}) {
+        bytes = std::max(bytes, entry.workgroupBytes);
+      }
+    }
+    return bytes;
+  };
+  // The common tile: 2x2 subgroups of 64x64 (128x128), K slice 32, 16-byte chunks of 8 fp16.
+  // A: two buffers of 128 rows of 32/8 + 1 chunks; B: two of 32 rows of 128/8 + 1 chunks.
+  const std::uint64_t operands = (2 * 128 * 5 + 2 * 32 * 17) * 16;
+  // fp16 MATMUL accumulates in fp16 on 16x8 fragments; the fp32-accumulating CONV2D on 16x16.
+  TestGraph matmul = matmulGraph(DType::Fp16, 256, 64, 264, rng);
+  EXPECT_EQ(sharedBytes(matmul.graph, true), operands);
+  EXPECT_EQ(sharedBytes(matmul.graph, false), operands + 4 * 16 * 8 * 2);
+  TestGraph conv = conv2dGraph(DType::Fp16, 16, 16, 64, 128, DType::Fp32, rng);
+  EXPECT_EQ(sharedBytes(conv.graph, true), operands + 4 * 16 * 16 * 4);
 }
 
 TEST(NativeTargetCoopMat, Int8WithZeroPointsZeroUsesIntegerCooperativeMatrix) {
