@@ -152,8 +152,8 @@ CM_FETCH_T gemm_load_a_vec(uint batch, uint m, uint k) {
 }
 #endif
 #if GEMM_VEC_B
-layout(set = 0, binding = 1) readonly buffer Weightv { CM_VIEW_T w0v[]; };
-CM_FETCH_T gemm_load_b_vec(uint batch, uint k, uint n) { return CM_CHUNK_AT(w0v, k * uint(OC) + n); }
+layout(set = 0, binding = 1) readonly buffer Weightv { CM_VIEW_B_T w0v[]; };
+CM_FETCH_B_T gemm_load_b_vec(uint batch, uint k, uint n) { return CM_CHUNK_B_AT(w0v, k * uint(OC) + n); }
 #endif
 
 void gemm_store(uint batch, uint m, uint n, ACC_CT acc) {

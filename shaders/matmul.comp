@@ -92,8 +92,8 @@ CM_FETCH_T gemm_load_a_vec(uint batch, uint m, uint k) { return CM_CHUNK_AT(a0v,
 uint gemm_a_vec_index(uint batch, uint m, uint k) { return ((batch * uint(H) + m) * uint(C) + k) / uint(CM_CHUNK); }
 #endif
 #if GEMM_VEC_B
-layout(set = 0, binding = 1) readonly buffer MatBv { CM_VIEW_T b0v[]; };
-CM_FETCH_T gemm_load_b_vec(uint batch, uint k, uint n) { return CM_CHUNK_AT(b0v, (batch * uint(C) + k) * uint(W) + n); }
+layout(set = 0, binding = 1) readonly buffer MatBv { CM_VIEW_B_T b0v[]; };
+CM_FETCH_B_T gemm_load_b_vec(uint batch, uint k, uint n) { return CM_CHUNK_B_AT(b0v, (batch * uint(C) + k) * uint(W) + n); }
 uint gemm_b_vec_index(uint batch, uint k, uint n) { return ((batch * uint(C) + k) * uint(W) + n) / uint(CM_CHUNK); }
 #endif
 

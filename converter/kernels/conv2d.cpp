@@ -40,7 +40,6 @@ Status lower(LoweringContext& ctx, const Node& node) {
   d.set("DIL_Y", attrs.dilation[0]).set("DIL_X", attrs.dilation[1]).set("PAD_T", attrs.pad[0]).set("PAD_L", attrs.pad[2]);
   d.set("IN_ZP", inZp).set("W_ZP", wZp).set("BIAS_BCAST", tosa::elementCount(bias.shape) == 1 ? 1 : 0);
   setBufferType(d, "IN", input.dtype);
-  setBufferType(d, "W", weight.dtype);
   setBufferType(d, "BIAS", bias.dtype);
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
   const DType accType = attrs.accType == DType::Unknown ? output.dtype : attrs.accType;
@@ -49,10 +48,15 @@ Status lower(LoweringContext& ctx, const Node& node) {
   GemmTile tile = chooseTile(ctx.target(), batch * oh * ow, oc, GemmKind::Convolution);
   // Constant weights are stored as [K][OC] (bindWeightsKN), so rows of B are contiguous.
   const bool weightsKN = ctx.program().isConstant(ctx.program().bufferOf(node.op.inputs[1]));
+  // --precision: constant fp32 weights the core reads in chunks are stored rounded to the
+  // operand type, so it loads them as they are (half the bytes, no conversion).
+  const DType storedWeights = coopMat ? narrowedWeights(*coopMat, weightsKN, oc) : DType::Unknown;
+  setBufferType(d, "W", storedWeights != DType::Unknown ? storedWeights : weight.dtype);
   if (coopMat) {
     setCoopMat(d, *coopMat);
     d.set("GEMM_VEC_A", ic % coopMat->chunk() == 0 ? 1 : 0);
     d.set("GEMM_VEC_B", weightsKN && oc % coopMat->chunk() == 0 ? 1 : 0);
+    if (storedWeights != DType::Unknown) d.set("CM_NARROW_B", 1);
     tile = coopMat->tile();
   } else {
     setTile(d, tile);
@@ -64,7 +68,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   kernel.name = fmt::format("CONV2D_{}", node.index);
   kernel.bindings.push_back(ctx.tensorId(node.op.inputs[0]));
   kernel.writes.push_back(false);
-  bindWeightsKN(ctx, node, 1, d, kernel);
+  bindWeightsKN(ctx, node, 1, d, kernel, storedWeights);
   kernel.bindings.push_back(ctx.tensorId(node.op.inputs[2]));
   kernel.writes.push_back(false);
   OPENVGF_TRY(buildEpilogue(ctx, node, types.accumulator, d, kernel));

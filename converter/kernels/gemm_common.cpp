@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "tosa/float_types.h"
+
 namespace openvgf::converter {
 
 using tosa::DType;
@@ -288,8 +290,26 @@ void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan) {
   if (plan.shape.types == CoopMatTypes::Bf16xBf16ToF32) defines.set("CM_BF16", 1);
 }
 
+namespace {
+
+// fp32 -> bf16 bits as include/types.glsl's ovgf_f32x2_to_bf16x2 rounds: to nearest even, a
+// NaN kept as a quiet NaN of its sign and high payload.
+std::uint16_t bf16Bits(float v) {
+  std::uint32_t u = 0;
+  std::memcpy(&u, &v, sizeof u);
+  if (v != v) return static_cast<std::uint16_t>((u >> 16) | 0x40u);
+  return static_cast<std::uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
+}  // namespace
+
+DType narrowedWeights(const CoopMatPlan& plan, bool weightsKN, std::int64_t oc) {
+  if (!plan.fp32Operands || plan.workgroupScope || !weightsKN || oc % plan.chunk() != 0) return DType::Unknown;
+  return plan.shape.types == CoopMatTypes::Bf16xBf16ToF32 ? DType::Bf16 : DType::Fp16;
+}
+
 void bindWeightsKN(LoweringContext& ctx, const Node& node, std::size_t input, ShaderDefines& defines,
-                   PlanKernel& kernel) {
+                   PlanKernel& kernel, DType storeAs) {
   const std::string& name = node.op.inputs[input];
   const tosa::Tensor& weight = ctx.tensor(name);
   if (!ctx.program().isConstant(ctx.program().bufferOf(name))) {
@@ -303,13 +323,24 @@ void bindWeightsKN(LoweringContext& ctx, const Node& node, std::size_t input, Sh
   const std::int64_t oc = weight.shape[0];
   const std::int64_t k = tosa::elementCount(weight.shape) / oc;
   const auto& src = *source.data;
-  std::vector<std::uint8_t> dst(static_cast<std::size_t>(k * oc) * eb);
+  const bool narrow = weight.dtype == DType::Fp32 && (storeAs == DType::Fp16 || storeAs == DType::Bf16);
+  const std::size_t outBytes = narrow ? 2 : eb;
+  std::vector<std::uint8_t> dst(static_cast<std::size_t>(k * oc) * outBytes);
   for (std::int64_t o = 0; o < oc; ++o) {
     for (std::int64_t j = 0; j < k; ++j) {
-      std::memcpy(&dst[static_cast<std::size_t>(j * oc + o) * eb], &src[static_cast<std::size_t>(o * k + j) * eb], eb);
+      const std::size_t from = static_cast<std::size_t>(o * k + j) * eb;
+      const std::size_t to = static_cast<std::size_t>(j * oc + o) * outBytes;
+      if (narrow) {
+        float v = 0;
+        std::memcpy(&v, &src[from], sizeof v);
+        const std::uint16_t bits = storeAs == DType::Fp16 ? tosa::floatToFp16(v) : bf16Bits(v);
+        std::memcpy(&dst[to], &bits, sizeof bits);
+      } else {
+        std::memcpy(&dst[to], &src[from], eb);
+      }
     }
   }
-  kernel.bindings.push_back(ctx.addConstant(weight.dtype, {k, oc}, std::move(dst)));
+  kernel.bindings.push_back(ctx.addConstant(narrow ? storeAs : weight.dtype, {k, oc}, std::move(dst)));
   kernel.writes.push_back(false);
   defines.set("W_KN", 1);
 }

@@ -143,9 +143,15 @@ bool useDot4(const Target& target, tosa::DType in, tosa::DType weight, tosa::DTy
 
 /// Binds the weight input of a conv-like node: a constant [OC, K...] tensor is stored
 /// pre-transposed to [K][OC] (constant plan: coalesced B-tile loads) and W_KN=1 is set; a
-/// run-time weight is bound as is with W_KN=0.
+/// run-time weight is bound as is with W_KN=0. `storeAs` Fp16 or Bf16 stores constant fp32
+/// weights rounded to that type (--precision, narrowedWeights), bit for bit what the
+/// cooperative-matrix core's load path would make of them.
 void bindWeightsKN(LoweringContext& ctx, const Node& node, std::size_t input, ShaderDefines& defines,
-                   PlanKernel& kernel);
+                   PlanKernel& kernel, tosa::DType storeAs = tosa::DType::Unknown);
+/// The type constant fp32 CONV2D weights are stored in for `plan` (--precision): its operand
+/// type when the core reads B in 16-byte chunks, so it loads them as they are; else Unknown
+/// (stored as fp32).
+tosa::DType narrowedWeights(const CoopMatPlan& plan, bool weightsKN, std::int64_t oc);
 
 /// A zero-point CTC input as an integer (0 when absent or floating point).
 Result<std::int64_t> zeroPoint(const LoweringContext& ctx, const Node& node, std::size_t input);

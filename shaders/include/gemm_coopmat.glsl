@@ -95,6 +95,12 @@ uint cm_pack2(A_CT v0, A_CT v1) { return packFloat2x16(f16vec2(float16_t(v0), fl
 uvec4 cm_pack_chunk(mat2x4 c) {
   return uvec4(CM_HALF2(c[0].xy), CM_HALF2(c[0].zw), CM_HALF2(c[1].xy), CM_HALF2(c[1].zw));
 }
+#if CM_NARROW_B
+uvec4 cm_pack_chunk(uvec4 c) { return c; }  // B already in the fragments' type
+#if !GEMM_VEC_B
+#error "CM_NARROW_B needs the 16-byte B view (GEMM_VEC_B)"
+#endif
+#endif
 #else
 #define cm_pack_chunk(c) (c)
 #endif
@@ -125,9 +131,9 @@ CM_FETCH_T cm_chunk_a(uint batch, uint m, uint k) {
 #endif
 }
 
-CM_FETCH_T cm_chunk_b(uint batch, uint k, uint n) {
+CM_FETCH_B_T cm_chunk_b(uint batch, uint k, uint n) {
 #if GEMM_VEC_B
-  return (n < uint(N) && k < uint(K)) ? gemm_load_b_vec(batch, k, n) : CM_FETCH_ZERO;
+  return (n < uint(N) && k < uint(K)) ? gemm_load_b_vec(batch, k, n) : CM_FETCH_B_ZERO;
 #elif CM_F32_OPERANDS
   return mat2x4(cm_b(batch, k, n), cm_b(batch, k, n + 1u), cm_b(batch, k, n + 2u), cm_b(batch, k, n + 3u),
                 cm_b(batch, k, n + 4u), cm_b(batch, k, n + 5u), cm_b(batch, k, n + 6u), cm_b(batch, k, n + 7u));
@@ -147,7 +153,7 @@ CM_FETCH_T cm_chunk_b(uint batch, uint k, uint n) {
 }
 
 // Global -> registers: this invocation's chunks of the K slice starting at k0.
-void fetch_slice(uint batch, uint m0, uint n0, uint k0, uint tid, out CM_FETCH_T ra[A_PER_THREAD], out CM_FETCH_T rb[B_PER_THREAD]) {
+void fetch_slice(uint batch, uint m0, uint n0, uint k0, uint tid, out CM_FETCH_T ra[A_PER_THREAD], out CM_FETCH_B_T rb[B_PER_THREAD]) {
   [[unroll]] for (int r = 0; r < A_PER_THREAD; ++r) {
     uint e = tid + uint(r * GEMM_THREADS);
     uint m = m0 + e / uint(BK / CH);
@@ -158,12 +164,12 @@ void fetch_slice(uint batch, uint m0, uint n0, uint k0, uint tid, out CM_FETCH_T
     uint e = tid + uint(r * GEMM_THREADS);
     uint k = k0 + e / uint(BN / CH);
     uint n = n0 + (e % uint(BN / CH)) * uint(CH);
-    rb[r] = e < uint(B_CHUNKS) ? cm_chunk_b(batch, k, n) : CM_FETCH_ZERO;
+    rb[r] = e < uint(B_CHUNKS) ? cm_chunk_b(batch, k, n) : CM_FETCH_B_ZERO;
   }
 }
 
 // Registers -> shared buffer `buf`.
-void store_slice(uint buf, uint tid, CM_FETCH_T ra[A_PER_THREAD], CM_FETCH_T rb[B_PER_THREAD]) {
+void store_slice(uint buf, uint tid, CM_FETCH_T ra[A_PER_THREAD], CM_FETCH_B_T rb[B_PER_THREAD]) {
   [[unroll]] for (int r = 0; r < A_PER_THREAD; ++r) {
     uint e = tid + uint(r * GEMM_THREADS);
     if (e < uint(A_CHUNKS)) sA[buf * uint(SA_SIZE) + (e / uint(BK / CH)) * uint(SA_STRIDE) + e % uint(BK / CH)] = cm_pack_chunk(ra[r]);
@@ -215,7 +221,7 @@ void gemm_main() {
   // The next K slice is fetched into registers (global loads in flight) while the current
   // one is multiplied, then written to the other shared buffer.
   CM_FETCH_T ra[A_PER_THREAD];
-  CM_FETCH_T rb[B_PER_THREAD];
+  CM_FETCH_B_T rb[B_PER_THREAD];
   // BK steps [first, last) of this workgroup's K range (gemm_k_begin() is a multiple of BK).
   const uint first = gemm_k_begin() / uint(BK);
   const uint last = (gemm_k_end() + uint(BK) - 1u) / uint(BK);

@@ -62,6 +62,23 @@
 #define CM_FETCH_ZERO uvec4(0u)
 #define CM_CHUNK_AT(view, i) view[(i) / uint(CM_CHUNK)]
 #endif
+// CONV2D weights stored in the fragments' type (CM_NARROW_B=1: --precision rounds constant
+// fp32 weights at conversion time): B is read as raw chunks, whatever A is. The B view of
+// the templates uses these.
+#ifndef CM_NARROW_B
+#define CM_NARROW_B 0
+#endif
+#if CM_NARROW_B
+#define CM_VIEW_B_T uvec4
+#define CM_FETCH_B_T uvec4
+#define CM_FETCH_B_ZERO uvec4(0u)
+#define CM_CHUNK_B_AT(view, i) view[(i) / uint(CM_CHUNK)]
+#else
+#define CM_VIEW_B_T CM_VIEW_T
+#define CM_FETCH_B_T CM_FETCH_T
+#define CM_FETCH_B_ZERO CM_FETCH_ZERO
+#define CM_CHUNK_B_AT(view, i) CM_CHUNK_AT(view, i)
+#endif
 // fp32 vec4 loads of the scalar core (include/gemm.glsl), tested by the templates' #if.
 #ifndef GEMM_VEC4_A
 #define GEMM_VEC4_A 0

@@ -8,6 +8,7 @@
 // layer and passes the TOSA compliance checker against the reference interpreter.
 #include <array>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <random>
 #include <set>
@@ -717,6 +718,68 @@ TEST(NativeTargetCoopMatKhr, PrecisionBf16UsesBf16Matrices) {
     EXPECT_NE(refused.error().message().find("--precision bf16: expected a target with bf16 cooperative matrices"),
               std::string::npos)
         << refused.error().message();
+  }
+}
+
+// --precision: constant fp32 CONV2D weights that the core reads in 16-byte chunks (OC a
+// multiple of 8) are stored in the fragments' type, rounded to nearest even, in the
+// transposed [K][OC] layout, so the core loads them as they are; other OC keep fp32 weights.
+TEST(NativeTargetCoopMatKhr, PrecisionStoresConvWeightsInTheOperandType) {
+  std::mt19937 rng(37);
+  converter::Target target = khrTarget();
+  target.fp16OperandsMinDepth = 512;
+  target.coopMatShapes.push_back(CoopMatShape{16, 16, 16, CoopMatTypes::Bf16xBf16ToF32});
+  const std::int64_t k = 3 * 3 * 64;
+  for (const std::string precision : {"fp16", "bf16"}) {
+    for (const std::int64_t oc : {40, 36}) {
+      SCOPED_TRACE(fmt::format("--precision {}, OC {}", precision, oc));
+      tosa::Builder b;
+      HostTensor w = randomTensor(DType::Fp32, {oc, 3, 3, 64}, rng);
+      Value x = b.input("x", DType::Fp32, {2, 9, 10, 64});
+      tosa::ConvParams p;
+      p.pad = {1, 1, 1, 1};
+      p.stride = {1, 1};
+      p.dilation = {1, 1};
+      b.output(b.conv2d(x, b.constant(w), std::nullopt, p));
+      auto graph = b.build();
+      ASSERT_TRUE(graph) << graph.error().message();
+      converter::ConvertOptions options;
+      options.customTarget = target;
+      options.precision = precision;
+      options.cacheDir = std::filesystem::temp_directory_path() / "openvgf-converter-test-cache";
+      auto model = converter::convert(*graph, options);
+      ASSERT_TRUE(model) << model.error().message();
+      auto file = vgf::decode(model->vgf);
+      ASSERT_TRUE(file);
+      auto runnable = runner::Model::create(*file, "model.vgf");
+      ASSERT_TRUE(runnable) << runnable.error().message();
+      const vgf::Constant* weights = nullptr;
+      for (const vgf::Constant& c : file->constants) {
+        if (file->resources.at(c.mrtIndex).shape == std::vector<std::int64_t>{k, oc}) weights = &c;
+      }
+      ASSERT_NE(weights, nullptr);
+      const bool narrow = oc % 8 == 0;
+      ASSERT_EQ(weights->data.size(), static_cast<std::size_t>(k * oc) * (narrow ? 2 : 4));
+      const auto source = w.as<float>();
+      int mismatches = 0;
+      for (std::int64_t j = 0; j < k; ++j) {
+        for (std::int64_t o = 0; o < oc; ++o) {
+          const float v = source[static_cast<std::size_t>(o * k + j)];
+          const std::size_t at = static_cast<std::size_t>(j * oc + o);
+          if (narrow) {
+            std::uint16_t stored = 0;
+            std::memcpy(&stored, weights->data.data() + at * 2, 2);
+            const std::uint16_t expected = precision == "fp16" ? tosa::floatToFp16(v) : tosa::floatToBf16(v);
+            mismatches += stored != expected;
+          } else {
+            float stored = 0;
+            std::memcpy(&stored, weights->data.data() + at * 4, 4);
+            mismatches += stored != v;
+          }
+        }
+      }
+      EXPECT_EQ(mismatches, 0);
+    }
   }
 }
 
