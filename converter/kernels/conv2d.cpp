@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "converter/kernels/common.h"
+#include "converter/kernels/epilogue.h"
 #include "converter/kernels/gemm_common.h"
 #include "converter/kernels/registry.h"
 
@@ -44,7 +45,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
   const DType accType = attrs.accType == DType::Unknown ? output.dtype : attrs.accType;
   const auto coopMat = chooseCoopMat(ctx.target(), input.dtype, weight.dtype, accType, inZp, wZp, batch * oh * ow, oc,
-                                     kh * kw * ic);
+                                     kh * kw * ic, epilogueReadsOutputShapedInput(ctx.program(), node));
   GemmTile tile = chooseTile(ctx.target(), batch * oh * ow, oc, GemmKind::Convolution);
   // Constant weights are stored as [K][OC] (bindWeightsKN), so rows of B are contiguous.
   const bool weightsKN = ctx.program().isConstant(ctx.program().bufferOf(node.op.inputs[1]));

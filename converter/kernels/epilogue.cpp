@@ -87,6 +87,17 @@ bool epilogueFusable(const Program& program, const Node& node, const FusedOp& ne
   return extra.size() <= kMaxEpilogueInputs;
 }
 
+bool epilogueReadsOutputShapedInput(const Program& program, const Node& node) {
+  for (const FusedOp& f : node.epilogue) {
+    const tosa::Tensor* out = program.find(f.op.outputs.at(0));
+    if (out == nullptr) continue;
+    for (std::size_t i : dataInputs(f.op)) {
+      if (i != f.chainInput && epilogueIndexing(program, f.op.inputs[i], out->shape) == EpiIndex::Output) return true;
+    }
+  }
+  return false;
+}
+
 Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& accCompute, ShaderDefines& defines,
                      PlanKernel& kernel) {
   const Program& p = ctx.program();

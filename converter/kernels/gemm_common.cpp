@@ -127,7 +127,7 @@ std::uint32_t workgroupSize(const GemmTile& tile) {
 
 std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType weight, DType accType,
                                           std::int64_t zeroPointA, std::int64_t zeroPointB, std::int64_t m,
-                                          std::int64_t n, std::int64_t k) {
+                                          std::int64_t n, std::int64_t k, bool epilogueReadsTensor) {
   if (!(target.cooperativeMatrixNv || target.coopMatKhrEncoding) || target.subgroupSize == 0 || m <= 16 || n <= 16) {
     return std::nullopt;
   }
@@ -136,7 +136,9 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
     if (accType == DType::Fp16) wanted.push_back(CoopMatTypes::F16xF16ToF16);
     wanted.push_back(CoopMatTypes::F16xF16ToF32);
   } else if (in == DType::Fp32 && weight == DType::Fp32 && accType == DType::Fp32 &&
-             (target.fp16Operands || target.bf16Operands) && k >= target.fp16OperandsMinDepth) {
+             (target.fp16Operands || target.bf16Operands) &&
+             (k >= target.fp16OperandsMinDepth ||
+              (target.fp16OperandsWideMinN > 0 && n >= target.fp16OperandsWideMinN && !epilogueReadsTensor))) {
     wanted.push_back(target.bf16Operands ? CoopMatTypes::Bf16xBf16ToF32 : CoopMatTypes::F16xF16ToF32);
   } else if (in == DType::Int8 && weight == DType::Int8 && zeroPointA == 0 && zeroPointB == 0) {
     wanted.push_back(CoopMatTypes::S8xS8ToS32);

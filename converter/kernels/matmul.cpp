@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "converter/kernels/common.h"
+#include "converter/kernels/epilogue.h"
 #include "converter/kernels/gemm_common.h"
 #include "converter/kernels/registry.h"
 
@@ -42,7 +43,10 @@ Status lower(LoweringContext& ctx, const Node& node) {
   auto coopMat = aZp == 0 && bZp == 0 && c % 8 == 0 && w % 8 == 0
                      ? chooseCoopMatWorkgroup(ctx.target(), a.dtype, b.dtype, out.dtype, h, w, c)
                      : std::nullopt;
-  if (!coopMat) coopMat = chooseCoopMat(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp, h, w, c);
+  if (!coopMat) {
+    coopMat = chooseCoopMat(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp, h, w, c,
+                            epilogueReadsOutputShapedInput(ctx.program(), node));
+  }
   GemmTile tile = chooseTile(ctx.target(), h, w, GemmKind::Matmul);
   if (coopMat) {
     coopMat->bandEpilogue = ctx.target().coopMatBandEpilogue;

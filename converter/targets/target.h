@@ -119,6 +119,10 @@ struct Target {
   // and slower for 16 of the 20 with K < 512, whose staging and epilogue cost more than the
   // products save (benchmarks/results/experiments/h100-precision-fp16.md).
   int fp16OperandsMinDepth = 0;
+  // ... and shallower ones with N >= this (0: none) whose epilogue reads no tensor shaped like
+  // the output: on an H100 those ResNet-50 convolutions (N 128-1024, K 64-256) ran 1.5-2x
+  // faster on fp16 fragments, while the ones with a residual ADD or N = 64 ran slower.
+  int fp16OperandsWideMinN = 0;
   // Default tile: the fastest of the variants measured on an H100 for fp16 MATMUL 4096 with
   // both fp16 and fp32 accumulators (README, Performance). GEMMs that would get fewer than
   // coopMatLargeMinTiles workgroups of it use the small tile, so more of the GPU is busy.

@@ -72,6 +72,11 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // it, 9.80 ms with fp16 fragments for every convolution and 10.26 ms in fp32
       // (benchmarks/results/experiments/h100-precision-fp16.md).
       target.fp16OperandsMinDepth = 512;
+      // ... and for GEMMs with N >= 128 whose epilogue reads no output-shaped tensor: per-
+      // convolution profiles of ResNet-50 batch 32 put four such convolutions (K 64-256) at
+      // 1.5-2x on fp16 fragments and every one with a residual ADD or N = 64 below the scalar
+      // core (benchmarks/results/experiments/h100-gemm-limits.md, call 8).
+      target.fp16OperandsWideMinN = 128;
       // Cooperative matrices encoded as KHR rather than NV (converter/coopmat_khr.h), which the
       // KHR encoding's 16x8x16 fragments bring with them: fp16 MATMUL 4096 at 265-267 TFLOP/s
       // against 179-180 (NV, 16x16x16), 2048 at 210 against 152, ResNet-50 batch 32 with
@@ -166,10 +171,13 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
     } else if (key == "fp16-min-depth") {
       if (!v || v->size() != 1) return bad("fp16-min-depth=K (K >= 1)");
       target.fp16OperandsMinDepth = (*v)[0];
+    } else if (key == "fp16-wide-min-n") {
+      if (!parsed || parsed->size() != 1) return bad("fp16-wide-min-n=N (0: none)");
+      target.fp16OperandsWideMinN = (*parsed)[0];
     } else {
       return bad("one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, coopmat, coopmat-min-tiles, "
                  "coopmat-acc16, coopmat-khr, coopmat-fragment, coopmat-wg, coopmat-wg-threads, coopmat-band, "
-                 "fp16-min-depth");
+                 "fp16-min-depth, fp16-wide-min-n");
     }
   }
   if (Status ok = verifyTarget(target); !ok) return invalidInput("OPENVGF_TUNING '{}': {}", spec, ok.error().message());

@@ -192,12 +192,15 @@ TEST(TuningOverrides, CooperativeMatrixEncodingAndWorkgroupScope) {
   EXPECT_EQ(t.coopMatWorkgroupTile.bm, 0);
   EXPECT_FALSE(t.coopMatKhrEncoding);
   EXPECT_TRUE(nvidia.coopMatBandEpilogue);
+  EXPECT_EQ(nvidia.fp16OperandsWideMinN, 128);
+  ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "fp16-wide-min-n=0"));
+  EXPECT_EQ(nvidia.fp16OperandsWideMinN, 0);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-band=0"));
   EXPECT_FALSE(nvidia.coopMatBandEpilogue);
   // A part that does not divide the tile, a K step off the 16-byte chunks, a workgroup size the
   // device does not list, a device without KHR matrices.
   for (const char* bad : {"coopmat-wg=128x128x32/48", "coopmat-wg=128x128x20/64", "coopmat-wg=128x128",
-                          "coopmat-wg-threads=64", "coopmat-khr=2", "coopmat-fragment=16x8", "coopmat-band=2"}) {
+                          "coopmat-wg-threads=64", "coopmat-khr=2", "coopmat-fragment=16x8", "coopmat-band=2", "fp16-wide-min-n=x"}) {
     converter::Target u = t;
     Status s = converter::applyTuningOverrides(u, bad);
     ASSERT_FALSE(s) << bad;

@@ -397,6 +397,47 @@ TEST(NativeTargetCoopMat, PrecisionFp16PutsDeepFp32GemmsOnCooperativeMatrices) {
   EXPECT_EQ(invalid.error().kind(), ErrorKind::InvalidInput);
 }
 
+// Target::fp16OperandsWideMinN: a shallow fp32 CONV2D still takes fp16 fragments under
+// --precision fp16 when N reaches it and its epilogue reads no output-shaped tensor; with a
+// residual ADD fused into the epilogue, or a narrower N, it stays scalar.
+TEST(NativeTargetCoopMat, PrecisionFp16TakesWideShallowGemmsWithoutResidualInputs) {
+  std::mt19937 rng(41);
+  converter::Target target = coopMatTarget();
+  target.fp16OperandsMinDepth = 512;
+  target.fp16OperandsWideMinN = 128;
+  auto residualConv = [&](std::int64_t oc) {  // CONV2D 3x3 (K = 72) + ADD of a second input
+    tosa::Builder b;
+    Value x = b.input("x", DType::Fp32, {2, 9, 10, 8});
+    Value skip = b.input("skip", DType::Fp32, {2, 9, 10, oc});
+    tosa::ConvParams p;
+    p.pad = {1, 1, 1, 1};
+    p.stride = {1, 1};
+    p.dilation = {1, 1};
+    Value y = b.conv2d(x, b.constant(randomTensor(DType::Fp32, {oc, 3, 3, 8}, rng)), std::nullopt, p);
+    b.output(b.add(y, skip));
+    auto built = b.build();
+    EXPECT_TRUE(built) << (built ? "" : built.error().message());
+    return built ? std::move(*built) : tosa::Graph{};
+  };
+  struct Case {
+    tosa::Graph graph;
+    bool fragments;
+  };
+  Case cases[] = {{conv2dGraph(DType::Fp32, 9, 10, 8, 128, std::nullopt, rng).graph, true},
+                  {conv2dGraph(DType::Fp32, 9, 10, 8, 64, std::nullopt, rng).graph, false},
+                  {residualConv(128), false}};
+  for (const Case& c : cases) {
+    converter::ConvertOptions options;
+    options.customTarget = target;
+    options.precision = "fp16";
+    options.cacheDir = std::filesystem::temp_directory_path() / "openvgf-converter-test-cache";
+    auto model = converter::convert(c.graph, options);
+    ASSERT_TRUE(model) << model.error().message();
+    EXPECT_EQ(model->stats.kernels, 1u);  // the ADD is in the convolution's epilogue
+    EXPECT_EQ(contains(model->stats.capabilities, "CooperativeMatrixNV"), c.fragments);
+  }
+}
+
 // A deep K under a one-tile grid: the cooperative-matrix core runs as split-K partials (each
 // slice a whole number of its BK steps) plus a reduction, fp16 and int8 alike.
 TEST(NativeTargetCoopMat, DeepKSplitsIntoPartialAndReductionKernels) {
