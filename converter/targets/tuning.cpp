@@ -93,7 +93,7 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // against 0.913 ms. Convolutions lost with it (ResNet-50 batch 32 --precision fp16 6.68
       // against 6.60 ms; its 3x3 and N <= 128 convolutions 10-50 % each), so they keep
       // staging one fragment at a time (benchmarks/results/experiments/h100-gemm-limits.md,
-      // calls 5 and 6).
+      // call 6).
       target.coopMatBandEpilogue = true;
       break;
     case DeviceClass::OtherGpu:

@@ -17,13 +17,17 @@
 // Defines (set by the converter; GEMM_COOPMAT=1 selects this file):
 //   CM_M CM_N CM_K          one cooperative-matrix shape the device lists
 //   CM_INT                  0: fp16 operands, 1: int8 operands with int32 accumulators
-//   CM_F32_OPERANDS         1: the tensors are fp32, rounded to fp16 as they are loaded
-//                           (--precision fp16; include/gemm_coopmat_ext.glsl), or to bf16
-//                           with CM_BF16=1 (--precision bf16)
+//   CM_F32_OPERANDS         1: the tensors are fp32, rounded to fp16 as they are written to
+//                           shared memory (--precision fp16; include/gemm_coopmat_ext.glsl),
+//                           or to bf16 with CM_BF16=1 (--precision bf16)
+//   CM_NARROW_B             1: B (constant CONV2D weights) is stored in the fragments' type
+//                           already, so only A is rounded
+//   CM_STAGE                0: the epilogue stages one fragment at a time in sC; 1 / 2: a
+//                           band of fragments at a time in sA / sB (CoopMatPlan::stagingBuffer)
 //   CM_ACC16                1: fp16 accumulators (TOSA acc_type fp16), else fp32
 //   BM BN BK                workgroup tile; WM WN tiles per subgroup; SG subgroup size
 //   GEMM_VEC_A, GEMM_VEC_B  1: the template provides CM_FETCH_T gemm_load_a_vec(batch, m, k) /
-//                           gemm_load_b_vec(batch, k, n), one aligned 16-byte chunk of CH
+//                           CM_FETCH_B_T gemm_load_b_vec(batch, k, n), one aligned chunk of CH
 //                           consecutive raw operands (zero points 0, chunk inside K / N)
 // Workgroup: (BM / (WM*CM_M)) * (BN / (WN*CM_N)) subgroups of SG invocations.
 #ifndef OVGF_GEMM_COOPMAT_GLSL
@@ -251,11 +255,11 @@ void gemm_main() {
 
 #if CM_STAGE
   // A band of CM_M rows (all WN fragments of one fragment row) at a time, in the operand
-  // buffer CM_STAGE names: the K loop's last barrier has released it. Each invocation then
-  // runs the epilogue for CM_M * WN * CM_N / SG elements with no barrier between them, so
-  // their loads (a residual ADD's input) are in flight together; staging one fragment at a
-  // time waited for them once per fragment (ResNet-50's residual convolutions ran 2.2x
-  // slower on this core than on the scalar one).
+  // buffer CM_STAGE names: the K loop's last barrier has released it. WM store-and-epilogue
+  // rounds instead of WM * WN, each invocation running the epilogue for CM_M * WN * CM_N / SG
+  // elements without a barrier between them. On an H100 MATMUL gained 7 % with it and
+  // convolutions lost, so the converter asks for it for MATMUL only
+  // (Target::coopMatBandEpilogue).
   [[unroll]] for (int i = 0; i < WM; ++i) {
     const uint base = sg * uint(CM_BAND_SIZE);
     [[unroll]] for (int j = 0; j < WN; ++j) {
