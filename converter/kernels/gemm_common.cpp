@@ -292,19 +292,6 @@ void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan) {
   if (plan.shape.types == CoopMatTypes::Bf16xBf16ToF32) defines.set("CM_BF16", 1);
 }
 
-namespace {
-
-// fp32 -> bf16 bits as include/types.glsl's ovgf_f32x2_to_bf16x2 rounds: to nearest even, a
-// NaN kept as a quiet NaN of its sign and high payload.
-std::uint16_t bf16Bits(float v) {
-  std::uint32_t u = 0;
-  std::memcpy(&u, &v, sizeof u);
-  if (v != v) return static_cast<std::uint16_t>((u >> 16) | 0x40u);
-  return static_cast<std::uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-}
-
-}  // namespace
-
 DType narrowedWeights(const CoopMatPlan& plan, bool weightsKN, std::int64_t oc) {
   if (!plan.fp32Operands || plan.workgroupScope || !weightsKN || oc % plan.chunk() != 0) return DType::Unknown;
   return plan.shape.types == CoopMatTypes::Bf16xBf16ToF32 ? DType::Bf16 : DType::Fp16;
@@ -335,7 +322,7 @@ void bindWeightsKN(LoweringContext& ctx, const Node& node, std::size_t input, Sh
       if (narrow) {
         float v = 0;
         std::memcpy(&v, &src[from], sizeof v);
-        const std::uint16_t bits = storeAs == DType::Fp16 ? tosa::floatToFp16(v) : bf16Bits(v);
+        const std::uint16_t bits = storeAs == DType::Fp16 ? tosa::floatToFp16(v) : tosa::floatToBf16(v);
         std::memcpy(&dst[to], &bits, sizeof bits);
       } else {
         std::memcpy(&dst[to], &src[from], eb);

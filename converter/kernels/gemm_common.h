@@ -146,8 +146,8 @@ bool useDot4(const Target& target, tosa::DType in, tosa::DType weight, tosa::DTy
 /// Binds the weight input of a conv-like node: a constant [OC, K...] tensor is stored
 /// pre-transposed to [K][OC] (constant plan: coalesced B-tile loads) and W_KN=1 is set; a
 /// run-time weight is bound as is with W_KN=0. `storeAs` Fp16 or Bf16 stores constant fp32
-/// weights rounded to that type (--precision, narrowedWeights), bit for bit what the
-/// cooperative-matrix core's load path would make of them.
+/// weights rounded to that type (--precision, narrowedWeights): to nearest even, as the
+/// cooperative-matrix core's load path rounds (NaN payloads aside).
 void bindWeightsKN(LoweringContext& ctx, const Node& node, std::size_t input, ShaderDefines& defines,
                    PlanKernel& kernel, tosa::DType storeAs = tosa::DType::Unknown);
 /// The type constant fp32 CONV2D weights are stored in for `plan` (--precision): its operand

@@ -100,6 +100,15 @@ TestGraph matmulGraph(DType type, std::int64_t m, std::int64_t k, std::int64_t n
   return g;
 }
 
+/// Stride 1, dilation 1 and a padding of 1 on every side: a 3x3 CONV2D keeps H and W.
+tosa::ConvParams samePadding3x3() {
+  tosa::ConvParams p;
+  p.pad = {1, 1, 1, 1};
+  p.stride = {1, 1};
+  p.dilation = {1, 1};
+  return p;
+}
+
 /// CONV2D 3x3, pad 1, NHWC [2,h,w,ic] -> oc channels, then CLAMP (a fused epilogue).
 TestGraph conv2dGraph(DType type, std::int64_t h, std::int64_t w, std::int64_t ic, std::int64_t oc,
                       std::optional<DType> accType, std::mt19937& rng, std::int64_t inputZp = 0,
@@ -109,10 +118,7 @@ TestGraph conv2dGraph(DType type, std::int64_t h, std::int64_t w, std::int64_t i
   g.inputs.push_back(randomTensor(type, {2, h, w, ic}, rng));
   Value x = b.input("x", type, {2, h, w, ic});
   Value wt = b.constant(randomTensor(weightType.value_or(type), {oc, 3, 3, ic}, rng));
-  tosa::ConvParams p;
-  p.pad = {1, 1, 1, 1};
-  p.stride = {1, 1};
-  p.dilation = {1, 1};
+  tosa::ConvParams p = samePadding3x3();
   p.accType = accType;
   p.inputZp = inputZp;
   Value y = b.conv2d(x, wt, std::nullopt, p);
@@ -409,11 +415,7 @@ TEST(NativeTargetCoopMat, PrecisionFp16TakesWideShallowGemmsWithoutResidualInput
     tosa::Builder b;
     Value x = b.input("x", DType::Fp32, {2, 9, 10, 8});
     Value skip = b.input("skip", DType::Fp32, {2, 9, 10, oc});
-    tosa::ConvParams p;
-    p.pad = {1, 1, 1, 1};
-    p.stride = {1, 1};
-    p.dilation = {1, 1};
-    Value y = b.conv2d(x, b.constant(randomTensor(DType::Fp32, {oc, 3, 3, 8}, rng)), std::nullopt, p);
+    Value y = b.conv2d(x, b.constant(randomTensor(DType::Fp32, {oc, 3, 3, 8}, rng)), std::nullopt, samePadding3x3());
     b.output(b.add(y, skip));
     auto built = b.build();
     EXPECT_TRUE(built) << (built ? "" : built.error().message());
@@ -777,11 +779,7 @@ TEST(NativeTargetCoopMatKhr, PrecisionStoresConvWeightsInTheOperandType) {
       tosa::Builder b;
       HostTensor w = randomTensor(DType::Fp32, {oc, 3, 3, 64}, rng);
       Value x = b.input("x", DType::Fp32, {2, 9, 10, 64});
-      tosa::ConvParams p;
-      p.pad = {1, 1, 1, 1};
-      p.stride = {1, 1};
-      p.dilation = {1, 1};
-      b.output(b.conv2d(x, b.constant(w), std::nullopt, p));
+      b.output(b.conv2d(x, b.constant(w), std::nullopt, samePadding3x3()));
       auto graph = b.build();
       ASSERT_TRUE(graph) << graph.error().message();
       converter::ConvertOptions options;
