@@ -160,6 +160,14 @@ void gemm_store(uint batch, uint m, uint n, ACC_CT acc) {
   ACC_CT bias = ACC_CT(BIAS_LD(bias0[BIAS_BCAST != 0 ? 0u : n]));
   epilogue_store(m * uint(OC) + n, n, acc + bias);
 }
+#if NUM_EPI == 1
+// For the cooperative-matrix core's residual accumulators (include/gemm_coopmat.glsl).
+uint gemm_out_index(uint batch, uint m, uint n) { return m * uint(OC) + n; }
+void gemm_store_with(uint batch, uint m, uint n, ACC_CT acc, EPI0_CT e0) {
+  ACC_CT bias = ACC_CT(BIAS_LD(bias0[BIAS_BCAST != 0 ? 0u : n]));
+  epilogue_store_with(m * uint(OC) + n, n, acc + bias, e0);
+}
+#endif
 
 #if GEMM_COOPMAT
 #include "include/gemm_coopmat.glsl"

@@ -100,6 +100,13 @@ uint gemm_b_vec_index(uint batch, uint k, uint n) { return ((batch * uint(C) + k
 void gemm_store(uint batch, uint m, uint n, ACC_CT acc) {
   epilogue_store((batch * uint(H) + m) * uint(W) + n, n, acc);
 }
+#if NUM_EPI == 1
+// For the cooperative-matrix core's residual accumulators (include/gemm_coopmat.glsl).
+uint gemm_out_index(uint batch, uint m, uint n) { return (batch * uint(H) + m) * uint(W) + n; }
+void gemm_store_with(uint batch, uint m, uint n, ACC_CT acc, EPI0_CT e0) {
+  epilogue_store_with(gemm_out_index(batch, m, n), n, acc, e0);
+}
+#endif
 
 #if GEMM_COOPMAT && CM_ENCODING == 2
 #include "include/gemm_coopmat_wg.glsl"

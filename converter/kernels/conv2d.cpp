@@ -44,8 +44,9 @@ Status lower(LoweringContext& ctx, const Node& node) {
   setBufferType(d, "BIAS", bias.dtype);
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
   const DType accType = attrs.accType == DType::Unknown ? output.dtype : attrs.accType;
-  const auto coopMat = chooseCoopMat(ctx.target(), input.dtype, weight.dtype, accType, inZp, wZp, batch * oh * ow, oc,
-                                     kh * kw * ic, epilogueReadsOutputShapedInput(ctx.program(), node));
+  auto coopMat =
+      chooseCoopMat(ctx.target(), input.dtype, weight.dtype, accType, inZp, wZp, batch * oh * ow, oc, kh * kw * ic);
+  if (coopMat) coopMat->residualAccumulators = residualAccumulators(ctx, node, *coopMat);
   GemmTile tile = chooseTile(ctx.target(), batch * oh * ow, oc, GemmKind::Convolution);
   // Constant weights are stored as [K][OC] (bindWeightsKN), so rows of B are contiguous.
   const bool weightsKN = ctx.program().isConstant(ctx.program().bufferOf(node.op.inputs[1]));

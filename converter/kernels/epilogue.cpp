@@ -87,15 +87,30 @@ bool epilogueFusable(const Program& program, const Node& node, const FusedOp& ne
   return extra.size() <= kMaxEpilogueInputs;
 }
 
-bool epilogueReadsOutputShapedInput(const Program& program, const Node& node) {
-  for (const FusedOp& f : node.epilogue) {
-    const tosa::Tensor* out = program.find(f.op.outputs.at(0));
-    if (out == nullptr) continue;
+bool epilogueStartsWithResidualAdd(const Program& program, const Node& node) {
+  if (node.epilogue.empty() || endsWithTranspose(node)) return false;
+  const FusedOp& add = node.epilogue.front();
+  const tosa::Tensor* out = program.find(node.op.outputs.at(0));
+  if (add.op.op != tosa::Op::Add || add.op.inputs.size() != 2 || add.chainInput > 1 || out == nullptr ||
+      out->dtype != tosa::DType::Fp32) {
+    return false;
+  }
+  const std::string& residual = add.op.inputs[1 - add.chainInput];
+  const tosa::Tensor* r = program.find(residual);
+  if (r == nullptr || r->dtype != tosa::DType::Fp32 || epilogueIndexing(program, residual, out->shape) != EpiIndex::Output) {
+    return false;
+  }
+  // The kernel adds 0 where the accumulator holds the residual, so no later operator may
+  // read it, and it must be the epilogue's only tensor input (e0).
+  for (std::size_t k = 1; k < node.epilogue.size(); ++k) {
+    const FusedOp& f = node.epilogue[k];
+    const tosa::Tensor* fOut = program.find(f.op.outputs.at(0));
     for (std::size_t i : dataInputs(f.op)) {
-      if (i != f.chainInput && epilogueIndexing(program, f.op.inputs[i], out->shape) == EpiIndex::Output) return true;
+      if (i == f.chainInput || fOut == nullptr) continue;
+      if (epilogueIndexing(program, f.op.inputs[i], fOut->shape) != EpiIndex::Scalar) return false;
     }
   }
-  return false;
+  return true;
 }
 
 Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& accCompute, ShaderDefines& defines,

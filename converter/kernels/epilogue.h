@@ -20,8 +20,9 @@ Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& 
 /// Whether `next` can join the epilogue of `node` (elementwise, extra inputs shaped like
 /// the output or scalar constants, single-use intermediate).
 bool epilogueFusable(const Program& program, const Node& node, const FusedOp& next);
-/// Whether the epilogue of `node` reads a tensor indexed like the output (a residual ADD's
-/// input), rather than only per-channel vectors and scalars.
-bool epilogueReadsOutputShapedInput(const Program& program, const Node& node);
+/// Whether the epilogue of `node` starts with an ADD of an fp32 tensor shaped like the fp32
+/// output and reads no other tensor: the cooperative-matrix core can then start its
+/// accumulators from that tensor (CoopMatPlan::residualAccumulators).
+bool epilogueStartsWithResidualAdd(const Program& program, const Node& node);
 
 }  // namespace openvgf::converter

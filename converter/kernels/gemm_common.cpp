@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "converter/kernels/epilogue.h"
 #include "tosa/float_types.h"
 
 namespace openvgf::converter {
@@ -125,9 +126,14 @@ std::uint32_t workgroupSize(const GemmTile& tile) {
   return static_cast<std::uint32_t>((tile.bm / tile.tm) * (tile.bn / tile.tn));
 }
 
+bool residualAccumulators(const LoweringContext& ctx, const Node& node, const CoopMatPlan& plan) {
+  return ctx.target().coopMatResidualAccumulators && plan.fp32Operands && !plan.workgroupScope &&
+         epilogueStartsWithResidualAdd(ctx.program(), node);
+}
+
 std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType weight, DType accType,
                                           std::int64_t zeroPointA, std::int64_t zeroPointB, std::int64_t m,
-                                          std::int64_t n, std::int64_t k, bool epilogueReadsTensor) {
+                                          std::int64_t n, std::int64_t k) {
   if (!(target.cooperativeMatrixNv || target.coopMatKhrEncoding) || target.subgroupSize == 0 || m <= 16 || n <= 16) {
     return std::nullopt;
   }
@@ -137,8 +143,7 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
     wanted.push_back(CoopMatTypes::F16xF16ToF32);
   } else if (in == DType::Fp32 && weight == DType::Fp32 && accType == DType::Fp32 &&
              (target.fp16Operands || target.bf16Operands) &&
-             (k >= target.fp16OperandsMinDepth ||
-              (target.fp16OperandsWideMinN > 0 && n >= target.fp16OperandsWideMinN && !epilogueReadsTensor))) {
+             k >= target.fp16OperandsMinDepth) {
     wanted.push_back(target.bf16Operands ? CoopMatTypes::Bf16xBf16ToF32 : CoopMatTypes::F16xF16ToF32);
   } else if (in == DType::Int8 && weight == DType::Int8 && zeroPointA == 0 && zeroPointB == 0) {
     wanted.push_back(CoopMatTypes::S8xS8ToS32);
@@ -156,9 +161,12 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
       return ((m + tm - 1) / tm) * ((n + tn - 1) / tn) >= target.coopMatLargeMinTiles;
     };
     const bool halfAcc = types == CoopMatTypes::F16xF16ToF16 && target.coopMatTileHalfAcc.subgroupsM > 0;
-    const CoopMatTile& tile = halfAcc && fills(target.coopMatTileHalfAcc) ? target.coopMatTileHalfAcc
-                              : fills(target.coopMatTile)                 ? target.coopMatTile
-                                                                          : target.coopMatTileSmall;
+    const CoopMatTile& narrowTile = target.coopMatTileNarrow;
+    const bool narrow = narrowTile.subgroupsM > 0 && n <= narrowTile.subgroupsN * narrowTile.blockN;
+    const CoopMatTile& tile = narrow && fills(narrowTile)                    ? narrowTile
+                              : halfAcc && fills(target.coopMatTileHalfAcc) ? target.coopMatTileHalfAcc
+                              : fills(target.coopMatTile)                   ? target.coopMatTile
+                                                                            : target.coopMatTileSmall;
     const int chunk = types == CoopMatTypes::S8xS8ToS32 ? 16 : 8;  // operands per 16-byte chunk
     // Largest fragment (fewest instructions per multiply) that tiles the subgroup block and
     // starts at 16-byte chunk boundaries of the shared tiles (include/gemm_coopmat.glsl).
@@ -288,6 +296,7 @@ void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan) {
   defines.set("BM", plan.bm).set("BN", plan.bn).set("BK", plan.bk).set("WM", plan.wm).set("WN", plan.wn);
   defines.set("SG", plan.subgroupSize);
   defines.set("CM_STAGE", plan.stagingBuffer());
+  if (plan.residualAccumulators) defines.set("CM_RESIDUAL_ACC", 1);
   if (plan.fp32Operands) defines.set("CM_F32_OPERANDS", 1);
   if (plan.shape.types == CoopMatTypes::Bf16xBf16ToF32) defines.set("CM_BF16", 1);
 }

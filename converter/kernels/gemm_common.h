@@ -99,6 +99,9 @@ struct CoopMatPlan {
   bool workgroupScope = false;
   int partM = 0;
   bool bandEpilogue = false;  // stage the epilogue a band at a time where it fits (Target::coopMatBandEpilogue)
+  // The accumulators start from the epilogue's residual input (CM_RESIDUAL_ACC,
+  // Target::coopMatResidualAccumulators); only with fp32 operands and accumulators.
+  bool residualAccumulators = false;
   int invocations = 0;
   /// Operands per 16-byte chunk (8 fp16 or 16 int8): dimensions that are multiples of it
   /// allow the template's vector loads (GEMM_VEC_A / GEMM_VEC_B).
@@ -121,13 +124,15 @@ struct CoopMatPlan {
 /// the target has no matching shape or the portable kernel suits better (tiny M or N).
 /// fp16 x fp16: fp16 accumulators when `accType` is FP16 and the device lists such a shape,
 /// else fp32. fp32 x fp32 only with target.fp16Operands (fp16 fragments, fp32 accumulators)
-/// and K >= target.fp16OperandsMinDepth, or N >= target.fp16OperandsWideMinN when
-/// `epilogueReadsTensor` is false (epilogueReadsOutputShapedInput). int8 x int8 -> int32 only
+/// and K >= target.fp16OperandsMinDepth. int8 x int8 -> int32 only
 /// with zero points 0 (fragments hold the raw bytes).
 std::optional<CoopMatPlan> chooseCoopMat(const Target& target, tosa::DType in, tosa::DType weight,
                                           tosa::DType accType, std::int64_t zeroPointA, std::int64_t zeroPointB,
-                                          std::int64_t m, std::int64_t n, std::int64_t k,
-                                          bool epilogueReadsTensor = false);
+                                          std::int64_t m, std::int64_t n, std::int64_t k);
+/// Whether `plan` starts its accumulators from the residual ADD that begins the epilogue of
+/// `node` (CoopMatPlan::residualAccumulators): the target asks for it, the operands are fp32
+/// rounded to fragments (--precision) and epilogueStartsWithResidualAdd holds.
+bool residualAccumulators(const LoweringContext& ctx, const Node& node, const CoopMatPlan& plan);
 /// The workgroup-scope config (VK_NV_cooperative_matrix2) for a GEMM whose A [M,K] and
 /// B [K,N] are plain row-major fp16 matrices, or nullopt: the target lacks workgroup-scope
 /// matrices, the types are not fp16 x fp16, or M, N, K are not whole multiples of the tile.

@@ -44,8 +44,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
                      ? chooseCoopMatWorkgroup(ctx.target(), a.dtype, b.dtype, out.dtype, h, w, c)
                      : std::nullopt;
   if (!coopMat) {
-    coopMat = chooseCoopMat(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp, h, w, c,
-                            epilogueReadsOutputShapedInput(ctx.program(), node));
+    coopMat = chooseCoopMat(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp, h, w, c);
+    if (coopMat) coopMat->residualAccumulators = residualAccumulators(ctx, node, *coopMat);
   }
   GemmTile tile = chooseTile(ctx.target(), h, w, GemmKind::Matmul);
   if (coopMat) {

@@ -97,8 +97,9 @@ Status verifyTarget(const Target& target) {
                            target.maxSharedBytes);
     }
   }
-  for (const CoopMatTile* tile : {&target.coopMatTile, &target.coopMatTileSmall, &target.coopMatTileHalfAcc}) {
-    if (tile == &target.coopMatTileHalfAcc && tile->subgroupsM == 0) continue;
+  for (const CoopMatTile* tile :
+       {&target.coopMatTile, &target.coopMatTileSmall, &target.coopMatTileHalfAcc, &target.coopMatTileNarrow}) {
+    if ((tile == &target.coopMatTileHalfAcc || tile == &target.coopMatTileNarrow) && tile->subgroupsM == 0) continue;
     // Shared tiles are stored in 16-byte chunks (8 fp16 / 16 int8 along K and N).
     if (tile->subgroupsM < 1 || tile->subgroupsN < 1 || tile->blockM < 8 || tile->blockN < 8 || tile->bk < 16 ||
         tile->blockM % 8 != 0 || tile->blockN % 8 != 0 || tile->bk % 16 != 0) {

@@ -119,10 +119,6 @@ struct Target {
   // and slower for 16 of the 20 with K < 512, whose staging and epilogue cost more than the
   // products save (benchmarks/results/experiments/h100-precision-fp16.md).
   int fp16OperandsMinDepth = 0;
-  // ... and shallower ones with N >= this (0: none) whose epilogue reads no tensor shaped like
-  // the output: on an H100 those ResNet-50 convolutions (N 128-1024, K 64-256) ran 1.5-2x
-  // faster on fp16 fragments, while the ones with a residual ADD or N = 64 ran slower.
-  int fp16OperandsWideMinN = 0;
   // Default tile: the fastest of the variants measured on an H100 for fp16 MATMUL 4096 with
   // both fp16 and fp32 accumulators (README, Performance). GEMMs that would get fewer than
   // coopMatLargeMinTiles workgroups of it use the small tile, so more of the GPU is busy.
@@ -130,12 +126,19 @@ struct Target {
   CoopMatTile coopMatTileSmall{2, 2, 32, 32, 32};
   // The large tile for fp16 accumulators; subgroupsM = 0: coopMatTile.
   CoopMatTile coopMatTileHalfAcc{0, 0, 64, 64, 32};
+  // The tile for GEMMs no wider than its N (subgroupsN * blockN), where the common tile would
+  // leave part of each workgroup multiplying zeros; subgroupsM = 0: none.
+  CoopMatTile coopMatTileNarrow{0, 0, 64, 64, 32};
   int coopMatLargeMinTiles = 256;
   // MATMUL's subgroup core stages its accumulators for the epilogue a band of fragments at a
   // time in the operand buffers, where a band fits (CoopMatPlan::stagingBuffer), rather than
   // one fragment at a time. Set per device class by the tuning table: convolutions keep the
   // fragment staging, which measured faster for them.
   bool coopMatBandEpilogue = false;
+  // --precision: a GEMM whose epilogue starts by adding a tensor shaped like the output (a
+  // residual ADD) starts its accumulators from that tensor (CM_RESIDUAL_ACC,
+  // include/gemm_coopmat.glsl) instead of reading it element by element in the epilogue.
+  bool coopMatResidualAccumulators = false;
   std::string deviceName;                 // native: probed device
 };
 

@@ -68,15 +68,16 @@ void applyTuningTable(Target& target, DeviceClass device) {
       target.gemmLarge = GemmTile{128, 128, 8, 8, 8, 2};
       target.gemmLargeMinGroups = 264;
       target.gemmLargeConvolutions = false;
-      // --precision fp16 only for GEMMs with K >= 512: ResNet-50 batch 32 took 8.24 ms with
-      // it, 9.80 ms with fp16 fragments for every convolution and 10.26 ms in fp32
-      // (benchmarks/results/experiments/h100-precision-fp16.md).
-      target.fp16OperandsMinDepth = 512;
-      // ... and for GEMMs with N >= 128 whose epilogue reads no output-shaped tensor: per-
-      // convolution profiles of ResNet-50 batch 32 put four such convolutions (K 64-256) at
-      // 1.5-2x on fp16 fragments and every one with a residual ADD or N = 64 below the scalar
-      // core (benchmarks/results/experiments/h100-gemm-limits.md, call 8).
-      target.fp16OperandsWideMinN = 128;
+      // --precision fp16 / bf16: every fp32 GEMM on fp16 fragments (fp16OperandsMinDepth stays
+      // 0), residual ADDs in the accumulators' initial value, and a 128x64 tile of eight
+      // subgroups for N <= 64. ResNet-50 batch 32 --precision fp16 took 4.89 ms with the three,
+      // against 6.00 ms for the rule before them (fp16 fragments for K >= 512, or N >= 128
+      // without a residual ADD, which a residual ADD read element by element made 2-4x slower);
+      // residual accumulators alone 5.30 ms, with the 4x1-subgroup narrow tile 5.08; MobileNetV2
+      // batch 32 1.69 against 1.84 ms; BERT unchanged at 0.17 ms
+      // (benchmarks/results/experiments/h100-gemm-limits.md, call 9).
+      target.coopMatResidualAccumulators = true;
+      target.coopMatTileNarrow = CoopMatTile{8, 1, 16, 64, 32};
       // Cooperative matrices encoded as KHR rather than NV (converter/coopmat_khr.h), which the
       // KHR encoding's 16x8x16 fragments bring with them: fp16 MATMUL 4096 at 265-267 TFLOP/s
       // against 179-180 (NV, 16x16x16), 2048 at 210 against 152, ResNet-50 batch 32 with
@@ -168,16 +169,26 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
         return bad("coopmat-band=0 or 1 (1: MATMUL stages its epilogue a band at a time)");
       }
       target.coopMatBandEpilogue = (*parsed)[0] == 1;
+    } else if (key == "coopmat-residual-acc") {
+      if (!parsed || parsed->size() != 1 || (*parsed)[0] > 1) {
+        return bad("coopmat-residual-acc=0 or 1 (1: --precision GEMMs start their accumulators from a residual input)");
+      }
+      target.coopMatResidualAccumulators = (*parsed)[0] == 1;
+    } else if (key == "coopmat-narrow") {
+      if (parsed && parsed->size() == 1 && (*parsed)[0] == 0) {
+        target.coopMatTileNarrow.subgroupsM = 0;
+      } else if (v && v->size() == 5) {
+        target.coopMatTileNarrow = CoopMatTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4]};
+      } else {
+        return bad("coopmat-narrow=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat-narrow=4x1/32x64/32, or coopmat-narrow=0");
+      }
     } else if (key == "fp16-min-depth") {
       if (!v || v->size() != 1) return bad("fp16-min-depth=K (K >= 1)");
       target.fp16OperandsMinDepth = (*v)[0];
-    } else if (key == "fp16-wide-min-n") {
-      if (!parsed || parsed->size() != 1) return bad("fp16-wide-min-n=N (0: none)");
-      target.fp16OperandsWideMinN = (*parsed)[0];
     } else {
       return bad("one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, coopmat, coopmat-min-tiles, "
                  "coopmat-acc16, coopmat-khr, coopmat-fragment, coopmat-wg, coopmat-wg-threads, coopmat-band, "
-                 "fp16-min-depth, fp16-wide-min-n");
+                 "coopmat-residual-acc, coopmat-narrow, fp16-min-depth");
     }
   }
   if (Status ok = verifyTarget(target); !ok) return invalidInput("OPENVGF_TUNING '{}': {}", spec, ok.error().message());

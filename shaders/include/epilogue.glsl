@@ -45,6 +45,16 @@ layout(set = 0, binding = OUT_BINDING) writeonly buffer Out { OUT_STYPE out0[]; 
 
 EW_DECLS
 
+// epilogue_store with its one tensor input given rather than read: the cooperative-matrix
+// core passes 0 where the accumulator already holds it (CM_RESIDUAL_ACC).
+#if NUM_EPI == 1
+void epilogue_store_with(uint idx, uint ch, ACC_CT v, EPI0_CT e0) {
+  OUT_CT r;
+  EPI_BODY
+  out0[OUT_INDEX(idx)] = OUT_ST(r);
+}
+#endif
+
 void epilogue_store(uint idx, uint ch, ACC_CT v) {
 #if NUM_EPI > 0
   EPI0_CT e0 = EPI0_LD(epi0[EPI0_INDEX]);

@@ -24,6 +24,8 @@
 //                           already, so only A is rounded
 //   CM_STAGE                0: the epilogue stages one fragment at a time in sC; 1 / 2: a
 //                           band of fragments at a time in sA / sB (CoopMatPlan::stagingBuffer)
+//   CM_RESIDUAL_ACC         1: the accumulators start from the epilogue's input e0, the
+//                           tensor its first operator (an ADD) adds (see below)
 //   CM_ACC16                1: fp16 accumulators (TOSA acc_type fp16), else fp32
 //   BM BN BK                workgroup tile; WM WN tiles per subgroup; SG subgroup size
 //   GEMM_VEC_A, GEMM_VEC_B  1: the template provides CM_FETCH_T gemm_load_a_vec(batch, m, k) /
@@ -207,6 +209,31 @@ CM_ACC_T cm_staged(uint row, uint c) {
 }
 #endif
 
+// CM_RESIDUAL_ACC: every fragment that lies wholly inside M x N loads its accumulators from
+// e0 (fp32, indexed like the output) instead of starting from zero, and the epilogue adds 0
+// for it; fragments at the edges add e0 in the epilogue. The converter asks for it only under
+// --precision and only where the ADD of e0 is the epilogue's first operator and e0's only use,
+// so the sum changes only its order: (e0 + products) + bias for (products + bias) + e0. Read
+// element by element in the epilogue, a residual ADD made the core 2-4x slower on an H100:
+// each store waited for its own load, with two workgroups per multiprocessor to hide it.
+#if !defined(CM_RESIDUAL_ACC) || NUM_EPI != 1 || GEMM_SPLIT_K > 1
+#undef CM_RESIDUAL_ACC
+#define CM_RESIDUAL_ACC 0
+#endif
+#if CM_RESIDUAL_ACC
+bool cm_whole_fragment(uint mFirst, uint nFirst) {
+  return mFirst + uint(CM_M) <= uint(M) && nFirst + uint(CM_N) <= uint(N);
+}
+
+// e0 of one element for the epilogue: 0 when its fragment started from it.
+EPI0_CT cm_residual(uint batch, uint m, uint n, bool started) {
+  return started ? EPI0_CT(0) : EPI0_LD(epi0[gemm_out_index(batch, m, n)]);
+}
+#define CM_STORE(batch, m, n, v, started) gemm_store_with(batch, m, n, v, cm_residual(batch, m, n, started))
+#else
+#define CM_STORE(batch, m, n, v, started) GEMM_STORE(batch, m, n, v)
+#endif
+
 void gemm_main() {
   uint tid = gl_LocalInvocationIndex;
   uint sg = tid / uint(SG);
@@ -219,8 +246,18 @@ void gemm_main() {
 
   // Fragment arrays are indexed with unrolled constant indices only, so they stay in registers.
   CM_CMAT acc[WM][WN];
-  [[unroll]] for (int i = 0; i < WM; ++i)
-    [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = CM_CMAT(CM_ACC_T(0));
+  [[unroll]] for (int i = 0; i < WM; ++i) {
+    [[unroll]] for (int j = 0; j < WN; ++j) {
+      acc[i][j] = CM_CMAT(CM_ACC_T(0));
+#if CM_RESIDUAL_ACC
+      const uint mFirst = m0 + (sgM * uint(WM) + uint(i)) * uint(CM_M);
+      const uint nFirst = n0 + (sgN * uint(WN) + uint(j)) * uint(CM_N);
+      if (cm_whole_fragment(mFirst, nFirst)) {
+        coopMatLoadNV(acc[i][j], epi0, gemm_out_index(batch, mFirst, nFirst), uint(N), false);
+      }
+#endif
+    }
+  }
 
   // The next K slice is fetched into registers (global loads in flight) while the current
   // one is multiplied, then written to the other shared buffer.
@@ -273,7 +310,8 @@ void gemm_main() {
       const uint r = e / uint(CM_BAND_COLS);
       const uint c = e % uint(CM_BAND_COLS);
       if (mBase + r < uint(M) && nBase + c < uint(N)) {
-        GEMM_STORE(batch, mBase + r, nBase + c, ACC_CT(cm_staged(base + r * uint(CM_BAND_STRIDE), c)));
+        CM_STORE(batch, mBase + r, nBase + c, ACC_CT(cm_staged(base + r * uint(CM_BAND_STRIDE), c)),
+                 cm_whole_fragment(mBase, nBase + c / uint(CM_N) * uint(CM_N)));
       }
     }
     subgroupBarrier();
@@ -289,7 +327,7 @@ void gemm_main() {
       for (uint e = lane; e < uint(CM_M * CM_N); e += uint(SG)) {
         uint m = mBase + e / uint(CM_N);
         uint n = nBase + e % uint(CM_N);
-        if (m < uint(M) && n < uint(N)) GEMM_STORE(batch, m, n, ACC_CT(sC[sg * uint(CM_M * CM_N) + e]));
+        if (m < uint(M) && n < uint(N)) CM_STORE(batch, m, n, ACC_CT(sC[sg * uint(CM_M * CM_N) + e]), cm_whole_fragment(mBase, nBase));
       }
       subgroupBarrier();
     }

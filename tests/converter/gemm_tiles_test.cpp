@@ -192,15 +192,20 @@ TEST(TuningOverrides, CooperativeMatrixEncodingAndWorkgroupScope) {
   EXPECT_EQ(t.coopMatWorkgroupTile.bm, 0);
   EXPECT_FALSE(t.coopMatKhrEncoding);
   EXPECT_TRUE(nvidia.coopMatBandEpilogue);
-  EXPECT_EQ(nvidia.fp16OperandsWideMinN, 128);
-  ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "fp16-wide-min-n=0"));
-  EXPECT_EQ(nvidia.fp16OperandsWideMinN, 0);
+  EXPECT_TRUE(nvidia.coopMatResidualAccumulators);
+  EXPECT_EQ(nvidia.coopMatTileNarrow, (converter::CoopMatTile{8, 1, 16, 64, 32}));
+  ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-residual-acc=0,coopmat-narrow=0"));
+  EXPECT_FALSE(nvidia.coopMatResidualAccumulators);
+  EXPECT_EQ(nvidia.coopMatTileNarrow.subgroupsM, 0);
+  ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-narrow=4x1/32x64/32"));
+  EXPECT_EQ(nvidia.coopMatTileNarrow, (converter::CoopMatTile{4, 1, 32, 64, 32}));
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-band=0"));
   EXPECT_FALSE(nvidia.coopMatBandEpilogue);
   // A part that does not divide the tile, a K step off the 16-byte chunks, a workgroup size the
   // device does not list, a device without KHR matrices.
   for (const char* bad : {"coopmat-wg=128x128x32/48", "coopmat-wg=128x128x20/64", "coopmat-wg=128x128",
-                          "coopmat-wg-threads=64", "coopmat-khr=2", "coopmat-fragment=16x8", "coopmat-band=2", "fp16-wide-min-n=x"}) {
+                          "coopmat-wg-threads=64", "coopmat-khr=2", "coopmat-fragment=16x8", "coopmat-band=2",
+                          "coopmat-residual-acc=2", "coopmat-narrow=4x1/32x64"}) {
     converter::Target u = t;
     Status s = converter::applyTuningOverrides(u, bad);
     ASSERT_FALSE(s) << bad;

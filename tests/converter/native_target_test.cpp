@@ -6,12 +6,14 @@
 // VK_NV_cooperative_matrix (refusing clearly on a device without it, e.g. lavapipe). Then
 // `--target native` probed on this machine's device converts, runs with the validation
 // layer and passes the TOSA compliance checker against the reference interpreter.
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <random>
 #include <set>
+#include <span>
 #include <string>
 #include <tuple>
 
@@ -279,6 +281,80 @@ TEST(NativeTargetCoopMat, MatmulStagesItsEpilogueInTheOperandBuffers) {
   EXPECT_EQ(sharedBytes(conv.graph, true), operands + 4 * 16 * 16 * 4);
 }
 
+// Cooperative-matrix loads (OpCooperativeMatrixLoadNV) in a SPIR-V module.
+int matrixLoads(std::span<const std::uint32_t> spirv) {
+  int loads = 0;
+  for (std::size_t i = 5; i < spirv.size();) {
+    const std::uint32_t words = spirv[i] >> 16;
+    if ((spirv[i] & 0xFFFFu) == 5359u) ++loads;
+    i += std::max<std::uint32_t>(words, 1);
+  }
+  return loads;
+}
+
+// Target::coopMatResidualAccumulators: under --precision, a GEMM whose epilogue starts by
+// adding an fp32 tensor shaped like the output (and reads no other tensor) loads that tensor
+// into its accumulators (matrix loads the kernel without it does not have), under both staging
+// schemes and with tiles cut by M and N (whose edge fragments add it in the epilogue). Every
+// such module validates (expectCoopMat). A residual read again later in the chain, a SUB, or
+// fp16 tensors keep the element-wise read: the module does not change.
+TEST(NativeTargetCoopMat, PrecisionResidualAddsStartTheAccumulators) {
+  std::mt19937 rng(33);
+  enum class Chain { AddClamp, AddThenMul, Sub };
+  auto residualGraph = [&](bool matmul, Chain chain, DType type) {
+    tosa::Builder b;
+    Value y, skip;
+    if (matmul) {  // M 90, N 72, K 576: both cut by the 128 x 128 tile
+      y = b.matmul(b.input("a", type, {1, 90, 576}), b.constant(randomTensor(type, {1, 576, 72}, rng)));
+      skip = b.input("skip", type, {1, 90, 72});
+    } else {  // M 180, N 40, K 576
+      Value x = b.input("x", type, {2, 9, 10, 64});
+      y = b.conv2d(x, b.constant(randomTensor(type, {40, 3, 3, 64}, rng)), std::nullopt, samePadding3x3());
+      skip = b.input("skip", type, {2, 9, 10, 40});
+    }
+    switch (chain) {
+      case Chain::AddClamp: b.output(b.clamp(b.add(skip, y), 0.0, 6.0)); break;
+      case Chain::AddThenMul: b.output(b.mul(b.add(y, skip), skip)); break;
+      case Chain::Sub: b.output(b.sub(y, skip)); break;
+    }
+    auto built = b.build();
+    EXPECT_TRUE(built) << (built ? "" : built.error().message());
+    return built ? std::move(*built) : tosa::Graph{};
+  };
+  struct Case {
+    bool matmul;
+    Chain chain;
+    DType type;
+    bool startsFromResidual;
+  };
+  const Case cases[] = {{false, Chain::AddClamp, DType::Fp32, true},    {true, Chain::AddClamp, DType::Fp32, true},
+                        {false, Chain::AddThenMul, DType::Fp32, false}, {false, Chain::Sub, DType::Fp32, false},
+                        {false, Chain::AddClamp, DType::Fp16, false}};
+  for (const Case& c : cases) {
+    const tosa::Graph graph = residualGraph(c.matmul, c.chain, c.type);
+    for (bool band : {false, true}) {
+      SCOPED_TRACE(fmt::format("{} chain {} {} band {}", c.matmul ? "MATMUL" : "CONV2D", static_cast<int>(c.chain),
+                               tosa::toString(c.type), band));
+      converter::Target target = coopMatTarget();
+      target.coopMatLargeMinTiles = 1;
+      target.coopMatBandEpilogue = band;
+      target.fp16Operands = c.type == DType::Fp32;
+      target.fp16OperandsMinDepth = 512;
+      target.gemmSplitKGroups = 0;  // split-K partials have no epilogue
+      auto plain = convertWith(graph, target);
+      target.coopMatResidualAccumulators = true;
+      auto started = convertWith(graph, target);
+      ASSERT_TRUE(plain && started);
+      expectCoopMat(*started);
+      EXPECT_EQ(started->model.stats.kernels, 1u) << "the chain belongs to the GEMM's epilogue";
+      ASSERT_EQ(started->file.modules.size(), 1u);
+      EXPECT_EQ(matrixLoads(started->file.modules[0].spirv) > matrixLoads(plain->file.modules[0].spirv),
+                c.startsFromResidual);
+      EXPECT_EQ(std::ranges::equal(started->file.modules[0].spirv, plain->file.modules[0].spirv), !c.startsFromResidual);
+    }
+  }
+}
+
 TEST(NativeTargetCoopMat, Int8WithZeroPointsZeroUsesIntegerCooperativeMatrix) {
   std::mt19937 rng(13);
   TestGraph g = matmulGraph(DType::Int8, 64, 64, 48, rng);
@@ -403,40 +479,20 @@ TEST(NativeTargetCoopMat, PrecisionFp16PutsDeepFp32GemmsOnCooperativeMatrices) {
   EXPECT_EQ(invalid.error().kind(), ErrorKind::InvalidInput);
 }
 
-// Target::fp16OperandsWideMinN: a shallow fp32 CONV2D still takes fp16 fragments under
-// --precision fp16 when N reaches it and its epilogue reads no output-shaped tensor; with a
-// residual ADD fused into the epilogue, or a narrower N, it stays scalar.
-TEST(NativeTargetCoopMat, PrecisionFp16TakesWideShallowGemmsWithoutResidualInputs) {
+// Target::coopMatTileNarrow: GEMMs no wider than its N take it (here 8 subgroups of 16 x 64,
+// 256 invocations), wider ones the common tile (2 x 2 subgroups, 128 invocations).
+TEST(NativeTargetCoopMat, NarrowGemmsTakeTheNarrowTile) {
   std::mt19937 rng(41);
   converter::Target target = coopMatTarget();
-  target.fp16OperandsMinDepth = 512;
-  target.fp16OperandsWideMinN = 128;
-  auto residualConv = [&](std::int64_t oc) {  // CONV2D 3x3 (K = 72) + ADD of a second input
-    tosa::Builder b;
-    Value x = b.input("x", DType::Fp32, {2, 9, 10, 8});
-    Value skip = b.input("skip", DType::Fp32, {2, 9, 10, oc});
-    Value y = b.conv2d(x, b.constant(randomTensor(DType::Fp32, {oc, 3, 3, 8}, rng)), std::nullopt, samePadding3x3());
-    b.output(b.add(y, skip));
-    auto built = b.build();
-    EXPECT_TRUE(built) << (built ? "" : built.error().message());
-    return built ? std::move(*built) : tosa::Graph{};
-  };
-  struct Case {
-    tosa::Graph graph;
-    bool fragments;
-  };
-  Case cases[] = {{conv2dGraph(DType::Fp32, 9, 10, 8, 128, std::nullopt, rng).graph, true},
-                  {conv2dGraph(DType::Fp32, 9, 10, 8, 64, std::nullopt, rng).graph, false},
-                  {residualConv(128), false}};
-  for (const Case& c : cases) {
-    converter::ConvertOptions options;
-    options.customTarget = target;
-    options.precision = "fp16";
-    options.cacheDir = std::filesystem::temp_directory_path() / "openvgf-converter-test-cache";
-    auto model = converter::convert(c.graph, options);
-    ASSERT_TRUE(model) << model.error().message();
-    EXPECT_EQ(model->stats.kernels, 1u);  // the ADD is in the convolution's epilogue
-    EXPECT_EQ(contains(model->stats.capabilities, "CooperativeMatrixNV"), c.fragments);
+  target.coopMatLargeMinTiles = 1;
+  target.coopMatTileNarrow = converter::CoopMatTile{8, 1, 16, 64, 32};
+  for (auto [oc, invocations] : {std::pair<std::int64_t, std::uint32_t>{40, 256}, {64, 256}, {72, 128}}) {
+    auto c = convertWith(conv2dGraph(DType::Fp16, 9, 10, 16, oc, DType::Fp32, rng).graph, target);
+    ASSERT_TRUE(c);
+    expectCoopMat(*c);
+    auto reflected = vgf::reflectSpirv(c->file.modules.at(0).spirv);
+    ASSERT_TRUE(reflected) << reflected.error().message();
+    EXPECT_EQ(reflected->entryPoints.at(0).localSize[0], invocations) << "N " << oc;
   }
 }
 
