@@ -126,7 +126,9 @@ std::string dumpProgram(const Program& program) {
   auto opText = [](const tosa::Operator& op) {
     return fmt::format("{}({}) -> {}", tosa::toString(op.op), fmt::join(op.inputs, ", "), fmt::join(op.outputs, ", "));
   };
-  for (const auto& [view, base] : program.aliases) out += fmt::format("alias {} -> {}\n", view, base);
+  for (const auto& [view, base] : program.aliases) {
+    out += fmt::format("{} {} -> {}\n", program.crops.count(view) != 0 ? "crop" : "alias", view, base);
+  }
   for (const Node& node : program.nodes) {
     out += fmt::format("{} {}", node.index, opText(node.op));
     for (const FusedOp& f : node.epilogue) out += fmt::format(" |> {}", opText(f.op));
@@ -146,6 +148,32 @@ std::string typedName(const Program& program, const std::string& name) {
   return fmt::format("{}: {}{}", name, tosa::toString(t->dtype), tosa::shapeToString(t->shape));
 }
 
+// A crop (fold-crops): an NHWC view of the base with the same batch, channels and type and no
+// more rows or columns, read only as a CONV2D's input 0 (the one kernel that takes its pitch).
+Status verifyCrop(const Program& program, const std::string& view, const tosa::Tensor& a, const tosa::Tensor& b) {
+  if (a.dtype != b.dtype || a.shape.size() != 4 || b.shape.size() != 4 || a.shape[0] != b.shape[0] ||
+      a.shape[3] != b.shape[3] || a.shape[1] > b.shape[1] || a.shape[2] > b.shape[2]) {
+    return invalidInput("crop {}: expected an NHWC view of its base with no more rows or columns, got {}{} of {}{}",
+                        view, tosa::toString(a.dtype), tosa::shapeToString(a.shape), tosa::toString(b.dtype),
+                        tosa::shapeToString(b.shape));
+  }
+  if (program.isOutput(view)) return invalidInput("crop {}: expected no model output", view);
+  for (const Node& node : program.nodes) {
+    for (std::size_t i = 0; i < node.op.inputs.size(); ++i) {
+      if (node.op.inputs[i] == view && (node.op.op != tosa::Op::Conv2d || i != 0)) {
+        return invalidInput("crop {}: read by {} input {}, expected only CONV2D input 0", view,
+                            tosa::toString(node.op.op), i);
+      }
+    }
+    for (const FusedOp& f : node.epilogue) {
+      if (std::find(f.op.inputs.begin(), f.op.inputs.end(), view) != f.op.inputs.end()) {
+        return invalidInput("crop {}: read by a fused {}, expected only CONV2D input 0", view, tosa::toString(f.op.op));
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string listProgram(const Program& program) {
@@ -162,7 +190,8 @@ std::string listProgram(const Program& program) {
     if (program.isConstant(name)) out += fmt::format("const  {}\n", typedName(program, name));
   }
   for (const auto& [view, base] : program.aliases) {
-    if (read.count(view) != 0) out += fmt::format("alias  {} = {}\n", typedName(program, view), base);
+    if (read.count(view) == 0) continue;
+    out += fmt::format("{}  {} = {}\n", program.crops.count(view) != 0 ? "crop " : "alias", typedName(program, view), base);
   }
   auto opText = [&](const tosa::Operator& op) {
     std::vector<std::string> outs;
@@ -195,6 +224,10 @@ Status verifyProgram(const Program& program) {
     }
     const tosa::Tensor& a = *program.find(view);
     const tosa::Tensor& b = *program.find(base);
+    if (program.crops.count(view) != 0) {
+      OPENVGF_TRY(verifyCrop(program, view, a, b));
+      continue;
+    }
     if (a.dtype != b.dtype || tosa::elementCount(a.shape) != tosa::elementCount(b.shape)) {
       return invalidInput("alias {} -> {}: expected the same type and element count, got {}{} and {}{}", view, base,
                           tosa::toString(a.dtype), tosa::shapeToString(a.shape), tosa::toString(b.dtype),

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,9 @@ struct Program {
   std::vector<std::string> outputNames;
   /// Elided RESHAPE/IDENTITY outputs -> the tensor whose buffer they share.
   std::map<std::string, std::string> aliases;
+  /// Aliases that are crops of their base (fold-crops): an NHWC view with fewer trailing rows
+  /// or columns, which keeps the base's row pitch; only CONV2D input 0 reads them.
+  std::set<std::string> crops;
   /// Blocks that COND_IF / WHILE_LOOP nodes name (then/else, cond/body), by the name the
   /// operator uses, until inline-control-flow replaces those nodes.
   std::map<std::string, tosa::Block> blocks;

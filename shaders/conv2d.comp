@@ -6,6 +6,7 @@
 //
 // Defines: BATCH IH IW IC OH OW OC KH KW STRIDE_Y STRIDE_X DIL_Y DIL_X PAD_T PAD_L
 //   IN_ZP W_ZP (integer zero points), W_KN, BIAS_BCAST (bias has one element),
+//   IN_PH IN_PW (rows and columns of the stored input, default IH IW),
 //   IN_STYPE IN_LD W_STYPE W_LD BIAS_STYPE BIAS_LD (types), A_CT ACC_CT,
 //   BM BN BK TM TN (tile), plus the epilogue defines of include/epilogue.glsl;
 //   GEMM_STAGES, GEMM_VEC4_A / GEMM_VEC4_B (fp32 operands: vec4 loads, include/gemm.glsl);
@@ -60,6 +61,12 @@
 #ifndef BIAS_BCAST
 #define BIAS_BCAST 0
 #endif
+// Rows and columns of the stored input: more than IH x IW when the input is a crop of a
+// larger tensor (fold-crops), which the bounds checks still cut at IH x IW.
+#ifndef IN_PH
+#define IN_PH IH
+#define IN_PW IW
+#endif
 #ifndef BM
 #define BM 64
 #define BN 64
@@ -96,7 +103,7 @@ A_CT gemm_load_a(uint batch, uint m, uint k) {
   int y = int(oy) * STRIDE_Y - PAD_T + int(ky) * DIL_Y;
   int x = int(ox) * STRIDE_X - PAD_L + int(kx) * DIL_X;
   if (y < 0 || y >= IH || x < 0 || x >= IW) return A_CT(0);
-  return A_CT(IN_LD(in0[((b * uint(IH) + uint(y)) * uint(IW) + uint(x)) * uint(IC) + ic])) - A_CT(IN_ZP);
+  return A_CT(IN_LD(in0[((b * uint(IN_PH) + uint(y)) * uint(IN_PW) + uint(x)) * uint(IC) + ic])) - A_CT(IN_ZP);
 }
 
 A_CT gemm_load_b(uint batch, uint k, uint n) {
@@ -124,7 +131,7 @@ vec4 gemm_load_a4(uint batch, uint m, uint k) {
   int y = int(oy) * STRIDE_Y - PAD_T + int(ky) * DIL_Y;
   int x = int(ox) * STRIDE_X - PAD_L + int(kx) * DIL_X;
   if (y < 0 || y >= IH || x < 0 || x >= IW) return vec4(0.0);
-  return in0q[(((b * uint(IH) + uint(y)) * uint(IW) + uint(x)) * uint(IC) + ic) / 4u];
+  return in0q[(((b * uint(IN_PH) + uint(y)) * uint(IN_PW) + uint(x)) * uint(IC) + ic) / 4u];
 }
 #endif
 #if GEMM_VEC4_B
@@ -148,7 +155,7 @@ CM_FETCH_T gemm_load_a_vec(uint batch, uint m, uint k) {
   int y = int(oy) * STRIDE_Y - PAD_T + int(ky) * DIL_Y;
   int x = int(ox) * STRIDE_X - PAD_L + int(kx) * DIL_X;
   if (y < 0 || y >= IH || x < 0 || x >= IW) return CM_FETCH_ZERO;
-  return CM_CHUNK_AT(in0v, ((b * uint(IH) + uint(y)) * uint(IW) + uint(x)) * uint(IC) + ic);
+  return CM_CHUNK_AT(in0v, ((b * uint(IN_PH) + uint(y)) * uint(IN_PW) + uint(x)) * uint(IC) + ic);
 }
 #endif
 #if GEMM_VEC_B

@@ -39,6 +39,11 @@ Status lower(LoweringContext& ctx, const Node& node) {
   d.set("BATCH", batch).set("IH", ih).set("IW", iw).set("IC", ic).set("OH", oh).set("OW", ow).set("OC", oc);
   d.set("KH", kh).set("KW", kw).set("STRIDE_Y", attrs.stride[0]).set("STRIDE_X", attrs.stride[1]);
   d.set("DIL_Y", attrs.dilation[0]).set("DIL_X", attrs.dilation[1]).set("PAD_T", attrs.pad[0]).set("PAD_L", attrs.pad[2]);
+  // A crop of a larger tensor (fold-crops) is read in place, with the larger tensor's pitch.
+  if (ctx.program().crops.count(node.op.inputs[0]) != 0) {
+    const tosa::Shape& stored = ctx.tensor(ctx.program().bufferOf(node.op.inputs[0])).shape;
+    d.set("IN_PH", stored[1]).set("IN_PW", stored[2]);
+  }
   d.set("IN_ZP", inZp).set("W_ZP", wZp).set("BIAS_BCAST", tosa::elementCount(bias.shape) == 1 ? 1 : 0);
   setBufferType(d, "IN", input.dtype);
   setBufferType(d, "BIAS", bias.dtype);

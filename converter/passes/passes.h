@@ -43,6 +43,9 @@ Result<bool> fuseElementwise(Program& program);
 /// A TRANSPOSE of a result that only it reads joins the epilogue of the GEMM-like node that
 /// computes it: that kernel stores the results transposed.
 Result<bool> fuseTransposes(Program& program);
+/// A SLICE that drops trailing rows and columns of an NHWC tensor and that only CONV2Ds read:
+/// they read the uncropped buffer (an alias listed in Program::crops), the node disappears.
+Result<bool> foldCrops(Program& program);
 /// Row-wise chains (a reduction over the last axis and the elementwise operators around it,
 /// such as softmax and layer norm) become one node: one workgroup per row.
 Result<bool> fuseRows(Program& program);

@@ -24,7 +24,7 @@ std::span<const PassInfo> passPipeline() {
       {"fold-constants", foldConstants},          {"elide-reshapes", elideReshapes},
       {"eliminate-dead-code", eliminateDeadCode}, {"fuse-epilogues", fuseEpilogues},
       {"fuse-elementwise", fuseElementwise},      {"fuse-transposes", fuseTransposes},
-      {"fuse-rows", fuseRows},
+      {"fuse-rows", fuseRows},                    {"fold-crops", foldCrops},
   };
   return kPasses;
 }
