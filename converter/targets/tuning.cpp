@@ -78,6 +78,12 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // (benchmarks/results/experiments/h100-gemm-limits.md, call 9).
       target.coopMatResidualAccumulators = true;
       target.coopMatTileNarrow = CoopMatTile{8, 1, 16, 64, 32};
+      // Split-K below 264 workgroups (two per multiprocessor) rather than 128: ResNet-50 batch
+      // 32 --precision fp16 4.53 against 4.74 ms, batch 1 fp32 1.10 against 1.17 ms,
+      // MobileNetV2 batch 32 1.60 against 1.65 ms, BERT --precision fp16 0.161 against
+      // 0.172 ms; ResNet-50 batch 32 fp32 10.22 against 10.12 ms and BERT fp16 0.116 against
+      // 0.114 ms (benchmarks/results/experiments/h100-gemm-limits.md, call 10).
+      target.gemmSplitKGroups = 264;
       // Cooperative matrices encoded as KHR rather than NV (converter/coopmat_khr.h), which the
       // KHR encoding's 16x8x16 fragments bring with them: fp16 MATMUL 4096 at 265-267 TFLOP/s
       // against 179-180 (NV, 16x16x16), 2048 at 210 against 152, ResNet-50 batch 32 with
@@ -131,6 +137,9 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
     } else if (key == "gemm-min-groups") {
       if (!v || v->size() != 1) return bad("gemm-min-groups=N (N >= 1)");
       target.gemmLargeMinGroups = (*v)[0];
+    } else if (key == "splitk-groups") {
+      if (!parsed || parsed->size() != 1) return bad("splitk-groups=N (split GEMMs of fewer than N workgroups along K; 0: never)");
+      target.gemmSplitKGroups = (*parsed)[0];
     } else if (key == "coopmat") {
       if (!v || v->size() != 5) return bad("coopmat=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat=2x2/64x64/32");
       target.coopMatTile = CoopMatTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4]};
@@ -186,7 +195,7 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
       if (!v || v->size() != 1) return bad("fp16-min-depth=K (K >= 1)");
       target.fp16OperandsMinDepth = (*v)[0];
     } else {
-      return bad("one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, coopmat, coopmat-min-tiles, "
+      return bad("one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, splitk-groups, coopmat, coopmat-min-tiles, "
                  "coopmat-acc16, coopmat-khr, coopmat-fragment, coopmat-wg, coopmat-wg-threads, coopmat-band, "
                  "coopmat-residual-acc, coopmat-narrow, fp16-min-depth");
     }

@@ -197,6 +197,9 @@ TEST(TuningOverrides, CooperativeMatrixEncodingAndWorkgroupScope) {
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-residual-acc=0,coopmat-narrow=0"));
   EXPECT_FALSE(nvidia.coopMatResidualAccumulators);
   EXPECT_EQ(nvidia.coopMatTileNarrow.subgroupsM, 0);
+  EXPECT_EQ(nvidia.gemmSplitKGroups, 264);
+  ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "splitk-groups=0"));
+  EXPECT_EQ(nvidia.gemmSplitKGroups, 0);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-narrow=4x1/32x64/32"));
   EXPECT_EQ(nvidia.coopMatTileNarrow, (converter::CoopMatTile{4, 1, 32, 64, 32}));
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-band=0"));
