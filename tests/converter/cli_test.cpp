@@ -315,5 +315,48 @@ TEST(ConvertRowsCli, SoftmaxAndHeadTransposesFuseAndCheck) {
   }
 }
 
+// A stride-2 projection behind a crop, as exporters write it to meet TOSA's stride rule:
+// fold-crops drops the SLICE kernel (`--dump-after` shows the crop alias), and `run --check`
+// passes with and without the pass.
+TEST(ConvertCropsCli, StridedProjectionReadsTheUncroppedInput) {
+  const fs::path model = tempDir() / "crop_projection.tosa";
+  const fs::path input = tempDir() / "crop_projection_x.npy";
+  {
+    tosa::Builder b;
+    tosa::Value x = b.input("x", tosa::DType::Fp32, {1, 8, 8, 16});
+    std::vector<float> w(8 * 16);
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>((i * 5) % 13) * 0.05f - 0.3f;
+    tosa::ConvParams p;
+    p.pad = {0, 0, 0, 0};
+    p.stride = {2, 2};
+    p.dilation = {1, 1};
+    tosa::Value c = b.slice(x, {0, 0, 0, 0}, {1, 7, 7, 16}, "crop");
+    b.output(b.conv2d(c, b.constant(tosa::DType::Fp32, {8, 1, 1, 16}, w), std::nullopt, p));
+    ASSERT_TRUE(b.write(model));
+    tosa::HostTensor values(tosa::DType::Fp32, {1, 8, 8, 16});
+    auto v = values.as<float>();
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 23) * 0.1f - 1.0f;
+    auto array = tosa::npy::fromHostTensor(values);
+    ASSERT_TRUE(array);
+    ASSERT_TRUE(tosa::npy::writeFile(input, *array));
+  }
+  const fs::path folded = tempDir() / "crop_projection.vgf";
+  CommandResult c = runCli(fmt::format("convert {} -o {} --stats --verify-each --dump-after fold-crops", model.string(),
+                                       folded.string()));
+  ASSERT_EQ(c.exitCode, 0) << c.output;
+  EXPECT_EQ(kernelCount(c.output), 1) << c.output;
+  EXPECT_NE(c.output.find("crop   crop: FP32[1,7,7,16] = x"), std::string::npos) << c.output;
+  const fs::path copied = tempDir() / "crop_projection_copied.vgf";
+  CommandResult u = runCli(fmt::format("convert {} -o {} --stats --passes fold-constants,eliminate-dead-code",
+                                       model.string(), copied.string()));
+  ASSERT_EQ(u.exitCode, 0) << u.output;
+  EXPECT_EQ(kernelCount(u.output), 2) << u.output;
+  for (const fs::path& vgf : {folded, copied}) {
+    CommandResult r = runCli(fmt::format("run {} -i {} --check {}", vgf.string(), input.string(), model.string()));
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("check: PASS"), std::string::npos) << r.output;
+  }
+}
+
 }  // namespace
 }  // namespace openvgf::testing
