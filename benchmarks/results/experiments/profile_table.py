@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Median GPU time (µs) per dispatch of `openvgf run --profile` traces, one column per trace,
-in the first trace's dispatch order, after a row of totals. Usage: profile_table.py TRACE.json...
+in the first trace's dispatch order, after a row of totals; a split-K GEMM's row is its
+partial pass plus its reduction. Usage: profile_table.py TRACE.json...
 """
 import collections
 import json
@@ -19,7 +20,17 @@ def medians(path):
         if event["name"] not in durations:
             order.append(event["name"])
         durations[event["name"]].append(event["dur"])
-    return {name: statistics.median(d) for name, d in durations.items()}, order
+    times = {name: statistics.median(d) for name, d in durations.items()}
+    # A split-K GEMM's partial pass counts towards its reduction kernel, so that split and
+    # whole GEMMs compare row by row.
+    for name in [n for n in times if n.endswith("_partial")]:
+        base = name[: -len("_partial")]
+        times[base] = times.get(base, 0) + times.pop(name)
+        if base not in order:
+            order[order.index(name)] = base
+        else:
+            order.remove(name)
+    return times, order
 
 
 def main():
