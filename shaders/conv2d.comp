@@ -139,6 +139,41 @@ layout(set = 0, binding = 1) readonly buffer Weight4 { vec4 w0q[]; };
 vec4 gemm_load_b4(uint batch, uint k, uint n) { return w0q[(k * uint(OC) + n) / 4u]; }
 #endif
 
+// A chunk of K for the cooperative-matrix path when IC is not a multiple of it (a 3-channel
+// stem): the output pixel and the first tap are decoded once, the later taps by stepping
+// through channels, columns and rows, where decoding each operand on its own made the index
+// arithmetic outweigh the multiplies.
+#if GEMM_RUN_A
+void gemm_load_a_run(uint batch, uint m, uint k, out A_CT v[CM_CHUNK]) {
+  const uint ox = m % uint(OW);
+  const uint t = m / uint(OW);
+  const uint oy = t % uint(OH);
+  const uint b = t / uint(OH);
+  const int y0 = int(oy) * STRIDE_Y - PAD_T;
+  const int x0 = int(ox) * STRIDE_X - PAD_L;
+  uint ic = k % uint(IC);
+  const uint tap = k / uint(IC);
+  uint kx = tap % uint(KW);
+  uint ky = tap / uint(KW);
+  [[unroll]] for (int i = 0; i < CM_CHUNK; ++i) {
+    const int y = y0 + int(ky) * DIL_Y;
+    const int x = x0 + int(kx) * DIL_X;
+    const bool inside = m < uint(M) && k + uint(i) < uint(K) && y >= 0 && y < IH && x >= 0 && x < IW;
+    v[i] = inside ? A_CT(IN_LD(in0[((b * uint(IN_PH) + uint(y)) * uint(IN_PW) + uint(x)) * uint(IC) + ic])) - A_CT(IN_ZP)
+                  : A_CT(0);
+    ++ic;
+    if (ic == uint(IC)) {
+      ic = 0u;
+      ++kx;
+      if (kx == uint(KW)) {
+        kx = 0u;
+        ++ky;
+      }
+    }
+  }
+}
+#endif
+
 // 16-byte views of the input and the [K][OC] weights for the cooperative-matrix path (same
 // bindings, aliased): with IC a multiple of the chunk, a chunk of K stays inside one tap.
 #if GEMM_VEC_A

@@ -62,6 +62,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   if (coopMat) {
     setCoopMat(d, *coopMat);
     d.set("GEMM_VEC_A", ic % coopMat->chunk() == 0 ? 1 : 0);
+    if (ic % coopMat->chunk() != 0) d.set("GEMM_RUN_A", 1);
     d.set("GEMM_VEC_B", weightsKN && oc % coopMat->chunk() == 0 ? 1 : 0);
     if (storedWeights != DType::Unknown) d.set("CM_NARROW_B", 1);
     tile = coopMat->tile();

@@ -28,6 +28,10 @@
 //                           tensor its first operator (an ADD) adds (see below)
 //   CM_ACC16                1: fp16 accumulators (TOSA acc_type fp16), else fp32
 //   BM BN BK                workgroup tile; WM WN tiles per subgroup; SG subgroup size
+//   GEMM_RUN_A              1 (without GEMM_VEC_A): the template provides
+//                           void gemm_load_a_run(batch, m, k, out A_CT v[CM_CHUNK]), the
+//                           operands k .. k + CM_CHUNK - 1 of row m, 0 outside M x K, so
+//                           that it decodes m and k once per chunk rather than per element
 //   GEMM_VEC_A, GEMM_VEC_B  1: the template provides CM_FETCH_T gemm_load_a_vec(batch, m, k) /
 //                           CM_FETCH_B_T gemm_load_b_vec(batch, k, n), one aligned chunk of CH
 //                           consecutive raw operands (zero points 0, chunk inside K / N)
@@ -119,6 +123,22 @@ A_CT cm_b(uint batch, uint k, uint n) { return (n < uint(N) && k < uint(K)) ? ge
 CM_FETCH_T cm_chunk_a(uint batch, uint m, uint k) {
 #if GEMM_VEC_A
   return (m < uint(M) && k < uint(K)) ? gemm_load_a_vec(batch, m, k) : CM_FETCH_ZERO;
+#elif GEMM_RUN_A
+  A_CT v[CH];
+  gemm_load_a_run(batch, m, k, v);
+#if CM_F32_OPERANDS
+  return mat2x4(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+#else
+  uvec4 c;
+  [[unroll]] for (int w = 0; w < 4; ++w) {
+#if CM_INT
+    c[w] = cm_pack4(v[4 * w], v[4 * w + 1], v[4 * w + 2], v[4 * w + 3]);
+#else
+    c[w] = cm_pack2(v[2 * w], v[2 * w + 1]);
+#endif
+  }
+  return c;
+#endif
 #elif CM_F32_OPERANDS
   return mat2x4(cm_a(batch, m, k), cm_a(batch, m, k + 1u), cm_a(batch, m, k + 2u), cm_a(batch, m, k + 3u),
                 cm_a(batch, m, k + 4u), cm_a(batch, m, k + 5u), cm_a(batch, m, k + 6u), cm_a(batch, m, k + 7u));

@@ -239,11 +239,14 @@ TEST(NativeTargetCoopMat, Fp16MatmulDeclaresCooperativeMatrix) {
 
 TEST(NativeTargetCoopMat, Fp16Conv2dFp32AndFp16AccumulatorsDeclareCooperativeMatrix) {
   std::mt19937 rng(12);
-  for (DType acc : {DType::Fp32, DType::Fp16}) {
-    TestGraph g = conv2dGraph(DType::Fp16, 9, 10, 24, 40, acc, rng);
-    auto c = convertWith(g.graph, coopMatTarget());
-    ASSERT_TRUE(c);
-    expectCoopMat(*c);
+  // IC 24 reads 16-byte chunks (GEMM_VEC_A); IC 3, a stem's, steps through taps (GEMM_RUN_A).
+  for (std::int64_t ic : {24, 3}) {
+    for (DType acc : {DType::Fp32, DType::Fp16}) {
+      TestGraph g = conv2dGraph(DType::Fp16, 9, 10, ic, 40, acc, rng);
+      auto c = convertWith(g.graph, coopMatTarget());
+      ASSERT_TRUE(c);
+      expectCoopMat(*c);
+    }
   }
 }
 
