@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <initializer_list>
 #include <string>
 
 #include <fmt/format.h>
@@ -148,6 +149,24 @@ TEST(ConvertCli, HugeAndOverflowingShapesExitTwoNamingTheTensor) {
 }
 
 // The `kernels:` count of `convert --stats` output (-1 if absent).
+// An fp32 .npy input of `shape` whose element i is (i % period) * step + offset.
+bool writeSawtooth(const fs::path& path, tosa::Shape shape, std::size_t period, float step, float offset) {
+  tosa::HostTensor values(tosa::DType::Fp32, std::move(shape));
+  auto v = values.as<float>();
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % period) * step + offset;
+  auto array = tosa::npy::fromHostTensor(values);
+  return array && tosa::npy::writeFile(path, *array);
+}
+
+// `openvgf run VGF -i INPUT --check MODEL` exits 0 with "check: PASS" for each VGF.
+void expectRunChecksPass(std::initializer_list<fs::path> vgfs, const fs::path& input, const fs::path& model) {
+  for (const fs::path& vgf : vgfs) {
+    CommandResult r = runCli(fmt::format("run {} -i {} --check {}", vgf.string(), input.string(), model.string()));
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("check: PASS"), std::string::npos) << r.output;
+  }
+}
+
 int kernelCount(const std::string& statsOutput) {
   const std::size_t at = statsOutput.find("kernels:");
   return at == std::string::npos ? -1 : std::atoi(statsOutput.c_str() + at + std::string_view("kernels:").size());
@@ -164,12 +183,7 @@ class ConvertPassesCli : public ::testing::Test {
     tosa::Value e = b.exp(a, "e");
     b.output(b.mul(e, x, 0, "y"));
     ASSERT_TRUE(b.write(model_));
-    tosa::HostTensor input(tosa::DType::Fp32, {1, 8, 8, 4});
-    auto values = input.as<float>();
-    for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 13) * 0.25f - 1.5f;
-    auto array = tosa::npy::fromHostTensor(input);
-    ASSERT_TRUE(array);
-    ASSERT_TRUE(tosa::npy::writeFile(input_, *array));
+    ASSERT_TRUE(writeSawtooth(input_, {1, 8, 8, 4}, 13, 0.25f, -1.5f));
   }
 
   fs::path model_ = tempDir() / "chain.tosa";
@@ -286,12 +300,7 @@ TEST(ConvertRowsCli, SoftmaxAndHeadTransposesFuseAndCheck) {
     tosa::Value e = b.exp(b.sub(scores, b.reduceMax(scores, 2)));
     b.output(b.mul(e, b.reciprocal(b.reduceSum(e, 2)), 0, "probs"));
     ASSERT_TRUE(b.write(model));
-    tosa::HostTensor values(tosa::DType::Fp32, {1, 16, 32});
-    auto v = values.as<float>();
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 17) * 0.125f - 1.0f;
-    auto array = tosa::npy::fromHostTensor(values);
-    ASSERT_TRUE(array);
-    ASSERT_TRUE(tosa::npy::writeFile(input, *array));
+    ASSERT_TRUE(writeSawtooth(input, {1, 16, 32}, 17, 0.125f, -1.0f));
   }
   const fs::path fused = tempDir() / "heads_softmax.vgf";
   CommandResult c = runCli(fmt::format("convert {} -o {} --stats --verify-each --dump-after fuse-rows", model.string(),
@@ -308,11 +317,7 @@ TEST(ConvertRowsCli, SoftmaxAndHeadTransposesFuseAndCheck) {
                                        model.string(), unfused.string()));
   ASSERT_EQ(u.exitCode, 0) << u.output;
   EXPECT_EQ(kernelCount(u.output), 10) << u.output;
-  for (const fs::path& vgf : {fused, unfused}) {
-    CommandResult r = runCli(fmt::format("run {} -i {} --check {}", vgf.string(), input.string(), model.string()));
-    EXPECT_EQ(r.exitCode, 0) << r.output;
-    EXPECT_NE(r.output.find("check: PASS"), std::string::npos) << r.output;
-  }
+  expectRunChecksPass({fused, unfused}, input, model);
 }
 
 // A stride-2 projection behind a crop, as exporters write it to meet TOSA's stride rule:
@@ -333,12 +338,7 @@ TEST(ConvertCropsCli, StridedProjectionReadsTheUncroppedInput) {
     tosa::Value c = b.slice(x, {0, 0, 0, 0}, {1, 7, 7, 16}, "crop");
     b.output(b.conv2d(c, b.constant(tosa::DType::Fp32, {8, 1, 1, 16}, w), std::nullopt, p));
     ASSERT_TRUE(b.write(model));
-    tosa::HostTensor values(tosa::DType::Fp32, {1, 8, 8, 16});
-    auto v = values.as<float>();
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 23) * 0.1f - 1.0f;
-    auto array = tosa::npy::fromHostTensor(values);
-    ASSERT_TRUE(array);
-    ASSERT_TRUE(tosa::npy::writeFile(input, *array));
+    ASSERT_TRUE(writeSawtooth(input, {1, 8, 8, 16}, 23, 0.1f, -1.0f));
   }
   const fs::path folded = tempDir() / "crop_projection.vgf";
   CommandResult c = runCli(fmt::format("convert {} -o {} --stats --verify-each --dump-after fold-crops", model.string(),
@@ -351,11 +351,7 @@ TEST(ConvertCropsCli, StridedProjectionReadsTheUncroppedInput) {
                                        model.string(), copied.string()));
   ASSERT_EQ(u.exitCode, 0) << u.output;
   EXPECT_EQ(kernelCount(u.output), 2) << u.output;
-  for (const fs::path& vgf : {folded, copied}) {
-    CommandResult r = runCli(fmt::format("run {} -i {} --check {}", vgf.string(), input.string(), model.string()));
-    EXPECT_EQ(r.exitCode, 0) << r.output;
-    EXPECT_NE(r.output.find("check: PASS"), std::string::npos) << r.output;
-  }
+  expectRunChecksPass({folded, copied}, input, model);
 }
 
 }  // namespace
