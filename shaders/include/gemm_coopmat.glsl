@@ -234,8 +234,9 @@ CM_ACC_T cm_staged(uint row, uint c) {
 // for it; fragments at the edges add e0 in the epilogue. The converter asks for it only under
 // --precision and only where the ADD of e0 is the epilogue's first operator and e0's only use,
 // so the sum changes only its order: (e0 + products) + bias for (products + bias) + e0. Read
-// element by element in the epilogue, a residual ADD made the core 2-4x slower on an H100:
-// each store waited for its own load, with two workgroups per multiprocessor to hide it.
+// element by element in the epilogue, a residual ADD made the core 2-4x slower on an H100,
+// one read per store as much as a fragment row or a band read ahead, where one matrix load
+// per fragment costs little (benchmarks/results/experiments/h100-gemm-limits.md, call 9).
 #if !defined(CM_RESIDUAL_ACC) || NUM_EPI != 1 || GEMM_SPLIT_K > 1
 #undef CM_RESIDUAL_ACC
 #define CM_RESIDUAL_ACC 0
