@@ -44,11 +44,16 @@ bool isTrailingCrop(const Program& program, const Node& slice) {
   }
   const tosa::Tensor* in = program.find(slice.op.inputs[0]);
   const tosa::Tensor* out = program.find(slice.op.outputs[0]);
+  const tosa::Tensor* base = program.find(program.bufferOf(slice.op.inputs[0]));
   const std::string& startName = program.bufferOf(slice.op.inputs[1]);
-  if (in == nullptr || out == nullptr || in->shape.size() != 4 || out->shape.size() != 4 || in->dtype != out->dtype ||
-      !program.isConstant(startName) || program.isConstant(program.bufferOf(slice.op.inputs[0]))) {
+  if (in == nullptr || out == nullptr || base == nullptr || in->shape.size() != 4 || out->shape.size() != 4 ||
+      in->dtype != out->dtype || !program.isConstant(startName) ||
+      program.isConstant(program.bufferOf(slice.op.inputs[0]))) {
     return false;
   }
+  // The convolution takes its pitch from the buffer's tensor: a reshaped view of it has
+  // another row pitch.
+  if (base->shape != in->shape) return false;
   const tosa::HostTensor start = tosa::constantValue(*program.find(startName));
   if (start.size() != 4) return false;
   for (std::size_t d = 0; d < 4; ++d) {
