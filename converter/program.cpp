@@ -148,9 +148,50 @@ std::string typedName(const Program& program, const std::string& name) {
   return fmt::format("{}: {}{}", name, tosa::toString(t->dtype), tosa::shapeToString(t->shape));
 }
 
-// A crop (fold-crops): an NHWC view of the base with the same batch, channels and type and no
-// more rows or columns, read only as a CONV2D's input 0 (the one kernel that takes its pitch).
-Status verifyCrop(const Program& program, const std::string& view, const tosa::Tensor& a, const tosa::Tensor& b) {
+}  // namespace
+
+std::string listProgram(const Program& program) {
+  std::string out;
+  for (const auto& name : program.inputs) out += fmt::format("input  {}\n", typedName(program, name));
+  // Constants and aliases that nodes read, in name order (the map's order).
+  std::set<std::string> read;
+  for (const Node& node : program.nodes) {
+    read.insert(node.op.inputs.begin(), node.op.inputs.end());
+    for (const FusedOp& f : node.epilogue) read.insert(f.op.inputs.begin(), f.op.inputs.end());
+  }
+  read.insert(program.outputs.begin(), program.outputs.end());
+  for (const auto& name : read) {
+    if (program.isConstant(name)) out += fmt::format("const  {}\n", typedName(program, name));
+  }
+  for (const auto& [view, base] : program.aliases) {
+    if (read.count(view) == 0) continue;
+    const char* kind = program.crops.count(view) != 0 ? "crop " : "alias";
+    out += fmt::format("{}  {} = {}\n", kind, typedName(program, view), base);
+  }
+  auto opText = [&](const tosa::Operator& op) {
+    std::vector<std::string> outs;
+    for (const auto& o : op.outputs) outs.push_back(typedName(program, o));
+    return fmt::format("{}({}) -> {}", tosa::toString(op.op), fmt::join(op.inputs, ", "), fmt::join(outs, ", "));
+  };
+  for (const Node& node : program.nodes) {
+    out += fmt::format("node   [{}] {}", node.index, opText(node.op));
+    for (const FusedOp& f : node.epilogue) out += fmt::format("\n         |> [{}] {}", f.index, opText(f.op));
+    out += '\n';
+  }
+  for (std::size_t i = 0; i < program.outputs.size(); ++i) {
+    const std::string& name = program.outputs[i];
+    const std::string& as = i < program.outputNames.size() ? program.outputNames[i] : name;
+    out += as == name ? fmt::format("output {}\n", name) : fmt::format("output {} as {}\n", name, as);
+  }
+  return out;
+}
+
+Status checkCrop(const Program& program, const std::string& view, const std::string& base) {
+  const tosa::Tensor* viewTensor = program.find(view);
+  const tosa::Tensor* baseTensor = program.find(base);
+  if (viewTensor == nullptr || baseTensor == nullptr) return invalidInput("crop {} -> {}: unknown tensor", view, base);
+  const tosa::Tensor& a = *viewTensor;
+  const tosa::Tensor& b = *baseTensor;
   if (a.dtype != b.dtype || a.shape.size() != 4 || b.shape.size() != 4 || a.shape[0] != b.shape[0] ||
       a.shape[3] != b.shape[3] || a.shape[1] > b.shape[1] || a.shape[2] > b.shape[2]) {
     return invalidInput("crop {}: expected an NHWC view of its base with no more rows or columns, got {}{} of {}{}",
@@ -174,43 +215,6 @@ Status verifyCrop(const Program& program, const std::string& view, const tosa::T
   return {};
 }
 
-}  // namespace
-
-std::string listProgram(const Program& program) {
-  std::string out;
-  for (const auto& name : program.inputs) out += fmt::format("input  {}\n", typedName(program, name));
-  // Constants and aliases that nodes read, in name order (the map's order).
-  std::set<std::string> read;
-  for (const Node& node : program.nodes) {
-    read.insert(node.op.inputs.begin(), node.op.inputs.end());
-    for (const FusedOp& f : node.epilogue) read.insert(f.op.inputs.begin(), f.op.inputs.end());
-  }
-  read.insert(program.outputs.begin(), program.outputs.end());
-  for (const auto& name : read) {
-    if (program.isConstant(name)) out += fmt::format("const  {}\n", typedName(program, name));
-  }
-  for (const auto& [view, base] : program.aliases) {
-    if (read.count(view) == 0) continue;
-    out += fmt::format("{}  {} = {}\n", program.crops.count(view) != 0 ? "crop " : "alias", typedName(program, view), base);
-  }
-  auto opText = [&](const tosa::Operator& op) {
-    std::vector<std::string> outs;
-    for (const auto& o : op.outputs) outs.push_back(typedName(program, o));
-    return fmt::format("{}({}) -> {}", tosa::toString(op.op), fmt::join(op.inputs, ", "), fmt::join(outs, ", "));
-  };
-  for (const Node& node : program.nodes) {
-    out += fmt::format("node   [{}] {}", node.index, opText(node.op));
-    for (const FusedOp& f : node.epilogue) out += fmt::format("\n         |> [{}] {}", f.index, opText(f.op));
-    out += '\n';
-  }
-  for (std::size_t i = 0; i < program.outputs.size(); ++i) {
-    const std::string& name = program.outputs[i];
-    const std::string& as = i < program.outputNames.size() ? program.outputNames[i] : name;
-    out += as == name ? fmt::format("output {}\n", name) : fmt::format("output {} as {}\n", name, as);
-  }
-  return out;
-}
-
 Status verifyProgram(const Program& program) {
   auto known = [&](const std::string& name, std::string_view what) -> Status {
     if (program.find(name) == nullptr) return invalidInput("{} '{}': expected a tensor of the program, got an unknown name", what, name);
@@ -225,7 +229,7 @@ Status verifyProgram(const Program& program) {
     const tosa::Tensor& a = *program.find(view);
     const tosa::Tensor& b = *program.find(base);
     if (program.crops.count(view) != 0) {
-      OPENVGF_TRY(verifyCrop(program, view, a, b));
+      OPENVGF_TRY(checkCrop(program, view, base));
       continue;
     }
     if (a.dtype != b.dtype || tosa::elementCount(a.shape) != tosa::elementCount(b.shape)) {

@@ -97,5 +97,9 @@ std::string listProgram(const Program& program);
 /// is not itself an alias, with the same type and element count; every model output is
 /// produced.
 Status verifyProgram(const Program& program);
+/// Whether `view` can be a crop of `base` (fold-crops, Program::crops): an NHWC tensor of
+/// the same type, batch and channels with no more rows or columns, read only as a CONV2D's
+/// input 0 (the one kernel that takes the base's pitch) and no model output.
+Status checkCrop(const Program& program, const std::string& view, const std::string& base);
 
 }  // namespace openvgf::converter

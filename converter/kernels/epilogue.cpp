@@ -97,7 +97,8 @@ bool epilogueStartsWithResidualAdd(const Program& program, const Node& node) {
   }
   const std::string& residual = add.op.inputs[1 - add.chainInput];
   const tosa::Tensor* r = program.find(residual);
-  if (r == nullptr || r->dtype != tosa::DType::Fp32 || epilogueIndexing(program, residual, out->shape) != EpiIndex::Output) {
+  if (r == nullptr || r->dtype != tosa::DType::Fp32 ||
+      epilogueIndexing(program, residual, out->shape) != EpiIndex::Output) {
     return false;
   }
   // The kernel adds 0 where the accumulator holds the residual, so no later operator may

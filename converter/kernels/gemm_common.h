@@ -124,8 +124,8 @@ struct CoopMatPlan {
 /// the target has no matching shape or the portable kernel suits better (tiny M or N).
 /// fp16 x fp16: fp16 accumulators when `accType` is FP16 and the device lists such a shape,
 /// else fp32. fp32 x fp32 only with target.fp16Operands (fp16 fragments, fp32 accumulators)
-/// and K >= target.fp16OperandsMinDepth. int8 x int8 -> int32 only
-/// with zero points 0 (fragments hold the raw bytes).
+/// and K >= target.fp16OperandsMinDepth. int8 x int8 -> int32 only with zero points 0
+/// (fragments hold the raw bytes).
 std::optional<CoopMatPlan> chooseCoopMat(const Target& target, tosa::DType in, tosa::DType weight,
                                           tosa::DType accType, std::int64_t zeroPointA, std::int64_t zeroPointB,
                                           std::int64_t m, std::int64_t n, std::int64_t k);

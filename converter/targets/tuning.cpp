@@ -138,7 +138,9 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
       if (!v || v->size() != 1) return bad("gemm-min-groups=N (N >= 1)");
       target.gemmLargeMinGroups = (*v)[0];
     } else if (key == "splitk-groups") {
-      if (!parsed || parsed->size() != 1) return bad("splitk-groups=N (split GEMMs of fewer than N workgroups along K; 0: never)");
+      if (!parsed || parsed->size() != 1) {
+        return bad("splitk-groups=N (split GEMMs of fewer than N workgroups along K; 0: never)");
+      }
       target.gemmSplitKGroups = (*parsed)[0];
     } else if (key == "coopmat") {
       if (!v || v->size() != 5) return bad("coopmat=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat=2x2/64x64/32");
@@ -195,9 +197,9 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
       if (!v || v->size() != 1) return bad("fp16-min-depth=K (K >= 1)");
       target.fp16OperandsMinDepth = (*v)[0];
     } else {
-      return bad("one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, splitk-groups, coopmat, coopmat-min-tiles, "
-                 "coopmat-acc16, coopmat-khr, coopmat-fragment, coopmat-wg, coopmat-wg-threads, coopmat-band, "
-                 "coopmat-residual-acc, coopmat-narrow, fp16-min-depth");
+      return bad("one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, splitk-groups, coopmat, "
+                 "coopmat-min-tiles, coopmat-acc16, coopmat-khr, coopmat-fragment, coopmat-wg, coopmat-wg-threads, "
+                 "coopmat-band, coopmat-residual-acc, coopmat-narrow, fp16-min-depth");
     }
   }
   if (Status ok = verifyTarget(target); !ok) return invalidInput("OPENVGF_TUNING '{}': {}", spec, ok.error().message());
