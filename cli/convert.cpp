@@ -185,11 +185,12 @@ void setup(CLI::App& sub, Action& action) {
                  "8 significant bits; needs VK_KHR_cooperative_matrix and VK_KHR_shader_bfloat16)");
   sub.add_flag("--stats", args->stats, "Print kernels, modules, memory plan and constant bytes");
   sub.add_flag("--no-cache", args->noCache, "Do not read or write the SPIR-V cache");
+  std::vector<std::string_view> passNames;
+  for (const auto& pass : converter::passes::passPipeline()) passNames.push_back(pass.name);
   sub.add_option("--passes", args->passes,
-                 "Graph passes to run: all (default), none, or a comma-separated list of fold-constants, "
-                 "elide-reshapes, eliminate-dead-code, fuse-epilogues, fuse-elementwise, fuse-transposes, fuse-rows. They "
-                 "always run in that "
-                 "order, whatever the order of the list");
+                 fmt::format("Graph passes to run: all (default), none, or a comma-separated list of {}. They always "
+                             "run in that order, whatever the order of the list",
+                             fmt::join(passNames, ", ")));
   sub.add_option("--dump-after", args->dumpAfter,
                  "Print the graph (inputs, constants, aliases, one line per node with result types, outputs) after "
                  "PASS, or before the passes for PASS = input; PASS=FILE writes it to FILE instead of stdout. "

@@ -220,6 +220,10 @@ TEST_F(ConvertPassesCli, UnknownPassExitsTwoListingTheValidNames) {
             std::string::npos)
       << r.output;
   EXPECT_FALSE(fs::exists(out));
+  // --help lists the same passes, the last ones included.
+  CommandResult help = runCli("convert --help");
+  EXPECT_EQ(help.exitCode, 0) << help.output;
+  EXPECT_NE(help.output.find("fuse-transposes, fuse-rows, fold-crops"), std::string::npos) << help.output;
   // A dump after a pass that does not run is refused too.
   r = runCli(fmt::format("convert {} -o {} --passes none --dump-after fuse-elementwise", model_.string(), out.string()));
   EXPECT_EQ(r.exitCode, 2) << r.output;
