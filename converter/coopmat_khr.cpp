@@ -32,6 +32,7 @@ constexpr std::uint32_t kOpStore = 62;
 constexpr std::uint32_t kOpCopyMemory = 63;
 constexpr std::uint32_t kOpAccessChain = 65;
 constexpr std::uint32_t kOpCopyObject = 83;
+constexpr std::uint32_t kOpFConvert = 115;
 constexpr std::uint32_t kOpPhi = 245;
 constexpr std::uint32_t kStorageFunction = 7;
 
@@ -134,6 +135,14 @@ Result<std::vector<std::uint32_t>> cooperativeMatrixNvToKhr(std::span<const std:
         component[w[1]] = w[2];
         break;
       case kOpLoadNV: matrixLoad.insert(w[2]); break;
+      case kOpFConvert:
+        // A matrix converted to another component type (an fp16 residual widened into fp32
+        // accumulators): KHR converts only between matrices of one Use, the accumulator's.
+        if (component.count(w[1])) {
+          operands.push_back({w[3], typeOf[w[3]], kUseAccumulator});
+          operands.push_back({w[2], w[1], kUseAccumulator});
+        }
+        break;
       case kOpMulAddNV:
         operands.push_back({w[3], typeOf[w[3]], kUseA});
         operands.push_back({w[4], typeOf[w[4]], kUseB});

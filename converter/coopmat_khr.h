@@ -16,7 +16,9 @@
 // it. An NV type that serves several uses (square fp16 fragments are A, B and accumulator
 // alike) is split: it keeps the accumulator use, and its A and B uses get types of their own,
 // given to the loads that produce those operands and to the function variables (touched only
-// by loads and stores) that glslang keeps fragments in. Anything else is refused.
+// by loads and stores) that glslang keeps fragments in. A matrix converted to another
+// component type (OpFConvert, an fp16 residual widened into fp32 accumulators) is an
+// accumulator on both sides, the one Use KHR converts within. Anything else is refused.
 //
 // With bf16 operands the A and B matrices' fp16 components become bf16 (SPV_KHR_bfloat16:
 // OpTypeFloat 16 with the BFloat16KHR encoding, capabilities BFloat16TypeKHR and

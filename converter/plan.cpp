@@ -28,6 +28,11 @@ std::size_t LoweringContext::addConstant(tosa::DType dtype, tosa::Shape shape, s
   return plan_.tensors.size() - 1;
 }
 
+tosa::DType LoweringContext::storedType(const std::string& name) const {
+  auto it = storage_.find(program_.bufferOf(name));
+  return it != storage_.end() ? it->second : tensor(name).dtype;
+}
+
 std::size_t LoweringContext::tensorId(const std::string& viewName) {
   // An elided RESHAPE/IDENTITY output shares its source's buffer.
   const std::string& name = program_.bufferOf(viewName);
@@ -40,7 +45,7 @@ std::size_t LoweringContext::tensorId(const std::string& viewName) {
   } else {
     PlanTensor p;
     p.name = name;
-    p.dtype = t.dtype;
+    p.dtype = storedType(name);
     p.shape = t.shape;
     p.category = vgf::ResourceCategory::Intermediate;
     plan_.tensors.push_back(std::move(p));

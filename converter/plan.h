@@ -55,6 +55,12 @@ class LoweringContext {
   const Target& target() const { return target_; }
 
   const tosa::Tensor& tensor(const std::string& name) const { return *program_.find(name); }
+  /// The element type `name`'s buffer holds: its TOSA type, or the narrower float type the
+  /// lowering chose for it (narrowStorage, kernels/registry.h). Kernels type their bindings
+  /// with it; the values keep their TOSA type's meaning.
+  tosa::DType storedType(const std::string& name) const;
+  /// Buffers (by the name bufferOf gives) stored in a narrower type than their TOSA type.
+  void setStorage(std::map<std::string, tosa::DType> storage) { storage_ = std::move(storage); }
   /// The plan tensor of a TOSA tensor (created on first use; constants get their payload,
   /// identical constants are stored once).
   std::size_t tensorId(const std::string& name);
@@ -71,6 +77,7 @@ class LoweringContext {
   const Target& target_;
   Plan& plan_;
   std::map<std::string, std::size_t> byName_;
+  std::map<std::string, tosa::DType> storage_;
   std::map<std::string, std::size_t> byContent_;  // constant payload hash -> tensor
 };
 

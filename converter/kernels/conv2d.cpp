@@ -45,13 +45,18 @@ Status lower(LoweringContext& ctx, const Node& node) {
     d.set("IN_PH", stored[1]).set("IN_PW", stored[2]);
   }
   d.set("IN_ZP", inZp).set("W_ZP", wZp).set("BIAS_BCAST", tosa::elementCount(bias.shape) == 1 ? 1 : 0);
-  setBufferType(d, "IN", input.dtype);
+  // --precision fp16 may store the input as fp16 (narrowStorage).
+  const DType inStored = ctx.storedType(node.op.inputs[0]);
+  setBufferType(d, "IN", inStored);
   setBufferType(d, "BIAS", bias.dtype);
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
   const DType accType = attrs.accType == DType::Unknown ? output.dtype : attrs.accType;
   auto coopMat =
       chooseCoopMat(ctx.target(), input.dtype, weight.dtype, accType, inZp, wZp, batch * oh * ow, oc, kh * kw * ic);
-  if (coopMat) coopMat->residualAccumulators = residualAccumulators(ctx, node, *coopMat);
+  if (coopMat) {
+    coopMat->narrowA = coopMat->fp32Operands && inStored == DType::Fp16;
+    chooseResidualAccumulators(ctx, node, *coopMat);
+  }
   GemmTile tile = chooseTile(ctx.target(), batch * oh * ow, oc, GemmKind::Convolution);
   // Constant weights are stored as [K][OC] (bindWeightsKN), so rows of B are contiguous.
   const bool weightsKN = ctx.program().isConstant(ctx.program().bufferOf(node.op.inputs[1]));
@@ -63,12 +68,15 @@ Status lower(LoweringContext& ctx, const Node& node) {
     setCoopMat(d, *coopMat);
     d.set("GEMM_VEC_A", ic % coopMat->chunk() == 0 ? 1 : 0);
     if (ic % coopMat->chunk() != 0) d.set("GEMM_RUN_A", 1);
-    d.set("GEMM_VEC_B", weightsKN && oc % coopMat->chunk() == 0 ? 1 : 0);
+    // fp32 weights left unrounded are read in 16-byte chunks only when A is fp32 too (the
+    // views are of one type); beside an fp16-stored A they are packed element by element.
+    const bool bInFragmentType = storedWeights != DType::Unknown || !coopMat->narrowA;
+    d.set("GEMM_VEC_B", weightsKN && oc % coopMat->chunk() == 0 && bInFragmentType ? 1 : 0);
     if (storedWeights != DType::Unknown) d.set("CM_NARROW_B", 1);
     tile = coopMat->tile();
   } else {
     setTile(d, tile);
-    setVec4Loads(d, tile, input.dtype, ic % 4 == 0, weightsKN && oc % 4 == 0);
+    setVec4Loads(d, tile, inStored, ic % 4 == 0, weightsKN && oc % 4 == 0);
     if (useDot4(ctx.target(), input.dtype, weight.dtype, output.dtype, inZp, wZp)) d.set("GEMM_DOT4", 1);
   }
 
@@ -91,6 +99,6 @@ Status lower(LoweringContext& ctx, const Node& node) {
 
 }  // namespace
 
-KernelSpec conv2dKernel() { return KernelSpec{"conv2d", {tosa::Op::Conv2d}, check, lower, epilogueFusable}; }
+KernelSpec conv2dKernel() { return KernelSpec{"conv2d", {tosa::Op::Conv2d}, check, lower, epilogueFusable, true}; }
 
 }  // namespace openvgf::converter

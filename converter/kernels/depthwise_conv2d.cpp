@@ -38,7 +38,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   d.set("STRIDE_Y", attrs.stride[0]).set("STRIDE_X", attrs.stride[1]).set("DIL_Y", attrs.dilation[0]);
   d.set("DIL_X", attrs.dilation[1]).set("PAD_T", attrs.pad[0]).set("PAD_L", attrs.pad[2]);
   d.set("IN_ZP", inZp).set("W_ZP", wZp).set("BIAS_BCAST", tosa::elementCount(bias.shape) == 1 ? 1 : 0);
-  setBufferType(d, "IN", input.dtype);
+  setBufferType(d, "IN", ctx.storedType(node.op.inputs[0]));
   setBufferType(d, "W", weight.dtype);
   setBufferType(d, "BIAS", bias.dtype);
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
@@ -59,7 +59,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
 }  // namespace
 
 KernelSpec depthwiseConv2dKernel() {
-  return KernelSpec{"depthwise_conv2d", {tosa::Op::DepthwiseConv2d}, check, lower, epilogueFusable};
+  return KernelSpec{"depthwise_conv2d", {tosa::Op::DepthwiseConv2d}, check, lower, epilogueFusable, true};
 }
 
 }  // namespace openvgf::converter

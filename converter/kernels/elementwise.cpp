@@ -223,7 +223,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   if (!decls.empty()) defines.setCode("EW_DECLS", decls);
   for (std::size_t d = 0; d < dims.size(); ++d) defines.set(fmt::format("OUT_D{}", d), dims[d]);
   for (std::size_t i = 0; i < inputNames.size(); ++i) {
-    setBufferType(defines, fmt::format("IN{}", i), ctx.tensor(inputNames[i]).dtype);
+    setBufferType(defines, fmt::format("IN{}", i), ctx.storedType(inputNames[i]));
     bool contiguous = tosa::elementCount(ctx.tensor(inputNames[i]).shape) == total;
     if (contiguous) {
       defines.set(fmt::format("IN{}_CONTIG", i), 1);
@@ -235,7 +235,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
     kernel.bindings.push_back(ctx.tensorId(inputNames[i]));
     kernel.writes.push_back(false);
   }
-  setBufferType(defines, "OUT", outT.dtype);
+  setBufferType(defines, "OUT", ctx.storedType(node.output()));
   if (fp16Math) {
     defines.set("FP16_MATH", 1).setCode("OUT_ST", "st_f16_math").setCode("OUT_CT", "float16_t");
     for (std::size_t i = 0; i < inputNames.size(); ++i) {
@@ -283,7 +283,7 @@ KernelSpec elementwiseKernel() {
   for (const tosa::OpInfo& info : tosa::opTable()) {
     if (tosa::isElementwise(info.op)) ops.push_back(info.op);
   }
-  return KernelSpec{"elementwise", std::move(ops), check, lower, accepts};
+  return KernelSpec{"elementwise", std::move(ops), check, lower, accepts, true};
 }
 
 }  // namespace openvgf::converter

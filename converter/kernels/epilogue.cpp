@@ -180,12 +180,12 @@ Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& 
   defines.setCode("EPI_BODY", body).set("NUM_EPI", static_cast<std::int64_t>(extra.size()));
   if (!decls.empty()) defines.setCode("EW_DECLS", decls);
   for (std::size_t i = 0; i < extra.size(); ++i) {
-    setBufferType(defines, fmt::format("EPI{}", i), ctx.tensor(extra[i]).dtype);
+    setBufferType(defines, fmt::format("EPI{}", i), ctx.storedType(extra[i]));
     defines.set(fmt::format("EPI{}_BINDING", i), static_cast<std::int64_t>(kernel.bindings.size()));
     kernel.bindings.push_back(ctx.tensorId(extra[i]));
     kernel.writes.push_back(false);
   }
-  setBufferType(defines, "OUT", finalOut.dtype);
+  setBufferType(defines, "OUT", ctx.storedType(node.output()));
   defines.set("OUT_BINDING", static_cast<std::int64_t>(kernel.bindings.size()));
   kernel.bindings.push_back(ctx.tensorId(node.output()));
   kernel.writes.push_back(true);

@@ -126,9 +126,12 @@ std::uint32_t workgroupSize(const GemmTile& tile) {
   return static_cast<std::uint32_t>((tile.bm / tile.tm) * (tile.bn / tile.tn));
 }
 
-bool residualAccumulators(const LoweringContext& ctx, const Node& node, const CoopMatPlan& plan) {
-  return ctx.target().coopMatResidualAccumulators && plan.fp32Operands && !plan.workgroupScope &&
-         epilogueStartsWithResidualAdd(ctx.program(), node);
+void chooseResidualAccumulators(const LoweringContext& ctx, const Node& node, CoopMatPlan& plan) {
+  plan.residualAccumulators = ctx.target().coopMatResidualAccumulators && plan.fp32Operands &&
+                              !plan.workgroupScope && epilogueStartsWithResidualAdd(ctx.program(), node);
+  if (!plan.residualAccumulators) return;
+  const FusedOp& add = node.epilogue.front();
+  plan.residualFp16 = ctx.storedType(add.op.inputs[1 - add.chainInput]) == DType::Fp16;
 }
 
 std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType weight, DType accType,
@@ -296,7 +299,8 @@ void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan) {
   defines.set("SG", plan.subgroupSize);
   defines.set("CM_STAGE", plan.stagingBuffer());
   if (plan.residualAccumulators) defines.set("CM_RESIDUAL_ACC", 1);
-  if (plan.fp32Operands) defines.set("CM_F32_OPERANDS", 1);
+  if (plan.residualFp16) defines.set("CM_RESIDUAL_F16", 1);
+  if (plan.fp32Operands && !plan.narrowA) defines.set("CM_F32_OPERANDS", 1);
   if (plan.shape.types == CoopMatTypes::Bf16xBf16ToF32) defines.set("CM_BF16", 1);
 }
 

@@ -102,6 +102,11 @@ struct CoopMatPlan {
   // The accumulators start from the epilogue's residual input (CM_RESIDUAL_ACC,
   // Target::coopMatResidualAccumulators); only with fp32 operands and accumulators.
   bool residualAccumulators = false;
+  // ... from a residual stored as fp16 (narrowStorage): loaded as fp16 matrices and converted.
+  bool residualFp16 = false;
+  // A is an fp32 tensor stored as fp16 (narrowStorage, with fp32Operands): the core reads it
+  // as raw fp16 chunks, as it reads an fp16 tensor, and rounds nothing.
+  bool narrowA = false;
   int invocations = 0;
   /// Operands per 16-byte chunk (8 fp16 or 16 int8): dimensions that are multiples of it
   /// allow the template's vector loads (GEMM_VEC_A / GEMM_VEC_B).
@@ -129,10 +134,11 @@ struct CoopMatPlan {
 std::optional<CoopMatPlan> chooseCoopMat(const Target& target, tosa::DType in, tosa::DType weight,
                                           tosa::DType accType, std::int64_t zeroPointA, std::int64_t zeroPointB,
                                           std::int64_t m, std::int64_t n, std::int64_t k);
-/// Whether `plan` starts its accumulators from the residual ADD that begins the epilogue of
-/// `node` (CoopMatPlan::residualAccumulators): the target asks for it, the operands are fp32
-/// rounded to fragments (--precision) and epilogueStartsWithResidualAdd holds.
-bool residualAccumulators(const LoweringContext& ctx, const Node& node, const CoopMatPlan& plan);
+/// Sets plan.residualAccumulators, whether `plan` starts its accumulators from the residual
+/// ADD that begins the epilogue of `node`: the target asks for it, the operands are fp32
+/// rounded to fragments (--precision) and epilogueStartsWithResidualAdd holds; and
+/// plan.residualFp16 where that residual is stored as fp16.
+void chooseResidualAccumulators(const LoweringContext& ctx, const Node& node, CoopMatPlan& plan);
 /// The workgroup-scope config (VK_NV_cooperative_matrix2) for a GEMM whose A [M,K] and
 /// B [K,N] are plain row-major fp16 matrices, or nullopt: the target lacks workgroup-scope
 /// matrices, the types are not fp16 x fp16, or M, N, K are not whole multiples of the tile.

@@ -45,7 +45,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
                      : std::nullopt;
   if (!coopMat) {
     coopMat = chooseCoopMat(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp, h, w, c);
-    if (coopMat) coopMat->residualAccumulators = residualAccumulators(ctx, node, *coopMat);
+    if (coopMat) chooseResidualAccumulators(ctx, node, *coopMat);
   }
   GemmTile tile = chooseTile(ctx.target(), h, w, GemmKind::Matmul);
   if (coopMat) {

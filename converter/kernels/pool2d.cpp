@@ -57,7 +57,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   d.set("OH", oh).set("OW", ow).set("KH", g.kernel[0]).set("KW", g.kernel[1]);
   d.set("STRIDE_Y", g.stride[0]).set("STRIDE_X", g.stride[1]).set("PAD_T", g.pad[0]).set("PAD_L", g.pad[2]);
   d.set("IS_FLOAT", fp);
-  setBufferType(d, "IN", input.dtype);
+  setBufferType(d, "IN", ctx.storedType(node.op.inputs[0]));
   std::string accCompute;
   if (avg) {
     const auto& attrs = std::get<tosa::AvgPool2dAttrs>(node.op.attrs);
@@ -96,7 +96,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
 }  // namespace
 
 KernelSpec pool2dKernel() {
-  return KernelSpec{"pool2d", {tosa::Op::AvgPool2d, tosa::Op::MaxPool2d}, check, lower, epilogueFusable};
+  return KernelSpec{"pool2d", {tosa::Op::AvgPool2d, tosa::Op::MaxPool2d}, check, lower, epilogueFusable, true};
 }
 
 }  // namespace openvgf::converter

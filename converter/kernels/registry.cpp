@@ -36,9 +36,42 @@ const KernelSpec* findKernel(tosa::Op op) {
   return nullptr;
 }
 
+std::map<std::string, tosa::DType> narrowStorage(const Program& program, const Target& target) {
+  std::map<std::string, tosa::DType> storage;
+  if (!target.fp16Operands || !target.fp16Storage) return storage;
+  // Per buffer: whether every node that touches it (through any alias) is of a family that
+  // types its bindings by storage.
+  std::map<std::string, bool> narrowable;
+  auto touch = [&](const std::string& name, bool capable) {
+    auto [it, fresh] = narrowable.emplace(program.bufferOf(name), capable);
+    if (!fresh) it->second = it->second && capable;
+  };
+  for (const Node& node : program.nodes) {
+    const KernelSpec* spec = findKernel(node.op.op);
+    const bool capable = spec != nullptr && spec->narrowStorage;
+    for (const auto& name : node.op.inputs) touch(name, capable);
+    for (const FusedOp& f : node.epilogue) {
+      for (const auto& name : f.op.inputs) touch(name, capable);
+    }
+    for (const auto& name : node.op.outputs) touch(name, capable);
+    touch(node.output(), capable);
+  }
+  for (const auto& names : {program.inputs, program.outputs, program.variables}) {
+    for (const auto& name : names) touch(name, false);
+  }
+  for (const auto& [name, capable] : narrowable) {
+    const tosa::Tensor* t = program.find(name);
+    if (capable && t != nullptr && t->dtype == tosa::DType::Fp32 && !program.isConstant(name)) {
+      storage.emplace(name, tosa::DType::Fp16);
+    }
+  }
+  return storage;
+}
+
 Result<Plan> lowerProgram(const Program& program, const Target& target) {
   Plan plan;
   LoweringContext ctx(program, target, plan);
+  ctx.setStorage(narrowStorage(program, target));
   for (const auto& name : program.inputs) {
     if (program.find(name) == nullptr) return invalidInput("graph: input '{}': expected a tensor of the block", name);
     std::size_t id = ctx.tensorId(name);

@@ -4,7 +4,9 @@
 // lowers a Node (with its fused epilogue) to PlanKernels: template, defines, bindings, grid.
 #pragma once
 
+#include <map>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,12 +24,21 @@ struct KernelSpec {
   Status (*lower)(LoweringContext& ctx, const Node& node) = nullptr;
   /// Which epilogue ops this family can fuse (nullptr: none).
   bool (*acceptsEpilogue)(const Program& program, const Node& node, const FusedOp& next) = nullptr;
+  /// The family types every run-time tensor binding (anchor and epilogue inputs, output) by
+  /// LoweringContext::storedType and computes in fp32 whatever the storage, so the tensors
+  /// it reads and writes may be stored narrower than their TOSA type (narrowStorage).
+  bool narrowStorage = false;
 };
 
 /// Every registered family, in registry order.
 std::span<const KernelSpec> kernelSpecs();
 /// The spec of an operator, or nullptr.
 const KernelSpec* findKernel(tosa::Op op);
+
+/// Under --precision fp16 (Target::fp16Storage): the fp32 buffers that only narrowStorage
+/// families read and write, model inputs, outputs and constants excepted, each mapped to
+/// fp16; otherwise none. Keys are buffer names (Program::bufferOf).
+std::map<std::string, tosa::DType> narrowStorage(const Program& program, const Target& target);
 
 /// Lowers every node of the program (unsupported op/type => error naming it).
 Result<Plan> lowerProgram(const Program& program, const Target& target);

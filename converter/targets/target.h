@@ -139,6 +139,11 @@ struct Target {
   // residual ADD) starts its accumulators from that tensor (CM_RESIDUAL_ACC,
   // include/gemm_coopmat.glsl) instead of reading it element by element in the epilogue.
   bool coopMatResidualAccumulators = false;
+  // --precision fp16: fp32 tensors between kernels that type each binding by its storage
+  // (KernelSpec::narrowStorage) are stored as fp16, halving the bytes they move; the values
+  // are rounded to fp16 once, where they are stored. The OPENVGF_TUNING key fp16-storage=0
+  // turns it off (for measuring it).
+  bool fp16Storage = true;
   std::string deviceName;                 // native: probed device
 };
 

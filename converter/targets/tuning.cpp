@@ -185,6 +185,11 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
         return bad("coopmat-residual-acc=0 or 1 (1: --precision GEMMs start their accumulators from a residual input)");
       }
       target.coopMatResidualAccumulators = (*parsed)[0] == 1;
+    } else if (key == "fp16-storage") {
+      if (!parsed || parsed->size() != 1 || (*parsed)[0] > 1) {
+        return bad("fp16-storage=0 or 1 (1: --precision fp16 stores intermediate tensors as fp16)");
+      }
+      target.fp16Storage = (*parsed)[0] == 1;
     } else if (key == "coopmat-narrow") {
       if (parsed && parsed->size() == 1 && (*parsed)[0] == 0) {
         target.coopMatTileNarrow.subgroupsM = 0;
@@ -199,7 +204,7 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
     } else {
       return bad("one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, splitk-groups, coopmat, "
                  "coopmat-min-tiles, coopmat-acc16, coopmat-khr, coopmat-fragment, coopmat-wg, coopmat-wg-threads, "
-                 "coopmat-band, coopmat-residual-acc, coopmat-narrow, fp16-min-depth");
+                 "coopmat-band, coopmat-residual-acc, coopmat-narrow, fp16-min-depth, fp16-storage");
     }
   }
   if (Status ok = verifyTarget(target); !ok) return invalidInput("OPENVGF_TUNING '{}': {}", spec, ok.error().message());

@@ -26,6 +26,7 @@
 //                           band of fragments at a time in sA / sB (CoopMatPlan::stagingBuffer)
 //   CM_RESIDUAL_ACC         1: the accumulators start from the epilogue's input e0, the
 //                           tensor its first operator (an ADD) adds (see below)
+//   CM_RESIDUAL_F16         1: e0 is stored as fp16 (--precision fp16 storage)
 //   CM_ACC16                1: fp16 accumulators (TOSA acc_type fp16), else fp32
 //   BM BN BK                workgroup tile; WM WN tiles per subgroup; SG subgroup size
 //   GEMM_RUN_A              1 (without GEMM_VEC_A): the template provides
@@ -241,6 +242,9 @@ CM_ACC_T cm_staged(uint row, uint c) {
 #undef CM_RESIDUAL_ACC
 #define CM_RESIDUAL_ACC 0
 #endif
+#ifndef CM_RESIDUAL_F16
+#define CM_RESIDUAL_F16 0
+#endif
 #if CM_RESIDUAL_ACC
 bool cm_whole_fragment(uint mFirst, uint nFirst) {
   return mFirst + uint(CM_M) <= uint(M) && nFirst + uint(CM_N) <= uint(N);
@@ -274,7 +278,13 @@ void gemm_main() {
       const uint mFirst = m0 + (sgM * uint(WM) + uint(i)) * uint(CM_M);
       const uint nFirst = n0 + (sgN * uint(WN) + uint(j)) * uint(CM_N);
       if (cm_whole_fragment(mFirst, nFirst)) {
+#if CM_RESIDUAL_F16
+        fcoopmatNV<16, gl_ScopeSubgroup, CM_M, CM_N> residual;
+        coopMatLoadNV(residual, epi0, gemm_out_index(batch, mFirst, nFirst), uint(N), false);
+        acc[i][j] = CM_CMAT(residual);
+#else
         coopMatLoadNV(acc[i][j], epi0, gemm_out_index(batch, mFirst, nFirst), uint(N), false);
+#endif
       }
 #endif
     }

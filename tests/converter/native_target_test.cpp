@@ -358,6 +358,66 @@ TEST(NativeTargetCoopMat, PrecisionResidualAddsStartTheAccumulators) {
   }
 }
 
+// OpFConvert instructions whose result is a cooperative matrix (NV or KHR encoding).
+int matrixConversions(std::span<const std::uint32_t> spirv) {
+  std::set<std::uint32_t> matrixTypes;
+  int conversions = 0;
+  for (std::size_t i = 5; i < spirv.size();) {
+    const std::uint32_t opcode = spirv[i] & 0xFFFFu, words = std::max<std::uint32_t>(spirv[i] >> 16, 1);
+    if ((opcode == vgf::coopmat::kOpTypeNV || opcode == vgf::coopmat::kOpTypeKHR) && words > 1) matrixTypes.insert(spirv[i + 1]);
+    if (opcode == 115u && words > 1 && matrixTypes.count(spirv[i + 1]) != 0) ++conversions;
+    i += words;
+  }
+  return conversions;
+}
+
+// Target::fp16Storage: under --precision fp16, an fp32 tensor that only storage-typed kernels
+// read and write (here a CONV2D's result that the next CONV2D reads and adds back) is stored
+// as fp16: its VGF resource is fp16 and the second CONV2D loads the residual as fp16 matrices
+// and widens them into its accumulators, in both encodings. Model inputs and outputs stay fp32.
+TEST(NativeTargetCoopMat, PrecisionFp16StoresIntermediatesAsFp16) {
+  std::mt19937 rng(35);
+  tosa::Builder b;
+  Value x = b.input("x", DType::Fp32, {2, 9, 10, 64});
+  Value r1 = b.clamp(b.conv2d(x, b.constant(randomTensor(DType::Fp32, {64, 3, 3, 64}, rng)), std::nullopt,
+                              samePadding3x3()),
+                     0.0, 6.0);
+  Value y = b.conv2d(r1, b.constant(randomTensor(DType::Fp32, {64, 3, 3, 64}, rng)), std::nullopt, samePadding3x3());
+  b.output(b.clamp(b.add(y, r1), 0.0, 6.0));
+  auto graph = b.build();
+  ASSERT_TRUE(graph) << graph.error().message();
+  for (bool khr : {false, true}) {
+    SCOPED_TRACE(khr ? "KHR encoding" : "NV encoding");
+    converter::Target target = coopMatTarget();
+    target.coopMatKhrEncoding = khr;
+    target.coopMatLargeMinTiles = 1;
+    target.fp16Operands = true;
+    target.coopMatResidualAccumulators = true;
+    target.gemmSplitKGroups = 0;
+    target.fp16Storage = false;
+    auto wide = convertWith(*graph, target);
+    target.fp16Storage = true;
+    auto narrow = convertWith(*graph, target);
+    ASSERT_TRUE(wide && narrow);
+    auto fp16Resources = [](const vgf::File& file) {
+      std::vector<std::vector<std::int64_t>> shapes;
+      for (const vgf::Resource& r : file.resources) {
+        if (r.category == vgf::ResourceCategory::Intermediate &&
+            r.vkFormat == static_cast<std::uint32_t>(vgf::VkFormatValue::R16Sfloat)) {
+          shapes.push_back(r.shape);
+        }
+      }
+      return shapes;
+    };
+    EXPECT_TRUE(fp16Resources(wide->file).empty());
+    EXPECT_EQ(fp16Resources(narrow->file), (std::vector<std::vector<std::int64_t>>{{2, 9, 10, 64}}));
+    ASSERT_EQ(narrow->file.modules.size(), 2u);
+    EXPECT_EQ(matrixConversions(wide->file.modules[1].spirv), 0);
+    EXPECT_GT(matrixConversions(narrow->file.modules[1].spirv), 0);
+    if (!khr) expectCoopMat(*narrow);
+  }
+}
+
 TEST(NativeTargetCoopMat, Int8WithZeroPointsZeroUsesIntegerCooperativeMatrix) {
   std::mt19937 rng(13);
   TestGraph g = matmulGraph(DType::Int8, 64, 64, 48, rng);
@@ -1036,6 +1096,64 @@ class NativeTargetRun : public ::testing::Test {
   }
   converter::Target target_;
 };
+
+// Target::fp16Storage on this machine's kernels (lavapipe: the scalar cores): CONV2D, CLAMP,
+// MAX_POOL2D, DEPTHWISE_CONV2D, a residual ADD and an elementwise node pass fp16-stored
+// tensors between them. The outputs stay within fp16 rounding of the same model with fp32
+// storage (which, without cooperative matrices, passes the fp32 compliance check) and differ
+// from it, so the tensors were rounded.
+TEST_F(NativeTargetRun, Fp16StorageStaysWithinFp16Rounding) {
+  std::mt19937 rng(36);
+  TestGraph g;
+  tosa::Builder b;
+  g.inputs.push_back(randomTensor(DType::Fp32, {2, 12, 12, 16}, rng));
+  Value x = b.input("x", DType::Fp32, {2, 12, 12, 16});
+  Value c1 = b.clamp(b.conv2d(x, b.constant(randomTensor(DType::Fp32, {32, 3, 3, 16}, rng)), std::nullopt,
+                              samePadding3x3()),
+                     0.0, 6.0);
+  tosa::MaxPoolParams pool;
+  pool.kernel = {2, 2};
+  Value p1 = b.maxPool2d(c1, pool);
+  Value d1 = b.clamp(b.depthwiseConv2d(p1, b.constant(randomTensor(DType::Fp32, {3, 3, 32, 1}, rng)), std::nullopt,
+                                       samePadding3x3()),
+                     -3.0, 3.0);
+  Value c2 = b.conv2d(d1, b.constant(randomTensor(DType::Fp32, {32, 1, 1, 32}, rng)), std::nullopt, [] {
+    tosa::ConvParams p;
+    p.pad = {0, 0, 0, 0};
+    p.stride = {1, 1};
+    p.dilation = {1, 1};
+    return p;
+  }());
+  Value sum = b.add(c2, p1);
+  b.output(b.mul(b.sub(sum, d1), b.abs(sum)));
+  auto built = b.build();
+  ASSERT_TRUE(built) << built.error().message();
+  g.graph = std::move(*built);
+
+  converter::ConvertOptions options;
+  converter::Target target = target_;
+  target.fp16Operands = true;
+  target.fp16Storage = false;
+  options.customTarget = target;
+  RunOutcome wide = convertRunCheck(g.graph, g.inputs, options);
+  target.fp16Storage = true;
+  options.customTarget = target;
+  RunOutcome narrow = convertRunCheck(g.graph, g.inputs, options);
+  ASSERT_TRUE(wide.ran && narrow.ran);
+  if (!target_.cooperativeMatrixNv && !target_.coopMatKhrEncoding) expectAllPass(wide);
+  ASSERT_EQ(wide.outputs.size(), 1u);
+  ASSERT_EQ(narrow.outputs.size(), 1u);
+  const auto a = wide.outputs[0].as<float>();
+  const auto n = narrow.outputs[0].as<float>();
+  ASSERT_EQ(a.size(), n.size());
+  double largest = 0, worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    largest = std::max(largest, std::abs(static_cast<double>(a[i])));
+    worst = std::max(worst, std::abs(static_cast<double>(a[i]) - n[i]));
+  }
+  EXPECT_GT(worst, 0.0) << "fp16 storage left every output as fp32 storage computes it";
+  EXPECT_LT(worst, 1e-2 * largest) << "largest output " << largest;
+}
 
 // Shapes with and without 16-byte aligned rows (vector loads vs element-wise packing on the
 // cooperative-matrix path) and with partial tiles.
