@@ -92,6 +92,9 @@ Status lower(LoweringContext& ctx, const Node& node) {
                  ceilDiv(static_cast<std::uint64_t>(batch * oh * ow), static_cast<std::uint64_t>(tile.bm)), 1};
   const std::int64_t m = batch * oh * ow;
   const SplitK split = chooseSplitK(ctx.target(), tile, types, 1, m, oc, kh * kw * ic);
+  if (coopMat && directFragmentStores(ctx, node, *coopMat, split, oc, kh * kw * ic)) {
+    d.set("CM_DIRECT_STORE", 1).set("CM_OUT_F16", ctx.storedType(node.output()) == DType::Fp16 ? 1 : 0);
+  }
   addGemmKernel(ctx, std::move(kernel), "conv2d.comp", std::move(d), types, split,
                 coopMat ? coopMat->workgroupSize() : workgroupSize(tile), 1, m, oc);
   return {};

@@ -114,6 +114,20 @@ bool epilogueStartsWithResidualAdd(const Program& program, const Node& node) {
   return true;
 }
 
+bool epilogueIsPerElement(const Program& program, const Node& node, bool residualStarted) {
+  if (endsWithTranspose(node)) return false;
+  for (std::size_t k = 0; k < node.epilogue.size(); ++k) {
+    const FusedOp& f = node.epilogue[k];
+    const tosa::Tensor* fOut = program.find(f.op.outputs.at(0));
+    if (fOut == nullptr || !tosa::isFloat(fOut->dtype)) return false;
+    for (std::size_t i : dataInputs(f.op)) {
+      if (i == f.chainInput || (k == 0 && residualStarted)) continue;
+      if (epilogueIndexing(program, f.op.inputs[i], fOut->shape) != EpiIndex::Scalar) return false;
+    }
+  }
+  return true;
+}
+
 Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& accCompute, ShaderDefines& defines,
                      PlanKernel& kernel) {
   const Program& p = ctx.program();

@@ -24,5 +24,10 @@ bool epilogueFusable(const Program& program, const Node& node, const FusedOp& ne
 /// output and reads no other tensor: the cooperative-matrix core can then start its
 /// accumulators from that tensor (CoopMatPlan::residualAccumulators).
 bool epilogueStartsWithResidualAdd(const Program& program, const Node& node);
+/// Whether the epilogue of `node` computes each result from its accumulator alone: no
+/// TRANSPOSE, float operators whose other inputs are scalar constants, except, with
+/// `residualStarted`, the tensor its first operator adds (which the accumulators then hold).
+/// Such an epilogue may run on a fragment's components, whatever their positions.
+bool epilogueIsPerElement(const Program& program, const Node& node, bool residualStarted);
 
 }  // namespace openvgf::converter

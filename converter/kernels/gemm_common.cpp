@@ -134,6 +134,27 @@ void chooseResidualAccumulators(const LoweringContext& ctx, const Node& node, Co
   plan.residualFp16 = ctx.storedType(add.op.inputs[1 - add.chainInput]) == DType::Fp16;
 }
 
+bool directFragmentStores(const LoweringContext& ctx, const Node& node, const CoopMatPlan& plan,
+                          const SplitK& split, std::int64_t n, std::int64_t k) {
+  const bool fp32Accumulators =
+      plan.shape.types == CoopMatTypes::F16xF16ToF32 || plan.shape.types == CoopMatTypes::Bf16xBf16ToF32;
+  if (k > ctx.target().coopMatDirectStoreMaxDepth || plan.workgroupScope || !fp32Accumulators || plan.stagingBuffer() != 0 ||
+      split.slices > 1 || n % 8 != 0) {
+    return false;
+  }
+  const DType out = ctx.storedType(node.output());
+  if (out != DType::Fp32 && out != DType::Fp16) return false;
+  const bool residual = plan.residualAccumulators;
+  if (residual && (!plan.residualFp16 || plan.shape.types != CoopMatTypes::F16xF16ToF32 || plan.shape.m != plan.shape.k)) {
+    return false;
+  }
+  if (!epilogueIsPerElement(ctx.program(), node, residual)) return false;
+  // The bias rows (shape.m copies of the tile's bn fp32 biases) and the identity fragment
+  // (fp16) go into the second A buffer before the K loop first writes it.
+  const int bytes = plan.shape.m * plan.bn * 4 + (residual ? plan.shape.m * plan.shape.k * 2 : 0);
+  return bytes <= plan.bm * (plan.bk / plan.chunk() + 1) * 16;
+}
+
 std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType weight, DType accType,
                                           std::int64_t zeroPointA, std::int64_t zeroPointB, std::int64_t m,
                                           std::int64_t n, std::int64_t k) {

@@ -144,6 +144,13 @@ struct Target {
   // are rounded to fp16 once, where they are stored. The OPENVGF_TUNING key fp16-storage=0
   // turns it off (for measuring it).
   bool fp16Storage = true;
+  // Convolutions on fp32-accumulator fragments start their accumulators from the bias (and a
+  // residual stored as fp16, added through an identity fragment), apply a per-element
+  // epilogue to the fragments' components and store whole fragments to the output
+  // (CM_DIRECT_STORE, include/gemm_coopmat.glsl) instead of staging each through shared
+  // memory for an element-wise epilogue. Only GEMMs at most this deep (0: none): deeper ones,
+  // whose epilogue is a small part of their time, measured slower with it.
+  int coopMatDirectStoreMaxDepth = 0;
   std::string deviceName;                 // native: probed device
 };
 

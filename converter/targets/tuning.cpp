@@ -84,6 +84,11 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // 0.172 ms; ResNet-50 batch 32 fp32 10.22 against 10.12 ms and BERT fp16 0.116 against
       // 0.114 ms (benchmarks/results/experiments/h100-gemm-limits.md, call 10).
       target.gemmSplitKGroups = 264;
+      // Convolutions at most 576 deep store whole fragments with a per-element epilogue
+      // (CM_DIRECT_STORE): ResNet-50 batch 32 --precision fp16 3.29 against 3.65 ms with every
+      // depth, MobileNetV2 batch 32 1.30 against 1.50 ms; convolutions 1024 and more deep were
+      // 2-10 % slower with it (benchmarks/results/experiments/h100-gemm-limits.md, call 14).
+      target.coopMatDirectStoreMaxDepth = 576;
       // Cooperative matrices encoded as KHR rather than NV (converter/coopmat_khr.h), which the
       // KHR encoding's 16x8x16 fragments bring with them: fp16 MATMUL 4096 at 265-267 TFLOP/s
       // against 179-180 (NV, 16x16x16), 2048 at 210 against 152, ResNet-50 batch 32 with
@@ -185,6 +190,12 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
         return bad("coopmat-residual-acc=0 or 1 (1: --precision GEMMs start their accumulators from a residual input)");
       }
       target.coopMatResidualAccumulators = (*parsed)[0] == 1;
+    } else if (key == "coopmat-direct-store") {
+      if (!parsed || parsed->size() != 1) {
+        return bad("coopmat-direct-store=K (convolutions at most K deep store whole fragments, their epilogue per "
+                   "component; 0: none)");
+      }
+      target.coopMatDirectStoreMaxDepth = static_cast<int>((*parsed)[0]);
     } else if (key == "fp16-storage") {
       if (!parsed || parsed->size() != 1 || (*parsed)[0] > 1) {
         return bad("fp16-storage=0 or 1 (1: --precision fp16 stores intermediate tensors as fp16)");
@@ -204,7 +215,7 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
     } else {
       return bad("one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, splitk-groups, coopmat, "
                  "coopmat-min-tiles, coopmat-acc16, coopmat-khr, coopmat-fragment, coopmat-wg, coopmat-wg-threads, "
-                 "coopmat-band, coopmat-residual-acc, coopmat-narrow, fp16-min-depth, fp16-storage");
+                 "coopmat-band, coopmat-residual-acc, coopmat-narrow, coopmat-direct-store, fp16-min-depth, fp16-storage");
     }
   }
   if (Status ok = verifyTarget(target); !ok) return invalidInput("OPENVGF_TUNING '{}': {}", spec, ok.error().message());

@@ -27,6 +27,10 @@
 //   CM_RESIDUAL_ACC         1: the accumulators start from the epilogue's input e0, the
 //                           tensor its first operator (an ADD) adds (see below)
 //   CM_RESIDUAL_F16         1: e0 is stored as fp16 (--precision fp16 storage)
+//   CM_DIRECT_STORE         1: whole fragments start from the bias (the template's
+//                           gemm_bias(n)) and, with CM_RESIDUAL_ACC, e0, run the epilogue on
+//                           their components (epilogue_value) and are stored to out0 as they
+//                           are (see below); CM_OUT_F16 1: out0 holds fp16
 //   CM_ACC16                1: fp16 accumulators (TOSA acc_type fp16), else fp32
 //   BM BN BK                workgroup tile; WM WN tiles per subgroup; SG subgroup size
 //   GEMM_RUN_A              1 (without GEMM_VEC_A): the template provides
@@ -245,11 +249,50 @@ CM_ACC_T cm_staged(uint row, uint c) {
 #ifndef CM_RESIDUAL_F16
 #define CM_RESIDUAL_F16 0
 #endif
+// CM_DIRECT_STORE: the converter asks for it where the epilogue is per element (scalar
+// constants besides the residual e0, no transpose), e0 is stored as fp16 and CM_M == CM_K.
+// Before the K loop the second A buffer holds CM_M rows of the tile's BN biases (fp32) and an
+// fp16 identity fragment; a whole fragment starts as those bias rows, plus identity x e0 (e0's
+// block loaded as a B fragment, exact in the fp32 accumulators). After the loop it runs
+// epilogue_value on each of its components, whose positions it need not know, and is stored
+// with one matrix store, where the staged epilogue reads, computes and writes element by
+// element. Fragments at the edges of M x N start from zero and take the staged epilogue.
+#ifndef CM_DIRECT_STORE
+#define CM_DIRECT_STORE 0
+#endif
+#if CM_DIRECT_STORE
+#if CM_STAGE != 0 || GEMM_SPLIT_K > 1 || CM_ACC16 || CM_INT
+#error "CM_DIRECT_STORE needs fp32 accumulators, fragment staging and one kernel"
+#endif
+#define CM_BIAS_CHUNKS (CM_M * BN / 4)
+#if CM_OUT_F16
+#define CM_OUT_MAT fcoopmatNV<16, gl_ScopeSubgroup, CM_M, CM_N>
+#else
+#define CM_OUT_MAT CM_CMAT
+#endif
+void cm_fill_direct_store(uint n0, uint tid) {
+  for (uint e = tid; e < uint(CM_BIAS_CHUNKS); e += uint(GEMM_THREADS)) {
+    const uint n = n0 + (e % uint(BN / 4)) * 4u;
+    uvec4 c;
+    [[unroll]] for (uint q = 0u; q < 4u; ++q) c[q] = floatBitsToUint(n + q < uint(N) ? float(gemm_bias(n + q)) : 0.0);
+    sA[uint(SA_SIZE) + e] = c;
+  }
 #if CM_RESIDUAL_ACC
+  for (uint e = tid; e < uint(CM_M * CM_K / 8); e += uint(GEMM_THREADS)) {
+    const uint row = e / uint(CM_K / 8), col = (e % uint(CM_K / 8)) * 8u;
+    uvec4 c;
+    [[unroll]] for (uint q = 0u; q < 4u; ++q) {
+      c[q] = packFloat2x16(f16vec2(col + 2u * q == row ? 1.0 : 0.0, col + 2u * q + 1u == row ? 1.0 : 0.0));
+    }
+    sA[uint(SA_SIZE + CM_BIAS_CHUNKS) + e] = c;
+  }
+#endif
+}
+#endif
 bool cm_whole_fragment(uint mFirst, uint nFirst) {
   return mFirst + uint(CM_M) <= uint(M) && nFirst + uint(CM_N) <= uint(N);
 }
-
+#if CM_RESIDUAL_ACC
 // e0 of one element for the epilogue: 0 when its fragment started from it.
 EPI0_CT cm_residual(uint batch, uint m, uint n, bool started) {
   return started ? EPI0_CT(0) : EPI0_LD(epi0[gemm_out_index(batch, m, n)]);
@@ -269,16 +312,29 @@ void gemm_main() {
   uint n0 = gl_WorkGroupID.x * uint(BN);
   uint batch = gemm_batch();
 
+#if CM_DIRECT_STORE
+  cm_fill_direct_store(n0, tid);
+  barrier();
+#endif
   // Fragment arrays are indexed with unrolled constant indices only, so they stay in registers.
   CM_CMAT acc[WM][WN];
   [[unroll]] for (int i = 0; i < WM; ++i) {
     [[unroll]] for (int j = 0; j < WN; ++j) {
       acc[i][j] = CM_CMAT(CM_ACC_T(0));
-#if CM_RESIDUAL_ACC
+#if CM_RESIDUAL_ACC || CM_DIRECT_STORE
       const uint mFirst = m0 + (sgM * uint(WM) + uint(i)) * uint(CM_M);
       const uint nFirst = n0 + (sgN * uint(WN) + uint(j)) * uint(CM_N);
       if (cm_whole_fragment(mFirst, nFirst)) {
-#if CM_RESIDUAL_F16
+#if CM_DIRECT_STORE
+        coopMatLoadNV(acc[i][j], sA, uint(SA_SIZE) + (sgN * uint(WN) + uint(j)) * uint(CM_N / 4), uint(BN / 4), false);
+#if CM_RESIDUAL_ACC
+        CM_AMAT identity;
+        coopMatLoadNV(identity, sA, uint(SA_SIZE + CM_BIAS_CHUNKS), uint(CM_K / 8), false);
+        CM_BMAT residual;
+        coopMatLoadNV(residual, epi0, gemm_out_index(batch, mFirst, nFirst), uint(N), false);
+        acc[i][j] = coopMatMulAddNV(identity, residual, acc[i][j]);
+#endif
+#elif CM_RESIDUAL_F16
         fcoopmatNV<16, gl_ScopeSubgroup, CM_M, CM_N> residual;
         coopMatLoadNV(residual, epi0, gemm_out_index(batch, mFirst, nFirst), uint(N), false);
         acc[i][j] = CM_CMAT(residual);
@@ -350,11 +406,19 @@ void gemm_main() {
 #else
   [[unroll]] for (int i = 0; i < WM; ++i) {
     [[unroll]] for (int j = 0; j < WN; ++j) {
+      uint mBase = m0 + (sgM * uint(WM) + uint(i)) * uint(CM_M);
+      uint nBase = n0 + (sgN * uint(WN) + uint(j)) * uint(CM_N);
+#if CM_DIRECT_STORE
+      if (cm_whole_fragment(mBase, nBase)) {
+        for (int e = 0; e < acc[i][j].length(); ++e) acc[i][j][e] = CM_ACC_T(epilogue_value(acc[i][j][e]));
+        CM_OUT_MAT result = CM_OUT_MAT(acc[i][j]);
+        coopMatStoreNV(result, out0, gemm_out_index(batch, mBase, nBase), uint(N), false);
+        continue;
+      }
+#endif
       coopMatStoreNV(acc[i][j], sC, sg * uint(CM_M * CM_N), uint(CM_N), false);
       subgroupMemoryBarrierShared();
       subgroupBarrier();
-      uint mBase = m0 + (sgM * uint(WM) + uint(i)) * uint(CM_M);
-      uint nBase = n0 + (sgN * uint(WN) + uint(j)) * uint(CM_N);
       for (uint e = lane; e < uint(CM_M * CM_N); e += uint(SG)) {
         uint m = mBase + e / uint(CM_N);
         uint n = nBase + e % uint(CM_N);

@@ -204,11 +204,17 @@ TEST(TuningOverrides, CooperativeMatrixEncodingAndWorkgroupScope) {
   EXPECT_EQ(nvidia.coopMatTileNarrow, (converter::CoopMatTile{4, 1, 32, 64, 32}));
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-band=0"));
   EXPECT_FALSE(nvidia.coopMatBandEpilogue);
+  EXPECT_EQ(nvidia.coopMatDirectStoreMaxDepth, 576);
+  EXPECT_TRUE(nvidia.fp16Storage);
+  ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-direct-store=0,fp16-storage=0"));
+  EXPECT_EQ(nvidia.coopMatDirectStoreMaxDepth, 0);
+  EXPECT_FALSE(nvidia.fp16Storage);
   // A part that does not divide the tile, a K step off the 16-byte chunks, a workgroup size the
   // device does not list, a device without KHR matrices.
   for (const char* bad : {"coopmat-wg=128x128x32/48", "coopmat-wg=128x128x20/64", "coopmat-wg=128x128",
                           "coopmat-wg-threads=64", "coopmat-khr=2", "coopmat-fragment=16x8", "coopmat-band=2",
-                          "coopmat-residual-acc=2", "coopmat-narrow=4x1/32x64"}) {
+                          "coopmat-residual-acc=2", "coopmat-narrow=4x1/32x64", "fp16-storage=2",
+                          "coopmat-direct-store=1x2"}) {
     converter::Target u = t;
     Status s = converter::applyTuningOverrides(u, bad);
     ASSERT_FALSE(s) << bad;

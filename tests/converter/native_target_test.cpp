@@ -418,6 +418,65 @@ TEST(NativeTargetCoopMat, PrecisionFp16StoresIntermediatesAsFp16) {
   }
 }
 
+// Matrix stores (NV or KHR encoding).
+int matrixStores(std::span<const std::uint32_t> spirv) {
+  int stores = 0;
+  for (std::size_t i = 5; i < spirv.size();) {
+    const std::uint32_t opcode = spirv[i] & 0xFFFFu;
+    if (opcode == vgf::coopmat::kOpStoreNV || opcode == vgf::coopmat::kOpStoreKHR) ++stores;
+    i += std::max<std::uint32_t>(spirv[i] >> 16, 1);
+  }
+  return stores;
+}
+
+// Target::coopMatDirectStore: a convolution whose epilogue works per element (a CLAMP; or a
+// residual ADD of an fp16-stored tensor, then a CLAMP) stores whole fragments to its output
+// besides staging the edge ones (one more matrix store), in both encodings; a per-channel
+// epilogue input (a MUL by a constant vector) keeps every fragment staged: the module does not
+// change.
+TEST(NativeTargetCoopMat, PerElementEpiloguesStoreWholeFragments) {
+  std::mt19937 rng(37);
+  enum class Chain { Clamp, ResidualClamp, ChannelMul };
+  auto graph = [&](Chain chain) {
+    tosa::Builder b;
+    Value x = b.input("x", DType::Fp32, {2, 9, 10, 64});
+    Value r = b.clamp(b.conv2d(x, b.constant(randomTensor(DType::Fp32, {64, 3, 3, 64}, rng)), std::nullopt,
+                               samePadding3x3()),
+                      0.0, 6.0);
+    Value y = b.conv2d(r, b.constant(randomTensor(DType::Fp32, {64, 3, 3, 64}, rng)), std::nullopt, samePadding3x3());
+    switch (chain) {
+      case Chain::Clamp: b.output(b.clamp(y, 0.0, 6.0)); break;
+      case Chain::ResidualClamp: b.output(b.clamp(b.add(y, r), 0.0, 6.0)); break;
+      case Chain::ChannelMul: b.output(b.mul(y, b.constant(randomTensor(DType::Fp32, {1, 1, 1, 64}, rng)))); break;
+    }
+    auto built = b.build();
+    EXPECT_TRUE(built) << (built ? "" : built.error().message());
+    return built ? std::move(*built) : tosa::Graph{};
+  };
+  for (Chain chain : {Chain::Clamp, Chain::ResidualClamp, Chain::ChannelMul}) {
+    const tosa::Graph g = graph(chain);
+    for (bool khr : {false, true}) {
+      SCOPED_TRACE(fmt::format("chain {} {}", static_cast<int>(chain), khr ? "KHR" : "NV"));
+      converter::Target target = coopMatTarget();
+      target.coopMatKhrEncoding = khr;
+      target.coopMatLargeMinTiles = 1;
+      target.fp16Operands = true;
+      target.coopMatResidualAccumulators = true;
+      target.gemmSplitKGroups = 0;
+      auto staged = convertWith(g, target);
+      target.coopMatDirectStoreMaxDepth = 576;
+      auto direct = convertWith(g, target);
+      ASSERT_TRUE(staged && direct);
+      ASSERT_EQ(direct->file.modules.size(), 2u);
+      const auto& before = staged->file.modules[1].spirv;
+      const auto& after = direct->file.modules[1].spirv;
+      EXPECT_EQ(matrixStores(after), matrixStores(before) + (chain == Chain::ChannelMul ? 0 : 1));
+      EXPECT_EQ(std::ranges::equal(before, after), chain == Chain::ChannelMul);
+      if (!khr) expectCoopMat(*direct);
+    }
+  }
+}
+
 TEST(NativeTargetCoopMat, Int8WithZeroPointsZeroUsesIntegerCooperativeMatrix) {
   std::mt19937 rng(13);
   TestGraph g = matmulGraph(DType::Int8, 64, 64, 48, rng);
