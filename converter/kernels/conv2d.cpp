@@ -102,6 +102,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
 
 }  // namespace
 
-KernelSpec conv2dKernel() { return KernelSpec{"conv2d", {tosa::Op::Conv2d}, check, lower, epilogueFusable, true}; }
+KernelSpec conv2dKernel() {
+  return KernelSpec{"conv2d", {tosa::Op::Conv2d}, check, lower, epilogueFusable, KernelSpec::Storage::FirstInput};
+}
 
 }  // namespace openvgf::converter

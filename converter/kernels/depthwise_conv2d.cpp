@@ -59,7 +59,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
 }  // namespace
 
 KernelSpec depthwiseConv2dKernel() {
-  return KernelSpec{"depthwise_conv2d", {tosa::Op::DepthwiseConv2d}, check, lower, epilogueFusable, true};
+  return KernelSpec{"depthwise_conv2d", {tosa::Op::DepthwiseConv2d}, check, lower, epilogueFusable,
+                    KernelSpec::Storage::FirstInput};
 }
 
 }  // namespace openvgf::converter

@@ -283,7 +283,7 @@ KernelSpec elementwiseKernel() {
   for (const tosa::OpInfo& info : tosa::opTable()) {
     if (tosa::isElementwise(info.op)) ops.push_back(info.op);
   }
-  return KernelSpec{"elementwise", std::move(ops), check, lower, accepts, true};
+  return KernelSpec{"elementwise", std::move(ops), check, lower, accepts, KernelSpec::Storage::AllInputs};
 }
 
 }  // namespace openvgf::converter

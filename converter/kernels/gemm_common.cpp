@@ -138,14 +138,15 @@ bool directFragmentStores(const LoweringContext& ctx, const Node& node, const Co
                           const SplitK& split, std::int64_t n, std::int64_t k) {
   const bool fp32Accumulators =
       plan.shape.types == CoopMatTypes::F16xF16ToF32 || plan.shape.types == CoopMatTypes::Bf16xBf16ToF32;
-  if (k > ctx.target().coopMatDirectStoreMaxDepth || plan.workgroupScope || !fp32Accumulators || plan.stagingBuffer() != 0 ||
-      split.slices > 1 || n % 8 != 0) {
+  if (k > ctx.target().coopMatDirectStoreMaxDepth || plan.workgroupScope || !fp32Accumulators ||
+      plan.stagingBuffer() != 0 || split.slices > 1 || n % 8 != 0) {
     return false;
   }
   const DType out = ctx.storedType(node.output());
   if (out != DType::Fp32 && out != DType::Fp16) return false;
   const bool residual = plan.residualAccumulators;
-  if (residual && (!plan.residualFp16 || plan.shape.types != CoopMatTypes::F16xF16ToF32 || plan.shape.m != plan.shape.k)) {
+  if (residual &&
+      (!plan.residualFp16 || plan.shape.types != CoopMatTypes::F16xF16ToF32 || plan.shape.m != plan.shape.k)) {
     return false;
   }
   if (!epilogueIsPerElement(ctx.program(), node, residual)) return false;

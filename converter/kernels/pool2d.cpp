@@ -96,7 +96,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
 }  // namespace
 
 KernelSpec pool2dKernel() {
-  return KernelSpec{"pool2d", {tosa::Op::AvgPool2d, tosa::Op::MaxPool2d}, check, lower, epilogueFusable, true};
+  return KernelSpec{"pool2d", {tosa::Op::AvgPool2d, tosa::Op::MaxPool2d}, check, lower, epilogueFusable,
+                    KernelSpec::Storage::FirstInput};
 }
 
 }  // namespace openvgf::converter

@@ -39,8 +39,7 @@ const KernelSpec* findKernel(tosa::Op op) {
 std::map<std::string, tosa::DType> narrowStorage(const Program& program, const Target& target) {
   std::map<std::string, tosa::DType> storage;
   if (!target.fp16Operands || !target.fp16Storage) return storage;
-  // Per buffer: whether every node that touches it (through any alias) is of a family that
-  // types its bindings by storage.
+  // Per buffer: whether every node that touches it (through any alias) binds it by storage.
   std::map<std::string, bool> narrowable;
   auto touch = [&](const std::string& name, bool capable) {
     auto [it, fresh] = narrowable.emplace(program.bufferOf(name), capable);
@@ -48,8 +47,11 @@ std::map<std::string, tosa::DType> narrowStorage(const Program& program, const T
   };
   for (const Node& node : program.nodes) {
     const KernelSpec* spec = findKernel(node.op.op);
-    const bool capable = spec != nullptr && spec->narrowStorage;
-    for (const auto& name : node.op.inputs) touch(name, capable);
+    const auto binds = spec != nullptr ? spec->storage : KernelSpec::Storage::TosaTypes;
+    const bool capable = binds != KernelSpec::Storage::TosaTypes;
+    for (std::size_t i = 0; i < node.op.inputs.size(); ++i) {
+      touch(node.op.inputs[i], capable && (i == 0 || binds == KernelSpec::Storage::AllInputs));
+    }
     for (const FusedOp& f : node.epilogue) {
       for (const auto& name : f.op.inputs) touch(name, capable);
     }

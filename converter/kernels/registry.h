@@ -24,10 +24,12 @@ struct KernelSpec {
   Status (*lower)(LoweringContext& ctx, const Node& node) = nullptr;
   /// Which epilogue ops this family can fuse (nullptr: none).
   bool (*acceptsEpilogue)(const Program& program, const Node& node, const FusedOp& next) = nullptr;
-  /// The family types every run-time tensor binding (anchor and epilogue inputs, output) by
-  /// LoweringContext::storedType and computes in fp32 whatever the storage, so the tensors
-  /// it reads and writes may be stored narrower than their TOSA type (narrowStorage).
-  bool narrowStorage = false;
+  /// Which of its tensors the family binds by LoweringContext::storedType, computing in fp32
+  /// whatever the storage, so that they may be stored narrower than their TOSA type
+  /// (narrowStorage): its epilogue inputs and output, and its anchor's first input (the
+  /// activations of a convolution or pool, not its weights or bias) or all of them.
+  enum class Storage { TosaTypes, FirstInput, AllInputs };
+  Storage storage = Storage::TosaTypes;
 };
 
 /// Every registered family, in registry order.
@@ -35,9 +37,9 @@ std::span<const KernelSpec> kernelSpecs();
 /// The spec of an operator, or nullptr.
 const KernelSpec* findKernel(tosa::Op op);
 
-/// Under --precision fp16 (Target::fp16Storage): the fp32 buffers that only narrowStorage
-/// families read and write, model inputs, outputs and constants excepted, each mapped to
-/// fp16; otherwise none. Keys are buffer names (Program::bufferOf).
+/// Under --precision fp16 (Target::fp16Storage): the fp32 buffers that every node touching
+/// them binds by storage (KernelSpec::storage), model inputs, outputs and constants excepted,
+/// each mapped to fp16; otherwise none. Keys are buffer names (Program::bufferOf).
 std::map<std::string, tosa::DType> narrowStorage(const Program& program, const Target& target);
 
 /// Lowers every node of the program (unsupported op/type => error naming it).

@@ -18,6 +18,7 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <spirv-tools/libspirv.hpp>
 
@@ -416,6 +417,28 @@ TEST(NativeTargetCoopMat, PrecisionFp16StoresIntermediatesAsFp16) {
     EXPECT_GT(matrixConversions(narrow->file.modules[1].spirv), 0);
     if (!khr) expectCoopMat(*narrow);
   }
+  // Weights computed at run time stay fp32: a CONV2D binds only its activations by storage.
+  tosa::Builder wb;
+  Value wx = wb.input("x", DType::Fp32, {2, 9, 10, 64});
+  Value w = wb.abs(wb.input("w", DType::Fp32, {64, 3, 3, 64}));
+  wb.output(wb.clamp(wb.conv2d(wb.clamp(wx, 0.0, 6.0), w, std::nullopt, samePadding3x3()), 0.0, 6.0));
+  auto weightGraph = wb.build();
+  ASSERT_TRUE(weightGraph) << weightGraph.error().message();
+  converter::Target target = coopMatTarget();
+  target.coopMatLargeMinTiles = 1;
+  target.fp16Operands = true;
+  target.gemmSplitKGroups = 0;
+  auto runtimeWeights = convertWith(*weightGraph, target);
+  ASSERT_TRUE(runtimeWeights);
+  std::vector<std::vector<std::int64_t>> intermediates;
+  for (const vgf::Resource& r : runtimeWeights->file.resources) {
+    if (r.category != vgf::ResourceCategory::Intermediate) continue;
+    const bool fp16 = r.vkFormat == static_cast<std::uint32_t>(vgf::VkFormatValue::R16Sfloat);
+    const bool activations = r.shape == std::vector<std::int64_t>{2, 9, 10, 64};
+    EXPECT_EQ(fp16, activations) << fmt::format("{}", fmt::join(r.shape, "x"));
+    intermediates.push_back(r.shape);
+  }
+  EXPECT_EQ(intermediates.size(), 2u) << "the clamped input and the run-time weights";
 }
 
 // Matrix stores (NV or KHR encoding).
