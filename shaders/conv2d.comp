@@ -198,17 +198,24 @@ layout(set = 0, binding = 1) readonly buffer Weightv { CM_VIEW_B_T w0v[]; };
 CM_FETCH_B_T gemm_load_b_vec(uint batch, uint k, uint n) { return CM_CHUNK_B_AT(w0v, k * uint(OC) + n); }
 #endif
 
-ACC_CT gemm_bias(uint n) { return ACC_CT(BIAS_LD(bias0[BIAS_BCAST != 0 ? 0u : n])); }
-void gemm_store(uint batch, uint m, uint n, ACC_CT acc) { epilogue_store(m * uint(OC) + n, n, acc + gemm_bias(n)); }
+void gemm_store(uint batch, uint m, uint n, ACC_CT acc) {
+  ACC_CT bias = ACC_CT(BIAS_LD(bias0[BIAS_BCAST != 0 ? 0u : n]));
+  epilogue_store(m * uint(OC) + n, n, acc + bias);
+}
 #if NUM_EPI == 1
 // For the cooperative-matrix core's residual accumulators (include/gemm_coopmat.glsl).
 uint gemm_out_index(uint batch, uint m, uint n) { return m * uint(OC) + n; }
 void gemm_store_with(uint batch, uint m, uint n, ACC_CT acc, EPI0_CT e0) {
-  epilogue_store_with(m * uint(OC) + n, n, acc + gemm_bias(n), e0);
+  ACC_CT bias = ACC_CT(BIAS_LD(bias0[BIAS_BCAST != 0 ? 0u : n]));
+  epilogue_store_with(m * uint(OC) + n, n, acc + bias, e0);
 }
 #endif
+// For the cooperative-matrix core's whole-fragment stores (CM_DIRECT_STORE).
+#if defined(CM_DIRECT_STORE)
 #if NUM_EPI == 0
 uint gemm_out_index(uint batch, uint m, uint n) { return m * uint(OC) + n; }
+#endif
+ACC_CT gemm_bias(uint n) { return ACC_CT(BIAS_LD(bias0[BIAS_BCAST != 0 ? 0u : n])); }
 #endif
 
 #if GEMM_COOPMAT

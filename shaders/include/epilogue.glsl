@@ -57,8 +57,8 @@ void epilogue_store_with(uint idx, uint ch, ACC_CT v, EPI0_CT e0) {
 
 // The epilogue's result for an accumulator that already holds the epilogue's tensor input,
 // if it has one (the cooperative-matrix core's whole-fragment stores, CM_DIRECT_STORE, whose
-// epilogue the converter has checked reads nothing else).
-#if NUM_EPI <= 1
+// epilogue the converter has checked reads nothing else: no element position either).
+#if defined(CM_DIRECT_STORE) && CM_DIRECT_STORE && NUM_EPI <= 1
 OUT_CT epilogue_value(ACC_CT v) {
 #if NUM_EPI == 1
   EPI0_CT e0 = EPI0_CT(0);

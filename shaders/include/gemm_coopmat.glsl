@@ -289,9 +289,11 @@ void cm_fill_direct_store(uint n0, uint tid) {
 #endif
 }
 #endif
+#if CM_RESIDUAL_ACC || CM_DIRECT_STORE
 bool cm_whole_fragment(uint mFirst, uint nFirst) {
   return mFirst + uint(CM_M) <= uint(M) && nFirst + uint(CM_N) <= uint(N);
 }
+#endif
 #if CM_RESIDUAL_ACC
 // e0 of one element for the epilogue: 0 when its fragment started from it.
 EPI0_CT cm_residual(uint batch, uint m, uint n, bool started) {
@@ -406,19 +408,21 @@ void gemm_main() {
 #else
   [[unroll]] for (int i = 0; i < WM; ++i) {
     [[unroll]] for (int j = 0; j < WN; ++j) {
-      uint mBase = m0 + (sgM * uint(WM) + uint(i)) * uint(CM_M);
-      uint nBase = n0 + (sgN * uint(WN) + uint(j)) * uint(CM_N);
 #if CM_DIRECT_STORE
-      if (cm_whole_fragment(mBase, nBase)) {
+      const uint mWhole = m0 + (sgM * uint(WM) + uint(i)) * uint(CM_M);
+      const uint nWhole = n0 + (sgN * uint(WN) + uint(j)) * uint(CM_N);
+      if (cm_whole_fragment(mWhole, nWhole)) {
         for (int e = 0; e < acc[i][j].length(); ++e) acc[i][j][e] = CM_ACC_T(epilogue_value(acc[i][j][e]));
         CM_OUT_MAT result = CM_OUT_MAT(acc[i][j]);
-        coopMatStoreNV(result, out0, gemm_out_index(batch, mBase, nBase), uint(N), false);
+        coopMatStoreNV(result, out0, gemm_out_index(batch, mWhole, nWhole), uint(N), false);
         continue;
       }
 #endif
       coopMatStoreNV(acc[i][j], sC, sg * uint(CM_M * CM_N), uint(CM_N), false);
       subgroupMemoryBarrierShared();
       subgroupBarrier();
+      uint mBase = m0 + (sgM * uint(WM) + uint(i)) * uint(CM_M);
+      uint nBase = n0 + (sgN * uint(WN) + uint(j)) * uint(CM_N);
       for (uint e = lane; e < uint(CM_M * CM_N); e += uint(SG)) {
         uint m = mBase + e / uint(CM_N);
         uint n = nBase + e % uint(CM_N);
