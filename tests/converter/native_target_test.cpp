@@ -372,6 +372,23 @@ int matrixConversions(std::span<const std::uint32_t> spirv) {
   return conversions;
 }
 
+/// A 3x3 CONV2D (pad 1) of 64 random fp32 filters over x [.., 64].
+Value conv3x3x64(tosa::Builder& b, const Value& x, std::mt19937& rng) {
+  return b.conv2d(x, b.constant(randomTensor(DType::Fp32, {64, 3, 3, 64}, rng)), std::nullopt, samePadding3x3());
+}
+
+/// coopMatTarget with --precision fp16, residual accumulators, every GEMM on the large tile
+/// and no split-K (whose partial passes have no epilogue).
+converter::Target precisionTarget(bool khr) {
+  converter::Target target = coopMatTarget();
+  target.coopMatKhrEncoding = khr;
+  target.coopMatLargeMinTiles = 1;
+  target.fp16Operands = true;
+  target.coopMatResidualAccumulators = true;
+  target.gemmSplitKGroups = 0;
+  return target;
+}
+
 // Target::fp16Storage: under --precision fp16, an fp32 tensor that only storage-typed kernels
 // read and write (here a CONV2D's result that the next CONV2D reads and adds back) is stored
 // as fp16: its VGF resource is fp16 and the second CONV2D loads the residual as fp16 matrices
@@ -379,22 +396,13 @@ int matrixConversions(std::span<const std::uint32_t> spirv) {
 TEST(NativeTargetCoopMat, PrecisionFp16StoresIntermediatesAsFp16) {
   std::mt19937 rng(35);
   tosa::Builder b;
-  Value x = b.input("x", DType::Fp32, {2, 9, 10, 64});
-  Value r1 = b.clamp(b.conv2d(x, b.constant(randomTensor(DType::Fp32, {64, 3, 3, 64}, rng)), std::nullopt,
-                              samePadding3x3()),
-                     0.0, 6.0);
-  Value y = b.conv2d(r1, b.constant(randomTensor(DType::Fp32, {64, 3, 3, 64}, rng)), std::nullopt, samePadding3x3());
-  b.output(b.clamp(b.add(y, r1), 0.0, 6.0));
+  Value r1 = b.clamp(conv3x3x64(b, b.input("x", DType::Fp32, {2, 9, 10, 64}), rng), 0.0, 6.0);
+  b.output(b.clamp(b.add(conv3x3x64(b, r1, rng), r1), 0.0, 6.0));
   auto graph = b.build();
   ASSERT_TRUE(graph) << graph.error().message();
   for (bool khr : {false, true}) {
     SCOPED_TRACE(khr ? "KHR encoding" : "NV encoding");
-    converter::Target target = coopMatTarget();
-    target.coopMatKhrEncoding = khr;
-    target.coopMatLargeMinTiles = 1;
-    target.fp16Operands = true;
-    target.coopMatResidualAccumulators = true;
-    target.gemmSplitKGroups = 0;
+    converter::Target target = precisionTarget(khr);
     target.fp16Storage = false;
     auto wide = convertWith(*graph, target);
     target.fp16Storage = true;
@@ -424,11 +432,7 @@ TEST(NativeTargetCoopMat, PrecisionFp16StoresIntermediatesAsFp16) {
   wb.output(wb.clamp(wb.conv2d(wb.clamp(wx, 0.0, 6.0), w, std::nullopt, samePadding3x3()), 0.0, 6.0));
   auto weightGraph = wb.build();
   ASSERT_TRUE(weightGraph) << weightGraph.error().message();
-  converter::Target target = coopMatTarget();
-  target.coopMatLargeMinTiles = 1;
-  target.fp16Operands = true;
-  target.gemmSplitKGroups = 0;
-  auto runtimeWeights = convertWith(*weightGraph, target);
+  auto runtimeWeights = convertWith(*weightGraph, precisionTarget(false));
   ASSERT_TRUE(runtimeWeights);
   std::vector<std::vector<std::int64_t>> intermediates;
   for (const vgf::Resource& r : runtimeWeights->file.resources) {
@@ -452,7 +456,7 @@ int matrixStores(std::span<const std::uint32_t> spirv) {
   return stores;
 }
 
-// Target::coopMatDirectStore: a convolution whose epilogue works per element (a CLAMP; or a
+// Target::coopMatDirectStoreMaxDepth: a convolution whose epilogue works per element (a CLAMP; or a
 // residual ADD of an fp16-stored tensor, then a CLAMP) stores whole fragments to its output
 // besides staging the edge ones (one more matrix store), in both encodings; a per-channel
 // epilogue input (a MUL by a constant vector) keeps every fragment staged: the module does not
@@ -462,11 +466,8 @@ TEST(NativeTargetCoopMat, PerElementEpiloguesStoreWholeFragments) {
   enum class Chain { Clamp, ResidualClamp, ChannelMul };
   auto graph = [&](Chain chain) {
     tosa::Builder b;
-    Value x = b.input("x", DType::Fp32, {2, 9, 10, 64});
-    Value r = b.clamp(b.conv2d(x, b.constant(randomTensor(DType::Fp32, {64, 3, 3, 64}, rng)), std::nullopt,
-                               samePadding3x3()),
-                      0.0, 6.0);
-    Value y = b.conv2d(r, b.constant(randomTensor(DType::Fp32, {64, 3, 3, 64}, rng)), std::nullopt, samePadding3x3());
+    Value r = b.clamp(conv3x3x64(b, b.input("x", DType::Fp32, {2, 9, 10, 64}), rng), 0.0, 6.0);
+    Value y = conv3x3x64(b, r, rng);
     switch (chain) {
       case Chain::Clamp: b.output(b.clamp(y, 0.0, 6.0)); break;
       case Chain::ResidualClamp: b.output(b.clamp(b.add(y, r), 0.0, 6.0)); break;
@@ -480,12 +481,7 @@ TEST(NativeTargetCoopMat, PerElementEpiloguesStoreWholeFragments) {
     const tosa::Graph g = graph(chain);
     for (bool khr : {false, true}) {
       SCOPED_TRACE(fmt::format("chain {} {}", static_cast<int>(chain), khr ? "KHR" : "NV"));
-      converter::Target target = coopMatTarget();
-      target.coopMatKhrEncoding = khr;
-      target.coopMatLargeMinTiles = 1;
-      target.fp16Operands = true;
-      target.coopMatResidualAccumulators = true;
-      target.gemmSplitKGroups = 0;
+      converter::Target target = precisionTarget(khr);
       auto staged = convertWith(g, target);
       target.coopMatDirectStoreMaxDepth = 576;
       auto direct = convertWith(g, target);
