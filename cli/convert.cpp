@@ -179,10 +179,12 @@ void setup(CLI::App& sub, Action& action) {
                  "TOSA graph) as Arm's model-converter writes it");
   sub.add_option("--precision", args->precision,
                  "fp32 (default): every operator at TOSA's precision; fp16: fp32 MATMUL and CONV2D operands are "
-                 "rounded to fp16 and multiplied on fp16 cooperative matrices with fp32 accumulators (needs --target "
+                 "rounded to fp16 and multiplied on fp16 cooperative matrices with fp32 accumulators, and activations "
+                 "that only convolutions, pools and elementwise kernels touch are stored as fp16 (needs --target "
                  "native on a GPU that has them; results then differ from the fp32 reference by fp16 rounding, so "
-                 "run --check, which applies fp32 rules, may fail); bf16: the same with bf16 operands (fp32's range, "
-                 "8 significant bits; needs VK_KHR_cooperative_matrix and VK_KHR_shader_bfloat16)");
+                 "run --check, which applies fp32 rules, may fail); bf16: the same with bf16 operands and fp32 "
+                 "activations (fp32's range, 8 significant bits; needs VK_KHR_cooperative_matrix and "
+                 "VK_KHR_shader_bfloat16)");
   sub.add_flag("--stats", args->stats, "Print kernels, modules, memory plan and constant bytes");
   sub.add_flag("--no-cache", args->noCache, "Do not read or write the SPIR-V cache");
   std::vector<std::string_view> passNames;

@@ -202,19 +202,18 @@ void gemm_store(uint batch, uint m, uint n, ACC_CT acc) {
   ACC_CT bias = ACC_CT(BIAS_LD(bias0[BIAS_BCAST != 0 ? 0u : n]));
   epilogue_store(m * uint(OC) + n, n, acc + bias);
 }
-#if NUM_EPI == 1
-// For the cooperative-matrix core's residual accumulators (include/gemm_coopmat.glsl).
+// For the cooperative-matrix core's residual accumulators and whole-fragment stores
+// (include/gemm_coopmat.glsl).
+#if NUM_EPI == 1 || defined(CM_DIRECT_STORE)
 uint gemm_out_index(uint batch, uint m, uint n) { return m * uint(OC) + n; }
+#endif
+#if NUM_EPI == 1
 void gemm_store_with(uint batch, uint m, uint n, ACC_CT acc, EPI0_CT e0) {
   ACC_CT bias = ACC_CT(BIAS_LD(bias0[BIAS_BCAST != 0 ? 0u : n]));
   epilogue_store_with(m * uint(OC) + n, n, acc + bias, e0);
 }
 #endif
-// For the cooperative-matrix core's whole-fragment stores (CM_DIRECT_STORE).
 #if defined(CM_DIRECT_STORE)
-#if NUM_EPI == 0
-uint gemm_out_index(uint batch, uint m, uint n) { return m * uint(OC) + n; }
-#endif
 ACC_CT gemm_bias(uint n) { return ACC_CT(BIAS_LD(bias0[BIAS_BCAST != 0 ? 0u : n])); }
 #endif
 

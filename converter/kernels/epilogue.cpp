@@ -62,6 +62,20 @@ bool endsWithTranspose(const Node& node) {
   return !node.epilogue.empty() && node.epilogue.back().op.op == tosa::Op::Transpose;
 }
 
+// Whether the epilogue's operators from `first` on read nothing but the previous result and
+// scalar constants.
+bool readsOnlyScalarsFrom(const Program& program, const Node& node, std::size_t first) {
+  for (std::size_t k = first; k < node.epilogue.size(); ++k) {
+    const FusedOp& f = node.epilogue[k];
+    const tosa::Tensor* fOut = program.find(f.op.outputs.at(0));
+    for (std::size_t i : dataInputs(f.op)) {
+      if (i == f.chainInput || fOut == nullptr) continue;
+      if (epilogueIndexing(program, f.op.inputs[i], fOut->shape) != EpiIndex::Scalar) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool epilogueFusable(const Program& program, const Node& node, const FusedOp& next) {
@@ -103,29 +117,16 @@ bool epilogueStartsWithResidualAdd(const Program& program, const Node& node) {
   }
   // The kernel adds 0 where the accumulator holds the residual, so no later operator may
   // read it, and it must be the epilogue's only tensor input (e0).
-  for (std::size_t k = 1; k < node.epilogue.size(); ++k) {
-    const FusedOp& f = node.epilogue[k];
-    const tosa::Tensor* fOut = program.find(f.op.outputs.at(0));
-    for (std::size_t i : dataInputs(f.op)) {
-      if (i == f.chainInput || fOut == nullptr) continue;
-      if (epilogueIndexing(program, f.op.inputs[i], fOut->shape) != EpiIndex::Scalar) return false;
-    }
-  }
-  return true;
+  return readsOnlyScalarsFrom(program, node, 1);
 }
 
 bool epilogueIsPerElement(const Program& program, const Node& node, bool residualStarted) {
   if (endsWithTranspose(node)) return false;
-  for (std::size_t k = 0; k < node.epilogue.size(); ++k) {
-    const FusedOp& f = node.epilogue[k];
+  for (const FusedOp& f : node.epilogue) {
     const tosa::Tensor* fOut = program.find(f.op.outputs.at(0));
     if (fOut == nullptr || !tosa::isFloat(fOut->dtype)) return false;
-    for (std::size_t i : dataInputs(f.op)) {
-      if (i == f.chainInput || (k == 0 && residualStarted)) continue;
-      if (epilogueIndexing(program, f.op.inputs[i], fOut->shape) != EpiIndex::Scalar) return false;
-    }
   }
-  return true;
+  return readsOnlyScalarsFrom(program, node, residualStarted ? 1 : 0);
 }
 
 Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& accCompute, ShaderDefines& defines,
