@@ -9,7 +9,10 @@
 // Contexts (instance + device) are created once per feature set and reused: creating one per
 // input would cost more than the rest of the work. Models claiming more than kMaxFuzzBytes of
 // tensors are skipped before any device memory is allocated, so libFuzzer's malloc limit
-// measures openvgf, not what lavapipe reserves for a huge (valid) buffer.
+// measures openvgf, not what lavapipe reserves for a huge (valid) buffer. For the same reason
+// models dispatching more than kMaxFuzzWorkgroups in all are skipped: a MAX_POOL2D of a
+// 3.8 KB corpus mutation dispatched 16385x2x8 workgroups and peaked at 2.6 GB in this
+// ASan-built process (libFuzzer's 2 GB limit), where the Release CLI ran it in 98 MB.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +31,7 @@ namespace {
 using namespace openvgf;
 
 constexpr std::uint64_t kMaxFuzzBytes = std::uint64_t{64} << 20;
+constexpr std::uint64_t kMaxFuzzWorkgroups = std::uint64_t{1} << 16;
 
 // A context serves this many sessions, then is replaced: lavapipe and the validation layer
 // keep per-device state for every pipeline they have seen, and one process of a long campaign
@@ -73,6 +77,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::uint64_t total = 0;
   for (const runner::ResourceInfo& r : model->resources()) total += r.used ? r.bytes : 0;
   if (total > kMaxFuzzBytes) return 0;
+  std::uint64_t workgroups = 0;
+  for (const runner::SegmentInfo& segment : model->segments()) {
+    workgroups += std::uint64_t{segment.dispatch[0]} * segment.dispatch[1] * segment.dispatch[2];
+  }
+  if (workgroups > kMaxFuzzWorkgroups) return 0;
   runner::Context* context = contextFor(*model);
   if (context == nullptr) return 0;
   if (!model->checkDevice(context->device().snapshot())) return 0;
