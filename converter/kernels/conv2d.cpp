@@ -51,8 +51,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
   setBufferType(d, "BIAS", bias.dtype);
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
   const DType accType = attrs.accType == DType::Unknown ? output.dtype : attrs.accType;
-  auto coopMat =
-      chooseCoopMat(ctx.target(), input.dtype, weight.dtype, accType, inZp, wZp, batch * oh * ow, oc, kh * kw * ic);
+  auto coopMat = chooseCoopMat(ctx.target(), input.dtype, weight.dtype, accType, inZp, wZp, batch * oh * ow, oc,
+                               kh * kw * ic, epilogueStartsWithResidualAdd(ctx.program(), node));
   if (coopMat) {
     coopMat->narrowA = coopMat->fp32Operands && inStored == DType::Fp16;
     chooseResidualAccumulators(ctx, node, *coopMat);

@@ -158,7 +158,7 @@ bool directFragmentStores(const LoweringContext& ctx, const Node& node, const Co
 
 std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType weight, DType accType,
                                           std::int64_t zeroPointA, std::int64_t zeroPointB, std::int64_t m,
-                                          std::int64_t n, std::int64_t k) {
+                                          std::int64_t n, std::int64_t k, bool residualEpilogue) {
   if (!(target.cooperativeMatrixNv || target.coopMatKhrEncoding) || target.subgroupSize == 0 || m <= 16 || n <= 16) {
     return std::nullopt;
   }
@@ -177,20 +177,38 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
   const int sg = static_cast<int>(target.subgroupSize);
   for (CoopMatTypes types : wanted) {
     if (types == CoopMatTypes::Bf16xBf16ToF32 && !target.coopMatKhrEncoding) continue;  // no NV bf16 matrices
-    // The first tile of which the GEMM has at least coopMatLargeMinTiles workgroups: for fp16
-    // accumulators, which take half the registers of fp32 ones, coopMatTileHalfAcc (subgroups
-    // may own twice the block); then coopMatTile; else coopMatTileSmall.
-    auto fills = [&](const CoopMatTile& t) {
+    // Tiles by how many workgroups each would give the GEMM: a narrow tile for N no wider
+    // than its maxN; for fp16 accumulators, which take half the registers of fp32 ones,
+    // coopMatTileHalfAcc (subgroups may own twice the block); a GEMM whose accumulators start
+    // from a residual takes coopMatTile or else coopMatTileResidual, where the target has one;
+    // others coopMatTile, coopMatTileMid or coopMatTileSmall.
+    auto fills = [&](const CoopMatTile& t, int minTiles) {
       const std::int64_t tm = t.subgroupsM * t.blockM, tn = t.subgroupsN * t.blockN;
-      return ((m + tm - 1) / tm) * ((n + tn - 1) / tn) >= target.coopMatLargeMinTiles;
+      return t.subgroupsM > 0 && ((m + tm - 1) / tm) * ((n + tn - 1) / tn) >= minTiles;
     };
-    const bool halfAcc = types == CoopMatTypes::F16xF16ToF16 && target.coopMatTileHalfAcc.subgroupsM > 0;
-    const CoopMatTile& narrowTile = target.coopMatTileNarrow;
-    const bool narrow = narrowTile.subgroupsM > 0 && n <= narrowTile.subgroupsN * narrowTile.blockN;
-    const CoopMatTile& tile = narrow && fills(narrowTile)                    ? narrowTile
-                              : halfAcc && fills(target.coopMatTileHalfAcc) ? target.coopMatTileHalfAcc
-                              : fills(target.coopMatTile)                   ? target.coopMatTile
-                                                                            : target.coopMatTileSmall;
+    // Residual accumulators are only for fp32 operands (chooseResidualAccumulators).
+    const bool residual = residualEpilogue && in == DType::Fp32 && target.coopMatResidualAccumulators &&
+                          target.coopMatTileResidual.subgroupsM > 0;
+    const int largeMin = target.coopMatLargeMinTiles;
+    auto pick = [&]() -> const CoopMatTile& {
+      for (const CoopMatNarrowTile& narrow : target.coopMatTilesNarrow) {
+        if (n <= narrow.maxN && fills(narrow.tile, largeMin)) return narrow.tile;
+      }
+      if (types == CoopMatTypes::F16xF16ToF16 && fills(target.coopMatTileHalfAcc, largeMin)) {
+        return target.coopMatTileHalfAcc;
+      }
+      if (residual) {
+        const bool common = fills(target.coopMatTile, std::max(largeMin, target.coopMatResidualMinTiles));
+        return common ? target.coopMatTile : target.coopMatTileResidual;
+      }
+      if (fills(target.coopMatTile, largeMin)) return target.coopMatTile;
+      const CoopMatTile& mid = target.coopMatTileMid;
+      if (n >= mid.subgroupsN * mid.blockN && k >= target.coopMatMidMinDepth && fills(mid, target.coopMatMidMinTiles)) {
+        return mid;
+      }
+      return target.coopMatTileSmall;
+    };
+    const CoopMatTile& tile = pick();
     const int chunk = types == CoopMatTypes::S8xS8ToS32 ? 16 : 8;  // operands per 16-byte chunk
     // Largest fragment (fewest instructions per multiply) that tiles the subgroup block and
     // starts at 16-byte chunk boundaries of the shared tiles (include/gemm_coopmat.glsl).

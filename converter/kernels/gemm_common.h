@@ -130,10 +130,12 @@ struct CoopMatPlan {
 /// fp16 x fp16: fp16 accumulators when `accType` is FP16 and the device lists such a shape,
 /// else fp32. fp32 x fp32 only with target.fp16Operands (fp16 fragments, fp32 accumulators)
 /// and K >= target.fp16OperandsMinDepth. int8 x int8 -> int32 only with zero points 0
-/// (fragments hold the raw bytes).
+/// (fragments hold the raw bytes). `residualEpilogue`: the epilogue starts with a residual
+/// ADD (epilogueStartsWithResidualAdd), which the accumulators may start from; such GEMMs
+/// take their tiles by target.coopMatResidualMinTiles.
 std::optional<CoopMatPlan> chooseCoopMat(const Target& target, tosa::DType in, tosa::DType weight,
                                           tosa::DType accType, std::int64_t zeroPointA, std::int64_t zeroPointB,
-                                          std::int64_t m, std::int64_t n, std::int64_t k);
+                                          std::int64_t m, std::int64_t n, std::int64_t k, bool residualEpilogue);
 /// Sets plan.residualAccumulators, whether `plan` starts its accumulators from the residual
 /// ADD that begins the epilogue of `node`: the target asks for it, the operands are fp32
 /// rounded to fragments (--precision) and epilogueStartsWithResidualAdd holds; and

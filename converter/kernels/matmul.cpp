@@ -44,7 +44,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
                      ? chooseCoopMatWorkgroup(ctx.target(), a.dtype, b.dtype, out.dtype, h, w, c)
                      : std::nullopt;
   if (!coopMat) {
-    coopMat = chooseCoopMat(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp, h, w, c);
+    coopMat = chooseCoopMat(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp, h, w, c,
+                            epilogueStartsWithResidualAdd(ctx.program(), node));
     if (coopMat) chooseResidualAccumulators(ctx, node, *coopMat);
   }
   GemmTile tile = chooseTile(ctx.target(), h, w, GemmKind::Matmul);

@@ -97,9 +97,13 @@ Status verifyTarget(const Target& target) {
                            target.maxSharedBytes);
     }
   }
-  for (const CoopMatTile* tile :
-       {&target.coopMatTile, &target.coopMatTileSmall, &target.coopMatTileHalfAcc, &target.coopMatTileNarrow}) {
-    if ((tile == &target.coopMatTileHalfAcc || tile == &target.coopMatTileNarrow) && tile->subgroupsM == 0) continue;
+  std::vector<const CoopMatTile*> coopMatTiles{&target.coopMatTile, &target.coopMatTileSmall};
+  // The optional tiles, where set (subgroupsM = 0: none).
+  for (const CoopMatTile* tile : {&target.coopMatTileHalfAcc, &target.coopMatTileMid, &target.coopMatTileResidual}) {
+    if (tile->subgroupsM != 0) coopMatTiles.push_back(tile);
+  }
+  for (const CoopMatNarrowTile& narrow : target.coopMatTilesNarrow) coopMatTiles.push_back(&narrow.tile);
+  for (const CoopMatTile* tile : coopMatTiles) {
     // Shared tiles are stored in 16-byte chunks (8 fp16 / 16 int8 along K and N).
     if (tile->subgroupsM < 1 || tile->subgroupsN < 1 || tile->blockM < 8 || tile->blockN < 8 || tile->bk < 16 ||
         tile->blockM % 8 != 0 || tile->blockN % 8 != 0 || tile->bk % 16 != 0) {

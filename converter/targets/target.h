@@ -43,6 +43,13 @@ struct CoopMatTile {
   bool operator==(const CoopMatTile&) const = default;
 };
 
+/// A cooperative-matrix tile for GEMMs at most maxN wide (Target::coopMatTilesNarrow).
+struct CoopMatNarrowTile {
+  int maxN = 0;
+  CoopMatTile tile;
+  bool operator==(const CoopMatNarrowTile&) const = default;
+};
+
 /// Workgroup-scope cooperative-matrix GEMM tiling (include/gemm_coopmat_wg.glsl): the
 /// workgroup tile, its K step and the rows of each accumulator matrix. bm = 0: never, which is
 /// the default until a tuning-table entry measures it faster (OPENVGF_TUNING coopmat-wg=...).
@@ -126,10 +133,23 @@ struct Target {
   CoopMatTile coopMatTileSmall{2, 2, 32, 32, 32};
   // The large tile for fp16 accumulators; subgroupsM = 0: coopMatTile.
   CoopMatTile coopMatTileHalfAcc{0, 0, 64, 64, 32};
-  // The tile for GEMMs no wider than its N (subgroupsN * blockN), where the common tile would
-  // leave part of each workgroup multiplying zeros; subgroupsM = 0: none.
-  CoopMatTile coopMatTileNarrow{0, 0, 64, 64, 32};
+  // Tiles for narrow GEMMs, where the common tile would leave part of each workgroup
+  // multiplying zeros: the first whose maxN covers N and of which the GEMM has at least
+  // coopMatLargeMinTiles workgroups.
+  std::vector<CoopMatNarrowTile> coopMatTilesNarrow;
   int coopMatLargeMinTiles = 256;
+  // A GEMM whose accumulators start from a residual (coopMatResidualAccumulators) takes
+  // coopMatTile only with at least coopMatResidualMinTiles of its workgroups (and
+  // coopMatLargeMinTiles), else coopMatTileResidual; subgroupsM = 0: such GEMMs choose as
+  // the others do.
+  CoopMatTile coopMatTileResidual{0, 0, 32, 32, 32};
+  int coopMatResidualMinTiles = 0;
+  // The tile between coopMatTile and coopMatTileSmall, for GEMMs without a residual start that
+  // have fewer than coopMatLargeMinTiles common tiles but at least coopMatMidMinTiles of these,
+  // are at least as wide as it and at least coopMatMidMinDepth deep; subgroupsM = 0: none.
+  CoopMatTile coopMatTileMid{0, 0, 32, 32, 32};
+  int coopMatMidMinTiles = 0;
+  int coopMatMidMinDepth = 0;
   // MATMUL's subgroup core stages its accumulators for the epilogue a band of fragments at a
   // time in the operand buffers, where a band fits (CoopMatPlan::stagingBuffer), rather than
   // one fragment at a time. Set per device class by the tuning table: convolutions keep the

@@ -3,6 +3,7 @@
 // the measurement that decided it, and the OPENVGF_TUNING overrides used to measure entries.
 #include <algorithm>
 #include <charconv>
+#include <utility>
 #include <vector>
 
 #include "converter/targets/target.h"
@@ -77,7 +78,14 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // batch 32 1.69 against 1.84 ms; BERT unchanged at 0.17 ms
       // (benchmarks/results/experiments/h100-gemm-limits.md, call 9).
       target.coopMatResidualAccumulators = true;
-      target.coopMatTileNarrow = CoopMatTile{8, 1, 16, 64, 32};
+      // Tiles by grid size (EXPERIMENT, numbers to follow).
+      target.coopMatTilesNarrow = {{32, CoopMatTile{8, 1, 16, 64, 32}}, {64, CoopMatTile{4, 2, 32, 32, 32}}};
+      target.coopMatLargeMinTiles = 600;
+      target.coopMatTileResidual = CoopMatTile{2, 2, 32, 32, 32};
+      target.coopMatResidualMinTiles = 2000;
+      target.coopMatTileMid = CoopMatTile{2, 4, 32, 32, 32};
+      target.coopMatMidMinTiles = 392;
+      target.coopMatMidMinDepth = 512;
       // Split-K below 264 workgroups (two per multiprocessor) rather than 128: ResNet-50 batch
       // 32 --precision fp16 4.53 against 4.74 ms, batch 1 fp32 1.10 against 1.17 ms,
       // MobileNetV2 batch 32 1.60 against 1.65 ms, BERT --precision fp16 0.161 against
@@ -153,6 +161,30 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
     } else if (key == "coopmat-acc16") {
       if (!v || v->size() != 5) return bad("coopmat-acc16=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat-acc16=2x2/64x128/16");
       target.coopMatTileHalfAcc = CoopMatTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4]};
+    } else if (key == "coopmat-small") {
+      if (!v || v->size() != 5) return bad("coopmat-small=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat-small=2x2/32x32/32");
+      target.coopMatTileSmall = CoopMatTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4]};
+    } else if (key == "coopmat-mid") {
+      if (parsed && parsed->size() == 1 && (*parsed)[0] == 0) {
+        target.coopMatTileMid.subgroupsM = 0;
+      } else if (v && v->size() == 7) {
+        target.coopMatTileMid = CoopMatTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4]};
+        target.coopMatMidMinTiles = (*v)[5];
+        target.coopMatMidMinDepth = (*v)[6];
+      } else {
+        return bad("coopmat-mid=SGMxSGN/BLOCKMxBLOCKN/BK/MINTILES/MINK, e.g. coopmat-mid=2x4/32x32/32/392/512, or "
+                   "coopmat-mid=0");
+      }
+    } else if (key == "coopmat-residual") {
+      if (parsed && parsed->size() == 1 && (*parsed)[0] == 0) {
+        target.coopMatTileResidual.subgroupsM = 0;
+      } else if (v && v->size() == 6) {
+        target.coopMatTileResidual = CoopMatTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4]};
+        target.coopMatResidualMinTiles = (*v)[5];
+      } else {
+        return bad("coopmat-residual=SGMxSGN/BLOCKMxBLOCKN/BK/MINTILES, e.g. coopmat-residual=2x2/32x32/32/2000, "
+                   "or coopmat-residual=0");
+      }
     } else if (key == "coopmat-min-tiles") {
       if (!v || v->size() != 1) return bad("coopmat-min-tiles=N (N >= 1)");
       target.coopMatLargeMinTiles = (*v)[0];
@@ -202,20 +234,32 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
       }
       target.fp16Storage = (*parsed)[0] == 1;
     } else if (key == "coopmat-narrow") {
-      if (parsed && parsed->size() == 1 && (*parsed)[0] == 0) {
-        target.coopMatTileNarrow.subgroupsM = 0;
-      } else if (v && v->size() == 5) {
-        target.coopMatTileNarrow = CoopMatTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4]};
-      } else {
-        return bad("coopmat-narrow=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat-narrow=4x1/32x64/32, or coopmat-narrow=0");
+      // Tiles joined by '+', each for N up to its own width or up to a given MAXN.
+      std::vector<CoopMatNarrowTile> tiles;
+      const bool none = parsed && parsed->size() == 1 && (*parsed)[0] == 0;
+      for (std::string_view item : none ? std::vector<std::string_view>{} : split(value, '+')) {
+        const auto t = numbers(item);
+        if (!t || !std::ranges::all_of(*t, [](int x) { return x > 0; }) || (t->size() != 5 && t->size() != 6)) {
+          tiles.clear();
+          break;
+        }
+        const CoopMatTile tile{(*t)[0], (*t)[1], (*t)[2], (*t)[3], (*t)[4]};
+        tiles.push_back({t->size() == 6 ? (*t)[5] : tile.subgroupsN * tile.blockN, tile});
       }
+      if (tiles.empty() && !none) {
+        return bad("coopmat-narrow=SGMxSGN/BLOCKMxBLOCKN/BK[/MAXN]+..., tiles for N up to MAXN (default: the tile's "
+                   "width), the first that fits wins, e.g. coopmat-narrow=8x1/16x64/32/32+4x2/32x32/32, or "
+                   "coopmat-narrow=0");
+      }
+      target.coopMatTilesNarrow = std::move(tiles);
     } else if (key == "fp16-min-depth") {
       if (!v || v->size() != 1) return bad("fp16-min-depth=K (K >= 1)");
       target.fp16OperandsMinDepth = (*v)[0];
     } else {
       return bad("one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, splitk-groups, coopmat, "
-                 "coopmat-min-tiles, coopmat-acc16, coopmat-khr, coopmat-fragment, coopmat-wg, coopmat-wg-threads, "
-                 "coopmat-band, coopmat-residual-acc, coopmat-narrow, coopmat-direct-store, fp16-min-depth, fp16-storage");
+                 "coopmat-small, coopmat-mid, coopmat-min-tiles, coopmat-residual, coopmat-acc16, "
+                 "coopmat-khr, coopmat-fragment, coopmat-wg, coopmat-wg-threads, coopmat-band, coopmat-residual-acc, "
+                 "coopmat-narrow, coopmat-direct-store, fp16-min-depth, fp16-storage");
     }
   }
   if (Status ok = verifyTarget(target); !ok) return invalidInput("OPENVGF_TUNING '{}': {}", spec, ok.error().message());

@@ -193,15 +193,33 @@ TEST(TuningOverrides, CooperativeMatrixEncodingAndWorkgroupScope) {
   EXPECT_FALSE(t.coopMatKhrEncoding);
   EXPECT_TRUE(nvidia.coopMatBandEpilogue);
   EXPECT_TRUE(nvidia.coopMatResidualAccumulators);
-  EXPECT_EQ(nvidia.coopMatTileNarrow, (converter::CoopMatTile{8, 1, 16, 64, 32}));
+  using Narrow = converter::CoopMatNarrowTile;
+  EXPECT_EQ(nvidia.coopMatTilesNarrow, (std::vector<Narrow>{{32, {8, 1, 16, 64, 32}}, {64, {4, 2, 32, 32, 32}}}));
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-residual-acc=0,coopmat-narrow=0"));
   EXPECT_FALSE(nvidia.coopMatResidualAccumulators);
-  EXPECT_EQ(nvidia.coopMatTileNarrow.subgroupsM, 0);
+  EXPECT_TRUE(nvidia.coopMatTilesNarrow.empty());
   EXPECT_EQ(nvidia.gemmSplitKGroups, 264);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "splitk-groups=0"));
   EXPECT_EQ(nvidia.gemmSplitKGroups, 0);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-narrow=4x1/32x64/32"));
-  EXPECT_EQ(nvidia.coopMatTileNarrow, (converter::CoopMatTile{4, 1, 32, 64, 32}));
+  EXPECT_EQ(nvidia.coopMatTilesNarrow, (std::vector<Narrow>{{64, {4, 1, 32, 64, 32}}}));
+  ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-narrow=8x1/16x64/32/24+2x2/32x32/32"));
+  EXPECT_EQ(nvidia.coopMatTilesNarrow, (std::vector<Narrow>{{24, {8, 1, 16, 64, 32}}, {64, {2, 2, 32, 32, 32}}}));
+  // The tiles by grid size, and their overrides.
+  EXPECT_EQ(nvidia.coopMatLargeMinTiles, 600);
+  EXPECT_EQ(nvidia.coopMatTileMid, (converter::CoopMatTile{2, 4, 32, 32, 32}));
+  EXPECT_EQ(nvidia.coopMatTileResidual, (converter::CoopMatTile{2, 2, 32, 32, 32}));
+  ASSERT_TRUE(converter::applyTuningOverrides(
+      nvidia, "coopmat-mid=4x2/32x32/32/100/256,coopmat-residual=4x2/32x32/32/900,coopmat-small=2x2/32x64/32"));
+  EXPECT_EQ(nvidia.coopMatTileMid, (converter::CoopMatTile{4, 2, 32, 32, 32}));
+  EXPECT_EQ(nvidia.coopMatMidMinTiles, 100);
+  EXPECT_EQ(nvidia.coopMatMidMinDepth, 256);
+  EXPECT_EQ(nvidia.coopMatTileResidual, (converter::CoopMatTile{4, 2, 32, 32, 32}));
+  EXPECT_EQ(nvidia.coopMatResidualMinTiles, 900);
+  EXPECT_EQ(nvidia.coopMatTileSmall, (converter::CoopMatTile{2, 2, 32, 64, 32}));
+  ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-mid=0,coopmat-residual=0"));
+  EXPECT_EQ(nvidia.coopMatTileMid.subgroupsM, 0);
+  EXPECT_EQ(nvidia.coopMatTileResidual.subgroupsM, 0);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-band=0"));
   EXPECT_FALSE(nvidia.coopMatBandEpilogue);
   EXPECT_EQ(nvidia.coopMatDirectStoreMaxDepth, 576);
@@ -214,7 +232,8 @@ TEST(TuningOverrides, CooperativeMatrixEncodingAndWorkgroupScope) {
   for (const char* bad : {"coopmat-wg=128x128x32/48", "coopmat-wg=128x128x20/64", "coopmat-wg=128x128",
                           "coopmat-wg-threads=64", "coopmat-khr=2", "coopmat-fragment=16x8", "coopmat-band=2",
                           "coopmat-residual-acc=2", "coopmat-narrow=4x1/32x64", "fp16-storage=2",
-                          "coopmat-direct-store=1x2"}) {
+                          "coopmat-direct-store=1x2", "coopmat-narrow=4x1/32x64/32+", "coopmat-mid=2x4/32x32/32/392",
+                          "coopmat-residual=2x2/32x32/32", "coopmat-small=2x2/32x32/24"}) {
     converter::Target u = t;
     Status s = converter::applyTuningOverrides(u, bad);
     ASSERT_FALSE(s) << bad;

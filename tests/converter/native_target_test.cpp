@@ -620,20 +620,60 @@ TEST(NativeTargetCoopMat, PrecisionFp16PutsDeepFp32GemmsOnCooperativeMatrices) {
   EXPECT_EQ(invalid.error().kind(), ErrorKind::InvalidInput);
 }
 
-// Target::coopMatTileNarrow: GEMMs no wider than its N take it (here 8 subgroups of 16 x 64,
-// 256 invocations), wider ones the common tile (2 x 2 subgroups, 128 invocations).
+// Target::coopMatTilesNarrow: GEMMs no wider than a tile's maxN take the first such tile (here
+// 8 subgroups of 16 x 64, 256 invocations, up to N 40; 2 x 1 subgroups of 32 x 64, 64
+// invocations, up to 64), wider ones the common tile (2 x 2 subgroups, 128 invocations).
 TEST(NativeTargetCoopMat, NarrowGemmsTakeTheNarrowTile) {
   std::mt19937 rng(41);
   converter::Target target = coopMatTarget();
   target.coopMatLargeMinTiles = 1;
-  target.coopMatTileNarrow = converter::CoopMatTile{8, 1, 16, 64, 32};
-  for (auto [oc, invocations] : {std::pair<std::int64_t, std::uint32_t>{40, 256}, {64, 256}, {72, 128}}) {
+  target.coopMatTilesNarrow = {{40, converter::CoopMatTile{8, 1, 16, 64, 32}},
+                               {64, converter::CoopMatTile{2, 1, 32, 64, 32}}};
+  for (auto [oc, invocations] :
+       {std::pair<std::int64_t, std::uint32_t>{40, 256}, {48, 64}, {64, 64}, {72, 128}}) {
     auto c = convertWith(conv2dGraph(DType::Fp16, 9, 10, 16, oc, DType::Fp32, rng).graph, target);
     ASSERT_TRUE(c);
     expectCoopMat(*c);
     auto reflected = vgf::reflectSpirv(c->file.modules.at(0).spirv);
     ASSERT_TRUE(reflected) << reflected.error().message();
     EXPECT_EQ(reflected->entryPoints.at(0).localSize[0], invocations) << "N " << oc;
+  }
+}
+
+// Tiles by grid size: a GEMM with fewer common tiles than coopMatLargeMinTiles takes
+// Target::coopMatTileMid (here 2 x 4 subgroups, 256 invocations) when it is at least as wide and
+// deep as the mid tile asks and has enough of its tiles, else the small tile (2 x 2, 128); one
+// whose accumulators start from a residual takes coopMatTileResidual (1 x 2, 64) however deep.
+TEST(NativeTargetCoopMat, TilesFollowTheGridSize) {
+  std::mt19937 rng(43);
+  converter::Target target = precisionTarget(false);
+  target.coopMatLargeMinTiles = 1000;
+  target.coopMatTileMid = converter::CoopMatTile{2, 4, 32, 32, 32};
+  target.coopMatMidMinTiles = 8;  // M 512 / 64 x N 128 / 128
+  target.coopMatMidMinDepth = 512;
+  target.coopMatTileResidual = converter::CoopMatTile{1, 2, 32, 32, 32};
+  target.coopMatResidualMinTiles = 1000;
+  struct Case {
+    std::int64_t ic, oc;
+    bool residual;
+    std::uint32_t invocations;
+  };
+  for (const Case& c : {Case{64, 128, false, 256}, Case{32, 128, false, 128}, Case{64, 96, false, 128},
+                        Case{64, 128, true, 64}}) {
+    SCOPED_TRACE(fmt::format("K {} N {} residual {}", 9 * c.ic, c.oc, c.residual));
+    tosa::Builder b;
+    Value x = b.input("x", DType::Fp32, {2, 16, 16, c.ic});
+    Value y = b.conv2d(x, b.constant(randomTensor(DType::Fp32, {c.oc, 3, 3, c.ic}, rng)), std::nullopt,
+                       samePadding3x3());
+    b.output(b.clamp(c.residual ? b.add(b.input("skip", DType::Fp32, {2, 16, 16, c.oc}), y) : y, 0.0, 6.0));
+    auto graph = b.build();
+    ASSERT_TRUE(graph) << graph.error().message();
+    auto converted = convertWith(*graph, target);
+    ASSERT_TRUE(converted);
+    expectCoopMat(*converted);
+    auto reflected = vgf::reflectSpirv(converted->file.modules.at(0).spirv);
+    ASSERT_TRUE(reflected) << reflected.error().message();
+    EXPECT_EQ(reflected->entryPoints.at(0).localSize[0], c.invocations);
   }
 }
 

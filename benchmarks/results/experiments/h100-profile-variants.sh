@@ -4,13 +4,18 @@
 # BERT-base layer (--precision fp16): per-dispatch GPU profiles (Chrome traces, compare them
 # with profile_table.py) and whether each variant's outputs are byte-identical to the first
 # one's (else their largest difference relative to the first one's largest magnitude).
-# Usage: h100-profile-variants.sh BUNDLE OUT [name|OPENVGF_TUNING[|VAR=VALUE] ...]
+# Usage: [MODELS="zoo-model:batch ..."] h100-profile-variants.sh BUNDLE OUT [name|OPENVGF_TUNING[|VAR=VALUE] ...]
+# (MODELS defaults to "resnet50:32 bert_layer:1").
 set -euo pipefail
 B="$1"; OUT="$2"; shift 2; W="$(mktemp -d)"
 export XDG_CACHE_HOME="$W/cache" __GL_SHADER_DISK_CACHE_PATH="$W/cache/nvidia"
-"$B/openvgf-zoo" --out "$W/zoo" --models resnet50 --batch 32 >/dev/null
-"$B/openvgf-zoo" --out "$W/zoo" --models bert_layer >/dev/null
-for model in resnet50_b32 bert_layer; do
+MODEL_NAMES=()
+for entry in ${MODELS:-resnet50:32 bert_layer:1}; do
+  name="${entry%%:*}"; batch="${entry##*:}"
+  "$B/openvgf-zoo" --out "$W/zoo" --models "$name" --batch "$batch" >/dev/null
+  if [ "$batch" = 1 ]; then MODEL_NAMES+=("$name"); else MODEL_NAMES+=("${name}_b$batch"); fi
+done
+for model in "${MODEL_NAMES[@]}"; do
   IN=()
   while read -r name file; do IN+=(-i "$name=$W/zoo/$model/$file"); done < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 for i, f in zip(d["inputs"], d["input_files"]): print(i["name"], f)' "$W/zoo/$model/model.json")
