@@ -71,21 +71,29 @@ void applyTuningTable(Target& target, DeviceClass device) {
       target.gemmLargeConvolutions = false;
       // --precision fp16 / bf16: every fp32 GEMM on fp16 fragments (fp16OperandsMinDepth stays
       // 0), residual ADDs in the accumulators' initial value, and a 128x64 tile of eight
-      // subgroups for N <= 64. ResNet-50 batch 32 --precision fp16 took 4.89 ms with the three,
+      // subgroups for N <= 64 (since call 16 only up to 32, below). ResNet-50 batch 32 --precision fp16 took 4.89 ms with the three,
       // against 6.00 ms for the rule before them (fp16 fragments for K >= 512, or N >= 128
       // without a residual ADD, which a residual ADD read element by element made 2-4x slower);
       // residual accumulators alone 5.30 ms, with the 4x1-subgroup narrow tile 5.08; MobileNetV2
       // batch 32 1.69 against 1.84 ms; BERT unchanged at 0.17 ms
       // (benchmarks/results/experiments/h100-gemm-limits.md, call 9).
       target.coopMatResidualAccumulators = true;
-      // Tiles by grid size (EXPERIMENT, numbers to follow).
+      // Tiles by grid size: the common tile from 600 of its workgroups (not 256); the small
+      // tile below 2000 for GEMMs that start from a residual; a 64x128 mid tile of 2x4
+      // subgroups for GEMMs at least 128 wide and 256 deep with 392 of its tiles (three per
+      // multiprocessor); 4x2 subgroups of 32x32 for 32 < N <= 64, the 8x1 of 16x64 up to 32.
+      // On an H200 in one call, ResNet-50 batch 32 --precision fp16 2.989 against 3.228 ms,
+      // MobileNetV2 batch 32 1.262 against 1.289, BERT fp16 0.110 against 0.114, batch 1 and
+      // BERT --precision fp16 unchanged; per dispatch the 3x3 convolutions of stage 2 went from
+      // 71-73 to 58-62 µs, the stage-1 residual ones from 91-105 to 81-86
+      // (benchmarks/results/experiments/h100-gemm-limits.md, call 16).
       target.coopMatTilesNarrow = {{32, CoopMatTile{8, 1, 16, 64, 32}}, {64, CoopMatTile{4, 2, 32, 32, 32}}};
       target.coopMatLargeMinTiles = 600;
       target.coopMatTileResidual = CoopMatTile{2, 2, 32, 32, 32};
       target.coopMatResidualMinTiles = 2000;
       target.coopMatTileMid = CoopMatTile{2, 4, 32, 32, 32};
       target.coopMatMidMinTiles = 392;
-      target.coopMatMidMinDepth = 512;
+      target.coopMatMidMinDepth = 256;
       // Split-K below 264 workgroups (two per multiprocessor) rather than 128: ResNet-50 batch
       // 32 --precision fp16 4.53 against 4.74 ms, batch 1 fp32 1.10 against 1.17 ms,
       // MobileNetV2 batch 32 1.60 against 1.65 ms, BERT --precision fp16 0.161 against

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/converter/graph_util.h"
+#include "tosa/float_types.h"
 
 namespace openvgf::testing {
 namespace {
@@ -500,6 +501,55 @@ TEST_F(OpsTest, MaxPool2dFp32) {
         want[static_cast<std::size_t>((oy * ow + ox) * c + ch)] = m;
       }
   expectNear(valuesOf<float>(out[0]), want, 0.0f);
+}
+
+// fp16 MAX_POOL2D, 3x3 stride 2 with padding, over an even C (two channels per invocation)
+// and an odd one (one), with NaNs and infinities in the input, under both NaN modes: exact
+// against the maximum computed here.
+TEST_F(OpsTest, MaxPool2dFp16PairsAndSingles) {
+  const int ih = 9, iw = 8, k = 3, stride = 2, pad = 1;
+  const int oh = 5, ow = 4;
+  for (int c : {70, 5}) {
+    for (tosa::NanMode mode : {tosa::NanMode::Propagate, tosa::NanMode::Ignore}) {
+      SCOPED_TRACE(::testing::Message() << "C " << c << " NaN mode " << static_cast<int>(mode));
+      auto values = randomFloats(rng, static_cast<std::size_t>(ih * iw * c));
+      values[3] = NAN;
+      values[static_cast<std::size_t>(c * 5 + 1)] = INFINITY;
+      values[static_cast<std::size_t>(c * 20 + 2)] = -INFINITY;
+      std::vector<std::uint16_t> in(values.size());
+      for (std::size_t i = 0; i < in.size(); ++i) in[i] = tosa::floatToFp16(values[i]);
+      GraphBuilder g;
+      g.input("x", DType::Fp16, {1, ih, iw, c});
+      g.tensor("y", DType::Fp16, {1, oh, ow, c});
+      g.op(Op::MaxPool2d, tosa::MaxPool2dAttrs{{k, k}, {stride, stride}, {pad, pad, pad, pad}, mode}, {"x"}, {"y"});
+      g.output("y");
+      auto out = convertAndRun(g.graph(), {bytesOf(in)});
+      ASSERT_EQ(out.size(), 1u);
+      const auto got = valuesOf<std::uint16_t>(out[0]);
+      for (int oy = 0; oy < oh; ++oy)
+        for (int ox = 0; ox < ow; ++ox)
+          for (int ch = 0; ch < c; ++ch) {
+            float m = mode == tosa::NanMode::Ignore ? NAN : -INFINITY;
+            for (int ky = 0; ky < k; ++ky)
+              for (int kx = 0; kx < k; ++kx) {
+                const int y = oy * stride - pad + ky, x = ox * stride - pad + kx;
+                if (y < 0 || y >= ih || x < 0 || x >= iw) continue;
+                const float v = tosa::fp16ToFloat(in[static_cast<std::size_t>((y * iw + x) * c + ch)]);
+                if (mode == tosa::NanMode::Ignore) {
+                  if (!std::isnan(v)) m = std::isnan(m) ? v : std::max(m, v);
+                } else {
+                  m = std::isnan(m) || std::isnan(v) ? NAN : std::max(m, v);
+                }
+              }
+            const float r = tosa::fp16ToFloat(got[static_cast<std::size_t>((oy * ow + ox) * c + ch)]);
+            if (std::isnan(m)) {
+              EXPECT_TRUE(std::isnan(r)) << oy << " " << ox << " " << ch;
+            } else {
+              EXPECT_EQ(r, m) << oy << " " << ox << " " << ch;
+            }
+          }
+    }
+  }
 }
 
 TEST_F(OpsTest, ReduceSumFp32LastAndMiddleAxis) {
