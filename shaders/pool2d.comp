@@ -8,10 +8,7 @@
 //   ACC_RND (rounding of the float accumulator to acc_t, e.g. st_f16 -> ld_f16), OXT, WG_X,
 //   epilogue defines (OUT_*, EPI_BODY receives the pooled value as v).
 // Bindings (set 0): 0 input, 1.. epilogue inputs, OUT_BINDING output.
-// POOL_PAIRS 1 (MAX_POOL2D of an fp16 input, C even): each invocation takes two adjacent
-// channels with one 4-byte load per window element, so a subgroup reads 128 contiguous bytes
-// where one channel per invocation reads 64; grid x then counts channel pairs.
-// Grid: (ceil(C/WG_X) (C/2 with POOL_PAIRS), ceil(OW/OXT), BATCH*OH).
+// Grid: (ceil(C/WG_X), ceil(OW/OXT), BATCH*OH).
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "include/common.glsl"
@@ -67,15 +64,6 @@
 
 layout(local_size_x = WG_X, local_size_y = 1, local_size_z = 1) in;
 layout(set = 0, binding = 0) readonly buffer In { IN_STYPE in0[]; };
-#ifndef POOL_PAIRS
-#define POOL_PAIRS 0
-#endif
-#if POOL_PAIRS
-#if !POOL_MAX || !IS_FLOAT
-#error "POOL_PAIRS is for MAX_POOL2D of floats"
-#endif
-layout(set = 0, binding = 0) readonly buffer InPairs { f16vec2 in0p[]; };
-#endif
 
 #include "include/epilogue.glsl"
 
@@ -91,36 +79,6 @@ A_CT pool_max(A_CT a, A_CT b) {
 }
 #endif
 
-#if POOL_PAIRS
-void main() {
-  const uint pair = gl_GlobalInvocationID.x;
-  if (pair >= uint(C / 2)) return;
-  const uint c = 2u * pair;
-  const uint ox0 = gl_WorkGroupID.y * uint(OXT);
-  const uint oy = gl_WorkGroupID.z % uint(OH);
-  const uint b = gl_WorkGroupID.z / uint(OH);
-  for (int t = 0; t < OXT; ++t) {
-    const uint ox = ox0 + uint(t);
-    if (ox >= uint(OW)) break;
-    A_CT acc0 = NAN_IGNORE != 0 ? kOvgfNan : -kOvgfInf;
-    A_CT acc1 = acc0;
-    for (int ky = 0; ky < KH; ++ky) {
-      const int y = int(oy) * STRIDE_Y - PAD_T + ky;
-      if (y < 0 || y >= IH) continue;
-      for (int kx = 0; kx < KW; ++kx) {
-        const int x = int(ox) * STRIDE_X - PAD_L + kx;
-        if (x < 0 || x >= IW) continue;
-        const vec2 v = vec2(in0p[((b * uint(IH) + uint(y)) * uint(IW) + uint(x)) * uint(C / 2) + pair]);
-        acc0 = pool_max(acc0, A_CT(v.x));
-        acc1 = pool_max(acc1, A_CT(v.y));
-      }
-    }
-    const uint at = ((b * uint(OH) + oy) * uint(OW) + ox) * uint(C) + c;
-    epilogue_store(at, c, acc0);
-    epilogue_store(at + 1u, c + 1u, acc1);
-  }
-}
-#else
 void main() {
   uint c = gl_GlobalInvocationID.x;
   if (c >= uint(C)) return;
@@ -167,4 +125,3 @@ void main() {
     epilogue_store(((b * uint(OH) + oy) * uint(OW) + ox) * uint(C) + c, c, v);
   }
 }
-#endif  // POOL_PAIRS

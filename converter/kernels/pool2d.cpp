@@ -79,19 +79,14 @@ Status lower(LoweringContext& ctx, const Node& node) {
     d.setCode("A_CT", ct).setCode("ACC_CT", ct).set("NAN_IGNORE", attrs.nanMode == tosa::NanMode::Ignore);
     accCompute = ct;
   }
-  // fp16 MAX_POOL2D inputs (--precision fp16 storage, fp16 models) are read two channels at a
-  // time (POOL_PAIRS), so that C = 64 fills whole subgroups with 4-byte loads.
-  const bool pairs = !avg && fp && ctx.storedType(node.op.inputs[0]) == DType::Fp16 && c % 2 == 0;
-  const std::int64_t lanes = pairs ? c / 2 : c;
-  const int wg = lanes >= 64 ? 64 : 32;
+  const int wg = c >= 64 ? 64 : 32;
   d.set("WG_X", wg).set("OXT", kOutputsPerInvocation);
-  if (pairs) d.set("POOL_PAIRS", 1);
   PlanKernel kernel;
   kernel.name = fmt::format("{}_{}", tosa::toString(node.op.op), node.index);
   kernel.bindings = {ctx.tensorId(node.op.inputs[0])};
   kernel.writes = {false};
   OPENVGF_TRY(buildEpilogue(ctx, node, accCompute, d, kernel));
-  kernel.grid = {ceilDiv(static_cast<std::uint64_t>(lanes), static_cast<std::uint64_t>(wg)),
+  kernel.grid = {ceilDiv(static_cast<std::uint64_t>(c), static_cast<std::uint64_t>(wg)),
                  ceilDiv(static_cast<std::uint64_t>(ow), kOutputsPerInvocation), static_cast<std::uint32_t>(batch * oh)};
   kernel.shader = ShaderInstance{"pool2d.comp", std::move(d)};
   ctx.addKernel(std::move(kernel));
