@@ -128,7 +128,8 @@ struct Target {
   int fp16OperandsMinDepth = 0;
   // Default tile: the fastest of the variants measured on an H100 for fp16 MATMUL 4096 with
   // both fp16 and fp32 accumulators (README, Performance). GEMMs that would get fewer than
-  // coopMatLargeMinTiles workgroups of it use the small tile, so more of the GPU is busy.
+  // coopMatLargeMinTiles workgroups of it use the mid or the small tile, so more of the GPU is
+  // busy (chooseCoopMat, converter/kernels/gemm_common.cpp, has the whole order).
   CoopMatTile coopMatTile;
   CoopMatTile coopMatTileSmall{2, 2, 32, 32, 32};
   // The large tile for fp16 accumulators; subgroupsM = 0: coopMatTile.

@@ -82,11 +82,11 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // tile below 2000 for GEMMs that start from a residual; a 64x128 mid tile of 2x4
       // subgroups for GEMMs at least 128 wide and 256 deep with 392 of its tiles (three per
       // multiprocessor); 4x2 subgroups of 32x32 for 32 < N <= 64, the 8x1 of 16x64 up to 32.
-      // On an H200 in one call, ResNet-50 batch 32 --precision fp16 2.989 against 3.228 ms,
-      // MobileNetV2 batch 32 1.262 against 1.289, BERT fp16 0.110 against 0.114, batch 1 and
-      // BERT --precision fp16 unchanged; per dispatch the 3x3 convolutions of stage 2 went from
-      // 71-73 to 58-62 µs, the stage-1 residual ones from 91-105 to 81-86
-      // (benchmarks/results/experiments/h100-gemm-limits.md, call 16).
+      // ResNet-50 batch 32 --precision fp16 2.973 against 3.231 ms, MobileNetV2 batch 32 1.279
+      // against 1.300, BERT fp16 0.116 either way (H100, one call; an H200 gave 2.989 / 3.228
+      // and 1.262 / 1.289, batch 1 and BERT --precision fp16 unchanged). Per dispatch the
+      // stage-2 3x3 convolutions went from 72 to 52-65 us and the stage-1 residual ones from
+      // 91-105 to 81-90 (benchmarks/results/experiments/h100-gemm-limits.md, call 16).
       target.coopMatTilesNarrow = {{32, CoopMatTile{8, 1, 16, 64, 32}}, {64, CoopMatTile{4, 2, 32, 32, 32}}};
       target.coopMatLargeMinTiles = 600;
       target.coopMatTileResidual = CoopMatTile{2, 2, 32, 32, 32};
