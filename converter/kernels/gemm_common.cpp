@@ -203,9 +203,8 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
       }
       if (fills(target.coopMatTile, largeMin)) return target.coopMatTile;
       const CoopMatTile& mid = target.coopMatTileMid;
-      if (n >= mid.subgroupsN * mid.blockN && k >= target.coopMatMidMinDepth && fills(mid, target.coopMatMidMinTiles)) {
-        return mid;
-      }
+      const bool midFits = n >= mid.subgroupsN * mid.blockN && k >= target.coopMatMidMinDepth;
+      if (midFits && fills(mid, target.coopMatMidMinTiles)) return mid;
       return target.coopMatTileSmall;
     };
     const CoopMatTile& tile = pick();

@@ -99,7 +99,8 @@ Status verifyTarget(const Target& target) {
   }
   std::vector<const CoopMatTile*> coopMatTiles{&target.coopMatTile, &target.coopMatTileSmall};
   // The optional tiles, where set (subgroupsM = 0: none).
-  for (const CoopMatTile* tile : {&target.coopMatTileHalfAcc, &target.coopMatTileMid, &target.coopMatTileResidual}) {
+  for (const CoopMatTile* tile :
+       {&target.coopMatTileHalfAcc, &target.coopMatTileMid, &target.coopMatTileResidual}) {
     if (tile->subgroupsM != 0) coopMatTiles.push_back(tile);
   }
   for (const CoopMatNarrowTile& narrow : target.coopMatTilesNarrow) coopMatTiles.push_back(&narrow.tile);

@@ -40,6 +40,10 @@ std::optional<std::vector<int>> numbers(std::string_view text) {
   return out;
 }
 
+// The cooperative-matrix tile in the first five numbers of a tuning value
+// (SGMxSGN/BLOCKMxBLOCKN/BK).
+CoopMatTile coopMatTileOf(const std::vector<int>& v) { return CoopMatTile{v[0], v[1], v[2], v[3], v[4]}; }
+
 }  // namespace
 
 DeviceClass deviceClass(std::uint32_t vendorId, bool cpu) {
@@ -71,9 +75,10 @@ void applyTuningTable(Target& target, DeviceClass device) {
       target.gemmLargeConvolutions = false;
       // --precision fp16 / bf16: every fp32 GEMM on fp16 fragments (fp16OperandsMinDepth stays
       // 0), residual ADDs in the accumulators' initial value, and a 128x64 tile of eight
-      // subgroups for N <= 64 (since call 16 only up to 32, below). ResNet-50 batch 32 --precision fp16 took 4.89 ms with the three,
-      // against 6.00 ms for the rule before them (fp16 fragments for K >= 512, or N >= 128
-      // without a residual ADD, which a residual ADD read element by element made 2-4x slower);
+      // subgroups for N <= 64 (since call 16 only up to 32, below). ResNet-50 batch 32
+      // --precision fp16 took 4.89 ms with the three, against 6.00 ms for the rule before them
+      // (fp16 fragments for K >= 512, or N >= 128 without a residual ADD, which a residual ADD
+      // read element by element made 2-4x slower);
       // residual accumulators alone 5.30 ms, with the 4x1-subgroup narrow tile 5.08; MobileNetV2
       // batch 32 1.69 against 1.84 ms; BERT unchanged at 0.17 ms
       // (benchmarks/results/experiments/h100-gemm-limits.md, call 9).
@@ -87,7 +92,8 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // and 1.262 / 1.289, batch 1 and BERT --precision fp16 unchanged). Per dispatch the
       // stage-2 3x3 convolutions went from 72 to 52-65 us and the stage-1 residual ones from
       // 91-105 to 81-90 (benchmarks/results/experiments/h100-gemm-limits.md, call 16).
-      target.coopMatTilesNarrow = {{32, CoopMatTile{8, 1, 16, 64, 32}}, {64, CoopMatTile{4, 2, 32, 32, 32}}};
+      target.coopMatTilesNarrow = {{32, CoopMatTile{8, 1, 16, 64, 32}},
+                                   {64, CoopMatTile{4, 2, 32, 32, 32}}};
       target.coopMatLargeMinTiles = 600;
       target.coopMatTileResidual = CoopMatTile{2, 2, 32, 32, 32};
       target.coopMatResidualMinTiles = 2000;
@@ -165,33 +171,35 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
       target.gemmSplitKGroups = (*parsed)[0];
     } else if (key == "coopmat") {
       if (!v || v->size() != 5) return bad("coopmat=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat=2x2/64x64/32");
-      target.coopMatTile = CoopMatTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4]};
+      target.coopMatTile = coopMatTileOf(*v);
     } else if (key == "coopmat-acc16") {
       if (!v || v->size() != 5) return bad("coopmat-acc16=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat-acc16=2x2/64x128/16");
-      target.coopMatTileHalfAcc = CoopMatTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4]};
+      target.coopMatTileHalfAcc = coopMatTileOf(*v);
     } else if (key == "coopmat-small") {
-      if (!v || v->size() != 5) return bad("coopmat-small=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat-small=2x2/32x32/32");
-      target.coopMatTileSmall = CoopMatTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4]};
+      if (!v || v->size() != 5) {
+        return bad("coopmat-small=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat-small=2x2/32x32/32");
+      }
+      target.coopMatTileSmall = coopMatTileOf(*v);
     } else if (key == "coopmat-mid") {
       if (parsed && parsed->size() == 1 && (*parsed)[0] == 0) {
         target.coopMatTileMid.subgroupsM = 0;
       } else if (v && v->size() == 7) {
-        target.coopMatTileMid = CoopMatTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4]};
+        target.coopMatTileMid = coopMatTileOf(*v);
         target.coopMatMidMinTiles = (*v)[5];
         target.coopMatMidMinDepth = (*v)[6];
       } else {
-        return bad("coopmat-mid=SGMxSGN/BLOCKMxBLOCKN/BK/MINTILES/MINK, e.g. coopmat-mid=2x4/32x32/32/392/512, or "
-                   "coopmat-mid=0");
+        return bad("coopmat-mid=SGMxSGN/BLOCKMxBLOCKN/BK/MINTILES/MINK, e.g. "
+                   "coopmat-mid=2x4/32x32/32/392/256, or coopmat-mid=0");
       }
     } else if (key == "coopmat-residual") {
       if (parsed && parsed->size() == 1 && (*parsed)[0] == 0) {
         target.coopMatTileResidual.subgroupsM = 0;
       } else if (v && v->size() == 6) {
-        target.coopMatTileResidual = CoopMatTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4]};
+        target.coopMatTileResidual = coopMatTileOf(*v);
         target.coopMatResidualMinTiles = (*v)[5];
       } else {
-        return bad("coopmat-residual=SGMxSGN/BLOCKMxBLOCKN/BK/MINTILES, e.g. coopmat-residual=2x2/32x32/32/2000, "
-                   "or coopmat-residual=0");
+        return bad("coopmat-residual=SGMxSGN/BLOCKMxBLOCKN/BK/MINTILES, e.g. "
+                   "coopmat-residual=2x2/32x32/32/2000, or coopmat-residual=0");
       }
     } else if (key == "coopmat-min-tiles") {
       if (!v || v->size() != 1) return bad("coopmat-min-tiles=N (N >= 1)");
@@ -247,17 +255,18 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
       const bool none = parsed && parsed->size() == 1 && (*parsed)[0] == 0;
       for (std::string_view item : none ? std::vector<std::string_view>{} : split(value, '+')) {
         const auto t = numbers(item);
-        if (!t || !std::ranges::all_of(*t, [](int x) { return x > 0; }) || (t->size() != 5 && t->size() != 6)) {
+        const bool positive = t && std::ranges::all_of(*t, [](int x) { return x > 0; });
+        if (!positive || (t->size() != 5 && t->size() != 6)) {
           tiles.clear();
           break;
         }
-        const CoopMatTile tile{(*t)[0], (*t)[1], (*t)[2], (*t)[3], (*t)[4]};
+        const CoopMatTile tile = coopMatTileOf(*t);
         tiles.push_back({t->size() == 6 ? (*t)[5] : tile.subgroupsN * tile.blockN, tile});
       }
       if (tiles.empty() && !none) {
-        return bad("coopmat-narrow=SGMxSGN/BLOCKMxBLOCKN/BK[/MAXN]+..., tiles for N up to MAXN (default: the tile's "
-                   "width), the first that fits wins, e.g. coopmat-narrow=8x1/16x64/32/32+4x2/32x32/32, or "
-                   "coopmat-narrow=0");
+        return bad("coopmat-narrow=SGMxSGN/BLOCKMxBLOCKN/BK[/MAXN]+..., tiles for N up to MAXN (default: "
+                   "the tile's width), the first that fits wins, e.g. "
+                   "coopmat-narrow=8x1/16x64/32/32+4x2/32x32/32, or coopmat-narrow=0");
       }
       target.coopMatTilesNarrow = std::move(tiles);
     } else if (key == "fp16-min-depth") {
@@ -266,8 +275,8 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
     } else {
       return bad("one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, splitk-groups, coopmat, "
                  "coopmat-small, coopmat-mid, coopmat-min-tiles, coopmat-residual, coopmat-acc16, "
-                 "coopmat-khr, coopmat-fragment, coopmat-wg, coopmat-wg-threads, coopmat-band, coopmat-residual-acc, "
-                 "coopmat-narrow, coopmat-direct-store, fp16-min-depth, fp16-storage");
+                 "coopmat-khr, coopmat-fragment, coopmat-wg, coopmat-wg-threads, coopmat-band, "
+                 "coopmat-residual-acc, coopmat-narrow, coopmat-direct-store, fp16-min-depth, fp16-storage");
     }
   }
   if (Status ok = verifyTarget(target); !ok) return invalidInput("OPENVGF_TUNING '{}': {}", spec, ok.error().message());

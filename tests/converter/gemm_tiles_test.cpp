@@ -194,7 +194,8 @@ TEST(TuningOverrides, CooperativeMatrixEncodingAndWorkgroupScope) {
   EXPECT_TRUE(nvidia.coopMatBandEpilogue);
   EXPECT_TRUE(nvidia.coopMatResidualAccumulators);
   using Narrow = converter::CoopMatNarrowTile;
-  EXPECT_EQ(nvidia.coopMatTilesNarrow, (std::vector<Narrow>{{32, {8, 1, 16, 64, 32}}, {64, {4, 2, 32, 32, 32}}}));
+  EXPECT_EQ(nvidia.coopMatTilesNarrow,
+            (std::vector<Narrow>{{32, {8, 1, 16, 64, 32}}, {64, {4, 2, 32, 32, 32}}}));
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-residual-acc=0,coopmat-narrow=0"));
   EXPECT_FALSE(nvidia.coopMatResidualAccumulators);
   EXPECT_TRUE(nvidia.coopMatTilesNarrow.empty());
@@ -204,13 +205,15 @@ TEST(TuningOverrides, CooperativeMatrixEncodingAndWorkgroupScope) {
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-narrow=4x1/32x64/32"));
   EXPECT_EQ(nvidia.coopMatTilesNarrow, (std::vector<Narrow>{{64, {4, 1, 32, 64, 32}}}));
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-narrow=8x1/16x64/32/24+2x2/32x32/32"));
-  EXPECT_EQ(nvidia.coopMatTilesNarrow, (std::vector<Narrow>{{24, {8, 1, 16, 64, 32}}, {64, {2, 2, 32, 32, 32}}}));
+  EXPECT_EQ(nvidia.coopMatTilesNarrow,
+            (std::vector<Narrow>{{24, {8, 1, 16, 64, 32}}, {64, {2, 2, 32, 32, 32}}}));
   // The tiles by grid size, and their overrides.
   EXPECT_EQ(nvidia.coopMatLargeMinTiles, 600);
   EXPECT_EQ(nvidia.coopMatTileMid, (converter::CoopMatTile{2, 4, 32, 32, 32}));
   EXPECT_EQ(nvidia.coopMatTileResidual, (converter::CoopMatTile{2, 2, 32, 32, 32}));
   ASSERT_TRUE(converter::applyTuningOverrides(
-      nvidia, "coopmat-mid=4x2/32x32/32/100/256,coopmat-residual=4x2/32x32/32/900,coopmat-small=2x2/32x64/32"));
+      nvidia,
+      "coopmat-mid=4x2/32x32/32/100/256,coopmat-residual=4x2/32x32/32/900,coopmat-small=2x2/32x64/32"));
   EXPECT_EQ(nvidia.coopMatTileMid, (converter::CoopMatTile{4, 2, 32, 32, 32}));
   EXPECT_EQ(nvidia.coopMatMidMinTiles, 100);
   EXPECT_EQ(nvidia.coopMatMidMinDepth, 256);
@@ -232,8 +235,9 @@ TEST(TuningOverrides, CooperativeMatrixEncodingAndWorkgroupScope) {
   for (const char* bad : {"coopmat-wg=128x128x32/48", "coopmat-wg=128x128x20/64", "coopmat-wg=128x128",
                           "coopmat-wg-threads=64", "coopmat-khr=2", "coopmat-fragment=16x8", "coopmat-band=2",
                           "coopmat-residual-acc=2", "coopmat-narrow=4x1/32x64", "fp16-storage=2",
-                          "coopmat-direct-store=1x2", "coopmat-narrow=4x1/32x64/32+", "coopmat-mid=2x4/32x32/32/392",
-                          "coopmat-residual=2x2/32x32/32", "coopmat-small=2x2/32x32/24"}) {
+                          "coopmat-direct-store=1x2", "coopmat-narrow=4x1/32x64/32+",
+                          "coopmat-mid=2x4/32x32/32/392", "coopmat-residual=2x2/32x32/32",
+                          "coopmat-small=2x2/32x32/24"}) {
     converter::Target u = t;
     Status s = converter::applyTuningOverrides(u, bad);
     ASSERT_FALSE(s) << bad;

@@ -521,7 +521,8 @@ TEST_F(OpsTest, MaxPool2dFp16NanModes) {
       GraphBuilder g;
       g.input("x", DType::Fp16, {1, ih, iw, c});
       g.tensor("y", DType::Fp16, {1, oh, ow, c});
-      g.op(Op::MaxPool2d, tosa::MaxPool2dAttrs{{k, k}, {stride, stride}, {pad, pad, pad, pad}, mode}, {"x"}, {"y"});
+      const tosa::MaxPool2dAttrs attrs{{k, k}, {stride, stride}, {pad, pad, pad, pad}, mode};
+      g.op(Op::MaxPool2d, attrs, {"x"}, {"y"});
       g.output("y");
       auto out = convertAndRun(g.graph(), {bytesOf(in)});
       ASSERT_EQ(out.size(), 1u);
