@@ -181,7 +181,7 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
     // than its maxN; for fp16 accumulators, which take half the registers of fp32 ones,
     // coopMatTileHalfAcc (subgroups may own twice the block); a GEMM whose accumulators start
     // from a residual takes coopMatTile or else coopMatTileResidual, where the target has one;
-    // others coopMatTile, coopMatTileMid or coopMatTileSmall.
+    // others coopMatTile, the first of coopMatTilesMid they fit, or coopMatTileSmall.
     auto fills = [&](const CoopMatTile& t, int minTiles) {
       const std::int64_t tm = t.subgroupsM * t.blockM, tn = t.subgroupsN * t.blockN;
       return t.subgroupsM > 0 && ((m + tm - 1) / tm) * ((n + tn - 1) / tn) >= minTiles;
@@ -202,9 +202,10 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
         return common ? target.coopMatTile : target.coopMatTileResidual;
       }
       if (fills(target.coopMatTile, largeMin)) return target.coopMatTile;
-      const CoopMatTile& mid = target.coopMatTileMid;
-      const bool midFits = n >= mid.subgroupsN * mid.blockN && k >= target.coopMatMidMinDepth;
-      if (midFits && fills(mid, target.coopMatMidMinTiles)) return mid;
+      for (const CoopMatMidTile& mid : target.coopMatTilesMid) {
+        const bool fits = n >= mid.tile.subgroupsN * mid.tile.blockN && k >= mid.minDepth;
+        if (fits && fills(mid.tile, mid.minTiles)) return mid.tile;
+      }
       return target.coopMatTileSmall;
     };
     const CoopMatTile& tile = pick();

@@ -99,11 +99,11 @@ Status verifyTarget(const Target& target) {
   }
   std::vector<const CoopMatTile*> coopMatTiles{&target.coopMatTile, &target.coopMatTileSmall};
   // The optional tiles, where set (subgroupsM = 0: none).
-  for (const CoopMatTile* tile :
-       {&target.coopMatTileHalfAcc, &target.coopMatTileMid, &target.coopMatTileResidual}) {
+  for (const CoopMatTile* tile : {&target.coopMatTileHalfAcc, &target.coopMatTileResidual}) {
     if (tile->subgroupsM != 0) coopMatTiles.push_back(tile);
   }
   for (const CoopMatNarrowTile& narrow : target.coopMatTilesNarrow) coopMatTiles.push_back(&narrow.tile);
+  for (const CoopMatMidTile& mid : target.coopMatTilesMid) coopMatTiles.push_back(&mid.tile);
   for (const CoopMatTile* tile : coopMatTiles) {
     // Shared tiles are stored in 16-byte chunks (8 fp16 / 16 int8 along K and N).
     if (tile->subgroupsM < 1 || tile->subgroupsN < 1 || tile->blockM < 8 || tile->blockN < 8 || tile->bk < 16 ||

@@ -50,6 +50,16 @@ struct CoopMatNarrowTile {
   bool operator==(const CoopMatNarrowTile&) const = default;
 };
 
+/// A cooperative-matrix tile between the common and the small one (Target::coopMatTilesMid),
+/// for GEMMs at least as wide as the tile, at least minDepth deep and with at least minTiles
+/// of its workgroups.
+struct CoopMatMidTile {
+  CoopMatTile tile;
+  int minTiles = 0;
+  int minDepth = 0;
+  bool operator==(const CoopMatMidTile&) const = default;
+};
+
 /// Workgroup-scope cooperative-matrix GEMM tiling (include/gemm_coopmat_wg.glsl): the
 /// workgroup tile, its K step and the rows of each accumulator matrix. bm = 0: never, which is
 /// the default until a tuning-table entry measures it faster (OPENVGF_TUNING coopmat-wg=...).
@@ -145,12 +155,9 @@ struct Target {
   // the others do.
   CoopMatTile coopMatTileResidual{0, 0, 32, 32, 32};
   int coopMatResidualMinTiles = 0;
-  // The tile between coopMatTile and coopMatTileSmall, for GEMMs without a residual start that
-  // have fewer than coopMatLargeMinTiles common tiles but at least coopMatMidMinTiles of these,
-  // are at least as wide as it and at least coopMatMidMinDepth deep; subgroupsM = 0: none.
-  CoopMatTile coopMatTileMid{0, 0, 32, 32, 32};
-  int coopMatMidMinTiles = 0;
-  int coopMatMidMinDepth = 0;
+  // Tiles between coopMatTile and coopMatTileSmall for GEMMs without a residual start that have
+  // fewer than coopMatLargeMinTiles common tiles: the first that the GEMM fits.
+  std::vector<CoopMatMidTile> coopMatTilesMid;
   // MATMUL's subgroup core stages its accumulators for the epilogue a band of fragments at a
   // time in the operand buffers, where a band fits (CoopMatPlan::stagingBuffer), rather than
   // one fragment at a time. Set per device class by the tuning table: convolutions keep the

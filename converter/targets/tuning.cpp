@@ -97,9 +97,12 @@ void applyTuningTable(Target& target, DeviceClass device) {
       target.coopMatLargeMinTiles = 600;
       target.coopMatTileResidual = CoopMatTile{2, 2, 32, 32, 32};
       target.coopMatResidualMinTiles = 2000;
-      target.coopMatTileMid = CoopMatTile{2, 4, 32, 32, 32};
-      target.coopMatMidMinTiles = 392;
-      target.coopMatMidMinDepth = 256;
+      // Then (call 18) 4x2 subgroups of 16x32 (64x64, eight subgroups) where they give 392
+      // workgroups: the stage-3 3x3 convolutions of ResNet-50 batch 32 55-57 against 60-65 us,
+      // its K = 1024 ones 28-29 against 31-35, where the stage-4 ones (200 of these tiles) lost
+      // 15 us each with it.
+      target.coopMatTilesMid = {{CoopMatTile{2, 4, 32, 32, 32}, 392, 256},
+                                {CoopMatTile{4, 2, 16, 32, 32}, 392, 1}};
       // Split-K below 264 workgroups (two per multiprocessor) rather than 128: ResNet-50 batch
       // 32 --precision fp16 4.53 against 4.74 ms, batch 1 fp32 1.10 against 1.17 ms,
       // MobileNetV2 batch 32 1.60 against 1.65 ms, BERT --precision fp16 0.161 against
@@ -181,16 +184,23 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
       }
       target.coopMatTileSmall = coopMatTileOf(*v);
     } else if (key == "coopmat-mid") {
-      if (parsed && parsed->size() == 1 && (*parsed)[0] == 0) {
-        target.coopMatTileMid.subgroupsM = 0;
-      } else if (v && v->size() == 7) {
-        target.coopMatTileMid = coopMatTileOf(*v);
-        target.coopMatMidMinTiles = (*v)[5];
-        target.coopMatMidMinDepth = (*v)[6];
-      } else {
-        return bad("coopmat-mid=SGMxSGN/BLOCKMxBLOCKN/BK/MINTILES/MINK, e.g. "
-                   "coopmat-mid=2x4/32x32/32/392/256, or coopmat-mid=0");
+      // Tiles joined by '+', each with the workgroups and the depth a GEMM needs for it.
+      std::vector<CoopMatMidTile> tiles;
+      const bool none = parsed && parsed->size() == 1 && (*parsed)[0] == 0;
+      for (std::string_view item : none ? std::vector<std::string_view>{} : split(value, '+')) {
+        const auto t = numbers(item);
+        const bool positive = t && std::ranges::all_of(*t, [](int x) { return x > 0; });
+        if (!positive || t->size() != 7) {
+          tiles.clear();
+          break;
+        }
+        tiles.push_back({coopMatTileOf(*t), (*t)[5], (*t)[6]});
       }
+      if (tiles.empty() && !none) {
+        return bad("coopmat-mid=SGMxSGN/BLOCKMxBLOCKN/BK/MINTILES/MINK+..., the first that a GEMM fits wins, e.g. "
+                   "coopmat-mid=2x4/32x32/32/392/256+4x2/16x32/32/392/1, or coopmat-mid=0");
+      }
+      target.coopMatTilesMid = std::move(tiles);
     } else if (key == "coopmat-residual") {
       if (parsed && parsed->size() == 1 && (*parsed)[0] == 0) {
         target.coopMatTileResidual.subgroupsM = 0;

@@ -209,19 +209,19 @@ TEST(TuningOverrides, CooperativeMatrixEncodingAndWorkgroupScope) {
             (std::vector<Narrow>{{24, {8, 1, 16, 64, 32}}, {64, {2, 2, 32, 32, 32}}}));
   // The tiles by grid size, and their overrides.
   EXPECT_EQ(nvidia.coopMatLargeMinTiles, 600);
-  EXPECT_EQ(nvidia.coopMatTileMid, (converter::CoopMatTile{2, 4, 32, 32, 32}));
+  using Mid = converter::CoopMatMidTile;
+  EXPECT_EQ(nvidia.coopMatTilesMid,
+            (std::vector<Mid>{{{2, 4, 32, 32, 32}, 392, 256}, {{4, 2, 16, 32, 32}, 392, 1}}));
   EXPECT_EQ(nvidia.coopMatTileResidual, (converter::CoopMatTile{2, 2, 32, 32, 32}));
   ASSERT_TRUE(converter::applyTuningOverrides(
       nvidia,
       "coopmat-mid=4x2/32x32/32/100/256,coopmat-residual=4x2/32x32/32/900,coopmat-small=2x2/32x64/32"));
-  EXPECT_EQ(nvidia.coopMatTileMid, (converter::CoopMatTile{4, 2, 32, 32, 32}));
-  EXPECT_EQ(nvidia.coopMatMidMinTiles, 100);
-  EXPECT_EQ(nvidia.coopMatMidMinDepth, 256);
+  EXPECT_EQ(nvidia.coopMatTilesMid, (std::vector<Mid>{{{4, 2, 32, 32, 32}, 100, 256}}));
   EXPECT_EQ(nvidia.coopMatTileResidual, (converter::CoopMatTile{4, 2, 32, 32, 32}));
   EXPECT_EQ(nvidia.coopMatResidualMinTiles, 900);
   EXPECT_EQ(nvidia.coopMatTileSmall, (converter::CoopMatTile{2, 2, 32, 64, 32}));
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-mid=0,coopmat-residual=0"));
-  EXPECT_EQ(nvidia.coopMatTileMid.subgroupsM, 0);
+  EXPECT_TRUE(nvidia.coopMatTilesMid.empty());
   EXPECT_EQ(nvidia.coopMatTileResidual.subgroupsM, 0);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-band=0"));
   EXPECT_FALSE(nvidia.coopMatBandEpilogue);

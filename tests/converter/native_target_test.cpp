@@ -640,17 +640,19 @@ TEST(NativeTargetCoopMat, NarrowGemmsTakeTheNarrowTile) {
   }
 }
 
-// Tiles by grid size: a GEMM with fewer common tiles than coopMatLargeMinTiles takes
-// Target::coopMatTileMid (here 2 x 4 subgroups, 256 invocations) when it is at least as wide and
-// deep as the mid tile asks and has enough of its tiles, else the small tile (2 x 2, 128); one
-// whose accumulators start from a residual takes coopMatTileResidual (1 x 2, 64) however deep.
+// Tiles by grid size: a GEMM with fewer common tiles than coopMatLargeMinTiles takes the first
+// tile of Target::coopMatTilesMid it is as wide and deep as and has enough workgroups of (here
+// 2 x 4 subgroups, 256 invocations, from K 512; then 2 x 1 subgroups of 32 x 32, 64
+// invocations, from 24 workgroups), else the small tile (2 x 2, 128); one whose accumulators start from a residual
+// takes coopMatTileResidual (1 x 2, 64) however deep.
 TEST(NativeTargetCoopMat, TilesFollowTheGridSize) {
   std::mt19937 rng(43);
   converter::Target target = precisionTarget(false);
   target.coopMatLargeMinTiles = 1000;
-  target.coopMatTileMid = converter::CoopMatTile{2, 4, 32, 32, 32};
-  target.coopMatMidMinTiles = 8;  // M 512 / 64 x N 128 / 128
-  target.coopMatMidMinDepth = 512;
+  // M 512 / 64 x N 128 / 128 tiles of 64 x 128; of the second's 64 x 32, 8 x 4 for N 128,
+  // 8 x 3 for N 96 and 8 x 2 for N 40.
+  target.coopMatTilesMid = {{converter::CoopMatTile{2, 4, 32, 32, 32}, 8, 512},
+                            {converter::CoopMatTile{2, 1, 32, 32, 32}, 24, 1}};
   target.coopMatTileResidual = converter::CoopMatTile{1, 2, 32, 32, 32};
   target.coopMatResidualMinTiles = 1000;
   struct Case {
@@ -658,8 +660,8 @@ TEST(NativeTargetCoopMat, TilesFollowTheGridSize) {
     bool residual;
     std::uint32_t invocations;
   };
-  for (const Case& c : {Case{64, 128, false, 256}, Case{32, 128, false, 128}, Case{64, 96, false, 128},
-                        Case{64, 128, true, 64}}) {
+  for (const Case& c : {Case{64, 128, false, 256}, Case{32, 128, false, 64}, Case{64, 96, false, 64},
+                        Case{32, 40, false, 128}, Case{64, 128, true, 64}}) {
     SCOPED_TRACE(fmt::format("K {} N {} residual {}", 9 * c.ic, c.oc, c.residual));
     tosa::Builder b;
     Value x = b.input("x", DType::Fp32, {2, 16, 16, c.ic});
