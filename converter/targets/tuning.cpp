@@ -3,6 +3,7 @@
 // the measurement that decided it, and the OPENVGF_TUNING overrides used to measure entries.
 #include <algorithm>
 #include <charconv>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -43,6 +44,24 @@ std::optional<std::vector<int>> numbers(std::string_view text) {
 // The cooperative-matrix tile in the first five numbers of a tuning value
 // (SGMxSGN/BLOCKMxBLOCKN/BK).
 CoopMatTile coopMatTileOf(const std::vector<int>& v) { return CoopMatTile{v[0], v[1], v[2], v[3], v[4]}; }
+
+// A tuning value that lists tiles joined by '+': each item's positive numbers, every item
+// `least` to `most` of them; none for "0"; nullopt for anything else.
+std::optional<std::vector<std::vector<int>>> tileItems(std::string_view value, std::size_t least,
+                                                       std::size_t most) {
+  std::vector<std::vector<int>> items;
+  if (value == "0") return items;
+  for (std::string_view item : split(value, '+')) {
+    auto t = numbers(item);
+    const bool positive = t && std::ranges::all_of(*t, [](int x) { return x > 0; });
+    if (!positive || t->size() < least || t->size() > most) {
+      return std::nullopt;
+    }
+    items.push_back(std::move(*t));
+  }
+  if (items.empty()) return std::nullopt;
+  return items;
+}
 
 }  // namespace
 
@@ -185,22 +204,14 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
       }
       target.coopMatTileSmall = coopMatTileOf(*v);
     } else if (key == "coopmat-mid") {
-      // Tiles joined by '+', each with the workgroups and the depth a GEMM needs for it.
+      // Each tile with the workgroups and the depth a GEMM needs for it.
+      const auto items = tileItems(value, 7, 7);
+      if (!items) {
+        return bad("coopmat-mid=SGMxSGN/BLOCKMxBLOCKN/BK/MINTILES/MINK+..., the first that a GEMM fits "
+                   "wins, e.g. coopmat-mid=2x4/32x32/32/392/256+4x2/16x32/32/392/1, or coopmat-mid=0");
+      }
       std::vector<CoopMatMidTile> tiles;
-      const bool none = parsed && parsed->size() == 1 && (*parsed)[0] == 0;
-      for (std::string_view item : none ? std::vector<std::string_view>{} : split(value, '+')) {
-        const auto t = numbers(item);
-        const bool positive = t && std::ranges::all_of(*t, [](int x) { return x > 0; });
-        if (!positive || t->size() != 7) {
-          tiles.clear();
-          break;
-        }
-        tiles.push_back({coopMatTileOf(*t), (*t)[5], (*t)[6]});
-      }
-      if (tiles.empty() && !none) {
-        return bad("coopmat-mid=SGMxSGN/BLOCKMxBLOCKN/BK/MINTILES/MINK+..., the first that a GEMM fits wins, e.g. "
-                   "coopmat-mid=2x4/32x32/32/392/256+4x2/16x32/32/392/1, or coopmat-mid=0");
-      }
+      for (const std::vector<int>& t : *items) tiles.push_back({coopMatTileOf(t), t[5], t[6]});
       target.coopMatTilesMid = std::move(tiles);
     } else if (key == "coopmat-residual") {
       if (parsed && parsed->size() == 1 && (*parsed)[0] == 0) {
@@ -261,23 +272,17 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
       }
       target.fp16Storage = (*parsed)[0] == 1;
     } else if (key == "coopmat-narrow") {
-      // Tiles joined by '+', each for N up to its own width or up to a given MAXN.
-      std::vector<CoopMatNarrowTile> tiles;
-      const bool none = parsed && parsed->size() == 1 && (*parsed)[0] == 0;
-      for (std::string_view item : none ? std::vector<std::string_view>{} : split(value, '+')) {
-        const auto t = numbers(item);
-        const bool positive = t && std::ranges::all_of(*t, [](int x) { return x > 0; });
-        if (!positive || (t->size() != 5 && t->size() != 6)) {
-          tiles.clear();
-          break;
-        }
-        const CoopMatTile tile = coopMatTileOf(*t);
-        tiles.push_back({t->size() == 6 ? (*t)[5] : tile.subgroupsN * tile.blockN, tile});
-      }
-      if (tiles.empty() && !none) {
+      // Each tile for N up to its own width or up to a given MAXN.
+      const auto items = tileItems(value, 5, 6);
+      if (!items) {
         return bad("coopmat-narrow=SGMxSGN/BLOCKMxBLOCKN/BK[/MAXN]+..., tiles for N up to MAXN (default: "
                    "the tile's width), the first that fits wins, e.g. "
                    "coopmat-narrow=8x1/16x64/32/32+4x2/32x32/32, or coopmat-narrow=0");
+      }
+      std::vector<CoopMatNarrowTile> tiles;
+      for (const std::vector<int>& t : *items) {
+        const CoopMatTile tile = coopMatTileOf(t);
+        tiles.push_back({t.size() == 6 ? t[5] : tile.subgroupsN * tile.blockN, tile});
       }
       target.coopMatTilesNarrow = std::move(tiles);
     } else if (key == "fp16-min-depth") {
