@@ -194,7 +194,8 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
       for (const CoopMatNarrowTile& narrow : target.coopMatTilesNarrow) {
         if (n <= narrow.maxN && fills(narrow.tile, largeMin)) return narrow.tile;
       }
-      if (types == CoopMatTypes::F16xF16ToF16 && fills(target.coopMatTileHalfAcc, largeMin)) {
+      const int halfAccMin = target.coopMatHalfAccMinTiles > 0 ? target.coopMatHalfAccMinTiles : largeMin;
+      if (types == CoopMatTypes::F16xF16ToF16 && fills(target.coopMatTileHalfAcc, halfAccMin)) {
         return target.coopMatTileHalfAcc;
       }
       if (residual) {

@@ -142,11 +142,11 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, tosa::DType in, t
 /// plan.residualFp16 where that residual is stored as fp16.
 void chooseResidualAccumulators(const LoweringContext& ctx, const Node& node, CoopMatPlan& plan);
 /// Whether a convolution on `plan` stores whole fragments directly (CM_DIRECT_STORE,
-/// Target::coopMatDirectStoreMaxDepth): K at most that deep, fp32 accumulators at subgroup scope with fragment staging, one
-/// kernel (no split-K), N a multiple of 8, an output stored as fp32 or fp16, an epilogue that
-/// epilogueIsPerElement accepts (with a residual only if it is stored as fp16, with fp16
-/// operands and square A fragments), and room for the bias rows and the identity fragment in
-/// the second A buffer.
+/// Target::coopMatDirectStoreMaxDepth): K at most that deep, fp32 accumulators at subgroup
+/// scope with fragment staging, one kernel (no split-K), N a multiple of 8, an output stored
+/// as fp32 or fp16, an epilogue that epilogueIsPerElement accepts (with a residual only if it
+/// is stored as fp16, with fp16 operands and square A fragments), and room for the bias rows
+/// and the identity fragment in the second A buffer.
 bool directFragmentStores(const LoweringContext& ctx, const Node& node, const CoopMatPlan& plan,
                           const SplitK& split, std::int64_t n, std::int64_t k);
 /// The workgroup-scope config (VK_NV_cooperative_matrix2) for a GEMM whose A [M,K] and

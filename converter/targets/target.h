@@ -142,8 +142,10 @@ struct Target {
   // busy (chooseCoopMat, converter/kernels/gemm_common.cpp, has the whole order).
   CoopMatTile coopMatTile;
   CoopMatTile coopMatTileSmall{2, 2, 32, 32, 32};
-  // The large tile for fp16 accumulators; subgroupsM = 0: coopMatTile.
+  // The large tile for fp16 accumulators, for GEMMs with at least coopMatHalfAccMinTiles of
+  // its workgroups (0: coopMatLargeMinTiles); subgroupsM = 0: coopMatTile.
   CoopMatTile coopMatTileHalfAcc{0, 0, 64, 64, 32};
+  int coopMatHalfAccMinTiles = 0;
   // Tiles for narrow GEMMs, where the common tile would leave part of each workgroup
   // multiplying zeros: the first whose maxN covers N and of which the GEMM has at least
   // coopMatLargeMinTiles workgroups.

@@ -146,6 +146,8 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // the larger tiles: 153 TFLOP/s against 218), and BERT fp16 is unchanged at 0.113 ms
       // (benchmarks/results/experiments/h100-coopmat-khr.md, call 5).
       target.coopMatTileHalfAcc = CoopMatTile{2, 2, 64, 128, 16};
+      // From 256 of these tiles, as measured (MATMUL 4096 has 512), whatever coopMatLargeMinTiles.
+      target.coopMatHalfAccMinTiles = 256;
       // MATMUL stages its epilogue a band at a time: MATMUL 4096 --precision fp16 in 0.845
       // against 0.913 ms. Convolutions lost with it (ResNet-50 batch 32 --precision fp16 6.68
       // against 6.60 ms; its 3x3 and N <= 128 convolutions 10-50 % each), so they keep
@@ -196,8 +198,11 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
       if (!v || v->size() != 5) return bad("coopmat=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat=2x2/64x64/32");
       target.coopMatTile = coopMatTileOf(*v);
     } else if (key == "coopmat-acc16") {
-      if (!v || v->size() != 5) return bad("coopmat-acc16=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat-acc16=2x2/64x128/16");
+      if (!v || (v->size() != 5 && v->size() != 6)) {
+        return bad("coopmat-acc16=SGMxSGN/BLOCKMxBLOCKN/BK[/MINTILES], e.g. coopmat-acc16=2x2/64x128/16/256");
+      }
       target.coopMatTileHalfAcc = coopMatTileOf(*v);
+      if (v->size() == 6) target.coopMatHalfAccMinTiles = (*v)[5];
     } else if (key == "coopmat-small") {
       if (!v || v->size() != 5) {
         return bad("coopmat-small=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat-small=2x2/32x32/32");

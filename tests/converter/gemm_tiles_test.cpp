@@ -186,6 +186,8 @@ TEST(TuningOverrides, CooperativeMatrixEncodingAndWorkgroupScope) {
   EXPECT_EQ(t.coopMatWorkgroup.invocations, 128);
   ASSERT_TRUE(converter::applyTuningOverrides(t, "coopmat-acc16=2x2/64x128/16"));
   EXPECT_EQ(t.coopMatTileHalfAcc, (converter::CoopMatTile{2, 2, 64, 128, 16}));
+  ASSERT_TRUE(converter::applyTuningOverrides(t, "coopmat-acc16=2x2/64x128/16/300"));
+  EXPECT_EQ(t.coopMatHalfAccMinTiles, 300);
   ASSERT_TRUE(converter::applyTuningOverrides(t, "coopmat-fragment=16x8x16"));
   EXPECT_EQ(t.coopMatFragment, (converter::CoopMatShape{16, 8, 16}));
   ASSERT_TRUE(converter::applyTuningOverrides(t, "coopmat-wg=0,coopmat-khr=0"));
