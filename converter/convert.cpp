@@ -126,8 +126,8 @@ namespace {
 // ConvertOptions::precision on the chosen target.
 Status applyPrecision(Target& target, const std::string& precision) {
   if (precision == "fp32") return {};
-  if (precision != "fp16" && precision != "bf16") {
-    return invalidInput("--precision: expected fp32, fp16 or bf16, got '{}'", precision);
+  if (precision != "fp16" && precision != "bf16" && precision != "fp16x3") {
+    return invalidInput("--precision: expected fp32, fp16, bf16 or fp16x3, got '{}'", precision);
   }
   const bool bf16 = precision == "bf16";
   const CoopMatTypes wanted = bf16 ? CoopMatTypes::Bf16xBf16ToF32 : CoopMatTypes::F16xF16ToF32;
@@ -138,12 +138,16 @@ Status applyPrecision(Target& target, const std::string& precision) {
   if (!fragments) {
     return unsupported("--precision {}: expected a target with {} cooperative matrices (--target native on a GPU that "
                        "has {}), got {}",
-                       precision, precision,
+                       precision, bf16 ? "bf16" : "fp16",
                        bf16 ? "VK_KHR_cooperative_matrix and VK_KHR_shader_bfloat16"
                             : "VK_NV_cooperative_matrix or VK_KHR_cooperative_matrix",
                        describeTarget(target));
   }
-  (bf16 ? target.bf16Operands : target.fp16Operands) = true;
+  if (precision == "fp16x3") {
+    target.fp16x3Operands = true;
+  } else {
+    (bf16 ? target.bf16Operands : target.fp16Operands) = true;
+  }
   return {};
 }
 

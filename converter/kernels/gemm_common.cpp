@@ -167,7 +167,8 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
     if (accType == DType::Fp16) wanted.push_back(CoopMatTypes::F16xF16ToF16);
     wanted.push_back(CoopMatTypes::F16xF16ToF32);
   } else if (in == DType::Fp32 && weight == DType::Fp32 && accType == DType::Fp32 &&
-             (target.fp16Operands || target.bf16Operands) && k >= target.fp16OperandsMinDepth) {
+             (target.fp16Operands || target.bf16Operands || target.fp16x3Operands) &&
+             k >= target.fp16OperandsMinDepth) {
     wanted.push_back(target.bf16Operands ? CoopMatTypes::Bf16xBf16ToF32 : CoopMatTypes::F16xF16ToF32);
   } else if (in == DType::Int8 && weight == DType::Int8 && zeroPointA == 0 && zeroPointB == 0) {
     wanted.push_back(CoopMatTypes::S8xS8ToS32);
@@ -209,11 +210,17 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
       }
       return target.coopMatTileSmall;
     };
-    const CoopMatTile& tile = pick();
+    const bool split = in == DType::Fp32 && target.fp16x3Operands;
+    if (split &&
+        (!fills(target.coopMatTileSplit, target.coopMatSplitMinTiles) || k < target.coopMatSplitMinDepth)) {
+      return std::nullopt;
+    }
+    const CoopMatTile& tile = split ? target.coopMatTileSplit : pick();
     const int chunk = types == CoopMatTypes::S8xS8ToS32 ? 16 : 8;  // operands per 16-byte chunk
-    // Largest fragment (fewest instructions per multiply) that tiles the subgroup block and
-    // starts at 16-byte chunk boundaries of the shared tiles (include/gemm_coopmat.glsl).
-    std::optional<CoopMatShape> best;
+    // The largest fragment (fewest instructions per multiply) that tiles the subgroup block,
+    // starts at 16-byte chunk boundaries of the shared tiles (include/gemm_coopmat.glsl) and
+    // leaves the core within shared memory (the staging tile grows with the fragment).
+    std::vector<CoopMatShape> shapes;
     for (const CoopMatShape& s : target.coopMatShapes) {
       if (s.types != types || s.m <= 0 || s.n <= 0 || s.k <= 0 || tile.blockM % s.m != 0 || tile.blockN % s.n != 0 ||
           tile.bk % s.k != 0 || s.n % chunk != 0 || s.k % chunk != 0) {
@@ -223,24 +230,27 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
                                              s.k != target.coopMatFragment.k)) {
         continue;
       }
-      if (!best || s.m * s.n * s.k > best->m * best->n * best->k) best = s;
+      shapes.push_back(s);
     }
-    if (!best) continue;
-    CoopMatPlan plan;
-    plan.shape = *best;
-    plan.subgroupSize = sg;
-    plan.fp32Operands = in == DType::Fp32;
-    plan.khr = target.coopMatKhrEncoding;
-    plan.wm = tile.blockM / best->m;
-    plan.wn = tile.blockN / best->n;
-    plan.bm = tile.subgroupsM * tile.blockM;
-    plan.bn = tile.subgroupsN * tile.blockN;
-    plan.bk = tile.bk;
+    std::stable_sort(shapes.begin(), shapes.end(), [](const CoopMatShape& a, const CoopMatShape& b) {
+      return a.m * a.n * a.k > b.m * b.n * b.k;
+    });
     const int subgroups = tile.subgroupsM * tile.subgroupsN;
-    if (plan.sharedBytes() > target.maxSharedBytes || subgroups * sg > target.maxInvocations || plan.bn % chunk != 0) {
-      continue;
+    if (subgroups * sg > target.maxInvocations) continue;
+    for (const CoopMatShape& shape : shapes) {
+      CoopMatPlan plan;
+      plan.shape = shape;
+      plan.subgroupSize = sg;
+      plan.fp32Operands = in == DType::Fp32;
+      plan.splitOperands = split;
+      plan.khr = target.coopMatKhrEncoding;
+      plan.wm = tile.blockM / shape.m;
+      plan.wn = tile.blockN / shape.n;
+      plan.bm = tile.subgroupsM * tile.blockM;
+      plan.bn = tile.subgroupsN * tile.blockN;
+      plan.bk = tile.bk;
+      if (plan.sharedBytes() <= target.maxSharedBytes && plan.bn % chunk == 0) return plan;
     }
-    return plan;
   }
   return std::nullopt;
 }
@@ -296,6 +306,10 @@ namespace {
 // one chunk (include/gemm_coopmat.glsl, SA_SIZE and SB_SIZE).
 int operandChunksA(const CoopMatPlan& p) { return 2 * p.bm * (p.bk / p.chunk() + 1); }
 int operandChunksB(const CoopMatPlan& p) { return 2 * p.bk * (p.bn / p.chunk() + 1); }
+// ... and as many again for the lo halves of split operands (CM_SPLIT).
+int operandBuffers(const CoopMatPlan& p) {
+  return p.splitOperands ? 2 : 1;
+}
 
 }  // namespace
 
@@ -315,7 +329,7 @@ int CoopMatPlan::sharedBytes() const {
   const int subgroups = (bm / (wm * shape.m)) * (bn / (wn * shape.n));
   const int accBytes = shape.types == CoopMatTypes::F16xF16ToF16 ? 2 : 4;
   const int staging = stagingBuffer() == 0 ? subgroups * shape.m * shape.n * accBytes : 0;
-  return (operandChunksA(*this) + operandChunksB(*this)) * 16 + staging;
+  return (operandChunksA(*this) + operandChunksB(*this)) * operandBuffers(*this) * 16 + staging;
 }
 
 GemmTile CoopMatPlan::tile() const {
@@ -343,10 +357,14 @@ void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan) {
   if (plan.residualFp16) defines.set("CM_RESIDUAL_F16", 1);
   if (plan.fp32Operands && !plan.narrowA) defines.set("CM_F32_OPERANDS", 1);
   if (plan.shape.types == CoopMatTypes::Bf16xBf16ToF32) defines.set("CM_BF16", 1);
+  if (plan.splitOperands) defines.set("CM_SPLIT", 1);
 }
 
 DType narrowedWeights(const CoopMatPlan& plan, bool weightsKN, std::int64_t oc) {
-  if (!plan.fp32Operands || plan.workgroupScope || !weightsKN || oc % plan.chunk() != 0) return DType::Unknown;
+  if (!plan.fp32Operands || plan.splitOperands || plan.workgroupScope || !weightsKN ||
+      oc % plan.chunk() != 0) {
+    return DType::Unknown;
+  }
   return plan.shape.types == CoopMatTypes::Bf16xBf16ToF32 ? DType::Bf16 : DType::Fp16;
 }
 

@@ -107,6 +107,8 @@ struct CoopMatPlan {
   // A is an fp32 tensor stored as fp16 (narrowStorage, with fp32Operands): the core reads it
   // as raw fp16 chunks, as it reads an fp16 tensor, and rounds nothing.
   bool narrowA = false;
+  // fp32 operands as two fp16 each, three products (CM_SPLIT, Target::fp16x3Operands).
+  bool splitOperands = false;
   int invocations = 0;
   /// Operands per 16-byte chunk (8 fp16 or 16 int8): dimensions that are multiples of it
   /// allow the template's vector loads (GEMM_VEC_A / GEMM_VEC_B).

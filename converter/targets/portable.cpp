@@ -63,6 +63,7 @@ std::string describeTarget(const Target& target) {
   }
   if (target.fp16Operands) features.push_back("fp16 GEMM operands (--precision fp16)");
   if (target.bf16Operands) features.push_back("bf16 GEMM operands (--precision bf16)");
+  if (target.fp16x3Operands) features.push_back("fp32 GEMM operands as fp16 pairs (--precision fp16x3)");
   if (!features.empty()) out += ": " + fmt::format("{}", fmt::join(features, ", "));
   return out;
 }
@@ -97,7 +98,8 @@ Status verifyTarget(const Target& target) {
                            target.maxSharedBytes);
     }
   }
-  std::vector<const CoopMatTile*> coopMatTiles{&target.coopMatTile, &target.coopMatTileSmall};
+  std::vector<const CoopMatTile*> coopMatTiles{&target.coopMatTile, &target.coopMatTileSmall,
+                                               &target.coopMatTileSplit};
   // The optional tiles, where set (subgroupsM = 0: none).
   for (const CoopMatTile* tile : {&target.coopMatTileHalfAcc, &target.coopMatTileResidual}) {
     if (tile->subgroupsM != 0) coopMatTiles.push_back(tile);

@@ -154,6 +154,14 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // staging one fragment at a time (benchmarks/results/experiments/h100-gemm-limits.md,
       // call 6).
       target.coopMatBandEpilogue = true;
+      // --precision fp16x3: 2x2 subgroups of 32x32 (the default tile) from 16 of its workgroups.
+      // H200, against the fp32 scalar core in the same call: MATMUL 4096 52.0 against 33.4
+      // TFLOP/s (torch.matmul fp32 51.0), ResNet-50 batch 32 8.81 against 10.12 ms, MobileNetV2
+      // batch 32 1.92 against 1.96, BERT 0.194 against 0.198 (every GEMM: 0.204; from 32
+      // tiles: 0.208). 64x128 workgroups ran MATMUL 4096 at 55.7 TFLOP/s but ResNet-50 at 9.81
+      // ms; a minimum depth of 256 or 512 made both CNNs slower
+      // (benchmarks/results/experiments/h100-gemm-limits.md, call 20).
+      target.coopMatSplitMinTiles = 16;
       break;
     case DeviceClass::OtherGpu:
       // No measurement yet: the portable tiles.
@@ -208,6 +216,15 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
         return bad("coopmat-small=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat-small=2x2/32x32/32");
       }
       target.coopMatTileSmall = coopMatTileOf(*v);
+    } else if (key == "coopmat-split") {
+      if (!v || v->size() < 5 || v->size() > 7) {
+        return bad(
+            "coopmat-split=SGMxSGN/BLOCKMxBLOCKN/BK[/MINTILES[/MINK]], e.g. "
+            "coopmat-split=2x2/32x64/16/128/256");
+      }
+      target.coopMatTileSplit = coopMatTileOf(*v);
+      if (v->size() >= 6) target.coopMatSplitMinTiles = (*v)[5];
+      if (v->size() == 7) target.coopMatSplitMinDepth = (*v)[6];
     } else if (key == "coopmat-mid") {
       // Each tile with the workgroups and the depth a GEMM needs for it.
       const auto items = tileItems(value, 7, 7);
@@ -294,10 +311,11 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
       if (!v || v->size() != 1) return bad("fp16-min-depth=K (K >= 1)");
       target.fp16OperandsMinDepth = (*v)[0];
     } else {
-      return bad("one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, splitk-groups, coopmat, "
-                 "coopmat-small, coopmat-mid, coopmat-min-tiles, coopmat-residual, coopmat-acc16, "
-                 "coopmat-khr, coopmat-fragment, coopmat-wg, coopmat-wg-threads, coopmat-band, "
-                 "coopmat-residual-acc, coopmat-narrow, coopmat-direct-store, fp16-min-depth, fp16-storage");
+      return bad(
+          "one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, splitk-groups, coopmat, "
+          "coopmat-small, coopmat-split, coopmat-mid, coopmat-min-tiles, coopmat-residual, coopmat-acc16, "
+          "coopmat-khr, coopmat-fragment, coopmat-wg, coopmat-wg-threads, coopmat-band, "
+          "coopmat-residual-acc, coopmat-narrow, coopmat-direct-store, fp16-min-depth, fp16-storage");
     }
   }
   if (Status ok = verifyTarget(target); !ok) return invalidInput("OPENVGF_TUNING '{}': {}", spec, ok.error().message());

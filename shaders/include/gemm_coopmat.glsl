@@ -32,6 +32,13 @@
 //                           their components (epilogue_value) and are stored to out0 as they
 //                           are (see below); CM_OUT_F16 1: out0 holds fp16
 //   CM_ACC16                1: fp16 accumulators (TOSA acc_type fp16), else fp32
+//   CM_SPLIT                1 (with CM_F32_OPERANDS and fp32 accumulators; --precision
+//                           fp16x3): each fp32 operand x goes to shared memory as two fp16,
+//                           hi (x rounded to 11 significant bits, cm_split4) and
+//                           lo = fp16((x - hi) * 2^11), 22 significant bits together. hi x hi accumulates in acc, hi x lo + lo x hi in corr,
+//                           which is added to acc times 2^-11 after the K loop; lo x lo
+//                           (2^-22 of the product) is dropped. Scaling lo keeps it in fp16's
+//                           normal range wherever hi is, so both carry 11 bits.
 //   BM BN BK                workgroup tile; WM WN tiles per subgroup; SG subgroup size
 //   GEMM_RUN_A              1 (without GEMM_VEC_A): the template provides
 //                           void gemm_load_a_run(batch, m, k, out A_CT v[CM_CHUNK]), the
@@ -83,6 +90,16 @@
 #define SB_SIZE (BK * SB_STRIDE)
 shared uvec4 sA[2 * SA_SIZE];  // [buffer][m][k / CH]
 shared uvec4 sB[2 * SB_SIZE];  // [buffer][k][n / CH]
+#ifndef CM_SPLIT
+#define CM_SPLIT 0
+#endif
+#if CM_SPLIT
+#if !CM_F32_OPERANDS || CM_ACC16 || CM_INT || CM_BF16 || CM_NARROW_B
+#error "CM_SPLIT needs fp32 operands rounded to fp16 and fp32 accumulators"
+#endif
+shared uvec4 sALo[2 * SA_SIZE];  // the lo halves, laid out as sA and sB
+shared uvec4 sBLo[2 * SB_SIZE];
+#endif
 #ifndef CM_STAGE
 #define CM_STAGE 0
 #endif
@@ -107,9 +124,38 @@ uint cm_pack2(A_CT v0, A_CT v1) { return packFloat2x16(f16vec2(float16_t(v0), fl
 // A fetched chunk as shared memory holds it: fp32 operands are rounded here, after the
 // multiplies that overlap their loads (include/gemm_coopmat_ext.glsl).
 #if CM_F32_OPERANDS
+#if !CM_SPLIT
 uvec4 cm_pack_chunk(mat2x4 c) {
   return uvec4(CM_HALF2(c[0].xy), CM_HALF2(c[0].zw), CM_HALF2(c[1].xy), CM_HALF2(c[1].zw));
 }
+#endif
+#if CM_SPLIT
+// The hi and lo halves of four operands. hi is x rounded to 11 significant bits in the
+// integer domain (add half of the dropped part, clear it): a conversion to fp16 and back
+// would give the same value where x is in fp16's range, but the driver may fold such a
+// pair into x (measured: results were those of plain fp16 operands). hi is 0 where it would
+// fall below fp16's normal range, leaving x to lo, which is then normal down to 2^-25.
+// x - hi is exact in fp32.
+void cm_split4(vec4 x, out uvec2 hi, out uvec2 lo) {
+  vec4 h = uintBitsToFloat((floatBitsToUint(x) + 0x1000u) & 0xFFFFE000u);
+  h = mix(h, vec4(0.0), lessThan(abs(h), vec4(1.0 / 16384.0)));
+  const vec4 rest = (x - h) * 2048.0;
+  hi = uvec2(packFloat2x16(f16vec2(h.xy)), packFloat2x16(f16vec2(h.zw)));
+  lo = uvec2(packFloat2x16(f16vec2(rest.xy)), packFloat2x16(f16vec2(rest.zw)));
+}
+uvec4 cm_pack_chunk(mat2x4 c) {
+  uvec2 h0, h1, l0, l1;
+  cm_split4(c[0], h0, l0);
+  cm_split4(c[1], h1, l1);
+  return uvec4(h0, h1);
+}
+uvec4 cm_pack_chunk_lo(mat2x4 c) {
+  uvec2 h0, h1, l0, l1;
+  cm_split4(c[0], h0, l0);
+  cm_split4(c[1], h1, l1);
+  return uvec4(l0, l1);
+}
+#endif
 #if CM_NARROW_B
 uvec4 cm_pack_chunk(uvec4 c) { return c; }  // B already in the fragments' type
 #if !GEMM_VEC_B
@@ -203,11 +249,25 @@ void fetch_slice(uint batch, uint m0, uint n0, uint k0, uint tid, out CM_FETCH_T
 void store_slice(uint buf, uint tid, CM_FETCH_T ra[A_PER_THREAD], CM_FETCH_B_T rb[B_PER_THREAD]) {
   [[unroll]] for (int r = 0; r < A_PER_THREAD; ++r) {
     uint e = tid + uint(r * GEMM_THREADS);
+#if CM_SPLIT
+    if (e >= uint(A_CHUNKS)) continue;
+    const uint at = buf * uint(SA_SIZE) + (e / uint(BK / CH)) * uint(SA_STRIDE) + e % uint(BK / CH);
+    sA[at] = cm_pack_chunk(ra[r]);
+    sALo[at] = cm_pack_chunk_lo(ra[r]);
+#else
     if (e < uint(A_CHUNKS)) sA[buf * uint(SA_SIZE) + (e / uint(BK / CH)) * uint(SA_STRIDE) + e % uint(BK / CH)] = cm_pack_chunk(ra[r]);
+#endif
   }
   [[unroll]] for (int r = 0; r < B_PER_THREAD; ++r) {
     uint e = tid + uint(r * GEMM_THREADS);
+#if CM_SPLIT
+    if (e >= uint(B_CHUNKS)) continue;
+    const uint at = buf * uint(SB_SIZE) + (e / uint(BN / CH)) * uint(SB_STRIDE) + e % uint(BN / CH);
+    sB[at] = cm_pack_chunk(rb[r]);
+    sBLo[at] = cm_pack_chunk_lo(rb[r]);
+#else
     if (e < uint(B_CHUNKS)) sB[buf * uint(SB_SIZE) + (e / uint(BN / CH)) * uint(SB_STRIDE) + e % uint(BN / CH)] = cm_pack_chunk(rb[r]);
+#endif
   }
 }
 
@@ -320,6 +380,11 @@ void gemm_main() {
 #endif
   // Fragment arrays are indexed with unrolled constant indices only, so they stay in registers.
   CM_CMAT acc[WM][WN];
+#if CM_SPLIT
+  CM_CMAT corr[WM][WN];
+  [[unroll]] for (int i = 0; i < WM; ++i)
+    [[unroll]] for (int j = 0; j < WN; ++j) corr[i][j] = CM_CMAT(0.0);
+#endif
   [[unroll]] for (int i = 0; i < WM; ++i) {
     [[unroll]] for (int j = 0; j < WN; ++j) {
       acc[i][j] = CM_CMAT(CM_ACC_T(0));
@@ -372,12 +437,39 @@ void gemm_main() {
         uint col = (sgN * uint(WN) + uint(j)) * uint(CM_N);
         coopMatLoadNV(fb[j], sB, cur * uint(SB_SIZE) + kk * uint(SB_STRIDE) + col / uint(CH), uint(SB_STRIDE), false);
       }
+#if CM_SPLIT
+      CM_AMAT faLo[WM];
+      CM_BMAT fbLo[WN];
+      [[unroll]] for (int i = 0; i < WM; ++i) {
+        uint row = (sgM * uint(WM) + uint(i)) * uint(CM_M);
+        coopMatLoadNV(faLo[i], sALo, cur * uint(SA_SIZE) + row * uint(SA_STRIDE) + kk / uint(CH), uint(SA_STRIDE), false);
+      }
+      [[unroll]] for (int j = 0; j < WN; ++j) {
+        uint col = (sgN * uint(WN) + uint(j)) * uint(CM_N);
+        coopMatLoadNV(fbLo[j], sBLo, cur * uint(SB_SIZE) + kk * uint(SB_STRIDE) + col / uint(CH), uint(SB_STRIDE), false);
+      }
+      [[unroll]] for (int i = 0; i < WM; ++i) {
+        [[unroll]] for (int j = 0; j < WN; ++j) {
+          acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
+          corr[i][j] = coopMatMulAddNV(fa[i], fbLo[j], corr[i][j]);
+          corr[i][j] = coopMatMulAddNV(faLo[i], fb[j], corr[i][j]);
+        }
+      }
+#else
       [[unroll]] for (int i = 0; i < WM; ++i)
         [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
+#endif
     }
     if (t + 1u < last) store_slice(cur ^ 1u, tid, ra, rb);
     barrier();
   }
+#if CM_SPLIT
+  [[unroll]] for (int i = 0; i < WM; ++i) {
+    [[unroll]] for (int j = 0; j < WN; ++j) {
+      for (int e = 0; e < acc[i][j].length(); ++e) acc[i][j][e] += corr[i][j][e] * (1.0 / 2048.0);
+    }
+  }
+#endif
 
 #if CM_STAGE
   // A band of CM_M rows (all WN fragments of one fragment row) at a time, in the operand

@@ -222,6 +222,16 @@ TEST(TuningOverrides, CooperativeMatrixEncodingAndWorkgroupScope) {
   EXPECT_EQ(nvidia.coopMatTileResidual, (converter::CoopMatTile{4, 2, 32, 32, 32}));
   EXPECT_EQ(nvidia.coopMatResidualMinTiles, 900);
   EXPECT_EQ(nvidia.coopMatTileSmall, (converter::CoopMatTile{2, 2, 32, 64, 32}));
+  EXPECT_EQ(nvidia.coopMatTileSplit, (converter::CoopMatTile{2, 2, 32, 32, 32}));
+  EXPECT_EQ(nvidia.coopMatSplitMinTiles, 16);
+  ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-split=4x2/32x32/16"));
+  EXPECT_EQ(nvidia.coopMatTileSplit, (converter::CoopMatTile{4, 2, 32, 32, 16}));
+  ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-split=2x2/32x64/16/50"));
+  EXPECT_EQ(nvidia.coopMatTileSplit, (converter::CoopMatTile{2, 2, 32, 64, 16}));
+  EXPECT_EQ(nvidia.coopMatSplitMinTiles, 50);
+  EXPECT_EQ(nvidia.coopMatSplitMinDepth, 0);
+  ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-split=2x2/32x64/16/50/256"));
+  EXPECT_EQ(nvidia.coopMatSplitMinDepth, 256);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-mid=0,coopmat-residual=0"));
   EXPECT_TRUE(nvidia.coopMatTilesMid.empty());
   EXPECT_EQ(nvidia.coopMatTileResidual.subgroupsM, 0);
@@ -234,12 +244,12 @@ TEST(TuningOverrides, CooperativeMatrixEncodingAndWorkgroupScope) {
   EXPECT_FALSE(nvidia.fp16Storage);
   // A part that does not divide the tile, a K step off the 16-byte chunks, a workgroup size the
   // device does not list, a device without KHR matrices.
-  for (const char* bad : {"coopmat-wg=128x128x32/48", "coopmat-wg=128x128x20/64", "coopmat-wg=128x128",
-                          "coopmat-wg-threads=64", "coopmat-khr=2", "coopmat-fragment=16x8", "coopmat-band=2",
-                          "coopmat-residual-acc=2", "coopmat-narrow=4x1/32x64", "fp16-storage=2",
-                          "coopmat-direct-store=1x2", "coopmat-narrow=4x1/32x64/32+",
-                          "coopmat-mid=2x4/32x32/32/392", "coopmat-residual=2x2/32x32/32",
-                          "coopmat-small=2x2/32x32/24"}) {
+  for (const char* bad :
+       {"coopmat-wg=128x128x32/48", "coopmat-wg=128x128x20/64", "coopmat-wg=128x128", "coopmat-wg-threads=64",
+        "coopmat-khr=2", "coopmat-fragment=16x8", "coopmat-band=2", "coopmat-residual-acc=2",
+        "coopmat-narrow=4x1/32x64", "fp16-storage=2", "coopmat-direct-store=1x2",
+        "coopmat-narrow=4x1/32x64/32+", "coopmat-mid=2x4/32x32/32/392", "coopmat-residual=2x2/32x32/32",
+        "coopmat-small=2x2/32x32/24", "coopmat-split=2x2/32x64", "coopmat-split=0"}) {
     converter::Target u = t;
     Status s = converter::applyTuningOverrides(u, bad);
     ASSERT_FALSE(s) << bad;

@@ -1061,6 +1061,99 @@ TEST(NativeTargetCoopMatKhr, PrecisionStoresConvWeightsInTheOperandType) {
   }
 }
 
+// --precision fp16x3: fp32 GEMMs, whatever their grid, run on the split tile
+// (Target::coopMatTileSplit, here 4 x 2 subgroups: 256 invocations) with fp16 x fp16 -> fp32
+// matrices in both encodings, and fp32 weights stay fp32 (each is split as the core stages
+// it). Refused, like fp16, where the target has no fp16 matrices.
+TEST(NativeTargetCoopMatKhr, PrecisionFp16x3SplitsFp32OperandsOnTheSplitTile) {
+  std::mt19937 rng(41);
+  const std::int64_t k = 3 * 3 * 64;
+  tosa::Builder b;
+  HostTensor w = randomTensor(DType::Fp32, {40, 3, 3, 64}, rng);
+  Value x = b.input("x", DType::Fp32, {2, 9, 10, 64});
+  Value y = b.conv2d(x, b.constant(w), std::nullopt, samePadding3x3());
+  b.output(b.clamp(b.add(y, b.input("skip", DType::Fp32, {2, 9, 10, 40})), 0.0, 6.0));
+  auto convGraph = b.build();
+  ASSERT_TRUE(convGraph) << convGraph.error().message();
+  TestGraph wide = matmulGraph(DType::Fp32, 256, 512, 256, rng);
+  TestGraph odd = matmulGraph(DType::Fp32, 96, 515, 70, rng);  // element-wise packing
+  for (const bool khr : {false, true}) {
+    converter::Target target = khr ? khrTarget() : coopMatTarget();
+    target.coopMatResidualAccumulators = true;
+    target.coopMatDirectStoreMaxDepth = 1024;
+    target.coopMatTileSplit = converter::CoopMatTile{4, 2, 32, 32, 16};
+    for (const tosa::Graph* graph : {&*convGraph, &wide.graph, &odd.graph}) {
+      SCOPED_TRACE(fmt::format("khr {}, graph {}", khr,
+                               graph == &*convGraph   ? "conv"
+                               : graph == &wide.graph ? "wide"
+                                                      : "odd"));
+      converter::ConvertOptions options;
+      options.customTarget = target;
+      options.precision = "fp16x3";
+      options.cacheDir = std::filesystem::temp_directory_path() / "openvgf-converter-test-cache";
+      auto model = converter::convert(*graph, options);
+      ASSERT_TRUE(model) << model.error().message();
+      EXPECT_NE(model->stats.target.find("fp32 GEMM operands as fp16 pairs"), std::string::npos)
+          << model->stats.target;
+      auto file = vgf::decode(model->vgf);
+      ASSERT_TRUE(file);
+      auto runnable = runner::Model::create(*file, "model.vgf");
+      ASSERT_TRUE(runnable) << runnable.error().message();
+      std::size_t gemms = 0;
+      for (const vgf::Module& m : file->modules) {
+        // OpTypeCooperativeMatrixNV / OpTypeCooperativeMatrixKHR.
+        bool matrices = false;
+        for (std::size_t pos = 5; pos < m.spirv.size() && (m.spirv[pos] >> 16) != 0;
+             pos += m.spirv[pos] >> 16) {
+          const std::uint32_t opcode = m.spirv[pos] & 0xFFFFu;
+          matrices = matrices || opcode == 5358 || opcode == 4456;
+        }
+        if (!matrices) continue;
+        ++gemms;
+        if (khr) {
+          const auto uses = componentsByUse(m.spirv);
+          EXPECT_EQ(uses.at(vgf::coopmat::kUseA), std::set<std::string>{"f16"}) << m.name;
+          EXPECT_EQ(uses.at(vgf::coopmat::kUseAccumulator), std::set<std::string>{"f32"}) << m.name;
+        }
+        auto reflected = vgf::reflectSpirv(m.spirv);
+        ASSERT_TRUE(reflected) << reflected.error().message();
+        EXPECT_EQ(reflected->entryPoints.at(0).localSize[0], 256u) << m.name;
+      }
+      EXPECT_GE(gemms, 1u);
+      for (const vgf::Constant& c : file->constants) {
+        if (file->resources.at(c.mrtIndex).shape == std::vector<std::int64_t>{k, 40}) {
+          EXPECT_EQ(c.data.size(), static_cast<std::size_t>(k * 40 * 4));  // fp32
+        }
+      }
+    }
+  }
+  // Below coopMatSplitMinTiles of the split tile's workgroups (the wide MATMUL has 2 x 4) or
+  // coopMatSplitMinDepth (it is 512 deep) a GEMM stays on the scalar core.
+  converter::Target fewTiles = khrTarget();
+  fewTiles.coopMatTileSplit = converter::CoopMatTile{4, 2, 32, 32, 16};
+  for (const auto& [minTiles, minDepth] : {std::pair{8, 512}, std::pair{9, 512}, std::pair{8, 513}}) {
+    fewTiles.coopMatSplitMinTiles = minTiles;
+    fewTiles.coopMatSplitMinDepth = minDepth;
+    converter::ConvertOptions options;
+    options.customTarget = fewTiles;
+    options.precision = "fp16x3";
+    options.cacheDir = std::filesystem::temp_directory_path() / "openvgf-converter-test-cache";
+    auto model = converter::convert(wide.graph, options);
+    ASSERT_TRUE(model) << model.error().message();
+    EXPECT_EQ(contains(model->stats.capabilities, "CooperativeMatrixKHR"), minTiles == 8 && minDepth == 512)
+        << minTiles << " tiles, K " << minDepth;
+  }
+  converter::ConvertOptions portable;
+  portable.precision = "fp16x3";
+  auto refused = converter::convert(wide.graph, portable);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind(), ErrorKind::Unsupported);
+  EXPECT_NE(
+      refused.error().message().find("--precision fp16x3: expected a target with fp16 cooperative matrices"),
+      std::string::npos)
+      << refused.error().message();
+}
+
 TEST(NativeTargetCoopMatKhr, RunnerValidatesKhrModulesThroughTheirNvEncoding) {
   std::mt19937 rng(28);
   TestGraph g = matmulGraph(DType::Fp16, 96, 80, 72, rng);
