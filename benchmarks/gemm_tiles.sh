@@ -9,7 +9,7 @@
 #
 # FILE (default: the list below) has lines "model|OPENVGF_TUNING value|label[|convert options]",
 # e.g. "resnet50_b32||fp16 operands|--precision fp16"; the checks FILE
-# (default: the list below) has lines "model|OPENVGF_TUNING value". Output: one line per
+# (default: the list below) has lines "model|OPENVGF_TUNING value[|convert options]". Output: one line per
 # variant in OUT/gemm_tiles.txt (model, label, GPU median ms, TFLOP/s for MATMUL models).
 set -euo pipefail
 BUNDLE=build/bundle
@@ -75,16 +75,19 @@ while IFS='|' read -r model tuning label options; do
   echo "$model | $label | ${tuning:-(table)}${options:+ $options} | GPU ${gpu:-?} ms | $tflops" | tee -a "$OUT/gemm_tiles.txt"
 done <<<"$DEFAULT_VARIANTS"
 # Correctness of the large tiles on the GPU: --check against the reference interpreter.
-while IFS='|' read -r model tuning; do
+while IFS='|' read -r model tuning options; do
   [ -n "$model" ] || continue
   inputs=()
   while read -r name file; do inputs+=(-i "$name=$WORK/zoo/$model/$file"); done < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 for i, f in zip(d["inputs"], d["input_files"]): print(i["name"], f)' "$WORK/zoo/$model/model.json")
-  if ! OPENVGF_TUNING="$tuning" "$BUNDLE/openvgf" convert "$WORK/zoo/$model.tosa" --target native -o "$WORK/c.vgf" >"$WORK/c.log" 2>&1; then
-    echo "check $model ${tuning:-(table)}: convert failed: $(head -3 "$WORK/c.log" | tr "\n" " ")" | tee -a "$OUT/gemm_tiles.txt"; continue
+  # shellcheck disable=SC2086  # the options are words
+  if ! OPENVGF_TUNING="$tuning" "$BUNDLE/openvgf" convert "$WORK/zoo/$model.tosa" --target native $options -o "$WORK/c.vgf" >"$WORK/c.log" 2>&1; then
+    echo "check $model ${tuning:-(table)}${options:+ $options}: convert failed: $(head -3 "$WORK/c.log" | tr "\n" " ")" | tee -a "$OUT/gemm_tiles.txt"; continue
   fi
-  verdict=$("$BUNDLE/openvgf" run "$WORK/c.vgf" "${inputs[@]}" --check "$WORK/zoo/$model.tosa" 2>&1 </dev/null | grep -iE 'check:|error' | tail -1 || true)
-  echo "check $model ${tuning:-(table)}: $verdict" | tee -a "$OUT/gemm_tiles.txt"
+  # Every output's line (its error statistics) and the verdict.
+  verdict=$("$BUNDLE/openvgf" run "$WORK/c.vgf" "${inputs[@]}" --check "$WORK/zoo/$model.tosa" 2>&1 </dev/null |
+    grep -E 'PASS|FAIL|check:|rror' | tr '\n' ' ' || true)
+  echo "check $model ${tuning:-(table)}${options:+ $options}: $verdict" | tee -a "$OUT/gemm_tiles.txt"
 done <<<"$DEFAULT_CHECKS"
 python3 - <<'PY' 2>&1 | tee -a "$OUT/gemm_tiles.txt" || true
 import torch
