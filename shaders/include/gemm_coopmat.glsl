@@ -364,6 +364,18 @@ EPI0_CT cm_residual(uint batch, uint m, uint n, bool started) {
 #define CM_STORE(batch, m, n, v, started) GEMM_STORE(batch, m, n, v)
 #endif
 
+// This subgroup's A and B fragments of K step kk in buffer `cur` of the shared arrays SA, SB
+// (sA, sB, or the lo halves sALo, sBLo).
+#define CM_LOAD_FRAGMENTS(fa, fb, SA, SB)                                                            \
+  [[unroll]] for (int i = 0; i < WM; ++i) {                                                         \
+    uint row = (sgM * uint(WM) + uint(i)) * uint(CM_M);                                             \
+    coopMatLoadNV(fa[i], SA, cur * uint(SA_SIZE) + row * uint(SA_STRIDE) + kk / uint(CH), uint(SA_STRIDE), false); \
+  }                                                                                                 \
+  [[unroll]] for (int j = 0; j < WN; ++j) {                                                         \
+    uint col = (sgN * uint(WN) + uint(j)) * uint(CM_N);                                             \
+    coopMatLoadNV(fb[j], SB, cur * uint(SB_SIZE) + kk * uint(SB_STRIDE) + col / uint(CH), uint(SB_STRIDE), false); \
+  }
+
 void gemm_main() {
   uint tid = gl_LocalInvocationIndex;
   uint sg = tid / uint(SG);
@@ -429,25 +441,11 @@ void gemm_main() {
     [[unroll]] for (uint kk = 0u; kk < uint(BK); kk += uint(CM_K)) {
       CM_AMAT fa[WM];
       CM_BMAT fb[WN];
-      [[unroll]] for (int i = 0; i < WM; ++i) {
-        uint row = (sgM * uint(WM) + uint(i)) * uint(CM_M);
-        coopMatLoadNV(fa[i], sA, cur * uint(SA_SIZE) + row * uint(SA_STRIDE) + kk / uint(CH), uint(SA_STRIDE), false);
-      }
-      [[unroll]] for (int j = 0; j < WN; ++j) {
-        uint col = (sgN * uint(WN) + uint(j)) * uint(CM_N);
-        coopMatLoadNV(fb[j], sB, cur * uint(SB_SIZE) + kk * uint(SB_STRIDE) + col / uint(CH), uint(SB_STRIDE), false);
-      }
+      CM_LOAD_FRAGMENTS(fa, fb, sA, sB);
 #if CM_SPLIT
       CM_AMAT faLo[WM];
       CM_BMAT fbLo[WN];
-      [[unroll]] for (int i = 0; i < WM; ++i) {
-        uint row = (sgM * uint(WM) + uint(i)) * uint(CM_M);
-        coopMatLoadNV(faLo[i], sALo, cur * uint(SA_SIZE) + row * uint(SA_STRIDE) + kk / uint(CH), uint(SA_STRIDE), false);
-      }
-      [[unroll]] for (int j = 0; j < WN; ++j) {
-        uint col = (sgN * uint(WN) + uint(j)) * uint(CM_N);
-        coopMatLoadNV(fbLo[j], sBLo, cur * uint(SB_SIZE) + kk * uint(SB_STRIDE) + col / uint(CH), uint(SB_STRIDE), false);
-      }
+      CM_LOAD_FRAGMENTS(faLo, fbLo, sALo, sBLo);
       [[unroll]] for (int i = 0; i < WM; ++i) {
         [[unroll]] for (int j = 0; j < WN; ++j) {
           acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
