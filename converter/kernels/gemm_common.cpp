@@ -167,8 +167,8 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
     if (accType == DType::Fp16) wanted.push_back(CoopMatTypes::F16xF16ToF16);
     wanted.push_back(CoopMatTypes::F16xF16ToF32);
   } else if (in == DType::Fp32 && weight == DType::Fp32 && accType == DType::Fp32 &&
-             (target.fp16Operands || target.bf16Operands || target.fp16x3Operands) &&
-             k >= target.fp16OperandsMinDepth) {
+             (((target.fp16Operands || target.bf16Operands) && k >= target.fp16OperandsMinDepth) ||
+              target.fp16x3Operands)) {
     wanted.push_back(target.bf16Operands ? CoopMatTypes::Bf16xBf16ToF32 : CoopMatTypes::F16xF16ToF32);
   } else if (in == DType::Int8 && weight == DType::Int8 && zeroPointA == 0 && zeroPointB == 0) {
     wanted.push_back(CoopMatTypes::S8xS8ToS32);

@@ -130,8 +130,9 @@ struct CoopMatPlan {
 /// The cooperative-matrix config for an M x N GEMM with these tensor types, or nullopt when
 /// the target has no matching shape or the portable kernel suits better (tiny M or N).
 /// fp16 x fp16: fp16 accumulators when `accType` is FP16 and the device lists such a shape,
-/// else fp32. fp32 x fp32 only with target.fp16Operands (fp16 fragments, fp32 accumulators)
-/// and K >= target.fp16OperandsMinDepth. int8 x int8 -> int32 only with zero points 0
+/// else fp32. fp32 x fp32 only with target.fp16Operands / bf16Operands (fp16 / bf16
+/// fragments, fp32 accumulators) and K >= target.fp16OperandsMinDepth, or with
+/// target.fp16x3Operands on target.coopMatTileSplit (its own minimum tiles and K). int8 x int8 -> int32 only with zero points 0
 /// (fragments hold the raw bytes). `residualEpilogue`: the epilogue starts with a residual
 /// ADD (epilogueStartsWithResidualAdd), which the accumulators may start from; such GEMMs
 /// take their tiles by target.coopMatResidualMinTiles.

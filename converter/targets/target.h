@@ -131,10 +131,16 @@ struct Target {
   // --precision bf16: the same with bf16 (fp32's exponent range, 8-bit significand) on bf16
   // matrices; fp16OperandsMinDepth applies to it too.
   bool bf16Operands = false;
+  // ... only for GEMMs at least this deep: set per device class by the tuning table. On an
+  // H100 fp16 fragments were faster for 33 of the 34 ResNet-50 convolutions with K >= 512
+  // and slower for 16 of the 20 with K < 512, whose staging and epilogue cost more than the
+  // products save (benchmarks/results/experiments/h100-precision-fp16.md).
+  int fp16OperandsMinDepth = 0;
   // --precision fp16x3: fp32 MATMUL / CONV2D operands split into two fp16 each (a rounded
   // value and its scaled remainder) and multiplied as three fp16 products with fp32
   // accumulators (CM_SPLIT, include/gemm_coopmat.glsl): 22 of fp32's 24 significant bits,
-  // at a third of the fp16 products' rate, on tiles of coopMatTileSplit.
+  // at a third of the fp16 products' rate, on tiles of coopMatTileSplit
+  // (fp16OperandsMinDepth does not apply; coopMatSplitMinDepth does).
   bool fp16x3Operands = false;
   // Two sets of accumulators per subgroup, so its block is a quarter of coopMatTile's, and
   // four operand buffers. GEMMs with fewer than coopMatSplitMinTiles of its workgroups, or
@@ -142,11 +148,6 @@ struct Target {
   CoopMatTile coopMatTileSplit{2, 2, 32, 32, 32};
   int coopMatSplitMinTiles = 0;
   int coopMatSplitMinDepth = 0;
-  // ... only for GEMMs at least this deep: set per device class by the tuning table. On an
-  // H100 fp16 fragments were faster for 33 of the 34 ResNet-50 convolutions with K >= 512
-  // and slower for 16 of the 20 with K < 512, whose staging and epilogue cost more than the
-  // products save (benchmarks/results/experiments/h100-precision-fp16.md).
-  int fp16OperandsMinDepth = 0;
   // Default tile: the fastest of the variants measured on an H100 for fp16 MATMUL 4096 with
   // both fp16 and fp32 accumulators (README, Performance). GEMMs that would get fewer than
   // coopMatLargeMinTiles workgroups of it use the mid or the small tile, so more of the GPU is

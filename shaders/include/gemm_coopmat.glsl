@@ -34,9 +34,10 @@
 //   CM_ACC16                1: fp16 accumulators (TOSA acc_type fp16), else fp32
 //   CM_SPLIT                1 (with CM_F32_OPERANDS and fp32 accumulators; --precision
 //                           fp16x3): each fp32 operand x goes to shared memory as two fp16,
-//                           hi (x rounded to 11 significant bits, cm_split4) and
-//                           lo = fp16((x - hi) * 2^11), 22 significant bits together. hi x hi accumulates in acc, hi x lo + lo x hi in corr,
-//                           which is added to acc times 2^-11 after the K loop; lo x lo
+//                           hi (x rounded to 11 significant bits, cm_split_chunk) and
+//                           lo = fp16((x - hi) * 2^11), 22 significant bits together.
+//                           hi x hi accumulates in acc, hi x lo + lo x hi in corr, which
+//                           is added to acc times 2^-11 after the K loop; lo x lo
 //                           (2^-22 of the product) is dropped. Scaling lo keeps it in fp16's
 //                           normal range wherever hi is, so both carry 11 bits.
 //   BM BN BK                workgroup tile; WM WN tiles per subgroup; SG subgroup size
@@ -124,11 +125,6 @@ uint cm_pack2(A_CT v0, A_CT v1) { return packFloat2x16(f16vec2(float16_t(v0), fl
 // A fetched chunk as shared memory holds it: fp32 operands are rounded here, after the
 // multiplies that overlap their loads (include/gemm_coopmat_ext.glsl).
 #if CM_F32_OPERANDS
-#if !CM_SPLIT
-uvec4 cm_pack_chunk(mat2x4 c) {
-  return uvec4(CM_HALF2(c[0].xy), CM_HALF2(c[0].zw), CM_HALF2(c[1].xy), CM_HALF2(c[1].zw));
-}
-#endif
 #if CM_SPLIT
 // The hi and lo halves of four operands. hi is x rounded to 11 significant bits in the
 // integer domain (add half of the dropped part, clear it): a conversion to fp16 and back
@@ -143,17 +139,14 @@ void cm_split4(vec4 x, out uvec2 hi, out uvec2 lo) {
   hi = uvec2(packFloat2x16(f16vec2(h.xy)), packFloat2x16(f16vec2(h.zw)));
   lo = uvec2(packFloat2x16(f16vec2(rest.xy)), packFloat2x16(f16vec2(rest.zw)));
 }
-uvec4 cm_pack_chunk(mat2x4 c) {
-  uvec2 h0, h1, l0, l1;
-  cm_split4(c[0], h0, l0);
-  cm_split4(c[1], h1, l1);
-  return uvec4(h0, h1);
+// A fetched chunk as its hi and lo chunks.
+void cm_split_chunk(mat2x4 c, out uvec4 hi, out uvec4 lo) {
+  cm_split4(c[0], hi.xy, lo.xy);
+  cm_split4(c[1], hi.zw, lo.zw);
 }
-uvec4 cm_pack_chunk_lo(mat2x4 c) {
-  uvec2 h0, h1, l0, l1;
-  cm_split4(c[0], h0, l0);
-  cm_split4(c[1], h1, l1);
-  return uvec4(l0, l1);
+#else
+uvec4 cm_pack_chunk(mat2x4 c) {
+  return uvec4(CM_HALF2(c[0].xy), CM_HALF2(c[0].zw), CM_HALF2(c[1].xy), CM_HALF2(c[1].zw));
 }
 #endif
 #if CM_NARROW_B
@@ -252,8 +245,7 @@ void store_slice(uint buf, uint tid, CM_FETCH_T ra[A_PER_THREAD], CM_FETCH_B_T r
 #if CM_SPLIT
     if (e >= uint(A_CHUNKS)) continue;
     const uint at = buf * uint(SA_SIZE) + (e / uint(BK / CH)) * uint(SA_STRIDE) + e % uint(BK / CH);
-    sA[at] = cm_pack_chunk(ra[r]);
-    sALo[at] = cm_pack_chunk_lo(ra[r]);
+    cm_split_chunk(ra[r], sA[at], sALo[at]);
 #else
     if (e < uint(A_CHUNKS)) sA[buf * uint(SA_SIZE) + (e / uint(BK / CH)) * uint(SA_STRIDE) + e % uint(BK / CH)] = cm_pack_chunk(ra[r]);
 #endif
@@ -263,8 +255,7 @@ void store_slice(uint buf, uint tid, CM_FETCH_T ra[A_PER_THREAD], CM_FETCH_B_T r
 #if CM_SPLIT
     if (e >= uint(B_CHUNKS)) continue;
     const uint at = buf * uint(SB_SIZE) + (e / uint(BN / CH)) * uint(SB_STRIDE) + e % uint(BN / CH);
-    sB[at] = cm_pack_chunk(rb[r]);
-    sBLo[at] = cm_pack_chunk_lo(rb[r]);
+    cm_split_chunk(rb[r], sB[at], sBLo[at]);
 #else
     if (e < uint(B_CHUNKS)) sB[buf * uint(SB_SIZE) + (e / uint(BN / CH)) * uint(SB_STRIDE) + e % uint(BN / CH)] = cm_pack_chunk(rb[r]);
 #endif
@@ -395,7 +386,7 @@ void gemm_main() {
 #if CM_SPLIT
   CM_CMAT corr[WM][WN];
   [[unroll]] for (int i = 0; i < WM; ++i)
-    [[unroll]] for (int j = 0; j < WN; ++j) corr[i][j] = CM_CMAT(0.0);
+    [[unroll]] for (int j = 0; j < WN; ++j) corr[i][j] = CM_CMAT(CM_ACC_T(0));
 #endif
   [[unroll]] for (int i = 0; i < WM; ++i) {
     [[unroll]] for (int j = 0; j < WN; ++j) {
