@@ -186,8 +186,9 @@ void setup(CLI::App& sub, Action& action) {
                  "activations (fp32's range, 8 significant bits; needs VK_KHR_cooperative_matrix and "
                  "VK_KHR_shader_bfloat16); fp16x3: fp32 MATMUL and CONV2D operands each split into two fp16 (the "
                  "rounded value and its remainder scaled by 2^11) and multiplied as three fp16 products with fp32 "
-                 "accumulators: 22 significant bits for operands of magnitude 2^-14 to 65504, larger ones overflow to "
-                 "infinity (needs fp16 cooperative matrices, as fp16; activations stay fp32)");
+                 "accumulators: 22 significant bits for operands of magnitude 2^-14 to 65504; a tile that meets a larger "
+                 "or non-finite operand is computed again in fp32, at scalar speed (needs fp16 cooperative matrices, "
+                 "as fp16; activations stay fp32)");
   sub.add_flag("--stats", args->stats, "Print kernels, modules, memory plan and constant bytes");
   sub.add_flag("--no-cache", args->noCache, "Do not read or write the SPIR-V cache");
   std::vector<std::string_view> passNames;

@@ -39,7 +39,14 @@
 //                           hi x hi accumulates in acc, hi x lo + lo x hi in corr, which
 //                           is added to acc times 2^-11 after the K loop; lo x lo
 //                           (2^-22 of the product) is dropped. Scaling lo keeps it in fp16's
-//                           normal range wherever hi is, so both carry 11 bits.
+//                           normal range wherever hi is, so both carry 11 bits. An operand
+//                           whose hi is beyond fp16's range (|x| >= 65520) is infinite in
+//                           fp16 and makes every accumulator of its row (A) or column (B)
+//                           infinite or NaN; a workgroup whose accumulators end up so
+//                           computes its tile again as fp32 dot products (cm_dot_f32): fp32's
+//                           range and special values, at scalar speed, for that tile only.
+//                           Testing the accumulators once costs nothing in the K loop, where
+//                           testing each operand cost 4-10 % on an H200.
 //   BM BN BK                workgroup tile; WM WN tiles per subgroup; SG subgroup size
 //   GEMM_RUN_A              1 (without GEMM_VEC_A): the template provides
 //                           void gemm_load_a_run(batch, m, k, out A_CT v[CM_CHUNK]), the
@@ -100,6 +107,7 @@ shared uvec4 sB[2 * SB_SIZE];  // [buffer][k][n / CH]
 #endif
 shared uvec4 sALo[2 * SA_SIZE];  // the lo halves, laid out as sA and sB
 shared uvec4 sBLo[2 * SB_SIZE];
+shared bool cmOutOfRange;  // some accumulator of the workgroup is not finite
 #endif
 #ifndef CM_STAGE
 #define CM_STAGE 0
@@ -345,6 +353,16 @@ bool cm_whole_fragment(uint mFirst, uint nFirst) {
   return mFirst + uint(CM_M) <= uint(M) && nFirst + uint(CM_N) <= uint(N);
 }
 #endif
+#if CM_SPLIT
+// One output of this workgroup's K range as an fp32 dot product: the rare path of a tile
+// whose operands do not fit fp16x3 (see CM_SPLIT above).
+float cm_dot_f32(uint batch, uint m, uint n) {
+  float sum = 0.0;
+  for (uint k = gemm_k_begin(); k < gemm_k_end(); ++k) sum = fma(cm_a(batch, m, k), cm_b(batch, k, n), sum);
+  return sum;
+}
+#endif
+
 #if CM_RESIDUAL_ACC
 // e0 of one element for the epilogue: 0 when its fragment started from it.
 EPI0_CT cm_residual(uint batch, uint m, uint n, bool started) {
@@ -423,6 +441,9 @@ void gemm_main() {
   // BK steps [first, last) of this workgroup's K range (gemm_k_begin() is a multiple of BK).
   const uint first = gemm_k_begin() / uint(BK);
   const uint last = (gemm_k_end() + uint(BK) - 1u) / uint(BK);
+#if CM_SPLIT
+  if (tid == 0u) cmOutOfRange = false;  // ordered before any write by the barrier below
+#endif
   fetch_slice(batch, m0, n0, first * uint(BK), tid, ra, rb);
   store_slice(0u, tid, ra, rb);
   barrier();
@@ -453,10 +474,25 @@ void gemm_main() {
     barrier();
   }
 #if CM_SPLIT
+  bool notFinite = false;
   [[unroll]] for (int i = 0; i < WM; ++i) {
     [[unroll]] for (int j = 0; j < WN; ++j) {
-      for (int e = 0; e < acc[i][j].length(); ++e) acc[i][j][e] += corr[i][j][e] * (1.0 / 2048.0);
+      for (int e = 0; e < acc[i][j].length(); ++e) {
+        acc[i][j][e] += corr[i][j][e] * (1.0 / 2048.0);
+        // Exponent all ones: infinite or NaN (tested on the bits, which no fast-math folds).
+        notFinite = notFinite || (floatBitsToUint(acc[i][j][e]) & 0x7F800000u) == 0x7F800000u;
+      }
     }
+  }
+  if (notFinite) cmOutOfRange = true;
+  barrier();
+  if (cmOutOfRange) {  // the same in every invocation of the workgroup
+    // The accumulators are dead here, so the rare path adds no registers to the common one.
+    for (uint e = tid; e < uint(BM * BN); e += uint(GEMM_THREADS)) {
+      const uint m = m0 + e / uint(BN), n = n0 + e % uint(BN);
+      if (m < uint(M) && n < uint(N)) CM_STORE(batch, m, n, ACC_CT(cm_dot_f32(batch, m, n)), false);
+    }
+    return;
   }
 #endif
 
