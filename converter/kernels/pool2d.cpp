@@ -44,6 +44,18 @@ Status check(const LoweringContext& ctx, const Node& node) {
   return {};
 }
 
+// Channels per invocation of the 16-byte MAX_POOL2D (POOL_VEC in shaders/pool2d.comp), 0 for
+// the scalar kernel: float data stored as fp16 (8) or fp32 (4) in and out, a whole number of
+// vectors per pixel and nothing fused, so the pooled vector is stored as it is.
+int maxPoolVector(const LoweringContext& ctx, const Node& node) {
+  const tosa::Tensor& input = ctx.tensor(node.op.inputs[0]);
+  if (node.op.op != tosa::Op::MaxPool2d || !node.epilogue.empty() || !tosa::isFloat(input.dtype)) return 0;
+  const DType stored = ctx.storedType(node.op.inputs[0]);
+  if (stored != ctx.storedType(node.op.outputs[0])) return 0;
+  const int vector = stored == DType::Fp16 ? 8 : stored == DType::Fp32 ? 4 : 0;
+  return vector > 0 && input.shape.back() % vector == 0 ? vector : 0;
+}
+
 Status lower(LoweringContext& ctx, const Node& node) {
   const bool avg = node.op.op == tosa::Op::AvgPool2d;
   const auto g = geometry(node);
@@ -81,13 +93,22 @@ Status lower(LoweringContext& ctx, const Node& node) {
   }
   const int wg = c >= 64 ? 64 : 32;
   d.set("WG_X", wg).set("OXT", kOutputsPerInvocation);
+  const int vector = maxPoolVector(ctx, node);
+  if (vector > 0) d.set("POOL_VEC", vector);
   PlanKernel kernel;
   kernel.name = fmt::format("{}_{}", tosa::toString(node.op.op), node.index);
   kernel.bindings = {ctx.tensorId(node.op.inputs[0])};
   kernel.writes = {false};
   OPENVGF_TRY(buildEpilogue(ctx, node, accCompute, d, kernel));
-  kernel.grid = {ceilDiv(static_cast<std::uint64_t>(c), static_cast<std::uint64_t>(wg)),
-                 ceilDiv(static_cast<std::uint64_t>(ow), kOutputsPerInvocation), static_cast<std::uint32_t>(batch * oh)};
+  if (vector > 0) {
+    const auto invocations = static_cast<std::uint64_t>(c / vector * ow);
+    kernel.grid = {ceilDiv(invocations, static_cast<std::uint64_t>(wg)), 1,
+                   static_cast<std::uint32_t>(batch * oh)};
+  } else {
+    kernel.grid = {ceilDiv(static_cast<std::uint64_t>(c), static_cast<std::uint64_t>(wg)),
+                   ceilDiv(static_cast<std::uint64_t>(ow), kOutputsPerInvocation),
+                   static_cast<std::uint32_t>(batch * oh)};
+  }
   kernel.shader = ShaderInstance{"pool2d.comp", std::move(d)};
   ctx.addKernel(std::move(kernel));
   return {};

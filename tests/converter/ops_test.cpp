@@ -479,37 +479,43 @@ TEST_F(OpsTest, AvgPool2dInt8CountsOnlyValidTaps) {
       }
 }
 
+// C = 68 takes the 16-byte kernel (four channels per invocation), 70 the scalar one.
 TEST_F(OpsTest, MaxPool2dFp32) {
-  const int ih = 7, iw = 7, c = 70, k = 2, stride = 2;
-  const int oh = 3, ow = 3;
-  auto in = randomFloats(rng, static_cast<std::size_t>(ih * iw * c));
-  GraphBuilder g;
-  g.input("x", DType::Fp32, {1, ih, iw, c});
-  g.tensor("y", DType::Fp32, {1, oh, ow, c});
-  tosa::MaxPool2dAttrs attrs{{k, k}, {stride, stride}, {0, 0, 0, 0}, tosa::NanMode::Propagate};
-  g.op(Op::MaxPool2d, attrs, {"x"}, {"y"});
-  g.output("y");
-  auto out = convertAndRun(g.graph(), {bytesOf(in)});
-  ASSERT_EQ(out.size(), 1u);
-  std::vector<float> want(static_cast<std::size_t>(oh * ow * c));
-  for (int oy = 0; oy < oh; ++oy)
-    for (int ox = 0; ox < ow; ++ox)
-      for (int ch = 0; ch < c; ++ch) {
-        float m = -INFINITY;
-        for (int ky = 0; ky < k; ++ky)
-          for (int kx = 0; kx < k; ++kx) m = std::max(m, in[static_cast<std::size_t>(((oy * 2 + ky) * iw + ox * 2 + kx) * c + ch)]);
-        want[static_cast<std::size_t>((oy * ow + ox) * c + ch)] = m;
-      }
-  expectNear(valuesOf<float>(out[0]), want, 0.0f);
+  for (const int c : {70, 68}) {
+    SCOPED_TRACE(::testing::Message() << "C " << c);
+    const int ih = 7, iw = 7, k = 2, stride = 2;
+    const int oh = 3, ow = 3;
+    auto in = randomFloats(rng, static_cast<std::size_t>(ih * iw * c));
+    GraphBuilder g;
+    g.input("x", DType::Fp32, {1, ih, iw, c});
+    g.tensor("y", DType::Fp32, {1, oh, ow, c});
+    tosa::MaxPool2dAttrs attrs{{k, k}, {stride, stride}, {0, 0, 0, 0}, tosa::NanMode::Propagate};
+    g.op(Op::MaxPool2d, attrs, {"x"}, {"y"});
+    g.output("y");
+    auto out = convertAndRun(g.graph(), {bytesOf(in)});
+    ASSERT_EQ(out.size(), 1u);
+    std::vector<float> want(static_cast<std::size_t>(oh * ow * c));
+    for (int oy = 0; oy < oh; ++oy)
+      for (int ox = 0; ox < ow; ++ox)
+        for (int ch = 0; ch < c; ++ch) {
+          float m = -INFINITY;
+          for (int ky = 0; ky < k; ++ky)
+            for (int kx = 0; kx < k; ++kx)
+              m = std::max(m, in[static_cast<std::size_t>(((oy * 2 + ky) * iw + ox * 2 + kx) * c + ch)]);
+          want[static_cast<std::size_t>((oy * ow + ox) * c + ch)] = m;
+        }
+    expectNear(valuesOf<float>(out[0]), want, 0.0f);
+  }
 }
 
 // fp16 MAX_POOL2D, 3x3 stride 2 with padding, over a C wider than one workgroup and a small
-// odd one, with NaNs and infinities in the input, under both NaN modes: exact against the
-// maximum computed here.
+// odd one (the scalar kernel) and a multiple of 8 (the 16-byte kernel, eight channels per
+// invocation), with NaNs and infinities in the input, under both NaN modes: exact against
+// the maximum computed here.
 TEST_F(OpsTest, MaxPool2dFp16NanModes) {
   const int ih = 9, iw = 8, k = 3, stride = 2, pad = 1;
   const int oh = 5, ow = 4;
-  for (int c : {70, 5}) {
+  for (int c : {70, 5, 72}) {
     for (tosa::NanMode mode : {tosa::NanMode::Propagate, tosa::NanMode::Ignore}) {
       SCOPED_TRACE(::testing::Message() << "C " << c << " NaN mode " << static_cast<int>(mode));
       auto values = randomFloats(rng, static_cast<std::size_t>(ih * iw * c));
