@@ -52,8 +52,8 @@ int maxPoolVector(const LoweringContext& ctx, const Node& node) {
   if (node.op.op != tosa::Op::MaxPool2d || !node.epilogue.empty() || !tosa::isFloat(input.dtype)) return 0;
   const DType stored = ctx.storedType(node.op.inputs[0]);
   if (stored != ctx.storedType(node.op.outputs[0])) return 0;
-  const int vector = stored == DType::Fp16 ? 8 : stored == DType::Fp32 ? 4 : 0;
-  return vector > 0 && input.shape.back() % vector == 0 ? vector : 0;
+  const int width = stored == DType::Fp16 ? 8 : stored == DType::Fp32 ? 4 : 0;
+  return width > 0 && input.shape.back() % width == 0 ? width : 0;
 }
 
 Status lower(LoweringContext& ctx, const Node& node) {
@@ -93,15 +93,15 @@ Status lower(LoweringContext& ctx, const Node& node) {
   }
   const int wg = c >= 64 ? 64 : 32;
   d.set("WG_X", wg).set("OXT", kOutputsPerInvocation);
-  const int vector = maxPoolVector(ctx, node);
-  if (vector > 0) d.set("POOL_VEC", vector);
+  const int vectorWidth = maxPoolVector(ctx, node);
+  if (vectorWidth > 0) d.set("POOL_VEC", vectorWidth);
   PlanKernel kernel;
   kernel.name = fmt::format("{}_{}", tosa::toString(node.op.op), node.index);
   kernel.bindings = {ctx.tensorId(node.op.inputs[0])};
   kernel.writes = {false};
   OPENVGF_TRY(buildEpilogue(ctx, node, accCompute, d, kernel));
-  if (vector > 0) {
-    const auto invocations = static_cast<std::uint64_t>(c / vector * ow);
+  if (vectorWidth > 0) {
+    const auto invocations = static_cast<std::uint64_t>(c / vectorWidth * ow);
     kernel.grid = {ceilDiv(invocations, static_cast<std::uint64_t>(wg)), 1,
                    static_cast<std::uint32_t>(batch * oh)};
   } else {
