@@ -131,6 +131,7 @@ class Declarations {
 
  private:
   std::uint64_t sizeOf(std::uint32_t type, int depth) const;
+  std::uint64_t pointeeBytes(std::uint32_t pointerType) const;  // sizeOf what a pointer type points to
   std::uint64_t memberOffset(const TypeDecl& st, std::uint32_t structId, std::size_t member, int depth) const;
   std::optional<std::uint64_t> constantValue(std::uint32_t id) const;
   const TypeDecl* type(std::uint32_t id) const {
@@ -306,7 +307,11 @@ Status Declarations::parse(std::span<const std::uint32_t> words, SpirvModule& ou
 // OpPhi, OpSelect, ...) makes the variable "escaped", and its declared qualifiers decide.
 Status Declarations::scanBodies(std::span<const std::uint32_t> words, std::size_t pos, SpirvModule& out) {
   std::unordered_map<std::uint32_t, std::uint32_t> root;  // pointer id -> variable id
-  for (const Variable& v : variables_) root[v.id] = v.id;
+  for (const Variable& v : variables_) {
+    root[v.id] = v.id;
+    if (v.storageClass == kStoragePrivate)
+      out.privateBytes = satAdd(out.privateBytes, pointeeBytes(v.pointerType));
+  }
   auto mark = [&](std::uint32_t pointer, bool read, bool write) {
     auto it = root.find(pointer);
     if (it == root.end()) return;
@@ -342,6 +347,9 @@ Status Declarations::scanBodies(std::span<const std::uint32_t> words, std::size_
       mark(ops[use.operand], use.reads, use.writes);
       if (use.second != PointerUse::kNone && use.second < ops.size()) mark(ops[use.second], true, false);
       continue;
+    }
+    if (opcode == kOpVariable && ops.size() >= 3 && ops[2] == kStorageFunction) {
+      out.privateBytes = satAdd(out.privateBytes, pointeeBytes(ops[0]));
     }
     if (opcode == kOpFunction || opcode == kOpVariable)
       continue;  // result type and storage class are not pointers
@@ -389,6 +397,11 @@ std::uint64_t Declarations::memberOffset(const TypeDecl& st, std::uint32_t struc
   for (std::size_t m = 0; m < member && m < st.operands.size(); ++m)
     at = satAdd(at, sizeOf(st.operands[m], depth + 1));
   return at;
+}
+
+std::uint64_t Declarations::pointeeBytes(std::uint32_t pointerType) const {
+  const TypeDecl* pointer = type(pointerType);
+  return pointer != nullptr && pointer->operands.size() >= 2 ? sizeOf(pointer->operands[1], 0) : 0;
 }
 
 std::uint64_t Declarations::sizeOf(std::uint32_t id, int depth) const {
@@ -533,10 +546,7 @@ void Declarations::finish(SpirvModule& out) {
       }
       if (v.storageClass == static_cast<std::uint32_t>(SpirvStorageClass::Workgroup)) {
         e.workgroupVariables = true;
-        const TypeDecl* pointer = type(v.pointerType);
-        if (pointer != nullptr && pointer->operands.size() >= 2) {
-          e.workgroupBytes = satAdd(e.workgroupBytes, sizeOf(pointer->operands[1], 0));
-        }
+        e.workgroupBytes = satAdd(e.workgroupBytes, pointeeBytes(v.pointerType));
         continue;
       }
       if (v.storageClass == static_cast<std::uint32_t>(SpirvStorageClass::PushConstant)) {

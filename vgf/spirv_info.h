@@ -117,6 +117,9 @@ struct SpirvModule {
   // An OpTypeCooperativeMatrixKHR of Workgroup scope (VK_NV_cooperative_matrix2), which no
   // capability announces.
   bool workgroupScopeMatrices = false;
+  // Bytes of every Private and Function variable of the module (saturating; runtime arrays and
+  // opaque types count 0): what one invocation may need of private memory, at most.
+  std::uint64_t privateBytes = 0;
 
   /// The entry point called `name`, or nullptr.
   const SpirvEntryPoint* findEntryPoint(std::string_view name) const;

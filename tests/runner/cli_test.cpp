@@ -4,6 +4,7 @@
 // messages and the .npy outputs against values computed here.
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -224,6 +225,24 @@ TEST_F(RunCli, SharedMemoryNeedsABarrierThatOrdersIt) {
   EXPECT_THAT(r.output, HasSubstr("OpControlBarrier at word"));
   EXPECT_THAT(r.output, HasSubstr("got execution scope 2, memory scope 2, semantics 0x80"));
   EXPECT_FALSE(fs::exists(dir_ / "y.npy"));
+}
+
+// A libFuzzer find (tests/fuzz/README.md): one word of a convolution's SPIR-V changed an array
+// length from 4 to 35332, so a Function variable int[35332][35332] (5 GB per invocation) made
+// lavapipe take 24 GB and 50 s to build the pipeline. It is refused before any pipeline, fast.
+TEST_F(RunCli, ModulesWithGigabytesOfPrivateMemoryAreRefused) {
+  const std::string data = std::string(OPENVGF_TEST_DATA) + "/vgf/fuzz_private_array_5gb.vgf";
+  const auto start = std::chrono::steady_clock::now();
+  // The model is checked before its inputs are read, so any .npy will do.
+  CommandResult r =
+      runCli("run " + data + " --input " + writeNpy("x.npy", {1, 6, 6, 2}, std::vector<float>(72)), env_);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output,
+              HasSubstr("fuzz_private_array_5gb.vgf: segments[0] 'CONV2D_4': modules[0] 'conv2d_0'"));
+  EXPECT_THAT(r.output,
+              HasSubstr("expected at most 65536 bytes of private memory per invocation (Private and "
+                        "Function variables), got 4993400960"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
 }
 
 TEST_F(RunCli, GraphSegmentWithAShaderModuleIsRefused) {

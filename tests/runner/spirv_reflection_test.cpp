@@ -28,6 +28,7 @@ void checkInterface(std::span<const std::uint32_t> words, bool localSizeId) {
   EXPECT_EQ(e->localSize, (std::array<std::uint32_t, 3>{8, 4, 2}));
   EXPECT_EQ(e->localSizeId, localSizeId);
   EXPECT_EQ(e->workgroupBytes, 1024u);  // shared float tile[256]
+  EXPECT_EQ(module->privateBytes, 48u + 4u + 80u);  // float history[12]; uint i; vec4 taps[5]
   EXPECT_FALSE(e->pushConstants);
   ASSERT_EQ(e->descriptors.size(), 4u);
 
