@@ -64,6 +64,44 @@ bool elementsCompatible(const vgf::SpirvDescriptor& d, std::uint32_t vkFormat) {
   return bytes < 4 && stride % 4 == 0 && d.componentBytes == 4 && d.componentKind == vgf::SpirvScalarKind::UnsignedInt;
 }
 
+// The compute built-ins' types, which Vulkan fixes (spec §15.9) and Debian's spirv-val does
+// not check for every one: a fuzzed module that declared its uvec3 GlobalInvocationId
+// variable as LocalInvocationIndex passed spirv-val and crashed lavapipe's compiler
+// (tests/data/vgf/fuzz_builtin_vector_as_index.vgf).
+Status checkBuiltinInputs(const vgf::SpirvModule& reflected) {
+  struct Shape {
+    std::string_view name;
+    std::uint32_t components;
+  };
+  static const std::map<std::uint32_t, Shape> kShapes = {
+      {24, {"NumWorkgroups", 3}},      {25, {"WorkgroupSize", 3}},
+      {26, {"WorkgroupId", 3}},        {27, {"LocalInvocationId", 3}},
+      {28, {"GlobalInvocationId", 3}}, {29, {"LocalInvocationIndex", 1}},
+      {36, {"SubgroupSize", 1}},       {38, {"NumSubgroups", 1}},
+      {40, {"SubgroupId", 1}},         {41, {"SubgroupLocalInvocationId", 1}},
+      {4416, {"SubgroupEqMask", 4}},   {4417, {"SubgroupGeMask", 4}},
+      {4418, {"SubgroupGtMask", 4}},   {4419, {"SubgroupLeMask", 4}},
+      {4420, {"SubgroupLtMask", 4}},
+  };
+  for (const vgf::SpirvBuiltinInput& b : reflected.builtinInputs) {
+    auto it = kShapes.find(b.builtIn);
+    if (it == kShapes.end()) continue;  // spirv-val's and the driver's to judge
+    const Shape& want = it->second;
+    if (b.components != want.components || b.bits != 32 || !b.integer) {
+      const std::string got = b.components == 0 ? std::string("an array or aggregate")
+                              : b.components == 1
+                                  ? fmt::format("a {}-bit {} scalar", b.bits, b.integer ? "integer" : "float")
+                                  : fmt::format("a {}-component {}-bit {} vector", b.components, b.bits,
+                                                b.integer ? "integer" : "float");
+      const std::string expected = want.components == 1
+                                       ? std::string("a 32-bit integer scalar")
+                                       : fmt::format("a {}-component 32-bit integer vector", want.components);
+      return invalidInput("variable %{}: BuiltIn {}: expected {}, got {}", b.id, want.name, expected, got);
+    }
+  }
+  return {};
+}
+
 // spirv-val with the environment the runner targets (Vulkan 1.3, its minimum device version).
 // Debian's SPIRV-Tools (2023.1) predates SPV_KHR_cooperative_matrix and rejects its capability,
 // so such a module is validated through its NV encoding (runner/coopmat_view.h), and one that
@@ -95,6 +133,7 @@ Status validateSpirv(std::span<const std::uint32_t> words, const vgf::SpirvModul
   // spirv-val leaves the header's reserved schema word alone; drivers refuse a module whose
   // schema is not 0 (lavapipe: VK_ERROR_UNKNOWN at pipeline creation).
   if (words[4] != 0) return invalidInput("header word 4 (schema): expected 0, got {}", words[4]);
+  OPENVGF_TRY(checkBuiltinInputs(reflected));
   return {};
 }
 

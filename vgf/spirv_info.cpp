@@ -132,6 +132,7 @@ class Declarations {
  private:
   std::uint64_t sizeOf(std::uint32_t type, int depth) const;
   std::uint64_t pointeeBytes(std::uint32_t pointerType) const;  // sizeOf what a pointer type points to
+  SpirvBuiltinInput builtinInput(const Variable& v, std::uint32_t builtIn) const;
   std::uint64_t memberOffset(const TypeDecl& st, std::uint32_t structId, std::size_t member, int depth) const;
   std::optional<std::uint64_t> constantValue(std::uint32_t id) const;
   const TypeDecl* type(std::uint32_t id) const {
@@ -309,6 +310,11 @@ Status Declarations::scanBodies(std::span<const std::uint32_t> words, std::size_
   std::unordered_map<std::uint32_t, std::uint32_t> root;  // pointer id -> variable id
   for (const Variable& v : variables_) {
     root[v.id] = v.id;
+    if (v.storageClass == kStorageInput) {
+      if (const Decorations* d = decorations(v.id); d != nullptr && d->builtIn) {
+        out.builtinInputs.push_back(builtinInput(v, *d->builtIn));
+      }
+    }
     if (v.storageClass == kStoragePrivate)
       out.privateBytes = satAdd(out.privateBytes, pointeeBytes(v.pointerType));
   }
@@ -397,6 +403,23 @@ std::uint64_t Declarations::memberOffset(const TypeDecl& st, std::uint32_t struc
   for (std::size_t m = 0; m < member && m < st.operands.size(); ++m)
     at = satAdd(at, sizeOf(st.operands[m], depth + 1));
   return at;
+}
+
+SpirvBuiltinInput Declarations::builtinInput(const Variable& v, std::uint32_t builtIn) const {
+  SpirvBuiltinInput b{.id = v.id, .builtIn = builtIn};
+  const TypeDecl* pointer = type(v.pointerType);
+  const TypeDecl* t =
+      pointer != nullptr && pointer->operands.size() >= 2 ? type(pointer->operands[1]) : nullptr;
+  std::uint32_t components = 1;
+  if (t != nullptr && t->opcode == kOpTypeVector && t->operands.size() >= 2) {
+    components = t->operands[1];
+    t = type(t->operands[0]);
+  }
+  if (t == nullptr || t->operands.empty() || (t->opcode != kOpTypeInt && t->opcode != kOpTypeFloat)) return b;
+  b.components = components;
+  b.bits = t->operands[0];
+  b.integer = t->opcode == kOpTypeInt;
+  return b;
 }
 
 std::uint64_t Declarations::pointeeBytes(std::uint32_t pointerType) const {

@@ -108,6 +108,16 @@ inline constexpr std::uint32_t kSpirvScopeCrossDevice = 0, kSpirvScopeDevice = 1
 inline constexpr std::uint32_t kSpirvSemanticsOrdering = 0x2 | 0x4 | 0x8 | 0x10;  // Acquire ... SeqCst
 inline constexpr std::uint32_t kSpirvSemanticsWorkgroupMemory = 0x100;
 
+/// An Input variable decorated BuiltIn, with the shape of what it points to: `components` 1
+/// for a scalar, n for an n-vector, 0 for anything else (arrays, structs, ...).
+struct SpirvBuiltinInput {
+  std::uint32_t id = 0;
+  std::uint32_t builtIn = 0;     // SPIR-V spec §3.21
+  std::uint32_t components = 0;  // 1 scalar, n vector, 0 other
+  std::uint32_t bits = 0;        // the component width
+  bool integer = false;          // OpTypeInt components
+};
+
 struct SpirvModule {
   std::uint32_t version = 0;                // header word 1 (0x00010600 = 1.6)
   std::vector<std::uint32_t> capabilities;  // OpCapability operands, in order
@@ -120,6 +130,7 @@ struct SpirvModule {
   // Bytes of every Private and Function variable of the module (saturating; runtime arrays and
   // opaque types count 0): what one invocation may need of private memory, at most.
   std::uint64_t privateBytes = 0;
+  std::vector<SpirvBuiltinInput> builtinInputs;  // in declaration order
 
   /// The entry point called `name`, or nullptr.
   const SpirvEntryPoint* findEntryPoint(std::string_view name) const;

@@ -66,6 +66,13 @@ Result<Device> Device::create(const Instance& instance, std::size_t index, const
   f2.pNext = &f11;
   f11.pNext = &f12;
   f12.pNext = &f13;
+  // On a CPU implementation (lavapipe) a shader's access past the end of a storage buffer
+  // reaches the process's own heap: a module whose index arithmetic a bad file changed could
+  // then corrupt the runner. Robust buffer access (required of every Vulkan device) bounds
+  // such accesses. GPUs keep it off: their faults stay in device memory, and the checks cost
+  // speed there.
+  device.robustBufferAccess_ = snapshot.type == DeviceType::Cpu;
+  f2.features.robustBufferAccess = device.robustBufferAccess_ ? VK_TRUE : VK_FALSE;
   f2.features.shaderInt16 = f.has(Feature::ShaderInt16);
   f2.features.shaderInt64 = f.has(Feature::ShaderInt64);
   f2.features.shaderFloat64 = f.has(Feature::ShaderFloat64);
@@ -244,6 +251,7 @@ Device::Device(Device&& other) noexcept
       queueFamily_(other.queueFamily_),
       transferFamily_(other.transferFamily_),
       families_(other.families_),
+      robustBufferAccess_(other.robustBufferAccess_),
       getHostPointerProperties_(other.getHostPointerProperties_),
       getExecutableProperties_(other.getExecutableProperties_),
       getExecutableStatistics_(other.getExecutableStatistics_),
@@ -263,6 +271,7 @@ Device& Device::operator=(Device&& other) noexcept {
     queueFamily_ = other.queueFamily_;
     transferFamily_ = other.transferFamily_;
     families_ = other.families_;
+    robustBufferAccess_ = other.robustBufferAccess_;
     getHostPointerProperties_ = other.getHostPointerProperties_;
     getExecutableProperties_ = other.getExecutableProperties_;
     getExecutableStatistics_ = other.getExecutableStatistics_;

@@ -91,6 +91,9 @@ class Device {
   VkPhysicalDevice physical() const { return physical_; }
   const DeviceSnapshot& snapshot() const { return snapshot_; }
   FeatureSet enabledFeatures() const { return enabled_; }
+  /// Shaders' storage-buffer accesses are bounds-checked (robustBufferAccess): on CPU devices,
+  /// where an access past a buffer would reach the process's heap (vulkan/device.cpp).
+  bool robustBufferAccess() const { return robustBufferAccess_; }
   std::uint32_t queueFamily() const { return queueFamily_; }
   /// Family of Queue::Transfer: a dedicated transfer family, or the compute family when the
   /// device has none (then both names are the one compute queue).
@@ -128,6 +131,7 @@ class Device {
   std::uint32_t queueFamily_ = 0;
   std::uint32_t transferFamily_ = 0;
   std::array<std::uint32_t, 2> families_{};  // compute, then transfer family
+  bool robustBufferAccess_ = false;
   PFN_vkGetMemoryHostPointerPropertiesEXT getHostPointerProperties_ = nullptr;
   PFN_vkGetPipelineExecutablePropertiesKHR getExecutableProperties_ = nullptr;
   PFN_vkGetPipelineExecutableStatisticsKHR getExecutableStatistics_ = nullptr;

@@ -245,6 +245,19 @@ TEST_F(RunCli, ModulesWithGigabytesOfPrivateMemoryAreRefused) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
 }
 
+// A libFuzzer find: one bit turned the BuiltIn of a MAX_POOL2D's uvec3 GlobalInvocationId
+// variable into LocalInvocationIndex, a scalar. Debian's spirv-val accepts that, and lavapipe's
+// compiler crashed on it (inside LLVM, in the fuzz target's ASan build).
+TEST_F(RunCli, BuiltinsOfTheWrongShapeAreRefused) {
+  const std::string data = std::string(OPENVGF_TEST_DATA) + "/vgf/fuzz_builtin_vector_as_index.vgf";
+  CommandResult r = runCli(
+      "run " + data + " --input " + writeNpy("x.npy", {1, 16, 16, 16}, std::vector<float>(4096)), env_);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("fuzz_builtin_vector_as_index.vgf: segments[0] 'MAX_POOL2D_0': modules[0] "
+                                  "'pool2d_0': variable %46: BuiltIn LocalInvocationIndex: expected a 32-bit "
+                                  "integer scalar, got a 3-component 32-bit integer vector"));
+}
+
 TEST_F(RunCli, GraphSegmentWithAShaderModuleIsRefused) {
   vgf::Builder b;
   std::uint32_t f32 = testing::raw(vgf::VkFormatValue::R32Sfloat);

@@ -29,6 +29,11 @@ void checkInterface(std::span<const std::uint32_t> words, bool localSizeId) {
   EXPECT_EQ(e->localSizeId, localSizeId);
   EXPECT_EQ(e->workgroupBytes, 1024u);  // shared float tile[256]
   EXPECT_EQ(module->privateBytes, 48u + 4u + 80u);  // float history[12]; uint i; vec4 taps[5]
+  ASSERT_EQ(module->builtinInputs.size(), 1u);      // gl_LocalInvocationIndex
+  EXPECT_EQ(module->builtinInputs[0].builtIn, 29u);
+  EXPECT_EQ(module->builtinInputs[0].components, 1u);
+  EXPECT_EQ(module->builtinInputs[0].bits, 32u);
+  EXPECT_TRUE(module->builtinInputs[0].integer);
   EXPECT_FALSE(e->pushConstants);
   ASSERT_EQ(e->descriptors.size(), 4u);
 

@@ -33,6 +33,7 @@ TEST(Instance, EnumeratesLavapipeWithValidation) {
   Result<Device> device = Device::create(*instance, *chosen, {.features = wanted});
   ASSERT_TRUE(device) << device.error().message();
   EXPECT_EQ(device->enabledFeatures(), wanted);
+  EXPECT_TRUE(device->robustBufferAccess());  // a CPU device: shaders' buffer accesses are bounded
 
   Result<Arena> staging = Arena::create(*device, 4096, MemoryUse::Upload, "staging");
   ASSERT_TRUE(staging) << staging.error().message();
