@@ -308,16 +308,7 @@ Status Declarations::parse(std::span<const std::uint32_t> words, SpirvModule& ou
 // OpPhi, OpSelect, ...) makes the variable "escaped", and its declared qualifiers decide.
 Status Declarations::scanBodies(std::span<const std::uint32_t> words, std::size_t pos, SpirvModule& out) {
   std::unordered_map<std::uint32_t, std::uint32_t> root;  // pointer id -> variable id
-  for (const Variable& v : variables_) {
-    root[v.id] = v.id;
-    if (v.storageClass == kStorageInput) {
-      if (const Decorations* d = decorations(v.id); d != nullptr && d->builtIn) {
-        out.builtinInputs.push_back(builtinInput(v, *d->builtIn));
-      }
-    }
-    if (v.storageClass == kStoragePrivate)
-      out.privateBytes = satAdd(out.privateBytes, pointeeBytes(v.pointerType));
-  }
+  for (const Variable& v : variables_) root[v.id] = v.id;
   auto mark = [&](std::uint32_t pointer, bool read, bool write) {
     auto it = root.find(pointer);
     if (it == root.end()) return;
@@ -540,6 +531,15 @@ SpirvDescriptor Declarations::describe(const Variable& v) const {
 }
 
 void Declarations::finish(SpirvModule& out) {
+  // Module-wide facts of the global variables (scanBodies added the Function ones' bytes).
+  for (const Variable& v : variables_) {
+    if (v.storageClass == kStoragePrivate)
+      out.privateBytes = satAdd(out.privateBytes, pointeeBytes(v.pointerType));
+    const Decorations* d = decorations(v.id);
+    if (v.storageClass == kStorageInput && d != nullptr && d->builtIn) {
+      out.builtinInputs.push_back(builtinInput(v, *d->builtIn));
+    }
+  }
   // A constant composite decorated BuiltIn WorkgroupSize overrides every LocalSize (§3.21).
   std::optional<std::array<std::uint32_t, 3>> builtinSize;
   for (const auto& [id, parts] : composites_) {
