@@ -51,8 +51,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
   setBufferType(d, "BIAS", bias.dtype);
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
   const DType accType = attrs.accType == DType::Unknown ? output.dtype : attrs.accType;
-  auto coopMat = chooseCoopMat(ctx.target(), input.dtype, weight.dtype, accType, inZp, wZp, batch * oh * ow, oc,
-                               kh * kw * ic, epilogueStartsWithResidualAdd(ctx.program(), node));
+  auto coopMat = chooseCoopMat(ctx.target(), input.dtype, weight.dtype, accType, inZp, wZp, batch * oh * ow,
+                               oc, kh * kw * ic, epilogueStartsWithResidualAdd(ctx.program(), node), ic);
   if (coopMat) {
     coopMat->narrowA = coopMat->fp32Operands && inStored == DType::Fp16;
     chooseResidualAccumulators(ctx, node, *coopMat);
@@ -92,6 +92,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
                  ceilDiv(static_cast<std::uint64_t>(batch * oh * ow), static_cast<std::uint64_t>(tile.bm)), 1};
   const std::int64_t m = batch * oh * ow;
   const SplitK split = chooseSplitK(ctx.target(), tile, types, 1, m, oc, kh * kw * ic);
+  if (coopMat && partialFragmentStores(*coopMat, split, oc)) d.set("CM_PARTIAL_STORE", 1);
   if (coopMat && directFragmentStores(ctx, node, *coopMat, split, oc, kh * kw * ic)) {
     d.set("CM_DIRECT_STORE", 1).set("CM_OUT_F16", ctx.storedType(node.output()) == DType::Fp16 ? 1 : 0);
   }

@@ -105,7 +105,18 @@ void addGemmKernel(LoweringContext& ctx, PlanKernel kernel, const std::string& s
   kernel.bindings.push_back(partial);
   kernel.writes.push_back(false);
   defines.set("GEMM_SPLIT_PASS", 2);
-  kernel.grid = linearGrid(ceilDiv(static_cast<std::uint64_t>(batches * m * n), workgroupSize), defines);
+  // fp32 partials of four neighbouring outputs are read as one vec4 (include/gemm_split.glsl)
+  // where there are at least 2^18 outputs, so that the quarter-size grid still has 512
+  // workgroups of 128 invocations, several per multiprocessor. With the direct fragment stores
+  // of the partial pass, ResNet-50 batch 32's last-stage split GEMMs (800K outputs each) took
+  // 3.5 us less each on an H200; with four outputs per invocation for every size, ResNet-50
+  // batch 1 fp32 (reductions of 25K-800K outputs) was 1-2 % slower
+  // (benchmarks/results/experiments/h100-gemm-limits.md, call 25).
+  constexpr std::int64_t kReduceVec4MinOutputs = std::int64_t{1} << 18;
+  const bool vec4 = types.accumulator == "float" && n % 4 == 0 && batches * m * n >= kReduceVec4MinOutputs;
+  if (vec4) defines.set("GEMM_REDUCE_VEC4", 1);
+  const std::uint64_t invocations = static_cast<std::uint64_t>(batches * m * n) / (vec4 ? 4 : 1);
+  kernel.grid = linearGrid(ceilDiv(invocations, workgroupSize), defines);
   kernel.shader = ShaderInstance{shader, std::move(defines)};
   ctx.addKernel(std::move(kernel));
 }
@@ -134,6 +145,13 @@ void chooseResidualAccumulators(const LoweringContext& ctx, const Node& node, Co
   plan.residualFp16 = ctx.storedType(add.op.inputs[1 - add.chainInput]) == DType::Fp16;
 }
 
+bool partialFragmentStores(const CoopMatPlan& plan, const SplitK& split, std::int64_t n) {
+  const bool fp32Accumulators =
+      plan.shape.types == CoopMatTypes::F16xF16ToF32 || plan.shape.types == CoopMatTypes::Bf16xBf16ToF32;
+  return split.slices > 1 && fp32Accumulators && !plan.workgroupScope && plan.stagingBuffer() == 0 &&
+         n % 8 == 0;
+}
+
 bool directFragmentStores(const LoweringContext& ctx, const Node& node, const CoopMatPlan& plan,
                           const SplitK& split, std::int64_t n, std::int64_t k) {
   const bool fp32Accumulators =
@@ -157,8 +175,9 @@ bool directFragmentStores(const LoweringContext& ctx, const Node& node, const Co
 }
 
 std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType weight, DType accType,
-                                          std::int64_t zeroPointA, std::int64_t zeroPointB, std::int64_t m,
-                                          std::int64_t n, std::int64_t k, bool residualEpilogue) {
+                                         std::int64_t zeroPointA, std::int64_t zeroPointB, std::int64_t m,
+                                         std::int64_t n, std::int64_t k, bool residualEpilogue,
+                                         std::int64_t runA) {
   if (!(target.cooperativeMatrixNv || target.coopMatKhrEncoding) || target.subgroupSize == 0 || m <= 16 || n <= 16) {
     return std::nullopt;
   }
@@ -191,7 +210,11 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
     const bool residual = residualEpilogue && in == DType::Fp32 && target.coopMatResidualAccumulators &&
                           target.coopMatTileResidual.subgroupsM > 0;
     const int largeMin = target.coopMatLargeMinTiles;
+    const int chunk = types == CoopMatTypes::S8xS8ToS32 ? 16 : 8;  // operands per 16-byte chunk
+    const bool gatheredA = runA % chunk != 0;
     auto pick = [&]() -> const CoopMatTile& {
+      const CoopMatTile& gather = target.coopMatTileGather;
+      if (gatheredA && gather.subgroupsM > 0 && n >= gather.subgroupsN * gather.blockN) return gather;
       for (const CoopMatNarrowTile& narrow : target.coopMatTilesNarrow) {
         if (n <= narrow.maxN && fills(narrow.tile, largeMin)) return narrow.tile;
       }
@@ -216,7 +239,6 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
       return std::nullopt;
     }
     const CoopMatTile& tile = split ? target.coopMatTileSplit : pick();
-    const int chunk = types == CoopMatTypes::S8xS8ToS32 ? 16 : 8;  // operands per 16-byte chunk
     // The largest fragment (fewest instructions per multiply) that tiles the subgroup block,
     // starts at 16-byte chunk boundaries of the shared tiles (include/gemm_coopmat.glsl) and
     // leaves the core within shared memory (the staging tile grows with the fragment).
@@ -249,6 +271,13 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, DType in, DType w
       plan.bm = tile.subgroupsM * tile.blockM;
       plan.bn = tile.subgroupsN * tile.blockN;
       plan.bk = tile.bk;
+      const int invocations = static_cast<int>(plan.workgroupSize());
+      const int chunksPerInvocation = (plan.bm * plan.bk / chunk + invocations - 1) / invocations +
+                                      (plan.bk * plan.bn / chunk + invocations - 1) / invocations;
+      if (k <= target.coopMatPrefetchMaxDepth && !gatheredA && !split &&
+          chunksPerInvocation <= target.coopMatPrefetchMaxChunks) {
+        plan.prefetch = 2;
+      }
       if (plan.sharedBytes() <= target.maxSharedBytes && plan.bn % chunk == 0) return plan;
     }
   }
@@ -358,6 +387,7 @@ void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan) {
   if (plan.fp32Operands && !plan.narrowA) defines.set("CM_F32_OPERANDS", 1);
   if (plan.shape.types == CoopMatTypes::Bf16xBf16ToF32) defines.set("CM_BF16", 1);
   if (plan.splitOperands) defines.set("CM_SPLIT", 1);
+  if (plan.prefetch != 1) defines.set("CM_PREFETCH", plan.prefetch);
 }
 
 DType narrowedWeights(const CoopMatPlan& plan, bool weightsKN, std::int64_t oc) {

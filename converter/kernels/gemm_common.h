@@ -109,6 +109,7 @@ struct CoopMatPlan {
   bool narrowA = false;
   // fp32 operands as two fp16 each, three products (CM_SPLIT, Target::fp16x3Operands).
   bool splitOperands = false;
+  int prefetch = 1;  // K slices in flight (Target::coopMatPrefetch)
   int invocations = 0;
   /// Operands per 16-byte chunk (8 fp16 or 16 int8): dimensions that are multiples of it
   /// allow the template's vector loads (GEMM_VEC_A / GEMM_VEC_B).
@@ -132,13 +133,17 @@ struct CoopMatPlan {
 /// fp16 x fp16: fp16 accumulators when `accType` is FP16 and the device lists such a shape,
 /// else fp32. fp32 x fp32 only with target.fp16Operands / bf16Operands (fp16 / bf16
 /// fragments, fp32 accumulators) and K >= target.fp16OperandsMinDepth, or with
-/// target.fp16x3Operands on target.coopMatTileSplit (its own minimum tiles and K). int8 x int8 -> int32 only with zero points 0
-/// (fragments hold the raw bytes). `residualEpilogue`: the epilogue starts with a residual
+/// target.fp16x3Operands on target.coopMatTileSplit (its own minimum tiles and K). int8 x int8 -> int32 only
+/// with zero points 0 (fragments hold the raw bytes). `residualEpilogue`: the epilogue starts with a residual
 /// ADD (epilogueStartsWithResidualAdd), which the accumulators may start from; such GEMMs
-/// take their tiles by target.coopMatResidualMinTiles.
+/// take their tiles by target.coopMatResidualMinTiles. `runA`: how many consecutive operands
+/// of a row of A lie next to each other in memory (a convolution's input channels; 0: the
+/// whole row); where that is not a multiple of the chunk, A is gathered element by element
+/// and the GEMM takes target.coopMatTileGather where the target has one and N is as wide.
 std::optional<CoopMatPlan> chooseCoopMat(const Target& target, tosa::DType in, tosa::DType weight,
-                                          tosa::DType accType, std::int64_t zeroPointA, std::int64_t zeroPointB,
-                                          std::int64_t m, std::int64_t n, std::int64_t k, bool residualEpilogue);
+                                         tosa::DType accType, std::int64_t zeroPointA,
+                                         std::int64_t zeroPointB, std::int64_t m, std::int64_t n,
+                                         std::int64_t k, bool residualEpilogue, std::int64_t runA = 0);
 /// Sets plan.residualAccumulators, whether `plan` starts its accumulators from the residual
 /// ADD that begins the epilogue of `node`: the target asks for it, the operands are fp32
 /// rounded to fragments (--precision) and epilogueStartsWithResidualAdd holds; and
@@ -152,6 +157,10 @@ void chooseResidualAccumulators(const LoweringContext& ctx, const Node& node, Co
 /// and the identity fragment in the second A buffer.
 bool directFragmentStores(const LoweringContext& ctx, const Node& node, const CoopMatPlan& plan,
                           const SplitK& split, std::int64_t n, std::int64_t k);
+/// Whether the split-K partial pass of a GEMM on `plan` stores whole fragments of raw
+/// accumulators directly (CM_PARTIAL_STORE, include/gemm_coopmat.glsl): split into slices,
+/// fp32 accumulators at subgroup scope with fragment staging, N a multiple of 8.
+bool partialFragmentStores(const CoopMatPlan& plan, const SplitK& split, std::int64_t n);
 /// The workgroup-scope config (VK_NV_cooperative_matrix2) for a GEMM whose A [M,K] and
 /// B [K,N] are plain row-major fp16 matrices, or nullopt: the target lacks workgroup-scope
 /// matrices, the types are not fp16 x fp16, or M, N, K are not whole multiples of the tile.

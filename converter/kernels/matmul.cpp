@@ -68,6 +68,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
                  ceilDiv(static_cast<std::uint64_t>(h), static_cast<std::uint64_t>(tile.bm)),
                  static_cast<std::uint32_t>(batch)};
   const SplitK split = chooseSplitK(ctx.target(), tile, types, batch, h, w, c);
+  if (coopMat && partialFragmentStores(*coopMat, split, w)) d.set("CM_PARTIAL_STORE", 1);
   addGemmKernel(ctx, std::move(kernel), "matmul.comp", std::move(d), types, split,
                 coopMat ? coopMat->workgroupSize() : workgroupSize(tile), batch, h, w);
   return {};

@@ -101,7 +101,8 @@ Status verifyTarget(const Target& target) {
   std::vector<const CoopMatTile*> coopMatTiles{&target.coopMatTile, &target.coopMatTileSmall,
                                                &target.coopMatTileSplit};
   // The optional tiles, where set (subgroupsM = 0: none).
-  for (const CoopMatTile* tile : {&target.coopMatTileHalfAcc, &target.coopMatTileResidual}) {
+  for (const CoopMatTile* tile :
+       {&target.coopMatTileHalfAcc, &target.coopMatTileResidual, &target.coopMatTileGather}) {
     if (tile->subgroupsM != 0) coopMatTiles.push_back(tile);
   }
   for (const CoopMatNarrowTile& narrow : target.coopMatTilesNarrow) coopMatTiles.push_back(&narrow.tile);

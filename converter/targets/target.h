@@ -169,6 +169,17 @@ struct Target {
   // the others do.
   CoopMatTile coopMatTileResidual{0, 0, 32, 32, 32};
   int coopMatResidualMinTiles = 0;
+  // Convolutions whose A operand the core gathers element by element (GEMM_RUN_A: input
+  // channels not a multiple of the 16-byte chunk, such as a 3-channel stem) and that are at
+  // least as wide as this tile take it before any other; subgroupsM = 0: they choose as the
+  // others do.
+  CoopMatTile coopMatTileGather{0, 0, 32, 32, 32};
+  // GEMMs at most this deep (0: none) keep two K slices in flight in the subgroup core
+  // (CM_PREFETCH 2, a second set of fetch registers) rather than one, where A is read in
+  // 16-byte chunks, the operands are not split (fp16x3) and each invocation fetches at most
+  // coopMatPrefetchMaxChunks chunks per slice (the second set costs 4 registers per chunk).
+  int coopMatPrefetchMaxDepth = 0;
+  int coopMatPrefetchMaxChunks = 4;
   // Tiles between coopMatTile and coopMatTileSmall for GEMMs without a residual start that have
   // fewer than coopMatLargeMinTiles common tiles: the first that the GEMM fits.
   std::vector<CoopMatMidTile> coopMatTilesMid;

@@ -162,6 +162,21 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // ms; a minimum depth of 256 or 512 made both CNNs slower
       // (benchmarks/results/experiments/h100-gemm-limits.md, call 20).
       target.coopMatSplitMinTiles = 16;
+      // ResNet-50's 3-channel stem convolution, whose A operand the core gathers element by
+      // element, on 2x2 subgroups of 32x32 (64x64, 128 invocations) rather than the narrow
+      // tile of 4x2 (128x64, 256): 134-136 against 142-144 us at batch 32 --precision fp16 in
+      // four H200 calls; deeper K slices (48-80) took 176-362 us. MobileNetV2's 32-wide stem
+      // lost 7 us with it, so only GEMMs as wide as the tile take it
+      // (benchmarks/results/experiments/h100-gemm-limits.md, calls 23-26).
+      target.coopMatTileGather = CoopMatTile{2, 2, 32, 32, 32};
+      // Two K slices in flight for GEMMs at most 512 deep whose invocations fetch at most 4
+      // chunks per slice: ResNet-50 batch 32 --precision fp16 2.815 / 2.807 against 2.843 /
+      // 2.841 ms with the stem tile above (its 1x1 convolutions 1-6 us faster each), BERT
+      // --precision fp16 and MobileNetV2 batch 32 unchanged. For every GEMM it cost 12 % (the
+      // 3x3 convolutions of the third stage 57 -> 88 us, the deep split ones 40 -> 57) and
+      // fp16x3 MATMUL 4096 52.5 -> 48.8 TFLOP/s; fp16 MATMUL 4096 stayed at 304 TFLOP/s
+      // (h100-gemm-limits.md, calls 24 and 25).
+      target.coopMatPrefetchMaxDepth = 512;
       break;
     case DeviceClass::OtherGpu:
       // No measurement yet: the portable tiles.
@@ -245,6 +260,25 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
         return bad("coopmat-residual=SGMxSGN/BLOCKMxBLOCKN/BK/MINTILES, e.g. "
                    "coopmat-residual=2x2/32x32/32/2000, or coopmat-residual=0");
       }
+    } else if (key == "coopmat-gather") {
+      if (parsed && parsed->size() == 1 && (*parsed)[0] == 0) {
+        target.coopMatTileGather.subgroupsM = 0;
+      } else if (v && v->size() == 5) {
+        target.coopMatTileGather = coopMatTileOf(*v);
+      } else {
+        return bad(
+            "coopmat-gather=SGMxSGN/BLOCKMxBLOCKN/BK (convolutions that gather A element by element), "
+            "e.g. coopmat-gather=2x2/32x32/80, or coopmat-gather=0");
+      }
+    } else if (key == "coopmat-prefetch") {
+      if (!parsed || (parsed->size() != 1 && parsed->size() != 2) ||
+          (parsed->size() == 2 && (*parsed)[1] == 0)) {
+        return bad(
+            "coopmat-prefetch=K[/CHUNKS] (GEMMs at most K deep, fetching at most CHUNKS 16-byte chunks "
+            "per invocation and K slice, keep two slices in flight; 0: none)");
+      }
+      target.coopMatPrefetchMaxDepth = (*parsed)[0];
+      if (parsed->size() == 2) target.coopMatPrefetchMaxChunks = (*parsed)[1];
     } else if (key == "coopmat-min-tiles") {
       if (!v || v->size() != 1) return bad("coopmat-min-tiles=N (N >= 1)");
       target.coopMatLargeMinTiles = (*v)[0];
@@ -313,7 +347,8 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
     } else {
       return bad(
           "one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, splitk-groups, coopmat, "
-          "coopmat-small, coopmat-split, coopmat-mid, coopmat-min-tiles, coopmat-residual, coopmat-acc16, "
+          "coopmat-small, coopmat-split, coopmat-mid, coopmat-min-tiles, coopmat-residual, coopmat-gather, "
+          "coopmat-prefetch, coopmat-acc16, "
           "coopmat-khr, coopmat-fragment, coopmat-wg, coopmat-wg-threads, coopmat-band, "
           "coopmat-residual-acc, coopmat-narrow, coopmat-direct-store, fp16-min-depth, fp16-storage");
     }

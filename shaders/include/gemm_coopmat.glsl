@@ -48,6 +48,8 @@
 //                           Testing the accumulators once costs nothing in the K loop, where
 //                           testing each operand cost 4-10 % on an H200.
 //   BM BN BK                workgroup tile; WM WN tiles per subgroup; SG subgroup size
+//   CM_PREFETCH             1 (default): the next K slice is fetched while one is multiplied;
+//                           2: the next two (two register sets, Target::coopMatPrefetch)
 //   GEMM_RUN_A              1 (without GEMM_VEC_A): the template provides
 //                           void gemm_load_a_run(batch, m, k, out A_CT v[CM_CHUNK]), the
 //                           operands k .. k + CM_CHUNK - 1 of row m, 0 outside M x K, so
@@ -348,7 +350,18 @@ void cm_fill_direct_store(uint n0, uint tid) {
 #endif
 }
 #endif
-#if CM_RESIDUAL_ACC || CM_DIRECT_STORE
+// CM_PARTIAL_STORE: a split-K partial pass stores its whole fragments' raw accumulators to
+// gemm_partial with one matrix store each instead of staging them for the element-wise store;
+// fragments at the edges of M x N are staged. The converter asks for it with fp32
+// accumulators, fragment staging (CM_STAGE 0) and N a multiple of 8.
+#ifndef CM_PARTIAL_STORE
+#define CM_PARTIAL_STORE 0
+#endif
+#if CM_PARTIAL_STORE && (GEMM_SPLIT_K < 2 || GEMM_SPLIT_PASS != 1 || CM_STAGE != 0 || CM_ACC16 || CM_INT)
+#undef CM_PARTIAL_STORE
+#define CM_PARTIAL_STORE 0
+#endif
+#if CM_RESIDUAL_ACC || CM_DIRECT_STORE || CM_PARTIAL_STORE
 bool cm_whole_fragment(uint mFirst, uint nFirst) {
   return mFirst + uint(CM_M) <= uint(M) && nFirst + uint(CM_N) <= uint(N);
 }
@@ -384,6 +397,45 @@ EPI0_CT cm_residual(uint batch, uint m, uint n, bool started) {
     uint col = (sgN * uint(WN) + uint(j)) * uint(CM_N);                                             \
     coopMatLoadNV(fb[j], SB, cur * uint(SB_SIZE) + kk * uint(SB_STRIDE) + col / uint(CH), uint(SB_STRIDE), false); \
   }
+
+// Multiplies the K slice in shared buffer BUF into this subgroup's accumulators (with
+// CM_SPLIT, the hi x hi products into acc and the cross products into corr).
+#if CM_SPLIT
+#define CM_MULTIPLY_SLICE(BUF)                                                                      \
+  {                                                                                                 \
+    const uint cur = (BUF);                                                                         \
+    [[unroll]] for (uint kk = 0u; kk < uint(BK); kk += uint(CM_K)) {                                \
+      CM_AMAT fa[WM];                                                                               \
+      CM_BMAT fb[WN];                                                                               \
+      CM_LOAD_FRAGMENTS(fa, fb, sA, sB);                                                            \
+      CM_AMAT faLo[WM];                                                                             \
+      CM_BMAT fbLo[WN];                                                                             \
+      CM_LOAD_FRAGMENTS(faLo, fbLo, sALo, sBLo);                                                    \
+      [[unroll]] for (int i = 0; i < WM; ++i) {                                                     \
+        [[unroll]] for (int j = 0; j < WN; ++j) {                                                   \
+          acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);                                     \
+          corr[i][j] = coopMatMulAddNV(fa[i], fbLo[j], corr[i][j]);                                 \
+          corr[i][j] = coopMatMulAddNV(faLo[i], fb[j], corr[i][j]);                                 \
+        }                                                                                           \
+      }                                                                                             \
+    }                                                                                               \
+  }
+#else
+#define CM_MULTIPLY_SLICE(BUF)                                                                      \
+  {                                                                                                 \
+    const uint cur = (BUF);                                                                         \
+    [[unroll]] for (uint kk = 0u; kk < uint(BK); kk += uint(CM_K)) {                                \
+      CM_AMAT fa[WM];                                                                               \
+      CM_BMAT fb[WN];                                                                               \
+      CM_LOAD_FRAGMENTS(fa, fb, sA, sB);                                                            \
+      [[unroll]] for (int i = 0; i < WM; ++i)                                                       \
+        [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]); \
+    }                                                                                               \
+  }
+#endif
+#ifndef CM_PREFETCH
+#define CM_PREFETCH 1
+#endif
 
 void gemm_main() {
   uint tid = gl_LocalInvocationIndex;
@@ -444,35 +496,40 @@ void gemm_main() {
 #if CM_SPLIT
   if (tid == 0u) cmOutOfRange = false;  // ordered before any write by the barrier below
 #endif
+#if CM_PREFETCH == 2
+  // Two K slices in flight: slice t + 1 sits in one register set, fetched an iteration
+  // earlier, while t + 2 is fetched into the other, so every slice's loads have two slices'
+  // multiplies to land in. Unrolled by two, so that the sets alternate without copies (a
+  // copy would wait for the loads).
+  CM_FETCH_T ra2[A_PER_THREAD];
+  CM_FETCH_B_T rb2[B_PER_THREAD];
+  fetch_slice(batch, m0, n0, first * uint(BK), tid, ra, rb);
+  store_slice(0u, tid, ra, rb);
+  if (first + 1u < last) fetch_slice(batch, m0, n0, (first + 1u) * uint(BK), tid, ra, rb);
+  barrier();
+  for (uint t = first; t < last; t += 2u) {
+    if (t + 2u < last) fetch_slice(batch, m0, n0, (t + 2u) * uint(BK), tid, ra2, rb2);
+    CM_MULTIPLY_SLICE(0u);
+    if (t + 1u < last) store_slice(1u, tid, ra, rb);
+    barrier();
+    if (t + 1u >= last) break;  // uniform, as are the barriers
+    if (t + 3u < last) fetch_slice(batch, m0, n0, (t + 3u) * uint(BK), tid, ra, rb);
+    CM_MULTIPLY_SLICE(1u);
+    if (t + 2u < last) store_slice(0u, tid, ra2, rb2);
+    barrier();
+  }
+#else
   fetch_slice(batch, m0, n0, first * uint(BK), tid, ra, rb);
   store_slice(0u, tid, ra, rb);
   barrier();
   for (uint t = first; t < last; ++t) {
-    const uint cur = (t - first) & 1u;
+    const uint buf = (t - first) & 1u;
     if (t + 1u < last) fetch_slice(batch, m0, n0, (t + 1u) * uint(BK), tid, ra, rb);
-    [[unroll]] for (uint kk = 0u; kk < uint(BK); kk += uint(CM_K)) {
-      CM_AMAT fa[WM];
-      CM_BMAT fb[WN];
-      CM_LOAD_FRAGMENTS(fa, fb, sA, sB);
-#if CM_SPLIT
-      CM_AMAT faLo[WM];
-      CM_BMAT fbLo[WN];
-      CM_LOAD_FRAGMENTS(faLo, fbLo, sALo, sBLo);
-      [[unroll]] for (int i = 0; i < WM; ++i) {
-        [[unroll]] for (int j = 0; j < WN; ++j) {
-          acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
-          corr[i][j] = coopMatMulAddNV(fa[i], fbLo[j], corr[i][j]);
-          corr[i][j] = coopMatMulAddNV(faLo[i], fb[j], corr[i][j]);
-        }
-      }
-#else
-      [[unroll]] for (int i = 0; i < WM; ++i)
-        [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
-#endif
-    }
-    if (t + 1u < last) store_slice(cur ^ 1u, tid, ra, rb);
+    CM_MULTIPLY_SLICE(buf);
+    if (t + 1u < last) store_slice(buf ^ 1u, tid, ra, rb);
     barrier();
   }
+#endif
 #if CM_SPLIT
   bool notFinite = false;
   [[unroll]] for (int i = 0; i < WM; ++i) {
@@ -532,6 +589,13 @@ void gemm_main() {
         for (int e = 0; e < acc[i][j].length(); ++e) acc[i][j][e] = CM_ACC_T(epilogue_value(acc[i][j][e]));
         CM_OUT_MAT result = CM_OUT_MAT(acc[i][j]);
         coopMatStoreNV(result, out0, gemm_out_index(batch, mWhole, nWhole), uint(N), false);
+        continue;
+      }
+#elif CM_PARTIAL_STORE
+      const uint mWhole = m0 + (sgM * uint(WM) + uint(i)) * uint(CM_M);
+      const uint nWhole = n0 + (sgN * uint(WN) + uint(j)) * uint(CM_N);
+      if (cm_whole_fragment(mWhole, nWhole)) {
+        coopMatStoreNV(acc[i][j], gemm_partial, GEMM_PARTIAL_INDEX(batch, mWhole, nWhole), uint(N), false);
         continue;
       }
 #endif

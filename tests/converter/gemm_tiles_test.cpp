@@ -75,7 +75,8 @@ class GemmTiles : public ::testing::TestWithParam<TileCase> {
   }
 
   // CONV2D 3x3 (pad 1, `stride`) of [1, h, w, ic] to oc channels, bias and a CLAMP epilogue.
-  void conv(std::int64_t h, std::int64_t w, std::int64_t ic, std::int64_t oc, int stride) {
+  void conv(std::int64_t h, std::int64_t w, std::int64_t ic, std::int64_t oc, int stride, bool splitK = false,
+            std::size_t kernels = 1) {
     SCOPED_TRACE(fmt::format("CONV2D {}x{}x{} -> {}, stride {}", h, w, ic, oc, stride));
     tosa::Builder b;
     Value x = b.input("x", DType::Fp32, {1, h, w, ic});
@@ -87,7 +88,7 @@ class GemmTiles : public ::testing::TestWithParam<TileCase> {
     b.output(b.clamp(c, -1.0, 6.0));
     auto graph = b.build();
     ASSERT_TRUE(graph) << graph.error().message();
-    expectPass(*graph, {randomFp32({1, h, w, ic}, rng)});
+    expectPass(*graph, {randomFp32({1, h, w, ic}, rng)}, splitK, kernels);
   }
 };
 
@@ -97,8 +98,20 @@ TEST_P(GemmTiles, MatmulOddSizes) { matmul(2, 130, 37, 131); }
 // vec4 loads of A and B (K, N multiples of 4); K = 68 leaves a half K step at the end.
 TEST_P(GemmTiles, MatmulVec4Loads) { matmul(1, 136, 68, 260); }
 
-// One tile and a deep K: split-K slices run the same core over K ranges, then a reduction.
+// One tile and a deep K: split-K slices run the same core over K ranges, then a reduction
+// (one output per invocation: few outputs).
 TEST_P(GemmTiles, MatmulSplitK) { matmul(1, 40, 1000, 44, /*splitK=*/true, /*kernels=*/2); }
+
+// ... also with odd N and two batches; the last workgroup of the reduction is partly idle.
+TEST_P(GemmTiles, MatmulSplitKOddWidth) {
+  matmul(2, 41, 1000, 45, /*splitK=*/true, /*kernels=*/2);
+}
+
+// A split-K convolution with 2^18 outputs (64 x 64 pixels, 64 channels), whose reduction reads
+// four outputs' partials per invocation and applies the bias and the CLAMP to each.
+TEST_P(GemmTiles, Conv2dSplitKFourOutputsPerInvocation) {
+  conv(64, 64, 32, 64, 1, /*splitK=*/true, /*kernels=*/2);
+}
 
 // IC 12 and OC 132: vec4 gathers of input channels and of the [K][OC] weights.
 TEST_P(GemmTiles, Conv2dVec4Loads) { conv(9, 11, 12, 132, 1); }
@@ -201,6 +214,22 @@ TEST(TuningOverrides, CooperativeMatrixEncodingAndWorkgroupScope) {
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-residual-acc=0,coopmat-narrow=0"));
   EXPECT_FALSE(nvidia.coopMatResidualAccumulators);
   EXPECT_TRUE(nvidia.coopMatTilesNarrow.empty());
+  // The gather tile and two slices in flight up to 512 deep, 4 chunks; both can be turned off.
+  EXPECT_EQ(nvidia.coopMatTileGather, (converter::CoopMatTile{2, 2, 32, 32, 32}));
+  EXPECT_EQ(nvidia.coopMatPrefetchMaxDepth, 512);
+  EXPECT_EQ(nvidia.coopMatPrefetchMaxChunks, 4);
+  ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-gather=4x1/16x64/32,coopmat-prefetch=256/8"));
+  EXPECT_EQ(nvidia.coopMatTileGather, (converter::CoopMatTile{4, 1, 16, 64, 32}));
+  EXPECT_EQ(nvidia.coopMatPrefetchMaxDepth, 256);
+  EXPECT_EQ(nvidia.coopMatPrefetchMaxChunks, 8);
+  ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-gather=0,coopmat-prefetch=0"));
+  EXPECT_EQ(nvidia.coopMatTileGather.subgroupsM, 0);
+  EXPECT_EQ(nvidia.coopMatPrefetchMaxDepth, 0);
+  for (const char* bad : {"coopmat-gather=2x2/32x32", "coopmat-gather=2x2/32x32/24", "coopmat-prefetch=512/0",
+                          "coopmat-prefetch=1/2/3"}) {
+    converter::Target u = nvidia;
+    EXPECT_FALSE(converter::applyTuningOverrides(u, bad)) << bad;
+  }
   EXPECT_EQ(nvidia.gemmSplitKGroups, 264);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "splitk-groups=0"));
   EXPECT_EQ(nvidia.gemmSplitKGroups, 0);

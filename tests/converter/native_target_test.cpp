@@ -679,6 +679,97 @@ TEST(NativeTargetCoopMat, TilesFollowTheGridSize) {
   }
 }
 
+// Target::coopMatTileGather: a convolution whose input channels are not a multiple of the
+// 16-byte chunk (3 here, a stem) gathers A element by element and takes that tile (4 x 1
+// subgroups of 16 x 64) before any other, if it is at least as wide (64); 16 channels, or 48
+// outputs, keep the common tile (2 x 2 subgroups of 64 x 64). Both have 128 invocations, so
+// the workgroup count along M tells them apart.
+TEST(NativeTargetCoopMat, GatheredConvolutionsTakeTheGatherTile) {
+  std::mt19937 rng(47);
+  converter::Target target = coopMatTarget();
+  target.coopMatLargeMinTiles = 1;
+  target.coopMatTileGather = converter::CoopMatTile{4, 1, 16, 64, 32};
+  // M = 2 x 16 x 16 = 512 rows: 8 workgroups of the gather tile's 64, 4 of the common 128.
+  for (auto [ic, oc, rowGroups] :
+       {std::tuple<std::int64_t, std::int64_t, std::uint32_t>{3, 64, 8}, {16, 64, 4}, {3, 48, 4}}) {
+    SCOPED_TRACE(fmt::format("IC {} OC {}", ic, oc));
+    auto c = convertWith(conv2dGraph(DType::Fp16, 16, 16, ic, oc, DType::Fp32, rng).graph, target);
+    ASSERT_TRUE(c);
+    expectCoopMat(*c);
+    auto reflected = vgf::reflectSpirv(c->file.modules.at(0).spirv);
+    ASSERT_TRUE(reflected) << reflected.error().message();
+    EXPECT_EQ(reflected->entryPoints.at(0).localSize[0], 128u);
+    const auto& dispatch = c->file.segments.at(0).dispatchShape;
+    ASSERT_TRUE(dispatch);
+    EXPECT_EQ((*dispatch)[1], rowGroups);
+  }
+}
+
+// Target::coopMatPrefetchMaxDepth: a GEMM at most that deep keeps two K slices in flight (a
+// loop unrolled by two, so a module of its own, which compiles and validates for odd and even
+// slice counts and for fp32 operands rounded in the core) when A is read in 16-byte chunks,
+// the operands are not split (fp16x3) and an invocation fetches at most
+// coopMatPrefetchMaxChunks chunks per slice (the common tile here: 4 of A and 4 of B). Other
+// GEMMs keep the module of one slice in flight.
+TEST(NativeTargetCoopMat, ShallowGemmsKeepTwoSlicesInFlight) {
+  std::mt19937 rng(53);
+  auto module = [&](const tosa::Graph& graph, int maxDepth, int maxChunks, bool precision) {
+    converter::Target target = coopMatTarget();
+    target.coopMatLargeMinTiles = 1;
+    target.gemmSplitKGroups = 0;
+    target.fp16Operands = precision;
+    target.fp16Storage = false;
+    target.coopMatPrefetchMaxDepth = maxDepth;
+    target.coopMatPrefetchMaxChunks = maxChunks;
+    auto c = convertWith(graph, target);
+    if (!c) return std::vector<std::uint32_t>{};
+    expectCoopMat(*c);
+    const auto& spirv = c->file.modules.at(0).spirv;
+    return std::vector<std::uint32_t>(spirv.begin(), spirv.end());
+  };
+  struct Case {
+    std::string name;
+    tosa::Graph graph;
+    bool precision = false;
+    int maxDepth = 512, maxChunks = 8;
+    bool twoSlices = true;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"fp16 MATMUL, 3 slices", matmulGraph(DType::Fp16, 64, 96, 64, rng).graph});
+  cases.push_back({"fp16 MATMUL, 4 slices", matmulGraph(DType::Fp16, 64, 128, 64, rng).graph});
+  cases.push_back(
+      {"fp16 CONV2D, 16 channels", conv2dGraph(DType::Fp16, 8, 8, 16, 32, DType::Fp32, rng).graph});
+  cases.push_back(
+      {"fp32 CONV2D rounded to fp16", conv2dGraph(DType::Fp32, 8, 8, 16, 32, std::nullopt, rng).graph, true});
+  cases.push_back({"deeper than the limit", matmulGraph(DType::Fp16, 64, 128, 64, rng).graph, false, 96});
+  cases.push_back(
+      {"more chunks than the limit", matmulGraph(DType::Fp16, 64, 128, 64, rng).graph, false, 512, 4});
+  cases.push_back(
+      {"gathered CONV2D, 3 channels", conv2dGraph(DType::Fp16, 8, 8, 3, 32, DType::Fp32, rng).graph});
+  for (Case& c : cases)
+    c.twoSlices = c.name.find("limit") == std::string::npos && c.name.find("gathered") == std::string::npos;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const auto one = module(c.graph, 0, c.maxChunks, c.precision);
+    const auto maybeTwo = module(c.graph, c.maxDepth, c.maxChunks, c.precision);
+    ASSERT_FALSE(one.empty());
+    EXPECT_EQ(one != maybeTwo, c.twoSlices);
+  }
+  // fp16x3 splits its operands: one slice in flight whatever the limits.
+  converter::Target split = coopMatTarget();
+  split.coopMatLargeMinTiles = 1;
+  split.gemmSplitKGroups = 0;
+  split.fp16x3Operands = true;
+  split.coopMatPrefetchMaxChunks = 64;
+  const tosa::Graph fp32 = matmulGraph(DType::Fp32, 64, 96, 64, rng).graph;
+  auto plain = convertWith(fp32, split);
+  split.coopMatPrefetchMaxDepth = 512;
+  auto limited = convertWith(fp32, split);
+  ASSERT_TRUE(plain && limited);
+  expectCoopMat(*plain);
+  EXPECT_TRUE(std::ranges::equal(plain->file.modules.at(0).spirv, limited->file.modules.at(0).spirv));
+}
+
 // A deep K under a one-tile grid: the cooperative-matrix core runs as split-K partials (each
 // slice a whole number of its BK steps) plus a reduction, fp16 and int8 alike.
 TEST(NativeTargetCoopMat, DeepKSplitsIntoPartialAndReductionKernels) {
@@ -694,6 +785,34 @@ TEST(NativeTargetCoopMat, DeepKSplitsIntoPartialAndReductionKernels) {
     auto unsplit = convertWith(g.graph, whole);
     ASSERT_TRUE(unsplit);
     EXPECT_EQ(unsplit->model.stats.kernels, 1u);
+  }
+}
+
+// Split-K partial passes with fp32 accumulators and N a multiple of 8 store whole fragments to
+// the partial tensor with a matrix store of their own (CM_PARTIAL_STORE), beside the staging
+// store that fragments at the edges take; N = 44 leaves only the staging store. The reduction
+// pass has no matrix stores.
+TEST(NativeTargetCoopMat, SplitPartialsStoreWholeFragments) {
+  std::mt19937 rng(59);
+  auto matrixStores = [](std::span<const std::uint32_t> spirv) {
+    int stores = 0;
+    for (std::size_t i = 5; i < spirv.size();) {
+      const std::uint32_t words = spirv[i] >> 16;
+      if ((spirv[i] & 0xFFFFu) == 5360u) ++stores;  // OpCooperativeMatrixStoreNV
+      i += std::max<std::uint32_t>(words, 1);
+    }
+    return stores;
+  };
+  for (auto [oc, partialStores] : {std::pair<std::int64_t, int>{48, 2}, {44, 1}}) {
+    SCOPED_TRACE(fmt::format("N {}", oc));
+    // M = 2 x 4 x 4 = 32, K = 9 x 128: one tile, split along K.
+    auto c = convertWith(conv2dGraph(DType::Fp16, 4, 4, 128, oc, DType::Fp32, rng).graph, coopMatTarget());
+    ASSERT_TRUE(c);
+    expectCoopMat(*c);
+    ASSERT_EQ(c->file.segments.size(), 2u);
+    EXPECT_NE(c->file.segments[0].name.find("_partial"), std::string::npos);
+    EXPECT_EQ(matrixStores(c->file.modules.at(c->file.segments[0].moduleIndex).spirv), partialStores);
+    EXPECT_EQ(matrixStores(c->file.modules.at(c->file.segments[1].moduleIndex).spirv), 0);
   }
 }
 
