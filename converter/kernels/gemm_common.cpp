@@ -111,7 +111,7 @@ void addGemmKernel(LoweringContext& ctx, PlanKernel kernel, const std::string& s
   // of the partial pass, ResNet-50 batch 32's last-stage split GEMMs (800K outputs each) took
   // 3.5 us less each on an H200; with four outputs per invocation for every size, ResNet-50
   // batch 1 fp32 (reductions of 25K-800K outputs) was 1-2 % slower
-  // (benchmarks/results/experiments/h100-gemm-limits.md, call 25).
+  // (benchmarks/results/experiments/h100-gemm-limits.md, call 27).
   constexpr std::int64_t kReduceVec4MinOutputs = std::int64_t{1} << 18;
   const bool vec4 = types.accumulator == "float" && n % 4 == 0 && batches * m * n >= kReduceVec4MinOutputs;
   if (vec4) defines.set("GEMM_REDUCE_VEC4", 1);
