@@ -109,7 +109,7 @@ struct CoopMatPlan {
   bool narrowA = false;
   // fp32 operands as two fp16 each, three products (CM_SPLIT, Target::fp16x3Operands).
   bool splitOperands = false;
-  int prefetch = 1;  // K slices in flight (Target::coopMatPrefetch)
+  int prefetch = 1;  // K slices in flight (CM_PREFETCH, Target::coopMatPrefetchMaxDepth)
   int invocations = 0;
   /// Operands per 16-byte chunk (8 fp16 or 16 int8): dimensions that are multiples of it
   /// allow the template's vector loads (GEMM_VEC_A / GEMM_VEC_B).

@@ -49,7 +49,7 @@
 //                           testing each operand cost 4-10 % on an H200.
 //   BM BN BK                workgroup tile; WM WN tiles per subgroup; SG subgroup size
 //   CM_PREFETCH             1 (default): the next K slice is fetched while one is multiplied;
-//                           2: the next two (two register sets, Target::coopMatPrefetch)
+//                           2: the next two (two register sets, Target::coopMatPrefetchMaxDepth)
 //   GEMM_RUN_A              1 (without GEMM_VEC_A): the template provides
 //                           void gemm_load_a_run(batch, m, k, out A_CT v[CM_CHUNK]), the
 //                           operands k .. k + CM_CHUNK - 1 of row m, 0 outside M x K, so
