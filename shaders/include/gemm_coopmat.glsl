@@ -398,29 +398,26 @@ EPI0_CT cm_residual(uint batch, uint m, uint n, bool started) {
     coopMatLoadNV(fb[j], SB, cur * uint(SB_SIZE) + kk * uint(SB_STRIDE) + col / uint(CH), uint(SB_STRIDE), false); \
   }
 
-// Multiplies the K slice in shared buffer BUF into this subgroup's accumulators (with
-// CM_SPLIT, the hi x hi products into acc and the cross products into corr).
+// One CM_K step of the products, from the fragments fa and fb loaded below (with CM_SPLIT,
+// hi x hi into acc and the cross products into corr, loading the lo fragments too).
 #if CM_SPLIT
-#define CM_MULTIPLY_SLICE(BUF)                                                                      \
-  {                                                                                                 \
-    const uint cur = (BUF);                                                                         \
-    [[unroll]] for (uint kk = 0u; kk < uint(BK); kk += uint(CM_K)) {                                \
-      CM_AMAT fa[WM];                                                                               \
-      CM_BMAT fb[WN];                                                                               \
-      CM_LOAD_FRAGMENTS(fa, fb, sA, sB);                                                            \
-      CM_AMAT faLo[WM];                                                                             \
-      CM_BMAT fbLo[WN];                                                                             \
-      CM_LOAD_FRAGMENTS(faLo, fbLo, sALo, sBLo);                                                    \
-      [[unroll]] for (int i = 0; i < WM; ++i) {                                                     \
-        [[unroll]] for (int j = 0; j < WN; ++j) {                                                   \
-          acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);                                     \
-          corr[i][j] = coopMatMulAddNV(fa[i], fbLo[j], corr[i][j]);                                 \
-          corr[i][j] = coopMatMulAddNV(faLo[i], fb[j], corr[i][j]);                                 \
-        }                                                                                           \
-      }                                                                                             \
+#define CM_MULTIPLY_STEP()                                                                          \
+  CM_AMAT faLo[WM];                                                                                 \
+  CM_BMAT fbLo[WN];                                                                                 \
+  CM_LOAD_FRAGMENTS(faLo, fbLo, sALo, sBLo);                                                        \
+  [[unroll]] for (int i = 0; i < WM; ++i) {                                                         \
+    [[unroll]] for (int j = 0; j < WN; ++j) {                                                       \
+      acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);                                         \
+      corr[i][j] = coopMatMulAddNV(fa[i], fbLo[j], corr[i][j]);                                     \
+      corr[i][j] = coopMatMulAddNV(faLo[i], fb[j], corr[i][j]);                                     \
     }                                                                                               \
   }
 #else
+#define CM_MULTIPLY_STEP()                                                                          \
+  [[unroll]] for (int i = 0; i < WM; ++i)                                                           \
+    [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
+#endif
+// Multiplies the K slice in shared buffer BUF into this subgroup's accumulators.
 #define CM_MULTIPLY_SLICE(BUF)                                                                      \
   {                                                                                                 \
     const uint cur = (BUF);                                                                         \
@@ -428,11 +425,9 @@ EPI0_CT cm_residual(uint batch, uint m, uint n, bool started) {
       CM_AMAT fa[WM];                                                                               \
       CM_BMAT fb[WN];                                                                               \
       CM_LOAD_FRAGMENTS(fa, fb, sA, sB);                                                            \
-      [[unroll]] for (int i = 0; i < WM; ++i)                                                       \
-        [[unroll]] for (int j = 0; j < WN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]); \
+      CM_MULTIPLY_STEP();                                                                           \
     }                                                                                               \
   }
-#endif
 #ifndef CM_PREFETCH
 #define CM_PREFETCH 1
 #endif
