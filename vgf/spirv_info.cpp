@@ -131,6 +131,7 @@ class Declarations {
 
  private:
   std::uint64_t sizeOf(std::uint32_t type, int depth) const;
+  std::uint64_t computeSize(const TypeDecl& t, std::uint32_t id, int depth) const;
   std::uint64_t pointeeBytes(std::uint32_t pointerType) const;  // sizeOf what a pointer type points to
   SpirvBuiltinInput builtinInput(const Variable& v, std::uint32_t builtIn) const;
   std::uint64_t memberOffset(const TypeDecl& st, std::uint32_t structId, std::size_t member, int depth) const;
@@ -155,6 +156,12 @@ class Declarations {
   std::vector<Variable> variables_;
   std::unordered_map<std::uint32_t, Usage> usage_;  // by variable id
   std::vector<RawEntryPoint> entryPoints_;
+  // sizeOf's results by type id, and the ids whose size is being computed: each type is sized
+  // once, and a type that contains itself (a cycle that only a malformed module has) counts
+  // as 0 bytes there. Without them, structs nested in cycles took time exponential in
+  // kMaxTypeDepth (a fuzzed module ran for minutes).
+  mutable std::unordered_map<std::uint32_t, std::uint64_t> sizes_;
+  mutable std::unordered_set<std::uint32_t> sizing_;
   struct LocalSizeIds {
     std::uint32_t entry;
     std::array<std::uint32_t, 3> ids;
@@ -387,12 +394,15 @@ std::optional<std::uint64_t> Declarations::constantValue(std::uint32_t id) const
 
 std::uint64_t Declarations::memberOffset(const TypeDecl& st, std::uint32_t structId, std::size_t member,
                                          int depth) const {
-  auto it = members_.find({structId, static_cast<std::uint32_t>(member)});
-  if (it != members_.end() && it->second.offset) return *it->second.offset;
-  // No Offset decoration (Workgroup blocks): members packed in order, a lower bound.
+  // A member without an Offset decoration (Workgroup blocks) follows the one before it: packed
+  // in order, a lower bound.
   std::uint64_t at = 0;
-  for (std::size_t m = 0; m < member && m < st.operands.size(); ++m)
+  for (std::size_t m = 0; m <= member && m < st.operands.size(); ++m) {
+    auto it = members_.find({structId, static_cast<std::uint32_t>(m)});
+    if (it != members_.end() && it->second.offset) at = *it->second.offset;
+    if (m == member) break;
     at = satAdd(at, sizeOf(st.operands[m], depth + 1));
+  }
   return at;
 }
 
@@ -419,10 +429,18 @@ std::uint64_t Declarations::pointeeBytes(std::uint32_t pointerType) const {
 }
 
 std::uint64_t Declarations::sizeOf(std::uint32_t id, int depth) const {
+  if (auto it = sizes_.find(id); it != sizes_.end()) return it->second;
   const TypeDecl* t = type(id);
-  if (t == nullptr || depth > kMaxTypeDepth) return 0;
-  const auto& o = t->operands;
-  switch (t->opcode) {
+  if (t == nullptr || depth > kMaxTypeDepth || !sizing_.insert(id).second) return 0;
+  const std::uint64_t bytes = computeSize(*t, id, depth);
+  sizing_.erase(id);
+  sizes_.emplace(id, bytes);
+  return bytes;
+}
+
+std::uint64_t Declarations::computeSize(const TypeDecl& t, std::uint32_t id, int depth) const {
+  const auto& o = t.operands;
+  switch (t.opcode) {
     case kOpTypeBool: return 4;
     case kOpTypeInt:
     case kOpTypeFloat: return o.empty() ? 0 : o[0] / 8;
@@ -435,9 +453,13 @@ std::uint64_t Declarations::sizeOf(std::uint32_t id, int depth) const {
       return satMul(constantValue(o[1]).value_or(0), stride);
     }
     case kOpTypeStruct: {
-      std::uint64_t end = 0;
+      // One pass: a member without an Offset decoration follows the one before it (memberOffset).
+      std::uint64_t at = 0, end = 0;
       for (std::size_t m = 0; m < o.size(); ++m) {
-        end = std::max(end, satAdd(memberOffset(*t, id, m, depth), sizeOf(o[m], depth + 1)));
+        auto it = members_.find({id, static_cast<std::uint32_t>(m)});
+        if (it != members_.end() && it->second.offset) at = *it->second.offset;
+        at = satAdd(at, sizeOf(o[m], depth + 1));
+        end = std::max(end, at);
       }
       return end;
     }

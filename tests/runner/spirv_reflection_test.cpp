@@ -97,5 +97,44 @@ TEST(SpirvReflection, EveryPrefixAndEveryWordFlipGivesAResultOrAnError) {
             "SPIR-V module: expected magic 0x07230203, got 0x12345678");
 }
 
+// A malformed module whose Private struct contains itself sixteen times (and an int), and a
+// second pair of structs that contain each other: types that only a damaged file has. Each
+// type is sized once; a member that is the type being sized counts 0 bytes. A fuzzed VGF of
+// this kind ran for minutes (sizes recomputed per member, to the depth limit, 16^32 times).
+TEST(SpirvReflection, TypesThatContainThemselvesAreSizedOnce) {
+  auto op = [](std::uint32_t opcode, std::vector<std::uint32_t> operands) {
+    operands.insert(operands.begin(), static_cast<std::uint32_t>(operands.size() + 1) << 16 | opcode);
+    return operands;
+  };
+  // ids: 1 main, 2 int, 3 struct S, 4 pointer to S, 5 variable, 6 void, 7 fn type, 8 label,
+  // 9 / 10 structs A and B, 11 pointer to A, 12 variable.
+  std::vector<std::vector<std::uint32_t>> code = {
+      op(17, {1}),                                                     // OpCapability Shader
+      op(14, {0, 1}),                                                  // OpMemoryModel Logical GLSL450
+      op(15, {5, 1, 0x6E69616D, 0}),                                   // OpEntryPoint GLCompute %1 "main"
+      op(16, {1, 17, 1, 1, 1}),                                        // OpExecutionMode %1 LocalSize 1 1 1
+      op(21, {2, 32, 0}),                                              // %2 = OpTypeInt 32 0
+      op(30, {3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2}),  // %3 = OpTypeStruct %3 x16 %2
+      op(32, {4, 6, 3}),                                               // %4 = OpTypePointer Private %3
+      op(59, {4, 5, 6}),                                               // %5 = OpVariable %4 Private
+      op(30, {9, 10, 10, 10, 10, 10, 10, 10, 10, 2}),                  // %9 = OpTypeStruct %10 x8 %2
+      op(30, {10, 9, 9, 9, 9, 9, 9, 9, 9, 2, 2}),                      // %10 = OpTypeStruct %9 x8 %2 %2
+      op(32, {11, 6, 9}),                                              // %11 = OpTypePointer Private %9
+      op(59, {11, 12, 6}),                                             // %12 = OpVariable %11 Private
+      op(19, {6}),                                                     // %6 = OpTypeVoid
+      op(33, {7, 6}),                                                  // %7 = OpTypeFunction %6
+      op(54, {6, 1, 0, 7}),                                            // %1 = OpFunction %6 None %7
+      op(248, {8}),                                                    // %8 = OpLabel
+      op(253, {}),                                                     // OpReturn
+      op(56, {}),                                                      // OpFunctionEnd
+  };
+  std::vector<std::uint32_t> words = {0x07230203, 0x00010000, 0, 13, 0};
+  for (const auto& instruction : code) words.insert(words.end(), instruction.begin(), instruction.end());
+  Result<SpirvModule> module = reflectSpirv(words);
+  ASSERT_TRUE(module) << module.error().message();
+  // S: 16 x 0 + 4. A: 8 x B + 4 where B (sized inside A) is 8 x 0 + 4 + 4 = 8, so 68.
+  EXPECT_EQ(module->privateBytes, 4u + 68u);
+}
+
 }  // namespace
 }  // namespace openvgf::vgf
