@@ -24,6 +24,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 import torch  # noqa: E402
+from profile_table import medians  # noqa: E402  (this folder)
 from torch_compare import Model, load_npy  # noqa: E402
 
 ANCHORS = {"CONV2D", "DEPTHWISE_CONV2D", "TRANSPOSE_CONV2D", "CONV3D", "MATMUL", "MAX_POOL2D", "AVG_POOL2D",
@@ -112,24 +113,9 @@ def group(entries):
 
 
 def openvgf_entries(trace_path):
-    durations = collections.defaultdict(list)
-    order = []
-    for e in json.load(open(trace_path))["traceEvents"]:
-        if e.get("ph") != "X":
-            continue
-        name = re.sub(r"_partial$", "", e["name"])
-        if name not in durations:
-            order.append(name)
-        durations[name].append(e["dur"])
-    # A split-K pass runs twice per inference under one name: count both.
-    runs = min(len(d) for d in durations.values())
-    entries = []
-    for name in order:
-        d = durations[name]
-        per = len(d) // runs
-        total = statistics.median(sum(d[i * per:(i + 1) * per]) for i in range(runs))
-        entries.append((re.sub(r"_\d+$", "", name), name, total))
-    return entries
+    """[(op, dispatch name, median µs)] of an openvgf trace, a split GEMM's passes as one."""
+    times, order = medians(trace_path)
+    return [(re.sub(r"_\d+$", "", name), name, times[name]) for name in order]
 
 
 def main():
