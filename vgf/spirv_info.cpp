@@ -135,6 +135,7 @@ class Declarations {
   std::uint64_t pointeeBytes(std::uint32_t pointerType) const;  // sizeOf what a pointer type points to
   SpirvBuiltinInput builtinInput(const Variable& v, std::uint32_t builtIn) const;
   std::uint64_t memberOffset(const TypeDecl& st, std::uint32_t structId, std::size_t member, int depth) const;
+  std::uint64_t memberStart(std::uint32_t structId, std::size_t member, std::uint64_t follows) const;
   std::optional<std::uint64_t> constantValue(std::uint32_t id) const;
   const TypeDecl* type(std::uint32_t id) const {
     auto it = types_.find(id);
@@ -398,12 +399,18 @@ std::uint64_t Declarations::memberOffset(const TypeDecl& st, std::uint32_t struc
   // in order, a lower bound.
   std::uint64_t at = 0;
   for (std::size_t m = 0; m <= member && m < st.operands.size(); ++m) {
-    auto it = members_.find({structId, static_cast<std::uint32_t>(m)});
-    if (it != members_.end() && it->second.offset) at = *it->second.offset;
+    at = memberStart(structId, m, at);
     if (m == member) break;
     at = satAdd(at, sizeOf(st.operands[m], depth + 1));
   }
   return at;
+}
+
+// Where member `member` starts: its Offset decoration, else `follows` (the end of the one before).
+std::uint64_t Declarations::memberStart(std::uint32_t structId, std::size_t member,
+                                        std::uint64_t follows) const {
+  auto it = members_.find({structId, static_cast<std::uint32_t>(member)});
+  return it != members_.end() && it->second.offset ? *it->second.offset : follows;
 }
 
 SpirvBuiltinInput Declarations::builtinInput(const Variable& v, std::uint32_t builtIn) const {
@@ -456,9 +463,7 @@ std::uint64_t Declarations::computeSize(const TypeDecl& t, std::uint32_t id, int
       // One pass: a member without an Offset decoration follows the one before it (memberOffset).
       std::uint64_t at = 0, end = 0;
       for (std::size_t m = 0; m < o.size(); ++m) {
-        auto it = members_.find({id, static_cast<std::uint32_t>(m)});
-        if (it != members_.end() && it->second.offset) at = *it->second.offset;
-        at = satAdd(at, sizeOf(o[m], depth + 1));
+        at = satAdd(memberStart(id, m, at), sizeOf(o[m], depth + 1));
         end = std::max(end, at);
       }
       return end;

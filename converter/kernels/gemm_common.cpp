@@ -145,18 +145,20 @@ void chooseResidualAccumulators(const LoweringContext& ctx, const Node& node, Co
   plan.residualFp16 = ctx.storedType(add.op.inputs[1 - add.chainInput]) == DType::Fp16;
 }
 
+namespace {
+bool fp32Accumulators(const CoopMatPlan& plan) {
+  return plan.shape.types == CoopMatTypes::F16xF16ToF32 || plan.shape.types == CoopMatTypes::Bf16xBf16ToF32;
+}
+}  // namespace
+
 bool partialFragmentStores(const CoopMatPlan& plan, const SplitK& split, std::int64_t n) {
-  const bool fp32Accumulators =
-      plan.shape.types == CoopMatTypes::F16xF16ToF32 || plan.shape.types == CoopMatTypes::Bf16xBf16ToF32;
-  return split.slices > 1 && fp32Accumulators && !plan.workgroupScope && plan.stagingBuffer() == 0 &&
+  return split.slices > 1 && fp32Accumulators(plan) && !plan.workgroupScope && plan.stagingBuffer() == 0 &&
          n % 8 == 0;
 }
 
 bool directFragmentStores(const LoweringContext& ctx, const Node& node, const CoopMatPlan& plan,
                           const SplitK& split, std::int64_t n, std::int64_t k) {
-  const bool fp32Accumulators =
-      plan.shape.types == CoopMatTypes::F16xF16ToF32 || plan.shape.types == CoopMatTypes::Bf16xBf16ToF32;
-  if (k > ctx.target().coopMatDirectStoreMaxDepth || plan.workgroupScope || !fp32Accumulators ||
+  if (k > ctx.target().coopMatDirectStoreMaxDepth || plan.workgroupScope || !fp32Accumulators(plan) ||
       plan.stagingBuffer() != 0 || split.slices > 1 || n % 8 != 0) {
     return false;
   }
