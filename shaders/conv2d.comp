@@ -11,7 +11,8 @@
 //   BM BN BK TM TN (tile), plus the epilogue defines of include/epilogue.glsl;
 //   GEMM_STAGES, GEMM_VEC4_A / GEMM_VEC4_B (fp32 operands: vec4 loads, include/gemm.glsl);
 //   GEMM_COOPMAT=1 with CM_* WM WN SG selects include/gemm_coopmat.glsl, GEMM_DOT4=1 the int8
-//   dot-product core include/gemm_dot4.glsl (native target).
+//   dot-product core include/gemm_dot4.glsl (native target); GEMM_RUN_A, GEMM_ROW_A (the
+//   padded run length; K = KH * GEMM_ROW_A) how the cooperative-matrix core gathers A.
 // Bindings (set 0): 0 input, 1 weight, 2 bias, 3.. epilogue inputs, OUT_BINDING output.
 // Grid: (ceil(OC/BN), ceil(BATCH*OH*OW/BM), 1); workgroup (BN/TN)*(BM/TM) invocations.
 #version 460
@@ -77,7 +78,11 @@
 
 #define M (BATCH * OH * OW)
 #define N OC
+#if GEMM_ROW_A
+#define K (KH * GEMM_ROW_A)
+#else
 #define K (KH * KW * IC)
+#endif
 
 #if GEMM_COOPMAT
 layout(local_size_x = (BM / (WM * CM_M)) * (BN / (WN * CM_N)) * SG, local_size_y = 1, local_size_z = 1) in;
@@ -140,10 +145,33 @@ vec4 gemm_load_b4(uint batch, uint k, uint n) { return w0q[(k * uint(OC) + n) / 
 #endif
 
 // A chunk of K for the cooperative-matrix path when IC is not a multiple of it (a 3-channel
-// stem): the output pixel and the first tap are decoded once, the later taps by stepping
-// through channels, columns and rows, where decoding each operand on its own made the index
-// arithmetic outweigh the multiplies.
-#if GEMM_RUN_A
+// stem), where decoding each operand on its own made the index arithmetic outweigh the
+// multiplies.
+#if GEMM_ROW_A
+// GEMM_ROW_A (DIL_X 1; the converter lays the weights out to match): K is KH runs of
+// GEMM_ROW_A operands, the first KW * IC of each a filter row's taps, which lie side by side
+// in one input row. GEMM_ROW_A is a whole number of chunks, so a chunk stays in one run: one
+// decode, then per operand a load and a test against the ends of the row and of the run.
+void gemm_load_a_run(uint batch, uint m, uint k, out A_CT v[CM_CHUNK]) {
+  const uint ox = m % uint(OW);
+  const uint t = m / uint(OW);
+  const uint oy = t % uint(OH);
+  const uint b = t / uint(OH);
+  const uint ky = k / uint(GEMM_ROW_A);
+  const uint j = k % uint(GEMM_ROW_A);
+  const int y = int(oy) * STRIDE_Y - PAD_T + int(ky) * DIL_Y;
+  const bool rowInside = m < uint(M) && ky < uint(KH) && y >= 0 && y < IH;
+  const uint rowStart = (b * uint(IN_PH) + uint(y)) * uint(IN_PW) * uint(IC);
+  const int first = (int(ox) * STRIDE_X - PAD_L) * IC + int(j);  // operand j's place in the row
+  [[unroll]] for (int i = 0; i < CM_CHUNK; ++i) {
+    const int at = first + i;
+    const bool inside = rowInside && j + uint(i) < uint(KW * IC) && at >= 0 && at < IW * IC;
+    v[i] = inside ? A_CT(IN_LD(in0[rowStart + uint(at)])) - A_CT(IN_ZP) : A_CT(0);
+  }
+}
+#elif GEMM_RUN_A
+// Otherwise the output pixel and the first tap are decoded once, the later taps by stepping
+// through channels, columns and rows.
 void gemm_load_a_run(uint batch, uint m, uint k, out A_CT v[CM_CHUNK]) {
   const uint ox = m % uint(OW);
   const uint t = m / uint(OW);

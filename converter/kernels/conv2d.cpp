@@ -51,15 +51,32 @@ Status lower(LoweringContext& ctx, const Node& node) {
   setBufferType(d, "BIAS", bias.dtype);
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
   const DType accType = attrs.accType == DType::Unknown ? output.dtype : attrs.accType;
-  auto coopMat = chooseCoopMat(ctx.target(), input.dtype, weight.dtype, accType, inZp, wZp, batch * oh * ow,
-                               oc, kh * kw * ic, epilogueStartsWithResidualAdd(ctx.program(), node), ic);
+  // Constant weights are stored as [K][OC] (bindWeightsKN), so rows of B are contiguous.
+  const bool weightsKN = ctx.program().isConstant(ctx.program().bufferOf(node.op.inputs[1]));
+  const Target& target = ctx.target();
+  const bool residualEpilogue = epilogueStartsWithResidualAdd(ctx.program(), node);
+  std::int64_t depth = kh * kw * ic;
+  auto coopMat = chooseCoopMat(target, input.dtype, weight.dtype, accType, inZp, wZp, batch * oh * ow, oc, depth,
+                               residualEpilogue, ic);
+  // A gathered A operand read as contiguous filter rows (GEMM_ROW_A,
+  // Target::coopMatRowRunsMaxPadding): K grows to KH whole-chunk runs.
+  KRuns runs;
+  if (coopMat && ic % coopMat->chunk() != 0 && weightsKN && attrs.dilation[1] == 1 &&
+      target.coopMatRowRunsMaxPadding > 0) {
+    const std::int64_t run = kw * ic;
+    const std::int64_t padded = (run + coopMat->chunk() - 1) / coopMat->chunk() * coopMat->chunk();
+    if (100 * kh * (padded - run) <= target.coopMatRowRunsMaxPadding * depth) {
+      runs = KRuns{run, padded};
+      depth = kh * padded;
+      coopMat = chooseCoopMat(target, input.dtype, weight.dtype, accType, inZp, wZp, batch * oh * ow, oc, depth,
+                              residualEpilogue, ic);
+    }
+  }
   if (coopMat) {
     coopMat->narrowA = coopMat->fp32Operands && inStored == DType::Fp16;
     chooseResidualAccumulators(ctx, node, *coopMat);
   }
-  GemmTile tile = chooseTile(ctx.target(), batch * oh * ow, oc, GemmKind::Convolution);
-  // Constant weights are stored as [K][OC] (bindWeightsKN), so rows of B are contiguous.
-  const bool weightsKN = ctx.program().isConstant(ctx.program().bufferOf(node.op.inputs[1]));
+  GemmTile tile = chooseTile(target, batch * oh * ow, oc, GemmKind::Convolution);
   // --precision: constant fp32 weights the core reads in chunks are stored rounded to the
   // operand type, so it loads them as they are (half the bytes, no conversion).
   const DType storedWeights = coopMat ? narrowedWeights(*coopMat, weightsKN, oc) : DType::Unknown;
@@ -68,6 +85,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
     setCoopMat(d, *coopMat);
     d.set("GEMM_VEC_A", ic % coopMat->chunk() == 0 ? 1 : 0);
     if (ic % coopMat->chunk() != 0) d.set("GEMM_RUN_A", 1);
+    if (runs.run > 0) d.set("GEMM_ROW_A", runs.padded);
     // fp32 weights left unrounded are read in 16-byte chunks only when A is fp32 too (the
     // views are of one type); beside an fp16-stored A they are packed element by element.
     const bool bInFragmentType = storedWeights != DType::Unknown || !coopMat->narrowA;
@@ -77,23 +95,23 @@ Status lower(LoweringContext& ctx, const Node& node) {
   } else {
     setTile(d, tile);
     setVec4Loads(d, tile, inStored, ic % 4 == 0, weightsKN && oc % 4 == 0);
-    if (useDot4(ctx.target(), input.dtype, weight.dtype, output.dtype, inZp, wZp)) d.set("GEMM_DOT4", 1);
+    if (useDot4(target, input.dtype, weight.dtype, output.dtype, inZp, wZp)) d.set("GEMM_DOT4", 1);
   }
 
   PlanKernel kernel;
   kernel.name = fmt::format("CONV2D_{}", node.index);
   kernel.bindings.push_back(ctx.tensorId(node.op.inputs[0]));
   kernel.writes.push_back(false);
-  bindWeightsKN(ctx, node, 1, d, kernel, storedWeights);
+  bindWeightsKN(ctx, node, 1, d, kernel, storedWeights, runs);
   kernel.bindings.push_back(ctx.tensorId(node.op.inputs[2]));
   kernel.writes.push_back(false);
   OPENVGF_TRY(buildEpilogue(ctx, node, types.accumulator, d, kernel));
   kernel.grid = {ceilDiv(static_cast<std::uint64_t>(oc), static_cast<std::uint64_t>(tile.bn)),
                  ceilDiv(static_cast<std::uint64_t>(batch * oh * ow), static_cast<std::uint64_t>(tile.bm)), 1};
   const std::int64_t m = batch * oh * ow;
-  const SplitK split = chooseSplitK(ctx.target(), tile, types, 1, m, oc, kh * kw * ic);
+  const SplitK split = chooseSplitK(target, tile, types, 1, m, oc, depth);
   if (coopMat && partialFragmentStores(*coopMat, split, oc)) d.set("CM_PARTIAL_STORE", 1);
-  if (coopMat && directFragmentStores(ctx, node, *coopMat, split, oc, kh * kw * ic)) {
+  if (coopMat && directFragmentStores(ctx, node, *coopMat, split, oc, depth)) {
     d.set("CM_DIRECT_STORE", 1).set("CM_OUT_F16", ctx.storedType(node.output()) == DType::Fp16 ? 1 : 0);
   }
   addGemmKernel(ctx, std::move(kernel), "conv2d.comp", std::move(d), types, split,

@@ -401,7 +401,7 @@ DType narrowedWeights(const CoopMatPlan& plan, bool weightsKN, std::int64_t oc) 
 }
 
 void bindWeightsKN(LoweringContext& ctx, const Node& node, std::size_t input, ShaderDefines& defines,
-                   PlanKernel& kernel, DType storeAs) {
+                   PlanKernel& kernel, DType storeAs, KRuns runs) {
   const std::string& name = node.op.inputs[input];
   const tosa::Tensor& weight = ctx.tensor(name);
   if (!ctx.program().isConstant(ctx.program().bufferOf(name))) {
@@ -417,11 +417,14 @@ void bindWeightsKN(LoweringContext& ctx, const Node& node, std::size_t input, Sh
   const auto& src = *source.data;
   const bool narrow = weight.dtype == DType::Fp32 && (storeAs == DType::Fp16 || storeAs == DType::Bf16);
   const std::size_t outBytes = narrow ? 2 : eb;
-  std::vector<std::uint8_t> dst(static_cast<std::size_t>(k * oc) * outBytes);
+  const bool padded = runs.run > 0 && runs.padded > runs.run && k % runs.run == 0;
+  const std::int64_t rows = padded ? k / runs.run * runs.padded : k;
+  std::vector<std::uint8_t> dst(static_cast<std::size_t>(rows * oc) * outBytes);  // padding rows stay 0
   for (std::int64_t o = 0; o < oc; ++o) {
     for (std::int64_t j = 0; j < k; ++j) {
+      const std::int64_t row = padded ? j / runs.run * runs.padded + j % runs.run : j;
       const std::size_t from = static_cast<std::size_t>(o * k + j) * eb;
-      const std::size_t to = static_cast<std::size_t>(j * oc + o) * outBytes;
+      const std::size_t to = static_cast<std::size_t>(row * oc + o) * outBytes;
       if (narrow) {
         float v = 0;
         std::memcpy(&v, &src[from], sizeof v);
@@ -432,7 +435,7 @@ void bindWeightsKN(LoweringContext& ctx, const Node& node, std::size_t input, Sh
       }
     }
   }
-  kernel.bindings.push_back(ctx.addConstant(narrow ? storeAs : weight.dtype, {k, oc}, std::move(dst)));
+  kernel.bindings.push_back(ctx.addConstant(narrow ? storeAs : weight.dtype, {rows, oc}, std::move(dst)));
   kernel.writes.push_back(false);
   defines.set("W_KN", 1);
 }

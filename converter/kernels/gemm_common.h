@@ -176,13 +176,21 @@ void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan);
 bool useDot4(const Target& target, tosa::DType in, tosa::DType weight, tosa::DType out, std::int64_t zeroPointA,
              std::int64_t zeroPointB);
 
+/// K as runs of `run` operands each padded with zeros to `padded` (GEMM_ROW_A: a filter row
+/// of KW * IC operands padded to whole 16-byte chunks); run 0: K as it is.
+struct KRuns {
+  std::int64_t run = 0;
+  std::int64_t padded = 0;
+};
+
 /// Binds the weight input of a conv-like node: a constant [OC, K...] tensor is stored
 /// pre-transposed to [K][OC] (constant plan: coalesced B-tile loads) and W_KN=1 is set; a
 /// run-time weight is bound as is with W_KN=0. `storeAs` Fp16 or Bf16 stores constant fp32
 /// weights rounded to that type (--precision, narrowedWeights): to nearest even, as the
-/// cooperative-matrix core's load path rounds (NaN payloads aside).
+/// cooperative-matrix core's load path rounds (NaN payloads aside). With `runs`, constant
+/// weights are stored as [K / run * padded][OC], each run of K followed by zero rows.
 void bindWeightsKN(LoweringContext& ctx, const Node& node, std::size_t input, ShaderDefines& defines,
-                   PlanKernel& kernel, tosa::DType storeAs = tosa::DType::Unknown);
+                   PlanKernel& kernel, tosa::DType storeAs = tosa::DType::Unknown, KRuns runs = {});
 /// The type constant fp32 CONV2D weights are stored in for `plan` (--precision): its operand
 /// type when the core reads B in 16-byte chunks, so it loads them as they are; else Unknown
 /// (stored as fp32).

@@ -174,6 +174,15 @@ struct Target {
   // least as wide as this tile take it before any other; subgroupsM = 0: they choose as the
   // others do.
   CoopMatTile coopMatTileGather{0, 0, 32, 32, 32};
+  // Such a convolution with constant weights and no column dilation reads each filter row's
+  // KW * IC operands as one contiguous run of the input row (GEMM_ROW_A), with K laid out as
+  // KH runs padded to whole chunks, where the padding adds at most this many percent to K
+  // (0: never). A chunk then costs one decode and a bounds test per operand instead of
+  // stepping through channels, columns and rows. On an H200 (--precision fp16, batch 32)
+  // ResNet-50's 7x7 stem (K 147 -> 168) took 124.9 against 135.7 us and MobileNetV2's 3x3
+  // stem (27 -> 48, 78 % more) 59.9 against 69.9 us
+  // (benchmarks/results/experiments/h100-gemm-limits.md, call 30).
+  int coopMatRowRunsMaxPadding = 100;
   // GEMMs at most this deep (0: none) keep two K slices in flight in the subgroup core
   // (CM_PREFETCH 2, a second set of fetch registers) rather than one, where A is read in
   // 16-byte chunks, the operands are not split (fp16x3) and each invocation fetches at most

@@ -167,8 +167,10 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // tile of 4x2 (128x64, 256): 134-136 against 142-144 us at batch 32 --precision fp16 in
       // four H200 calls; deeper K slices (48-80) took 176-362 us. MobileNetV2's 32-wide stem
       // lost 7 us with it, so only GEMMs as wide as the tile take it
-      // (benchmarks/results/experiments/h100-gemm-limits.md, calls 23-26).
-      target.coopMatTileGather = CoopMatTile{2, 2, 32, 32, 32};
+      // (benchmarks/results/experiments/h100-gemm-limits.md, calls 23-26). Since the stem
+      // reads its filter rows as runs (coopMatRowRunsMaxPadding), a K slice of 16: 117.8
+      // against 124.9 us with 32, 134-135 without runs (same H200 call; call 30).
+      target.coopMatTileGather = CoopMatTile{2, 2, 32, 32, 16};
       // Two K slices in flight for GEMMs at most 512 deep whose invocations fetch at most 4
       // chunks per slice: ResNet-50 batch 32 --precision fp16 2.815 / 2.807 against 2.843 /
       // 2.841 ms with the stem tile above (its 1x1 convolutions 1-6 us faster each), BERT
@@ -213,10 +215,13 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
       if (!v || v->size() != 1) return bad("gemm-min-groups=N (N >= 1)");
       target.gemmLargeMinGroups = (*v)[0];
     } else if (key == "splitk-groups") {
-      if (!parsed || parsed->size() != 1) {
-        return bad("splitk-groups=N (split GEMMs of fewer than N workgroups along K; 0: never)");
+      if (!parsed || parsed->empty() || parsed->size() > 2 || (parsed->size() == 2 && (*parsed)[1] == 0)) {
+        return bad(
+            "splitk-groups=N[/DEPTH] (split GEMMs of fewer than N workgroups along K, in slices at least "
+            "DEPTH deep; 0: never)");
       }
       target.gemmSplitKGroups = (*parsed)[0];
+      if (parsed->size() == 2) target.gemmSplitKMinDepth = (*parsed)[1];
     } else if (key == "coopmat") {
       if (!v || v->size() != 5) return bad("coopmat=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat=2x2/64x64/32");
       target.coopMatTile = coopMatTileOf(*v);
@@ -270,6 +275,13 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
             "coopmat-gather=SGMxSGN/BLOCKMxBLOCKN/BK (convolutions that gather A element by element), "
             "e.g. coopmat-gather=2x2/32x32/80, or coopmat-gather=0");
       }
+    } else if (key == "coopmat-row-runs") {
+      if (!parsed || parsed->size() != 1) {
+        return bad(
+            "coopmat-row-runs=PERCENT (gathered convolutions read filter rows as contiguous runs where "
+            "padding the runs to whole chunks adds at most PERCENT % to K; 0: never)");
+      }
+      target.coopMatRowRunsMaxPadding = (*parsed)[0];
     } else if (key == "coopmat-prefetch") {
       if (!parsed || (parsed->size() != 1 && parsed->size() != 2) ||
           (parsed->size() == 2 && (*parsed)[1] == 0)) {
@@ -348,7 +360,7 @@ Status applyTuningOverrides(Target& target, std::string_view spec) {
       return bad(
           "one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, splitk-groups, coopmat, "
           "coopmat-small, coopmat-split, coopmat-mid, coopmat-min-tiles, coopmat-residual, coopmat-gather, "
-          "coopmat-prefetch, coopmat-acc16, "
+          "coopmat-row-runs, coopmat-prefetch, coopmat-acc16, "
           "coopmat-khr, coopmat-fragment, coopmat-wg, coopmat-wg-threads, coopmat-band, "
           "coopmat-residual-acc, coopmat-narrow, coopmat-direct-store, fp16-min-depth, fp16-storage");
     }

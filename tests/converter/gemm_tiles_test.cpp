@@ -215,7 +215,7 @@ TEST(TuningOverrides, CooperativeMatrixEncodingAndWorkgroupScope) {
   EXPECT_FALSE(nvidia.coopMatResidualAccumulators);
   EXPECT_TRUE(nvidia.coopMatTilesNarrow.empty());
   // The gather tile and two slices in flight up to 512 deep, 4 chunks; both can be turned off.
-  EXPECT_EQ(nvidia.coopMatTileGather, (converter::CoopMatTile{2, 2, 32, 32, 32}));
+  EXPECT_EQ(nvidia.coopMatTileGather, (converter::CoopMatTile{2, 2, 32, 32, 16}));
   EXPECT_EQ(nvidia.coopMatPrefetchMaxDepth, 512);
   EXPECT_EQ(nvidia.coopMatPrefetchMaxChunks, 4);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-gather=4x1/16x64/32,coopmat-prefetch=256/8"));
@@ -225,14 +225,28 @@ TEST(TuningOverrides, CooperativeMatrixEncodingAndWorkgroupScope) {
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-gather=0,coopmat-prefetch=0"));
   EXPECT_EQ(nvidia.coopMatTileGather.subgroupsM, 0);
   EXPECT_EQ(nvidia.coopMatPrefetchMaxDepth, 0);
+  // Gathered convolutions read filter rows as runs where the padding adds at most 100 % to K.
+  EXPECT_EQ(nvidia.coopMatRowRunsMaxPadding, 100);
+  ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-row-runs=0"));
+  EXPECT_EQ(nvidia.coopMatRowRunsMaxPadding, 0);
+  ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-row-runs=100"));
+  EXPECT_EQ(nvidia.coopMatRowRunsMaxPadding, 100);
   for (const char* bad : {"coopmat-gather=2x2/32x32", "coopmat-gather=2x2/32x32/24", "coopmat-prefetch=512/0",
-                          "coopmat-prefetch=1/2/3"}) {
+                          "coopmat-prefetch=1/2/3", "coopmat-row-runs", "coopmat-row-runs=1/2"}) {
     converter::Target u = nvidia;
     EXPECT_FALSE(converter::applyTuningOverrides(u, bad)) << bad;
   }
   EXPECT_EQ(nvidia.gemmSplitKGroups, 264);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "splitk-groups=0"));
   EXPECT_EQ(nvidia.gemmSplitKGroups, 0);
+  EXPECT_EQ(nvidia.gemmSplitKMinDepth, 128);
+  ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "splitk-groups=800/1024"));
+  EXPECT_EQ(nvidia.gemmSplitKGroups, 800);
+  EXPECT_EQ(nvidia.gemmSplitKMinDepth, 1024);
+  for (const char* bad : {"splitk-groups=800/0", "splitk-groups=1/2/3", "splitk-groups="}) {
+    converter::Target u = nvidia;
+    EXPECT_FALSE(converter::applyTuningOverrides(u, bad)) << bad;
+  }
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-narrow=4x1/32x64/32"));
   EXPECT_EQ(nvidia.coopMatTilesNarrow, (std::vector<Narrow>{{64, {4, 1, 32, 64, 32}}}));
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-narrow=8x1/16x64/32/24+2x2/32x32/32"));

@@ -705,6 +705,76 @@ TEST(NativeTargetCoopMat, GatheredConvolutionsTakeTheGatherTile) {
   }
 }
 
+// Target::coopMatRowRunsMaxPadding: a gathered convolution with constant weights reads each
+// filter row's KW x IC operands as one run of the input row (GEMM_ROW_A), so its weights are
+// stored as KH runs padded with zero rows to whole chunks of 8: a 7x7 stride-2 stem over 3
+// channels goes from K = 147 to 7 x 24 = 168 (14 % more), a 3x3 one from 27 to 3 x 16 = 48
+// (78 %). Where the padding would add more than the limit (one channel: 9 -> 24, 167 %), where
+// the limit is 0, or with a column dilation, the weights keep their rows. Every module passes
+// spirv-val (expectCoopMat).
+TEST(NativeTargetCoopMat, GatheredConvolutionsReadFilterRowsAsRuns) {
+  std::mt19937 rng(59);
+  struct Case {
+    std::string name;
+    std::int64_t kernel;
+    std::int64_t channels;
+    int dilationX;
+    int maxPadding;
+    std::int64_t rowsStored;  // of the [K][OC] weights
+  };
+  const std::int64_t oc = 64;
+  for (const Case& c : {Case{"7x7 stem", 7, 3, 1, 100, 7 * 24}, Case{"7x7 stem, limit 0", 7, 3, 1, 0, 147},
+                        Case{"7x7 stem, column dilation 2", 7, 3, 2, 100, 147}, Case{"3x3 stem", 3, 3, 1, 100, 3 * 16},
+                        Case{"3x3 stem, limit 50", 3, 3, 1, 50, 27}, Case{"3x3, one channel", 3, 1, 1, 100, 9},
+                        Case{"3x3, one channel, limit 200", 3, 1, 1, 200, 3 * 8}}) {
+    SCOPED_TRACE(c.name);
+    tosa::Builder b;
+    HostTensor w = randomTensor(DType::Fp16, {oc, c.kernel, c.kernel, c.channels}, rng);
+    Value x = b.input("x", DType::Fp16, {2, 40, 40, c.channels});
+    tosa::ConvParams p;
+    const int before = static_cast<int>(c.kernel / 2), after = before - 1;  // 40 / 2 rows and columns out
+    p.pad = {before, after, before, after};
+    p.stride = {2, 2};
+    p.dilation = {1, c.dilationX};
+    p.accType = DType::Fp32;
+    b.output(b.conv2d(x, b.constant(w), std::nullopt, p));
+    auto graph = b.build();
+    ASSERT_TRUE(graph) << graph.error().message();
+    converter::Target target = coopMatTarget();
+    target.coopMatLargeMinTiles = 1;
+    target.gemmSplitKGroups = 0;
+    target.coopMatRowRunsMaxPadding = c.maxPadding;
+    auto converted = convertWith(*graph, target);
+    ASSERT_TRUE(converted);
+    expectCoopMat(*converted);
+    const vgf::Constant* weights = nullptr;
+    for (const vgf::Constant& constant : converted->file.constants) {
+      const auto& shape = converted->file.resources.at(constant.mrtIndex).shape;
+      if (shape.size() == 2 && shape[1] == oc) weights = &constant;
+    }
+    ASSERT_NE(weights, nullptr);
+    ASSERT_EQ(converted->file.resources.at(weights->mrtIndex).shape[0], c.rowsStored);
+    ASSERT_EQ(weights->data.size(), static_cast<std::size_t>(c.rowsStored * oc) * 2);
+    // Row r of the stored weights holds filter operand (ky, j) = (r / stride, r % stride),
+    // j = kx * IC + ic, or zeros past the row's KW x IC operands.
+    const std::int64_t run = c.kernel * c.channels;
+    const std::int64_t stride = c.rowsStored / c.kernel;
+    const auto source = w.as<std::uint16_t>();
+    int mismatches = 0;
+    for (std::int64_t r = 0; r < c.rowsStored; ++r) {
+      const std::int64_t ky = r / stride, j = r % stride;
+      for (std::int64_t o = 0; o < oc; ++o) {
+        std::uint16_t stored = 0;
+        std::memcpy(&stored, weights->data.data() + static_cast<std::size_t>(r * oc + o) * 2, 2);
+        const std::uint16_t expected =
+            j < run ? source[static_cast<std::size_t>((o * c.kernel + ky) * run + j)] : std::uint16_t{0};
+        mismatches += stored != expected;
+      }
+    }
+    EXPECT_EQ(mismatches, 0);
+  }
+}
+
 // Target::coopMatPrefetchMaxDepth: a GEMM at most that deep keeps two K slices in flight (a
 // loop unrolled by two, so a module of its own, which compiles and validates for odd and even
 // slice counts and for fp32 operands rounded in the core) when A is read in 16-byte chunks,
