@@ -386,41 +386,35 @@ EPI0_CT cm_residual(uint batch, uint m, uint n, bool started) {
 #define CM_STORE(batch, m, n, v, started) GEMM_STORE(batch, m, n, v)
 #endif
 
-// This subgroup's A and B fragments of K step kk in buffer `cur` of the shared arrays SA, SB
-// (sA, sB, or the lo halves sALo, sBLo).
-#define CM_LOAD_FRAGMENTS(fa, fb, SA, SB)                                                            \
-  [[unroll]] for (int i = 0; i < WM; ++i) {                                                         \
-    uint row = (sgM * uint(WM) + uint(i)) * uint(CM_M);                                             \
-    coopMatLoadNV(fa[i], SA, cur * uint(SA_SIZE) + row * uint(SA_STRIDE) + kk / uint(CH), uint(SA_STRIDE), false); \
-  }                                                                                                 \
-  [[unroll]] for (int j = 0; j < WN; ++j) {                                                         \
-    uint col = (sgN * uint(WN) + uint(j)) * uint(CM_N);                                             \
-    coopMatLoadNV(fb[j], SB, cur * uint(SB_SIZE) + kk * uint(SB_STRIDE) + col / uint(CH), uint(SB_STRIDE), false); \
-  }
-
-// One CM_K step (kk) of buffer `cur`: loads this subgroup's fragments and multiplies them
-// into acc (with CM_SPLIT, hi x hi into acc and the cross products into corr, loading the lo
-// fragments too).
+// One CM_K step (kk) of buffer `cur`: this subgroup's A fragments first, then each B fragment
+// just before the products that use it, so one B fragment is live at a time instead of WN and
+// its products start while the next one loads (fp16 MATMUL 4096 on an H200: 432 against
+// 451 us; convolutions and fp16x3 unchanged; h100-gemm-limits.md, calls 36-37). Each
+// accumulator sums the K steps in the same order either way. With CM_SPLIT, hi x hi goes into
+// acc and the cross products into corr, from the lo fragments (sALo, sBLo: the same layout)
+// loaded beside the hi ones.
 #if CM_SPLIT
 #define CM_MULTIPLY_STEP()                                                                          \
   CM_AMAT fa[WM];                                                                                   \
-  CM_BMAT fb[WN];                                                                                   \
-  CM_LOAD_FRAGMENTS(fa, fb, sA, sB);                                                                \
   CM_AMAT faLo[WM];                                                                                 \
-  CM_BMAT fbLo[WN];                                                                                 \
-  CM_LOAD_FRAGMENTS(faLo, fbLo, sALo, sBLo);                                                        \
   [[unroll]] for (int i = 0; i < WM; ++i) {                                                         \
-    [[unroll]] for (int j = 0; j < WN; ++j) {                                                       \
-      acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);                                         \
-      corr[i][j] = coopMatMulAddNV(fa[i], fbLo[j], corr[i][j]);                                     \
-      corr[i][j] = coopMatMulAddNV(faLo[i], fb[j], corr[i][j]);                                     \
+    const uint at = cur * uint(SA_SIZE) + (sgM * uint(WM) + uint(i)) * uint(CM_M) * uint(SA_STRIDE) + kk / uint(CH); \
+    coopMatLoadNV(fa[i], sA, at, uint(SA_STRIDE), false);                                           \
+    coopMatLoadNV(faLo[i], sALo, at, uint(SA_STRIDE), false);                                       \
+  }                                                                                                 \
+  [[unroll]] for (int j = 0; j < WN; ++j) {                                                         \
+    CM_BMAT fb;                                                                                     \
+    CM_BMAT fbLo;                                                                                   \
+    const uint at = cur * uint(SB_SIZE) + kk * uint(SB_STRIDE) + (sgN * uint(WN) + uint(j)) * uint(CM_N) / uint(CH); \
+    coopMatLoadNV(fb, sB, at, uint(SB_STRIDE), false);                                              \
+    coopMatLoadNV(fbLo, sBLo, at, uint(SB_STRIDE), false);                                          \
+    [[unroll]] for (int i = 0; i < WM; ++i) {                                                       \
+      acc[i][j] = coopMatMulAddNV(fa[i], fb, acc[i][j]);                                            \
+      corr[i][j] = coopMatMulAddNV(fa[i], fbLo, corr[i][j]);                                        \
+      corr[i][j] = coopMatMulAddNV(faLo[i], fb, corr[i][j]);                                        \
     }                                                                                               \
   }
 #else
-// The A fragments first, then each B fragment just before the products that use it: one B
-// fragment live at a time instead of WN, and its products start while the next one loads
-// (fp16 MATMUL 4096 on an H200: 432 against 451 us; convolutions unchanged, h100-gemm-limits.md
-// call 36). Each accumulator still sums the K steps in the same order.
 #define CM_MULTIPLY_STEP()                                                                          \
   CM_AMAT fa[WM];                                                                                   \
   [[unroll]] for (int i = 0; i < WM; ++i) {                                                         \
