@@ -2,6 +2,7 @@
 // Logical device creation with exactly the requested optional features.
 #include "vulkan/device.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,36 @@
 #include "vulkan/coopmat_ext.h"
 
 namespace openvgf::vulkan {
+
+namespace {
+
+struct QueueFamilyChoice {
+  std::optional<std::uint32_t> compute;   // none: the device cannot run compute work
+  std::optional<std::uint32_t> transfer;  // a transfer-only family, if there is one
+};
+
+// Prefers a compute-only family with timestamps (async compute on discrete GPUs), else any
+// with compute; a transfer-only family drives the copy engines, so uploads run beside compute.
+QueueFamilyChoice chooseQueueFamilies(const std::vector<VkQueueFamilyProperties>& families) {
+  QueueFamilyChoice choice;
+  for (std::uint32_t i = 0; i < families.size(); ++i) {
+    if (!(families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
+    const bool computeOnly = !(families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT);
+    if (!choice.compute || (computeOnly && families[i].timestampValidBits > 0 &&
+                            (families[*choice.compute].queueFlags & VK_QUEUE_GRAPHICS_BIT))) {
+      choice.compute = i;
+    }
+  }
+  for (std::uint32_t i = 0; i < families.size() && !choice.transfer; ++i) {
+    const VkQueueFlags flags = families[i].queueFlags;
+    if ((flags & VK_QUEUE_TRANSFER_BIT) && !(flags & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT))) {
+      choice.transfer = i;
+    }
+  }
+  return choice;
+}
+
+}  // namespace
 
 Result<Device> Device::create(const Instance& instance, std::size_t index, const DeviceOptions& options) {
   if (index >= instance.devices().size()) {
@@ -33,28 +64,16 @@ Result<Device> Device::create(const Instance& instance, std::size_t index, const
   device.enabled_ = options.features;
   vkGetPhysicalDeviceMemoryProperties(device.physical_, &device.memory_);
 
-  // Prefer a compute-only family (async compute on discrete GPUs), else any with compute.
   std::uint32_t familyCount = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(device.physical_, &familyCount, nullptr);
   std::vector<VkQueueFamilyProperties> families(familyCount);
   vkGetPhysicalDeviceQueueFamilyProperties(device.physical_, &familyCount, families.data());
-  std::optional<std::uint32_t> chosen;
-  for (std::uint32_t i = 0; i < familyCount; ++i) {
-    if (!(families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
-    bool computeOnly = !(families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT);
-    if (!chosen || (computeOnly && families[i].timestampValidBits > 0 &&
-                    (families[*chosen].queueFlags & VK_QUEUE_GRAPHICS_BIT))) {
-      chosen = i;
-    }
+  const QueueFamilyChoice queues = chooseQueueFamilies(families);
+  if (!queues.compute) {
+    return environmentError("device {} ({}): expected a queue family with compute", index, snapshot.name);
   }
-  if (!chosen) return environmentError("device {} ({}): expected a queue family with compute", index, snapshot.name);
-  device.queueFamily_ = *chosen;
-  // A transfer-only family drives the copy engines, so uploads run beside compute.
-  std::optional<std::uint32_t> transfer;
-  for (std::uint32_t i = 0; i < familyCount && !transfer; ++i) {
-    VkQueueFlags flags = families[i].queueFlags;
-    if ((flags & VK_QUEUE_TRANSFER_BIT) && !(flags & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT))) transfer = i;
-  }
+  device.queueFamily_ = *queues.compute;
+  const std::optional<std::uint32_t> transfer = queues.transfer;
   device.transferFamily_ = transfer.value_or(device.queueFamily_);
   device.families_ = {device.queueFamily_, device.transferFamily_};
 

@@ -195,19 +195,8 @@ std::uint64_t resourceBytes(const vgf::Resource& r) {
   return n * elementBytes(r.vkFormat);
 }
 
-}  // namespace
-
-bool vulkanAvailable() {
-  Context ctx;
-  return createDevice(ctx, false).has_value();
-}
-
-Result<HarnessRun> runVgf(const vgf::File& file, const std::vector<std::vector<std::uint8_t>>& inputs) {
-  Context ctx;
-  OPENVGF_TRY(createDevice(ctx, true));
-  if (inputs.size() != file.inputs.size()) return invalidInput("expected {} inputs, got {}", file.inputs.size(), inputs.size());
-
-  // One buffer per alias group (sized for its largest member), one per other resource.
+// One buffer per alias group (sized for its largest member), one per other resource.
+Result<std::vector<Buffer>> createResourceBuffers(Context& ctx, const vgf::File& file) {
   std::map<std::uint32_t, std::uint64_t> groupBytes;
   for (const auto& r : file.resources) {
     if (r.aliasGroup != vgf::kUnset) groupBytes[r.aliasGroup] = std::max(groupBytes[r.aliasGroup], resourceBytes(r));
@@ -225,6 +214,96 @@ Result<HarnessRun> runVgf(const vgf::File& file, const std::vector<std::vector<s
       OPENVGF_ASSIGN_OR_RETURN(buffers[i], createBuffer(ctx, resourceBytes(r)));
     }
   }
+  return buffers;
+}
+
+// Records one segment: its pipeline, descriptor set, dispatch and a barrier after it.
+Status recordSegment(Context& ctx, VkCommandBuffer cmd, VkDescriptorPool dpool,
+                     const std::vector<VkShaderModule>& modules, const std::vector<Buffer>& buffers,
+                     const vgf::Segment& seg) {
+  VkDevice device = ctx.device;
+  if (seg.setInfos.size() != 1 || !seg.dispatchShape) return invalidInput("segment {}: expected one set and a dispatch", seg.name);
+  const auto& set = seg.setInfos[0];
+  std::vector<VkDescriptorSetLayoutBinding> lb;
+  for (const auto& b : set.bindings) {
+    VkDescriptorSetLayoutBinding x{};
+    x.binding = b.binding;
+    x.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    x.descriptorCount = 1;
+    x.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    lb.push_back(x);
+  }
+  VkDescriptorSetLayoutCreateInfo dslInfo{};
+  dslInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
+  dslInfo.bindingCount = static_cast<std::uint32_t>(lb.size());
+  dslInfo.pBindings = lb.data();
+  VkDescriptorSetLayout dsl;
+  VK_CHECK(vkCreateDescriptorSetLayout(ctx.device, &dslInfo, nullptr, &dsl));
+  ctx.cleanup.push_back([device, dsl] { vkDestroyDescriptorSetLayout(device, dsl, nullptr); });
+  VkPipelineLayoutCreateInfo plInfo{};
+  plInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
+  plInfo.setLayoutCount = 1;
+  plInfo.pSetLayouts = &dsl;
+  VkPipelineLayout layout;
+  VK_CHECK(vkCreatePipelineLayout(ctx.device, &plInfo, nullptr, &layout));
+  ctx.cleanup.push_back([device, layout] { vkDestroyPipelineLayout(device, layout, nullptr); });
+  VkComputePipelineCreateInfo cpInfo{};
+  cpInfo.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
+  cpInfo.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  cpInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  cpInfo.stage.module = modules.at(seg.moduleIndex);
+  cpInfo.stage.pName = "main";
+  cpInfo.layout = layout;
+  VkPipeline pipeline;
+  VK_CHECK(vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &cpInfo, nullptr, &pipeline));
+  ctx.cleanup.push_back([device, pipeline] { vkDestroyPipeline(device, pipeline, nullptr); });
+  VkDescriptorSetAllocateInfo dsInfo{};
+  dsInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+  dsInfo.descriptorPool = dpool;
+  dsInfo.descriptorSetCount = 1;
+  dsInfo.pSetLayouts = &dsl;
+  VkDescriptorSet ds;
+  VK_CHECK(vkAllocateDescriptorSets(ctx.device, &dsInfo, &ds));
+  std::vector<VkDescriptorBufferInfo> infos(set.bindings.size());
+  std::vector<VkWriteDescriptorSet> writes(set.bindings.size());
+  for (std::size_t i = 0; i < set.bindings.size(); ++i) {
+    infos[i] = VkDescriptorBufferInfo{buffers.at(set.bindings[i].mrtIndex).buffer, 0, VK_WHOLE_SIZE};
+    writes[i] = VkWriteDescriptorSet{};
+    writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    writes[i].dstSet = ds;
+    writes[i].dstBinding = set.bindings[i].binding;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  vkUpdateDescriptorSets(ctx.device, static_cast<std::uint32_t>(writes.size()), writes.data(), 0, nullptr);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &ds, 0, nullptr);
+  const auto& g = *seg.dispatchShape;
+  vkCmdDispatch(cmd, g[0], g[1], g[2]);
+  VkMemoryBarrier barrier{};
+  barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0,
+                       nullptr);
+  return {};
+}
+
+}  // namespace
+
+bool vulkanAvailable() {
+  Context ctx;
+  return createDevice(ctx, false).has_value();
+}
+
+Result<HarnessRun> runVgf(const vgf::File& file, const std::vector<std::vector<std::uint8_t>>& inputs) {
+  Context ctx;
+  OPENVGF_TRY(createDevice(ctx, true));
+  if (inputs.size() != file.inputs.size()) return invalidInput("expected {} inputs, got {}", file.inputs.size(), inputs.size());
+
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<Buffer> buffers, createResourceBuffers(ctx, file));
   for (const auto& c : file.constants) {
     if (c.mrtIndex >= buffers.size() || c.data.size() > buffers[c.mrtIndex].size) return invalidInput("bad constant");
     std::memcpy(buffers[c.mrtIndex].mapped, c.data.data(), c.data.size());
@@ -279,72 +358,7 @@ Result<HarnessRun> runVgf(const vgf::File& file, const std::vector<std::vector<s
   }
 
   for (const auto& seg : file.segments) {
-    if (seg.setInfos.size() != 1 || !seg.dispatchShape) return invalidInput("segment {}: expected one set and a dispatch", seg.name);
-    const auto& set = seg.setInfos[0];
-    std::vector<VkDescriptorSetLayoutBinding> lb;
-    for (const auto& b : set.bindings) {
-      VkDescriptorSetLayoutBinding x{};
-      x.binding = b.binding;
-      x.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      x.descriptorCount = 1;
-      x.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-      lb.push_back(x);
-    }
-    VkDescriptorSetLayoutCreateInfo dslInfo{};
-    dslInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
-    dslInfo.bindingCount = static_cast<std::uint32_t>(lb.size());
-    dslInfo.pBindings = lb.data();
-    VkDescriptorSetLayout dsl;
-    VK_CHECK(vkCreateDescriptorSetLayout(ctx.device, &dslInfo, nullptr, &dsl));
-    ctx.cleanup.push_back([device, dsl] { vkDestroyDescriptorSetLayout(device, dsl, nullptr); });
-    VkPipelineLayoutCreateInfo plInfo{};
-    plInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
-    plInfo.setLayoutCount = 1;
-    plInfo.pSetLayouts = &dsl;
-    VkPipelineLayout layout;
-    VK_CHECK(vkCreatePipelineLayout(ctx.device, &plInfo, nullptr, &layout));
-    ctx.cleanup.push_back([device, layout] { vkDestroyPipelineLayout(device, layout, nullptr); });
-    VkComputePipelineCreateInfo cpInfo{};
-    cpInfo.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
-    cpInfo.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    cpInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    cpInfo.stage.module = modules.at(seg.moduleIndex);
-    cpInfo.stage.pName = "main";
-    cpInfo.layout = layout;
-    VkPipeline pipeline;
-    VK_CHECK(vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &cpInfo, nullptr, &pipeline));
-    ctx.cleanup.push_back([device, pipeline] { vkDestroyPipeline(device, pipeline, nullptr); });
-    VkDescriptorSetAllocateInfo dsInfo{};
-    dsInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
-    dsInfo.descriptorPool = dpool;
-    dsInfo.descriptorSetCount = 1;
-    dsInfo.pSetLayouts = &dsl;
-    VkDescriptorSet ds;
-    VK_CHECK(vkAllocateDescriptorSets(ctx.device, &dsInfo, &ds));
-    std::vector<VkDescriptorBufferInfo> infos(set.bindings.size());
-    std::vector<VkWriteDescriptorSet> writes(set.bindings.size());
-    for (std::size_t i = 0; i < set.bindings.size(); ++i) {
-      infos[i] = VkDescriptorBufferInfo{buffers.at(set.bindings[i].mrtIndex).buffer, 0, VK_WHOLE_SIZE};
-      writes[i] = VkWriteDescriptorSet{};
-      writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-      writes[i].dstSet = ds;
-      writes[i].dstBinding = set.bindings[i].binding;
-      writes[i].descriptorCount = 1;
-      writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      writes[i].pBufferInfo = &infos[i];
-    }
-    vkUpdateDescriptorSets(ctx.device, static_cast<std::uint32_t>(writes.size()), writes.data(), 0, nullptr);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &ds, 0, nullptr);
-    const auto& g = *seg.dispatchShape;
-    vkCmdDispatch(cmd, g[0], g[1], g[2]);
-    VkMemoryBarrier barrier{};
-    barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-    barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-    barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0,
-                         nullptr);
+    OPENVGF_TRY(recordSegment(ctx, cmd, dpool, modules, buffers, seg));
   }
   VK_CHECK(vkEndCommandBuffer(cmd));
   VkSubmitInfo submit{};

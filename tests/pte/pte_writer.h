@@ -98,104 +98,109 @@ struct WrittenProgram {
   std::size_t segmentBase = 0;
 };
 
+/// One execution plan of a test program: its delegates and, when it has values, its chain.
+inline flatbuffers::Offset<openvgf::pte::fb::ExecutionPlan> writePlan(flatbuffers::FlatBufferBuilder& b,
+                                                                      const TestPlan& plan, bool segments) {
+  namespace schema = openvgf::pte::fb;
+  std::vector<flatbuffers::Offset<schema::BackendDelegate>> delegates;
+  for (const TestDelegate& d : plan.delegates) {
+    std::vector<flatbuffers::Offset<schema::CompileSpec>> specs;
+    for (const auto& [key, value] : d.compileSpecs) {
+      specs.push_back(schema::CreateCompileSpec(
+          b, b.CreateString(key),
+          b.CreateVector(reinterpret_cast<const std::uint8_t*>(value.data()), value.size())));
+    }
+    flatbuffers::Offset<schema::BackendDelegateDataReference> processed;
+    if (!d.omitProcessed) {
+      processed = schema::CreateBackendDelegateDataReference(
+          b, segments ? schema::DataLocation::SEGMENT : schema::DataLocation::INLINE, d.payload);
+    }
+    delegates.push_back(
+        schema::CreateBackendDelegate(b, b.CreateString(d.backendId), processed, b.CreateVector(specs)));
+  }
+  auto name = b.CreateString(plan.name);
+  auto delegateVector = b.CreateVector(delegates);
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<schema::EValue>>> values;
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<schema::Chain>>> chains;
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<schema::Operator>>> operators;
+  if (!plan.values.empty()) {
+    std::vector<flatbuffers::Offset<schema::EValue>> evalues;
+    for (const TestValue& v : plan.values) {
+      switch (v.kind) {
+        case TestValue::Kind::Tensor: {
+          auto sizes = b.CreateVector(v.sizes);
+          schema::TensorBuilder tb(b);
+          tb.add_scalar_type(v.scalarType);
+          tb.add_sizes(sizes);
+          tb.add_data_buffer_idx(v.dataBufferIndex);
+          evalues.push_back(schema::CreateEValue(b, schema::KernelTypes::Tensor, tb.Finish().Union()));
+          break;
+        }
+        case TestValue::Kind::IntList:
+          evalues.push_back(schema::CreateEValue(b, schema::KernelTypes::IntList,
+                                                 schema::CreateIntList(b, b.CreateVector(v.items)).Union()));
+          break;
+        case TestValue::Kind::Int:
+          evalues.push_back(schema::CreateEValue(b, schema::KernelTypes::Int, schema::CreateInt(b, v.intValue).Union()));
+          break;
+      }
+    }
+    values = b.CreateVector(evalues);
+    std::vector<flatbuffers::Offset<schema::Instruction>> instructions;
+    for (const TestInstruction& i : plan.instructions) {
+      switch (i.kind) {
+        case TestInstruction::Kind::Kernel:
+          instructions.push_back(schema::CreateInstruction(b, schema::InstructionArguments::KernelCall,
+                                                           schema::CreateKernelCall(b, i.index, b.CreateVector(i.args)).Union()));
+          break;
+        case TestInstruction::Kind::Delegate:
+          instructions.push_back(schema::CreateInstruction(b, schema::InstructionArguments::DelegateCall,
+                                                           schema::CreateDelegateCall(b, i.index, b.CreateVector(i.args)).Union()));
+          break;
+        case TestInstruction::Kind::Move:
+          instructions.push_back(schema::CreateInstruction(b, schema::InstructionArguments::MoveCall,
+                                                           schema::CreateMoveCall(b, i.index, i.target).Union()));
+          break;
+        case TestInstruction::Kind::Free:
+          instructions.push_back(schema::CreateInstruction(b, schema::InstructionArguments::FreeCall,
+                                                           schema::CreateFreeCall(b, i.index).Union()));
+          break;
+        case TestInstruction::Kind::JumpFalse:
+          instructions.push_back(schema::CreateInstruction(b, schema::InstructionArguments::JumpFalseCall,
+                                                           schema::CreateJumpFalseCall(b, i.index, i.target).Union()));
+          break;
+      }
+    }
+    auto chainInputs = b.CreateVector(plan.inputs);
+    auto chainOutputs = b.CreateVector(plan.outputs);
+    chains = b.CreateVector(std::vector<flatbuffers::Offset<schema::Chain>>{
+        schema::CreateChain(b, chainInputs, chainOutputs, b.CreateVector(instructions))});
+    std::vector<flatbuffers::Offset<schema::Operator>> ops;
+    for (const auto& [opName, overload] : plan.operators) {
+      ops.push_back(schema::CreateOperator(b, b.CreateString(opName), b.CreateString(overload)));
+    }
+    operators = b.CreateVector(ops);
+  }
+  auto planInputs = b.CreateVector(plan.inputs);
+  auto planOutputs = b.CreateVector(plan.outputs);
+  schema::ExecutionPlanBuilder pb(b);
+  pb.add_name(name);
+  pb.add_delegates(delegateVector);
+  if (!plan.values.empty()) {
+    pb.add_values(values);
+    pb.add_inputs(planInputs);
+    pb.add_outputs(planOutputs);
+    pb.add_chains(chains);
+    pb.add_operators(operators);
+  }
+  return pb.Finish();
+}
+
 inline WrittenProgram writeProgram(const TestProgram& spec) {
   namespace schema = openvgf::pte::fb;
   flatbuffers::FlatBufferBuilder b;
   std::vector<flatbuffers::Offset<schema::ExecutionPlan>> plans;
-  for (const TestPlan& plan : spec.plans) {
-    std::vector<flatbuffers::Offset<schema::BackendDelegate>> delegates;
-    for (const TestDelegate& d : plan.delegates) {
-      std::vector<flatbuffers::Offset<schema::CompileSpec>> specs;
-      for (const auto& [key, value] : d.compileSpecs) {
-        specs.push_back(schema::CreateCompileSpec(
-            b, b.CreateString(key),
-            b.CreateVector(reinterpret_cast<const std::uint8_t*>(value.data()), value.size())));
-      }
-      flatbuffers::Offset<schema::BackendDelegateDataReference> processed;
-      if (!d.omitProcessed) {
-        processed = schema::CreateBackendDelegateDataReference(
-            b, spec.segments ? schema::DataLocation::SEGMENT : schema::DataLocation::INLINE, d.payload);
-      }
-      delegates.push_back(
-          schema::CreateBackendDelegate(b, b.CreateString(d.backendId), processed, b.CreateVector(specs)));
-    }
-    auto name = b.CreateString(plan.name);
-    auto delegateVector = b.CreateVector(delegates);
-    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<schema::EValue>>> values;
-    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<schema::Chain>>> chains;
-    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<schema::Operator>>> operators;
-    if (!plan.values.empty()) {
-      std::vector<flatbuffers::Offset<schema::EValue>> evalues;
-      for (const TestValue& v : plan.values) {
-        switch (v.kind) {
-          case TestValue::Kind::Tensor: {
-            auto sizes = b.CreateVector(v.sizes);
-            schema::TensorBuilder tb(b);
-            tb.add_scalar_type(v.scalarType);
-            tb.add_sizes(sizes);
-            tb.add_data_buffer_idx(v.dataBufferIndex);
-            evalues.push_back(schema::CreateEValue(b, schema::KernelTypes::Tensor, tb.Finish().Union()));
-            break;
-          }
-          case TestValue::Kind::IntList:
-            evalues.push_back(schema::CreateEValue(b, schema::KernelTypes::IntList,
-                                                   schema::CreateIntList(b, b.CreateVector(v.items)).Union()));
-            break;
-          case TestValue::Kind::Int:
-            evalues.push_back(schema::CreateEValue(b, schema::KernelTypes::Int, schema::CreateInt(b, v.intValue).Union()));
-            break;
-        }
-      }
-      values = b.CreateVector(evalues);
-      std::vector<flatbuffers::Offset<schema::Instruction>> instructions;
-      for (const TestInstruction& i : plan.instructions) {
-        switch (i.kind) {
-          case TestInstruction::Kind::Kernel:
-            instructions.push_back(schema::CreateInstruction(b, schema::InstructionArguments::KernelCall,
-                                                             schema::CreateKernelCall(b, i.index, b.CreateVector(i.args)).Union()));
-            break;
-          case TestInstruction::Kind::Delegate:
-            instructions.push_back(schema::CreateInstruction(b, schema::InstructionArguments::DelegateCall,
-                                                             schema::CreateDelegateCall(b, i.index, b.CreateVector(i.args)).Union()));
-            break;
-          case TestInstruction::Kind::Move:
-            instructions.push_back(schema::CreateInstruction(b, schema::InstructionArguments::MoveCall,
-                                                             schema::CreateMoveCall(b, i.index, i.target).Union()));
-            break;
-          case TestInstruction::Kind::Free:
-            instructions.push_back(schema::CreateInstruction(b, schema::InstructionArguments::FreeCall,
-                                                             schema::CreateFreeCall(b, i.index).Union()));
-            break;
-          case TestInstruction::Kind::JumpFalse:
-            instructions.push_back(schema::CreateInstruction(b, schema::InstructionArguments::JumpFalseCall,
-                                                             schema::CreateJumpFalseCall(b, i.index, i.target).Union()));
-            break;
-        }
-      }
-      auto chainInputs = b.CreateVector(plan.inputs);
-      auto chainOutputs = b.CreateVector(plan.outputs);
-      chains = b.CreateVector(std::vector<flatbuffers::Offset<schema::Chain>>{
-          schema::CreateChain(b, chainInputs, chainOutputs, b.CreateVector(instructions))});
-      std::vector<flatbuffers::Offset<schema::Operator>> ops;
-      for (const auto& [opName, overload] : plan.operators) {
-        ops.push_back(schema::CreateOperator(b, b.CreateString(opName), b.CreateString(overload)));
-      }
-      operators = b.CreateVector(ops);
-    }
-    auto planInputs = b.CreateVector(plan.inputs);
-    auto planOutputs = b.CreateVector(plan.outputs);
-    schema::ExecutionPlanBuilder pb(b);
-    pb.add_name(name);
-    pb.add_delegates(delegateVector);
-    if (!plan.values.empty()) {
-      pb.add_values(values);
-      pb.add_inputs(planInputs);
-      pb.add_outputs(planOutputs);
-      pb.add_chains(chains);
-      pb.add_operators(operators);
-    }
-    plans.push_back(pb.Finish());
-  }
+  for (const TestPlan& plan : spec.plans) plans.push_back(writePlan(b, plan, spec.segments));
   std::vector<flatbuffers::Offset<schema::BackendDelegateInlineData>> inlineData;
   std::vector<flatbuffers::Offset<schema::DataSegment>> segments;
   std::vector<std::size_t> segmentOffsets;

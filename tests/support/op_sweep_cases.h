@@ -80,8 +80,7 @@ inline double typeMax(DType t) {
   }
 }
 
-inline std::vector<Case> allCases() {
-  std::vector<Case> cases;
+inline void addBinaryCases(std::vector<Case>& cases) {
   const std::vector<DType> fpTypes = {DType::Fp32, DType::Fp16, DType::Bf16};
   // Elementwise binary, broadcasting the second operand.
   struct Binary {
@@ -148,6 +147,10 @@ inline std::vector<Case> allCases() {
                        b.output(b.mul(input(b, in, rng, t, {3, 9}, -8, 8), input(b, in, rng, t, {1, 9}, -8, 8)));
                      }});
   }
+}
+
+inline void addUnaryCases(std::vector<Case>& cases) {
+  const std::vector<DType> fpTypes = {DType::Fp32, DType::Fp16, DType::Bf16};
   // Unary.
   struct Unary {
     const char* name;
@@ -201,6 +204,9 @@ inline std::vector<Case> allCases() {
                        b.output(b.clamp(input(b, in, rng, t, {33}, -m, m), -m / 2, m / 3));
                      }});
   }
+}
+
+inline void addCastCases(std::vector<Case>& cases) {
   // CAST pairs.
   const std::vector<std::pair<DType, DType>> casts = {
       {DType::Bool, DType::Int8},   {DType::Bool, DType::Int16},  {DType::Bool, DType::Int32},
@@ -256,6 +262,9 @@ inline std::vector<Case> allCases() {
                      for (int i = 0; i < 513; ++i) table[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(std::lround(32767 * std::tanh((i - 256) / 64.0)));
                      b.output(b.table(input(b, in, rng, DType::Int16, {50}, -32768, 32767), table));
                    }});
+}
+
+inline void addGemmCases(std::vector<Case>& cases) {
   // CONV2D / DEPTHWISE_CONV2D / MATMUL over their type rows.
   struct Gemm {
     DType in, w;
@@ -315,6 +324,9 @@ inline std::vector<Case> allCases() {
                        b.output(b.conv3d(x, w, std::nullopt, p));
                      }});
   }
+}
+
+inline void addResizeFftPoolCases(std::vector<Case>& cases) {
   // RESIZE: every mode and type row.
   for (DType t : {DType::Int8, DType::Int16, DType::Fp16, DType::Fp32, DType::Bf16}) {
     for (auto mode : {tosa::ResizeMode::Nearest, tosa::ResizeMode::Bilinear}) {
@@ -356,6 +368,10 @@ inline std::vector<Case> allCases() {
                        b.output(b.maxPool2d(input(b, in, rng, t, {2, 5, 7, 3}, -typeMax(t), typeMax(t)), p));
                      }});
   }
+}
+
+inline void addReductionCases(std::vector<Case>& cases) {
+  const std::vector<DType> fpTypes = {DType::Fp32, DType::Fp16, DType::Bf16};
   // Reductions and ARGMAX over every axis position.
   for (std::int32_t axis : {0, 1, 2}) {
     for (DType t : {DType::Int32, DType::Fp32, DType::Fp16, DType::Bf16}) {
@@ -388,6 +404,9 @@ inline std::vector<Case> allCases() {
                        }});
     }
   }
+}
+
+inline void addDataLayoutCases(std::vector<Case>& cases) {
   // Data layout and gather/scatter over every storage type.
   for (DType t : {DType::Bool, DType::Int8, DType::Int16, DType::Int32, DType::Fp16, DType::Fp32, DType::Bf16,
                   DType::Fp8E4M3, DType::Fp8E5M2}) {
@@ -438,6 +457,17 @@ inline std::vector<Case> allCases() {
                        }});
     }
   }
+}
+
+inline std::vector<Case> allCases() {
+  std::vector<Case> cases;
+  addBinaryCases(cases);
+  addUnaryCases(cases);
+  addCastCases(cases);
+  addGemmCases(cases);
+  addResizeFftPoolCases(cases);
+  addReductionCases(cases);
+  addDataLayoutCases(cases);
   return cases;
 }
 

@@ -27,10 +27,11 @@ struct OpCase {
   Shape expected;  // shape of the (first) graph output; hand-computed
 };
 
-std::vector<OpCase> cases() {
+// The common 1x8x8x4 graph input.
+Value x4(Builder& b, DType t = DType::Fp32) { return b.input("x", t, {1, 8, 8, 4}); }
+
+void addCasesArgMaxToTable(std::vector<OpCase>& c) {
   using F = DType;
-  std::vector<OpCase> c;
-  auto x4 = [](Builder& b, DType t = F::Fp32) { return b.input("x", t, {1, 8, 8, 4}); };
   c.push_back({Op::ArgMax, [&](Builder& b) { b.output(b.argmax(x4(b), 3)); }, {1, 8, 8}});
   c.push_back({Op::AvgPool2d,
                [&](Builder& b) {
@@ -100,11 +101,11 @@ std::vector<OpCase> cases() {
   c.push_back({Op::Clamp, [&](Builder& b) { b.output(b.clamp(x4(b, F::Int8), -5, 100)); }, {1, 8, 8, 4}});
   for (Op op : {Op::Erf, Op::Sigmoid, Op::Tanh, Op::Ceil, Op::Cos, Op::Exp, Op::Floor, Op::Log,
                 Op::Reciprocal, Op::Rsqrt, Op::Sin, Op::Abs, Op::Identity}) {
-    c.push_back({op, [op, x4](Builder& b) { b.output(b.addOperator(op, {x4(b)}, {}).at(0)); }, {1, 8, 8, 4}});
+    c.push_back({op, [op](Builder& b) { b.output(b.addOperator(op, {x4(b)}, {}).at(0)); }, {1, 8, 8, 4}});
   }
   for (Op op : {Op::BitwiseNot, Op::Clz}) {
     c.push_back({op,
-                 [op, x4](Builder& b) { b.output(b.addOperator(op, {x4(b, F::Int32)}, {}).at(0)); },
+                 [op](Builder& b) { b.output(b.addOperator(op, {x4(b, F::Int32)}, {}).at(0)); },
                  {1, 8, 8, 4}});
   }
   c.push_back({Op::LogicalNot, [&](Builder& b) { b.output(b.logicalNot(x4(b, F::Bool))); }, {1, 8, 8, 4}});
@@ -143,6 +144,10 @@ std::vector<OpCase> cases() {
                  b.output(b.table(b.input("x", F::Int16, {4}), t));
                },
                {4}});
+}
+
+void addCasesSelectOnward(std::vector<OpCase>& c) {
+  using F = DType;
   c.push_back({Op::Select,
                [&](Builder& b) {
                  Value cnd = b.input("c", F::Bool, {2, 1});
@@ -151,14 +156,14 @@ std::vector<OpCase> cases() {
                {2, 3}});
   for (Op op : {Op::ReduceMax, Op::ReduceMin, Op::ReduceProduct, Op::ReduceSum}) {
     c.push_back({op,
-                 [op, x4](Builder& b) {
+                 [op](Builder& b) {
                    b.output(b.addOperator(op, {x4(b)}, AxisAttrs{2, NanMode::Propagate}).at(0));
                  },
                  {1, 8, 1, 4}});
   }
   for (Op op : {Op::ReduceAll, Op::ReduceAny}) {
     c.push_back({op,
-                 [op, x4](Builder& b) {
+                 [op](Builder& b) {
                    b.output(b.addOperator(op, {x4(b, F::Bool)}, AxisAttrs{0, NanMode::Propagate}).at(0));
                  },
                  {1, 8, 8, 4}});
@@ -270,6 +275,12 @@ std::vector<OpCase> cases() {
                  b.output(y);
                },
                {2, 2}});
+}
+
+std::vector<OpCase> cases() {
+  std::vector<OpCase> c;
+  addCasesArgMaxToTable(c);
+  addCasesSelectOnward(c);
   return c;
 }
 
