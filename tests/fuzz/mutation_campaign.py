@@ -25,6 +25,20 @@ crashes, every format has an oracle for "silent wrong answers" (tests/fuzz/READM
         same file (dtype and shape), and run and reference must return numpy's a + b bit
         for bit.
 
+Three classes make well-formed files or states rather than mutated bytes:
+
+  vgftable  structured edits of a VGF's tables (openvgf-vgf-edit: a segment removed, bindings
+        swapped, a resource resized or retyped, alias groups merged, a dispatch grown, an
+        interface slot retargeted, a name duplicated); `run --validate` must refuse the file or
+        give the seed's outputs bit for bit.
+  cache  a warm cache folder (models/, lowered/, spirv/, pipeline cache) tampered with (a byte
+        flipped, one entry copied over another, entries swapped, truncated, appended to), then
+        `run` of a .tosa or a GRAPH .vgf, or `convert` of a .tosa: exit 0 must give what an
+        uncached run or convert gives, bit for bit.
+  threads  thread storms on one shared Session from Python (thread_storm.py): every result is
+        numpy's a + b of its own call's inputs, the only error is the documented "in flight"
+        refusal, and the process exits 0.
+
 Exit 2 must name the file. The script prints and writes (OUT/report.json) the figures that
 tests/fuzz/README.md records, and keeps every finding in OUT/findings/.
 
@@ -156,12 +170,15 @@ class Campaign:
         self.args = args
         self.cli = os.path.join(args.build, "cli", "openvgf")
         self.view_tool = os.path.join(args.build, "tests", "fuzz", "openvgf-runner-view")
+        self.edit_tool = os.path.join(args.build, "tests", "fuzz", "openvgf-vgf-edit")
         self.out = args.out
         self.work = os.path.join(args.out, "work")
         self.findings = os.path.join(args.out, "findings")
         for d in (self.work, self.findings):
             os.makedirs(d, exist_ok=True)
-        self.env = dict(os.environ, XDG_CACHE_HOME=os.path.join(args.out, "cache"), OPENVGF_VALIDATE="0")
+        # Mesa's shader cache stays in one place when a case moves XDG_CACHE_HOME (the cache class).
+        self.env = dict(os.environ, XDG_CACHE_HOME=os.path.join(args.out, "cache"), OPENVGF_VALIDATE="0",
+                        MESA_SHADER_CACHE_DIR=os.path.join(args.out, "mesa-cache"))
         self.rng = random.Random(args.seed)
         self.report = {}
 
@@ -182,9 +199,10 @@ class Campaign:
         self.stats(fmt)[kind].append({"file": dest, "why": why[:2000]})
         print(f"  {kind}: {dest}: {why[:300]}", flush=True)
 
-    def cli_run(self, fmt, path, arguments, timeout=None, env=None, name_check=True):
-        """Runs openvgf with `arguments`, records what every run must satisfy, returns the Outcome."""
-        command = [self.cli] + arguments
+    def cli_run(self, fmt, path, arguments, timeout=None, env=None, name_check=True, command=None):
+        """Runs openvgf with `arguments` (or `command`), records what every run must satisfy,
+        returns the Outcome."""
+        command = command or [self.cli] + arguments
         outcome = run(command, timeout or self.args.timeout, env or self.env)
         s = self.stats(fmt)
         s["runs"] += 1
@@ -192,8 +210,8 @@ class Campaign:
         key = "timeout" if outcome.timed_out else (f"signal {outcome.sig}" if outcome.sig else str(outcome.code))
         s["exit_codes"][key] = s["exit_codes"].get(key, 0) + 1
         if outcome.rss_kb > s["max_rss_kb"]:
-            s["max_rss_kb"], s["max_rss_command"] = outcome.rss_kb, " ".join(arguments[:2])
-        shown = " ".join(arguments)
+            s["max_rss_kb"], s["max_rss_command"] = outcome.rss_kb, " ".join(command[1:3])
+        shown = " ".join(command[1:])
         if outcome.timed_out:
             self.keep(fmt, "hangs", path, f"{shown}: no exit within {self.args.timeout} s")
         elif outcome.crashed:
@@ -281,6 +299,7 @@ class Campaign:
         self.add_vgf = os.path.join(seeds, "add.vgf")
         run([self.cli, "convert", self.add_tosa, "-o", self.add_vgf], 600, self.env)
         self.npy_seeds = [os.path.join(add, "placeholder_0.npy"), os.path.join(add, "placeholder_1.npy")]
+        self.prepare_cache(seeds)
         print(f"seeds: {len(self.tosa_seeds)} tosa, {len(self.vgf_seeds)} vgf, {len(self.ethosu_seeds)} ethosu, "
               f"{len(self.graph_seeds)} graph, {len(self.pte_seeds)} pte, {len(self.npy_seeds)} npy", flush=True)
 
@@ -540,20 +559,164 @@ class Campaign:
                 self.note("npy", f"{command} accepted, output = numpy a + b")
             os.remove(out)
 
+    def prepare_cache(self, seeds):
+        """The cache class's seeds: for each data-folder model, its uncached `run` outputs (as a
+        .tosa and as its Arm-style GRAPH .vgf) and uncached `convert` bytes; then one cache
+        folder warmed by all of them, which every case copies and tampers with."""
+        self.cache_seeds = []  # (command arguments without outputs, kind, expected)
+        data = os.path.join(SOURCE, "tests", "data", "tosa")
+        rng = np.random.default_rng(self.args.seed)
+        for k, name in enumerate(sorted(os.listdir(data))):
+            tosa = os.path.join(data, name, "model.tosa")
+            folder = os.path.join(seeds, f"cache{k}")
+            os.makedirs(folder, exist_ok=True)
+            inputs = self.tosa_inputs(tosa, folder, rng)
+            if inputs is None:
+                continue
+            flags = sum([["-i", x] for x in inputs], [])
+            graph = os.path.join(folder, "graph.vgf")
+            run([self.cli, "convert", tosa, "--format", "arm-graph", "-o", graph], 600, self.env)
+            # Each expected result comes from a process with an empty cache folder of its own.
+            cold = dict(self.env, XDG_CACHE_HOME=os.path.join(folder, "cold-cache"))
+            for model in (tosa, graph):
+                out = os.path.join(folder, f"expected_{os.path.basename(model)}")
+                shutil.rmtree(cold["XDG_CACHE_HOME"], ignore_errors=True)
+                if run([self.cli, "run", model, "--output-dir", out] + flags, 600, cold).code == 0:
+                    self.cache_seeds.append((["run", model] + flags, "run", self.read_outputs(out)))
+            vgf = os.path.join(folder, "uncached.vgf")
+            shutil.rmtree(cold["XDG_CACHE_HOME"], ignore_errors=True)
+            if run([self.cli, "convert", tosa, "-o", vgf], 600, cold).code == 0:
+                self.cache_seeds.append((["convert", tosa], "convert", open(vgf, "rb").read()))
+        self.warm_cache = os.path.join(seeds, "warm-cache")
+        shutil.rmtree(self.warm_cache, ignore_errors=True)
+        env = dict(self.env, XDG_CACHE_HOME=self.warm_cache)
+        for arguments, kind, _ in self.cache_seeds:
+            extra = ["--output-dir", os.path.join(seeds, "warm-out")] if kind == "run" else ["-o", os.path.join(seeds, "warm.vgf")]
+            run([self.cli] + arguments + extra, 600, env)
+
+    def tamper(self, root, rng):
+        """One tampering of the openvgf entries under `root` (Mesa's own cache is left alone);
+        returns what was done."""
+        entries = sorted(os.path.join(d, f) for d, _, files in os.walk(os.path.join(root, "openvgf")) for f in files)
+        if not entries:
+            return "nothing to tamper with"
+        target = rng.choice(entries)
+        data = open(target, "rb").read()
+        kind = rng.choice(("flip", "copy-over", "swap", "truncate", "append"))
+        others = [e for e in entries if e != target and os.path.dirname(e) == os.path.dirname(target)]
+        if kind in ("copy-over", "swap") and not others:
+            kind = "flip"
+        if kind == "flip" and data:
+            at = rng.randrange(len(data))
+            data = data[:at] + bytes([data[at] ^ (1 << rng.randrange(8))]) + data[at + 1:]
+        elif kind == "copy-over":
+            source = rng.choice(others)
+            data = open(source, "rb").read()
+            target_note = f" from {os.path.basename(source)}"
+        elif kind == "swap":
+            other = rng.choice(others)
+            other_data = open(other, "rb").read()
+            with open(other, "wb") as f:
+                f.write(data)
+            data = other_data
+        elif kind == "truncate":
+            data = data[:rng.randrange(len(data) + 1)]
+        else:
+            data = data + bytes(rng.getrandbits(8) for _ in range(rng.randrange(1, 64)))
+        with open(target, "wb") as f:
+            f.write(data)
+        return f"{kind} {os.path.relpath(target, root)}" + (target_note if kind == "copy-over" else "")
+
+    def cache_case(self, i):
+        arguments, kind, expected = self.rng.choice(self.cache_seeds)
+        root = os.path.join(self.work, f"c{i}")
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.copytree(self.warm_cache, root)
+        what = self.tamper(root, self.rng)
+        # Findings keep the command and the tampering as a text file (the case is a state, not a file).
+        path = self.fresh(f"m{i}_cache.txt", f"{' '.join(arguments)}\n{what}\n".encode())
+        env = dict(self.env, XDG_CACHE_HOME=root)
+        if kind == "run":
+            folder = os.path.join(root, "out")
+            outcome = self.cli_run("cache", path, arguments + ["--output-dir", folder], env=env, name_check=False)
+            result = self.read_outputs(folder)
+        else:
+            out = os.path.join(root, "out.vgf")
+            outcome = self.cli_run("cache", path, arguments + ["-o", out], env=env, name_check=False)
+            result = open(out, "rb").read() if os.path.exists(out) else None
+        if outcome.code == 0 and result != expected:
+            self.keep("cache", "wrong", path, f"{what}: {arguments[0]} exit 0, result differs from the uncached one")
+        elif outcome.code == 0:
+            self.note("cache", f"{what.split(' ')[0]}: {kind} exit 0, same result")
+        elif outcome.code == 1:
+            self.keep("cache", "driver_failures", path, f"{what}: " + outcome.output[-1500:])
+        else:
+            self.note("cache", f"{what.split(' ')[0]}: {kind} exit {outcome.code}")
+        shutil.rmtree(root, ignore_errors=True)
+
+    def vgftable_case(self, i):
+        vgf, inputs, _, seed_outputs = self.rng.choice(self.vgf_seeds)
+        path = os.path.join(self.work, f"m{i}_edit.vgf")
+        edit = run([self.edit_tool, vgf, path, str(self.rng.getrandbits(31))], self.args.timeout, self.env)
+        what = edit.output.strip()
+        if edit.code != 0 or what.startswith("no-edit") or not os.path.exists(path):
+            self.note("vgftable", what.split(":")[0] if edit.code == 0 else f"edit tool exit {edit.code}")
+            self.stats("vgftable")["files"] -= 1  # only edited files count
+            return
+        folder = os.path.join(self.work, f"t{i}")
+        shutil.rmtree(folder, ignore_errors=True)
+        outcome = self.cli_run("vgftable", path, ["run", path, "--validate", "--output-dir", folder] +
+                               sum([["-i", x] for x in inputs], []))
+        outputs = self.read_outputs(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+        kind = what.split(":")[0]
+        if outcome.code == 0 and outputs != seed_outputs:
+            self.keep("vgftable", "wrong", path, f"{what}: run exit 0 with outputs that differ from the seed's")
+        elif outcome.code == 1:
+            self.keep("vgftable", "driver_failures", path, f"{what}: " + outcome.output[-1500:])
+        else:
+            self.note("vgftable", f"{kind}: exit {outcome.code}" + (", seed's outputs" if outcome.code == 0 else ""))
+
+    def threads_case(self, i):
+        """One process of thread storms; each storm counts as one file."""
+        storms = min(20, self.args.per_format - i)
+        path = self.fresh(f"m{i}_storm.txt", f"thread_storm.py {self.add_tosa} {i} {storms}\n".encode())
+        env = dict(self.env, PYTHONPATH=os.path.join(self.args.build, "python"))
+        outcome = self.cli_run("threads", path, [], env=env, name_check=False,
+                               command=["/usr/bin/python3", os.path.join(SOURCE, "tests", "fuzz", "thread_storm.py"),
+                                        self.add_tosa, str(i), str(storms)])
+        lines = [json.loads(line) for line in outcome.output.splitlines() if line.startswith("{")]
+        for storm in lines:
+            for kind in ("wrong", "errors"):
+                if storm[kind]:
+                    self.keep("threads", "wrong", path, f"storm {storm['storm']}: {kind}: {storm[kind]}")
+            self.note("threads", "storm clean" if not storm["wrong"] and not storm["errors"] else "storm failed")
+            totals = self.stats("threads").setdefault("calls", {})
+            for key in ("calls", "ok", "refused", "dropped"):
+                totals[key] = totals.get(key, 0) + storm[key]
+        if outcome.code == 0 and len(lines) != storms:
+            self.keep("threads", "wrong", path, f"{len(lines)} of {storms} storms reported")
+        return storms
+
     def main(self):
         self.prepare()
         cases = {"tosa": self.tosa_case, "vgf": self.vgf_case, "pte": self.pte_case, "npy": self.npy_case,
-                 "ethosu": self.ethosu_case, "graph": self.graph_case}
+                 "ethosu": self.ethosu_case, "graph": self.graph_case, "vgftable": self.vgftable_case,
+                 "cache": self.cache_case, "threads": self.threads_case}
         for fmt in self.args.formats.split(","):
             start = time.monotonic()
-            for i in range(self.args.per_format):
+            i = 0
+            while self.stats(fmt)["files"] < self.args.per_format and i < 50 * self.args.per_format:
                 self.stats(fmt)["files"] += 1
-                cases[fmt](i)
+                taken = cases[fmt](i)
+                if taken:  # a case that stands for several files (a process of thread storms)
+                    self.stats(fmt)["files"] += taken - 1
+                i += 1
                 for f in os.listdir(self.work):
                     if f.startswith("m"):
                         os.remove(os.path.join(self.work, f))
-                if (i + 1) % 100 == 0:
-                    print(f"{fmt}: {i + 1} files, {time.monotonic() - start:.0f} s", flush=True)
+                if i % 100 == 0:
+                    print(f"{fmt}: {self.stats(fmt)['files']} files, {time.monotonic() - start:.0f} s", flush=True)
                     self.write()
             self.stats(fmt)["wall_seconds"] = time.monotonic() - start
         self.write()
@@ -576,7 +739,7 @@ def main():
     parser.add_argument("--build", required=True, help="Release build folder (cli/openvgf, tests/fuzz/openvgf-runner-view)")
     parser.add_argument("--out", required=True, help="Work folder for seeds, mutated files, findings and report.json")
     parser.add_argument("--per-format", type=int, default=2000, help="Mutated files per format")
-    parser.add_argument("--formats", default="tosa,vgf,graph,ethosu,pte,npy")
+    parser.add_argument("--formats", default="tosa,vgf,graph,ethosu,pte,npy,vgftable,cache,threads")
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--timeout", type=float, default=120, help="Seconds before a command counts as a hang")
     args = parser.parse_args()
