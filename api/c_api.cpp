@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The installed C API (openvgf/openvgf.h) over the C++ API: handles own C++ objects, every
 // exception becomes an openvgf_status, and no exception crosses into C.
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <string>
@@ -129,6 +130,17 @@ std::vector<openvgf::Tensor> inputTensors(const openvgf_tensor* inputs, size_t c
     }
   }
   return in;
+}
+
+// input_count against the model before inputs[] or device_inputs[] is read: a count above the
+// model's inputs would read past the caller's array. Fewer may be given (state: inputs take
+// their defaults; the binder names any other missing one).
+openvgf_status* checkInputCount(const char* function, const openvgf_session* session, size_t count) {
+  const size_t inputs = session->session.inputs().size();
+  if (count <= inputs) return nullptr;
+  return makeStatus(OPENVGF_INVALID_INPUT, std::string(function) + ": input_count: expected at most " +
+                                               std::to_string(inputs) + " (the model's inputs), got " +
+                                               std::to_string(count));
 }
 
 // The caller's output buffers as views. They must match exactly: the C++ API would otherwise
@@ -271,6 +283,7 @@ openvgf_status* openvgf_session_run(openvgf_session* session, const openvgf_tens
   if (session == nullptr) return nullArgument("openvgf_session_run", "session");
   if (input_count != 0 && inputs == nullptr) return nullArgument("openvgf_session_run", "inputs");
   if (output_count != 0 && outputs == nullptr) return nullArgument("openvgf_session_run", "outputs");
+  if (openvgf_status* count = checkInputCount("openvgf_session_run", session, input_count)) return count;
   return guarded([&] {
     std::vector<openvgf::Tensor> in = inputTensors(inputs, input_count, nullptr);
     std::vector<openvgf::Tensor> out = outputViews(session->session, "openvgf_session_run", outputs, output_count);
@@ -291,6 +304,7 @@ openvgf_status* openvgf_session_run_async(openvgf_session* session, const openvg
   if (session == nullptr) return nullArgument(function, "session");
   if (output_count != 0 && outputs == nullptr) return nullArgument(function, "outputs");
   if (out_run == nullptr) return nullArgument(function, "out_run");
+  if (openvgf_status* count = checkInputCount(function, session, input_count)) return count;
   return guarded([&] {
     checkStructSize(options, function, "openvgf_run_options_init");
     openvgf::RunOptions o;
@@ -362,6 +376,12 @@ openvgf_status* openvgf_pinned_import(const openvgf_model* model, void* data, si
   if (model == nullptr) return nullArgument("openvgf_pinned_import", "model");
   if (data == nullptr) return nullArgument("openvgf_pinned_import", "data");
   if (out_pinned == nullptr) return nullArgument("openvgf_pinned_import", "out_pinned");
+  if (byte_size > static_cast<size_t>(INT64_MAX)) {
+    return makeStatus(OPENVGF_INVALID_INPUT, "openvgf_pinned_import: byte_size: expected at most INT64_MAX, got " +
+                                                 std::to_string(byte_size));
+  }
+  // NULL, size 0, a range past the end of the address space, unmapped pages and the device's
+  // alignment are refused by the import itself (vulkan::Arena::importHost).
   return guarded([&] {
     const openvgf::Shape shape{static_cast<std::int64_t>(byte_size)};
     *out_pinned = new openvgf_pinned{model->model.importPinned(openvgf::DataType::Int8, shape, data, byte_size)};

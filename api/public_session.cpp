@@ -110,7 +110,9 @@ std::shared_ptr<const PinnedBuffer> PinnedBuffer::find(const void* data, std::si
   std::shared_ptr<const PinnedBuffer> buffer = it->second.lock();
   if (!buffer) return nullptr;
   std::span<std::uint8_t> whole = buffer->memory.bytes();
-  return start + bytes <= whole.data() + whole.size() ? buffer : nullptr;
+  // In integers: start + bytes may lie past the end of the address space (a hostile view).
+  const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(start) - reinterpret_cast<std::uintptr_t>(whole.data());
+  return offset <= whole.size() && bytes <= whole.size() - offset ? buffer : nullptr;
 }
 
 void SessionState::finishUpTo(RunState& target) {
@@ -127,7 +129,50 @@ void SessionState::finishUpTo(RunState& target) {
   }
 }
 
+namespace {
+
+bool holds(const std::vector<std::shared_ptr<SessionState>>& list, const SessionState* state) {
+  return std::any_of(list.begin(), list.end(), [state](const auto& s) { return s.get() == state; });
+}
+
+// Adds to `need` `state` and, where its lists can be read (its lock is in `held`), the sessions
+// a call on it may touch (SessionLocks).
+void addInvolved(SessionState& state, const std::vector<std::shared_ptr<SessionState>>& held,
+                 std::vector<std::shared_ptr<SessionState>>& need) {
+  if (holds(need, &state)) return;
+  need.push_back(state.shared_from_this());
+  if (!holds(held, &state)) return;
+  for (RunState* run : state.pending) {
+    for (SessionState* producer : run->producers) addInvolved(*producer, held, need);
+  }
+  for (RunState* reader : state.readers) addInvolved(*reader->session, held, need);
+}
+
+}  // namespace
+
+SessionLocks::SessionLocks(SessionState& first, const std::vector<std::shared_ptr<SessionState>>& extra) {
+  held_.push_back(first.shared_from_this());
+  held_.insert(held_.end(), extra.begin(), extra.end());
+  for (;;) {
+    std::sort(held_.begin(), held_.end(), [](const auto& a, const auto& b) { return std::less<>()(a.get(), b.get()); });
+    held_.erase(std::unique(held_.begin(), held_.end()), held_.end());
+    for (const auto& state : held_) state->mutex.lock();
+    std::vector<std::shared_ptr<SessionState>> need(extra.begin(), extra.end());
+    addInvolved(first, held_, need);
+    if (std::all_of(need.begin(), need.end(), [this](const auto& s) { return holds(held_, s.get()); })) return;
+    for (auto it = held_.rbegin(); it != held_.rend(); ++it) (*it)->mutex.unlock();
+    held_.insert(held_.end(), need.begin(), need.end());
+  }
+}
+
+SessionLocks::~SessionLocks() {
+  for (auto it = held_.rbegin(); it != held_.rend(); ++it) (*it)->mutex.unlock();
+}
+
+// A handle dropped unwaited: its run finishes here, into its own outputs (which the handle's
+// state still holds), before they go.
 RunState::~RunState() {
+  SessionLocks locks(*session);
   if (!finished) session->finishUpTo(*this);
 }
 
@@ -196,6 +241,9 @@ Tensor Model::importPinned(DataType dtype, Shape shape, void* data, std::size_t 
   Tensor checked = Tensor::view(dtype, shape, data, byteSize);
   Result<runner::PinnedMemory> memory =
       runner::PinnedMemory::import(state_->model->context(), {static_cast<std::uint8_t*>(data), byteSize});
+  if (!memory && memory.error().kind() == ErrorKind::InvalidInput) {
+    raiseInvalid(fmt::format("importPinned: {}", memory.error().message()));
+  }
   if (!memory) {
     throw Exception(ErrorCode::Unsupported,
                     fmt::format("importPinned: {}; pass the memory as a plain Tensor::view (copied through staging) "
@@ -249,14 +297,10 @@ void Session::runNamed(const std::map<std::string, Tensor>& inputs, std::vector<
   std::vector<std::string> names;
   std::vector<Tensor> given;
   splitNamed(inputs, names, given);
-  if (!state_->pending.empty()) state_->finishUpTo(*state_->pending.back());
   outputs = RunHandle(start(names, given, std::move(outputs), options)).wait();
 }
 
 void Session::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, const RunOptions& options) {
-  // A synchronous run may follow runs still in flight: they finish first (their handles keep
-  // their outcomes), so it never meets the in-flight limit.
-  if (!state_->pending.empty()) state_->finishUpTo(*state_->pending.back());
   outputs = RunHandle(start(std::vector<std::string>(inputs.size()), inputs, std::move(outputs), options)).wait();
 }
 
@@ -315,10 +359,15 @@ std::shared_ptr<detail::RunState> Session::start(const std::vector<std::string>&
   detail::SessionState& state = *state_;
   const api::Model& model = *state.model->model;
   const std::string& source = model.loaded().path();
-  auto run = std::make_shared<detail::RunState>();
+  auto run = std::make_shared<detail::RunState>();  // before the locks: it may go after them
   run->session = state_;
   run->start = Clock::now();
   run->finished = true;  // until submitted
+  std::vector<std::shared_ptr<detail::SessionState>> producers;
+  for (const Tensor& t : given) {
+    if (const auto& value = detail::TensorAccess::device(t)) producers.push_back(value->producer);
+  }
+  detail::SessionLocks locks(state, producers);
   std::vector<api::Model::BoundInput> bound = unwrap(model.bindInputs(names));
   std::vector<Tensor> inputs;
   for (const api::Model::BoundInput& b : bound) inputs.push_back(b.fallback ? viewOf(*b.fallback) : given[b.given]);
@@ -359,10 +408,9 @@ std::shared_ptr<detail::RunState> Session::start(const std::vector<std::string>&
     return run;
   }
 
-  if (state.pending.size() >= state.inFlight) {
-    raiseInvalid(fmt::format("{}: runAsync: {} run(s) already in flight (SessionOptions::inFlight); wait for one first",
-                             source, state.pending.size()));
-  }
+  // Every slot in use (runs of this thread or of others): the oldest run finishes first, into
+  // its own outputs (its handle keeps them), so callers wait rather than fail.
+  while (state.pending.size() >= state.inFlight) state.finishUpTo(*state.pending.front());
   std::vector<runner::InputRef> inputRefs;
   for (std::size_t i = 0; i < inputs.size(); ++i) inputRefs.push_back(inputRef(state, i, inputs[i], *run));
   std::vector<runner::OutputRef> outputRefs(outputs.size());
@@ -394,6 +442,7 @@ std::shared_ptr<detail::RunState> Session::start(const std::vector<std::string>&
 }
 
 Profile Session::profile() const {
+  std::lock_guard lock(state_->mutex);
   Profile profile;
   profile.hostMs = state_->hostMs;
   const runner::RunTiming& timing = state_->session.lastTiming();
@@ -410,11 +459,17 @@ Profile Session::profile() const {
 // RunHandle
 //===------------------------------------------------------------------===//
 
-bool RunHandle::valid() const { return state_ && !state_->waited; }
+bool RunHandle::valid() const {
+  if (!state_) return false;
+  std::lock_guard lock(state_->session->mutex);
+  return !state_->waited;
+}
 
 std::vector<Tensor> RunHandle::wait() {
-  if (!valid()) raiseInvalid("RunHandle::wait: expected a run not waited for yet, got one already waited for (or none)");
+  if (!state_) raiseInvalid("RunHandle::wait: expected a run not waited for yet, got none");
   detail::RunState& run = *state_;
+  detail::SessionLocks locks(*run.session);
+  if (run.waited) raiseInvalid("RunHandle::wait: expected a run not waited for yet, got one already waited for");
   run.session->finishUpTo(run);
   run.waited = true;
   run.session->hostMs = std::chrono::duration<double, std::milli>(Clock::now() - run.start).count();

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,7 +73,10 @@ struct PinnedBuffer {
 
 struct RunState;
 
-struct SessionState {
+// Thread safety: every field below, and the runs in `pending` and `readers`, are read and
+// written only under `mutex` (taken through SessionLocks), so threads sharing a Session or its
+// RunHandles serialise: a second caller waits for the first.
+struct SessionState : std::enable_shared_from_this<SessionState> {
   SessionState(std::shared_ptr<const ModelState> owner, api::Session made, unsigned runsInFlight)
       : model(std::move(owner)), session(std::move(made)), inFlight(runsInFlight) {}
 
@@ -87,8 +91,29 @@ struct SessionState {
   // before this session's next run overwrites them.
   std::vector<RunState*> readers;
 
-  /// Waits for `run` and every run started before it; each keeps its own outcome.
+  std::mutex mutex;
+
+  /// Waits for `run` and every run started before it; each keeps its own outcome. Needs the
+  /// SessionLocks of this session.
   void finishUpTo(RunState& run);
+};
+
+/// The locks of every session one call may touch: its own; the sessions whose runs it may
+/// finish (those reading its device-resident outputs); the producers of device-resident
+/// tensors those runs read (finishing a run edits its producer's `readers`); and `extra`
+/// (the producers of a new run's inputs). Which sessions these are is only known by looking
+/// under the locks, so the set is taken in address order and, when a look names one more
+/// session, released and taken again, larger: two threads never hold one lock each while
+/// waiting for the other's. The sessions stay alive while held.
+class SessionLocks {
+ public:
+  explicit SessionLocks(SessionState& first, const std::vector<std::shared_ptr<SessionState>>& extra = {});
+  SessionLocks(const SessionLocks&) = delete;
+  SessionLocks& operator=(const SessionLocks&) = delete;
+  ~SessionLocks();
+
+ private:
+  std::vector<std::shared_ptr<SessionState>> held_;  // in address order, each once
 };
 
 /// An output a session kept on the device: output `output` of run `run` of `producer`.
@@ -105,7 +130,7 @@ struct RunState {
   std::vector<Tensor> outputs;
   std::vector<SessionState*> producers;  // sessions whose device outputs this run reads
   std::chrono::steady_clock::time_point start;
-  bool finished = false;
+  bool finished = false;  // under the session's lock, like the rest
   bool waited = false;
   std::optional<Error> failure;
 

@@ -3,7 +3,12 @@
 #include "vulkan/memory.h"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
+#include <vector>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -155,8 +160,37 @@ Result<Arena> Arena::create(const Device& device, VkDeviceSize size, MemoryUse u
   return arena;
 }
 
+namespace {
+
+// What an import can check of a caller's pointer before the driver takes it: a size above 0,
+// a range that does not wrap around the address space, and pages mapped in this process
+// (mincore fails with ENOMEM on a hole). Whether the memory stays allocated, and is writable,
+// while the import lives is the caller's promise (openvgf.h, docs/limits.md).
+Status checkHostRange(std::span<std::uint8_t> bytes, const char* what) {
+  const auto address = reinterpret_cast<std::uintptr_t>(bytes.data());
+  if (bytes.data() == nullptr) return invalidInput("{}: importing host memory: expected an address, got NULL", what);
+  if (bytes.empty()) return invalidInput("{}: importing host memory: expected a size above 0 bytes, got 0", what);
+  if (bytes.size() > std::numeric_limits<std::uintptr_t>::max() - address) {
+    return invalidInput("{}: importing host memory: {} bytes at {:#x} run past the end of the address space", what,
+                        bytes.size(), address);
+  }
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const std::uintptr_t first = address / page * page;
+  const std::uintptr_t end = address + bytes.size();
+  std::vector<unsigned char> resident((end - first + page - 1) / page);
+  if (mincore(reinterpret_cast<void*>(first), end - first, resident.data()) != 0) {
+    return invalidInput("{}: importing host memory: expected memory mapped in this process, got {} bytes at {:#x} "
+                        "that are not all mapped",
+                        what, bytes.size(), address);
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<Arena> Arena::importHost(const Device& device, std::span<std::uint8_t> bytes, const char* what) {
   const DeviceSnapshot& s = device.snapshot();
+  OPENVGF_TRY(checkHostRange(bytes, what));
   if (!device.canImportHostMemory()) {
     return unsupported("{}: importing host memory: {} does not offer VK_EXT_external_memory_host", what, s.name);
   }

@@ -11,8 +11,9 @@ Model.session() and Session(model_or_path, profile=, in_flight=, ...) make sessi
 Session.run_async(inputs) returns a RunHandle whose wait() gives the outputs (up to in_flight
 runs at once, waited for in any order); run(..., keep_on_device=True) returns DeviceTensors,
 inputs of any Session on the same device with no host round trip; Model.pinned_empty(shape,
-dtype) is a numpy array in pinned memory, moved by DMA. A Model may be shared by threads; a
-Session (and its RunHandles and DeviceTensors) must be used by one thread at a time.
+dtype) is a numpy array in pinned memory, moved by DMA. Models and Sessions may be shared by
+threads: calls of one Session (and of its RunHandles) take turns, each gets its own answer, and
+a RunHandle dropped unwaited finishes its run first.
 devices(), convert(), reference(), inspect() and extract() mirror the openvgf command.
 Errors raise openvgf.Error with the message the command prints, .code and .exit_code.
 """

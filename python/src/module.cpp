@@ -195,6 +195,23 @@ struct PyRunHandle {
   openvgf::RunHandle handle;
   PreparedRun prepared;
 
+  PyRunHandle(openvgf::Model m, openvgf::RunHandle h, PreparedRun p)
+      : model(std::move(m)), handle(std::move(h)), prepared(std::move(p)) {}
+  PyRunHandle(PyRunHandle&&) = default;  // the moved-from handle is empty: its destructor waits for nothing
+  PyRunHandle& operator=(PyRunHandle&&) = delete;
+  // Dropped unwaited: the run writes into prepared.outputs, so it finishes before those arrays
+  // go. Without the GIL: the wait may queue behind other threads' runs of the Session (which
+  // never need the GIL while they hold the Session).
+  ~PyRunHandle() {
+    py::gil_scoped_release release;
+    handle = openvgf::RunHandle();
+  }
+
+  bool pending() const {
+    py::gil_scoped_release release;  // valid() takes the Session's lock, which a run may hold
+    return handle.valid();
+  }
+
   py::object wait() {
     std::vector<openvgf::Tensor> tensors;
     {
@@ -231,7 +248,7 @@ struct PySession {
       handle = prepared.byName ? session.runNamedAsync(prepared.named(), prepared.views, {keepOnDevice})
                                : session.runAsync(prepared.given, prepared.views, {keepOnDevice});
     }
-    return PyRunHandle{model, std::move(handle), std::move(prepared)};
+    return PyRunHandle(model, std::move(handle), std::move(prepared));
   }
 
   PreparedRun prepare(const py::object& inputs, bool keepOnDevice) {
@@ -283,7 +300,11 @@ struct PySession {
   }
 
   py::dict profile() const {
-    openvgf::Profile p = session.profile();
+    openvgf::Profile p;
+    {
+      py::gil_scoped_release release;
+      p = session.profile();
+    }
     py::dict d;
     d["host_ms"] = p.hostMs;
     d["gpu_ms"] = p.gpuMs;
@@ -355,7 +376,7 @@ PYBIND11_MODULE(_openvgf, m) {
 
   py::class_<PyRunHandle>(m, "RunHandle", "A run started by Session.run_async; wait() returns its outputs.")
       .def("wait", &PyRunHandle::wait, "Waits for the run (once) and returns its outputs as run() would.")
-      .def_property_readonly("pending", [](const PyRunHandle& r) { return r.handle.valid(); },
+      .def_property_readonly("pending", &PyRunHandle::pending,
                              "True until wait() is called.");
 
   py::class_<openvgf::Model>(m, "Model", "A model file made ready to run on one Vulkan device.")
@@ -398,7 +419,7 @@ PYBIND11_MODULE(_openvgf, m) {
 
   py::class_<PySession>(m, "Session",
                         "One model ready to run: Session(path_or_model, profile=False, **model_options). "
-                        "Not thread-safe; create one Session per thread.")
+                        "Thread-safe: threads sharing a Session take turns (a call waits for the one before).")
       .def(py::init([](const openvgf::Model& model, bool profile, unsigned inFlight) {
              py::gil_scoped_release release;
              return PySession{model, model.createSession({.profile = profile, .inFlight = inFlight})};
@@ -423,8 +444,8 @@ PYBIND11_MODULE(_openvgf, m) {
            "order returns a list. `state:` inputs of a .tosa model may be left out (their initial value). "
            "Inputs may be DeviceTensors; keep_on_device=True returns DeviceTensors instead of arrays.")
       .def("run_async", &PySession::runAsync, py::arg("inputs"), py::kw_only(), py::arg("keep_on_device") = false,
-           "Starts a run as run() would and returns a RunHandle; up to in_flight runs may be in flight, "
-           "waited for in any order. Input arrays must not change until wait().")
+           "Starts a run as run() would; returns a RunHandle. Up to in_flight runs in flight (one more finishes the "
+           "oldest first), waited for in any order; inputs unchanged until wait(); a dropped handle finishes its run.")
       .def_property_readonly("model", [](const PySession& s) { return s.model; })
       .def_property_readonly("inputs", [](const PySession& s) { return infoList(s.model.inputs()); })
       .def_property_readonly("outputs", [](const PySession& s) { return infoList(s.model.outputs()); })

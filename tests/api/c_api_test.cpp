@@ -2,8 +2,13 @@
 // The C API (openvgf/openvgf.h): a model opened from the ADD fixture runs into caller
 // buffers and matches TensorFlow's result; bad arguments come back as statuses with the
 // code, exit code and a message naming the argument, never as a crash.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -127,6 +132,106 @@ TEST_F(CApiTest, BadArgumentsAreStatuses) {
   EXPECT_STREQ(openvgf_status_message(nullptr), "");
   EXPECT_EQ(openvgf_dtype_name(static_cast<openvgf_dtype>(42)), nullptr);
   EXPECT_STREQ(openvgf_version(), version());
+}
+
+// A page of readable memory followed by a hole: the last `n` T of the page are followed by
+// memory whose read faults.
+class GuardedPage {
+ public:
+  GuardedPage() {
+    page_ = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    void* mapped = mmap(nullptr, 2 * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    EXPECT_NE(mapped, MAP_FAILED);
+    base_ = static_cast<std::uint8_t*>(mapped);
+    EXPECT_EQ(munmap(base_ + page_, page_), 0);
+  }
+  ~GuardedPage() { munmap(base_, page_); }
+  template <typename T>
+  T* last(std::size_t n) {
+    return reinterpret_cast<T*>(base_ + page_) - n;
+  }
+
+ private:
+  std::size_t page_ = 0;
+  std::uint8_t* base_ = nullptr;
+};
+
+// input_count is checked against the model before the caller's arrays are read (issue 33):
+// a count above the model's inputs reads nothing past the two tensors given.
+TEST_F(CApiTest, InputCountIsCheckedBeforeTheArraysAreRead) {
+  openvgf_model* model = nullptr;
+  StatusGuard opened{openvgf_model_open(testing::addModel().c_str(), &options_, &model)};
+  ASSERT_EQ(opened.status, nullptr) << openvgf_status_message(opened.status);
+  openvgf_session* session = nullptr;
+  StatusGuard created{openvgf_session_create(model, nullptr, &session)};
+  ASSERT_EQ(created.status, nullptr) << openvgf_status_message(created.status);
+  std::vector<Tensor> inputs = testing::addInputs();
+  const std::int64_t shape0[] = {1, 4, 4, 1};
+  const std::int64_t shape[] = {1, 4, 4, 4};
+  GuardedPage tensorPage;
+  openvgf_tensor* in = tensorPage.last<openvgf_tensor>(2);
+  in[0] = {OPENVGF_FLOAT32, 4, shape0, inputs[0].data(), 64};
+  in[1] = {OPENVGF_FLOAT32, 4, shape, inputs[1].data(), 256};
+  std::vector<float> y(64, -1.0f);
+  openvgf_tensor out{OPENVGF_FLOAT32, 4, shape, y.data(), 256};
+  StatusGuard tooMany{openvgf_session_run(session, in, 1000, &out, 1)};
+  EXPECT_EQ(openvgf_status_code(tooMany.status), OPENVGF_INVALID_INPUT);
+  EXPECT_THAT(openvgf_status_message(tooMany.status),
+              HasSubstr("openvgf_session_run: input_count: expected at most 2 (the model's inputs), got 1000"));
+  openvgf_run* run = nullptr;
+  StatusGuard asyncTooMany{openvgf_session_run_async(session, in, 3, &out, 1, nullptr, &run)};
+  EXPECT_THAT(openvgf_status_message(asyncTooMany.status),
+              HasSubstr("openvgf_session_run_async: input_count: expected at most 2 (the model's inputs), got 3"));
+  EXPECT_EQ(run, nullptr);
+  // device_inputs has input_count entries too.
+  GuardedPage devicePage;
+  const openvgf_device_tensor** deviceInputs = devicePage.last<const openvgf_device_tensor*>(2);
+  deviceInputs[0] = deviceInputs[1] = nullptr;
+  openvgf_run_options options;
+  openvgf_run_options_init(&options);
+  options.device_inputs = deviceInputs;
+  StatusGuard deviceTooMany{openvgf_session_run_async(session, in, 5, &out, 1, &options, &run)};
+  EXPECT_THAT(openvgf_status_message(deviceTooMany.status), HasSubstr("input_count: expected at most 2"));
+  // The exact count still runs, from the same arrays.
+  StatusGuard ran{openvgf_session_run_async(session, in, 2, &out, 1, &options, &run)};
+  ASSERT_EQ(ran.status, nullptr) << openvgf_status_message(ran.status);
+  StatusGuard waited{openvgf_run_wait(run)};
+  ASSERT_EQ(waited.status, nullptr) << openvgf_status_message(waited.status);
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(y[i], testing::addResult(inputs[0], inputs[1], i)) << i;
+  openvgf_run_release(run);
+  openvgf_session_release(session);
+  openvgf_model_release(model);
+}
+
+// openvgf_pinned_import refuses what it can check of the pointer (issue 33), INVALID_INPUT
+// naming it, before the device sees it: size 0, sizes above INT64_MAX, ranges past the end of
+// the address space, unmapped pages.
+TEST_F(CApiTest, PinnedImportRefusesPointersItCanCheck) {
+  openvgf_model* model = nullptr;
+  StatusGuard opened{openvgf_model_open(testing::addModel().c_str(), &options_, &model)};
+  ASSERT_EQ(opened.status, nullptr) << openvgf_status_message(opened.status);
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  void* mapped = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mapped, MAP_FAILED);
+  auto* memory = static_cast<std::uint8_t*>(mapped);
+  ASSERT_EQ(munmap(memory + page, page), 0);  // the second page is a hole
+  auto refused = [&](void* data, size_t bytes, const std::string& text) {
+    openvgf_pinned* pinned = nullptr;
+    StatusGuard status{openvgf_pinned_import(model, data, bytes, &pinned)};
+    EXPECT_EQ(openvgf_status_code(status.status), OPENVGF_INVALID_INPUT) << openvgf_status_message(status.status);
+    EXPECT_THAT(openvgf_status_message(status.status), HasSubstr(text));
+    EXPECT_EQ(pinned, nullptr);
+    if (pinned != nullptr) openvgf_pinned_release(pinned);
+  };
+  refused(nullptr, page, "openvgf_pinned_import: data: expected a pointer, got NULL");
+  refused(memory, 0, "expected a size above 0 bytes, got 0");
+  refused(memory, SIZE_MAX, "byte_size: expected at most INT64_MAX");
+  refused(memory, 2 * page, "expected memory mapped in this process");
+  refused(memory + page, page, "expected memory mapped in this process");
+  auto* top = reinterpret_cast<void*>(std::numeric_limits<std::uintptr_t>::max() - page + 1);
+  refused(top, 2 * page, "run past the end of the address space");
+  munmap(memory, page);
+  openvgf_model_release(model);
 }
 
 // A .pte with two GRAPH-segment VgfBackend delegates through the C API: the plan's input and

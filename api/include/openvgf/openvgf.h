@@ -5,12 +5,14 @@
  * message the `openvgf` command would print; free it with openvgf_status_free.
  *
  * Thread safety: a model may be used by several threads at once (including
- * openvgf_session_create); a session by one thread at a time; distinct sessions may run at
- * the same time. An openvgf_run counts as a call of its session (wait for it where the session
- * may be called); a device tensor is used by the session it feeds and the one that made it,
- * so both are called from one thread at a time. Pinned buffers may be shared by threads like
- * any memory. A session keeps its model's device alive, so handles may be released in any
- * order. */
+ * openvgf_session_create). A session may be shared by threads: its calls, and those of its
+ * openvgf_runs, hold a per-session lock and take turns (a second caller waits; every run
+ * gets its own inputs and outputs); distinct sessions run at the same time, so give each
+ * thread its own session for throughput. A run may be waited for from any thread, once; a
+ * handle must not be released while another thread still uses it. A device tensor links the
+ * session that made it and the one it feeds: calls needing both take both locks in a fixed
+ * order (no deadlock). Pinned buffers may be shared by threads like any memory. A session
+ * keeps its model's device alive, so handles may be released in any order. */
 #ifndef OPENVGF_OPENVGF_H
 #define OPENVGF_OPENVGF_H
 
@@ -135,7 +137,8 @@ typedef struct openvgf_tensor {
 } openvgf_tensor;
 
 /* Runs once: inputs in the model's input order, outputs written into the caller's buffers in
- * output order. Counts, dtypes, shapes and sizes are checked before anything runs. */
+ * output order. Counts, dtypes, shapes and sizes are checked before anything runs; input_count
+ * (at most the model's inputs) before inputs[] is read. */
 OPENVGF_API openvgf_status* openvgf_session_run(openvgf_session* session, const openvgf_tensor* inputs,
                                                 size_t input_count, const openvgf_tensor* outputs,
                                                 size_t output_count);
@@ -145,7 +148,10 @@ OPENVGF_API openvgf_status* openvgf_session_run(openvgf_session* session, const 
  * memory (it must outlive the handle); UNSUPPORTED when the device lacks
  * VK_EXT_external_memory_host or when data or byte_size is not a multiple of
  * openvgf_model_import_alignment: then use the memory unpinned (copied through staging) or
- * _allocate. */
+ * _allocate. _import refuses (INVALID_INPUT) NULL, size 0, a size above INT64_MAX, a range
+ * past the end of the address space and pages not mapped in the process; it cannot check
+ * that the memory is writable (runs write outputs into it) or stays allocated while the
+ * handle lives: both are the caller's promise. */
 OPENVGF_API openvgf_status* openvgf_pinned_allocate(const openvgf_model* model, size_t byte_size,
                                                     openvgf_pinned** out_pinned);
 OPENVGF_API openvgf_status* openvgf_pinned_import(const openvgf_model* model, void* data, size_t byte_size,
@@ -170,8 +176,10 @@ OPENVGF_API void openvgf_run_options_init(openvgf_run_options* options);
 
 /* Starts a run and returns once the inputs are taken (host input memory may be reused at
  * once; pinned memory is read until the run is waited for); output buffers are written by
- * openvgf_run_wait. At most in_flight runs of a session may be in flight; they may be waited
- * for in any order. options may be NULL. A .pte plan completes its run before returning. */
+ * openvgf_run_wait. At most in_flight runs of a session are in flight: one more first
+ * finishes the oldest (its outputs are written, its handle keeps its status); they may be
+ * waited for in any order. options may be NULL. A .pte plan completes its run before
+ * returning. */
 OPENVGF_API openvgf_status* openvgf_session_run_async(openvgf_session* session, const openvgf_tensor* inputs,
                                                       size_t input_count, const openvgf_tensor* outputs,
                                                       size_t output_count, const openvgf_run_options* options,
@@ -181,7 +189,7 @@ OPENVGF_API openvgf_status* openvgf_run_wait(openvgf_run* run);
 /* Output `index` of a waited keep_on_device run, as a new device tensor handle. */
 OPENVGF_API openvgf_status* openvgf_run_device_output(const openvgf_run* run, size_t index,
                                                       openvgf_device_tensor** out_tensor);
-/* Releases a run; one not waited for is waited for first. */
+/* Releases a run; one not waited for is waited for first (its outputs are written). */
 OPENVGF_API void openvgf_run_release(openvgf_run* run);
 
 /* A device tensor's dtype and shape (valid while the handle lives; name is ""). It may feed a

@@ -6,16 +6,23 @@
 // Thread safety:
 //   - A Model is immutable once opened: it may be shared by any number of threads, and
 //     several threads may call Model::createSession on it at the same time.
-//   - A Session is not thread-safe: one thread at a time may call it (it may move between
-//     threads). Distinct Sessions, of one Model or of several, may run at the same time.
-//   - A RunHandle (Session::runAsync) belongs to its Session: wait() only on the thread that
-//     may call the Session at that moment. Destroying a handle that was not waited for waits.
+//   - A Session may be shared by threads: its calls (run, runAsync, profile) and those of its
+//     RunHandles (wait, valid, the destructor) hold a per-Session lock, so they take turns: a
+//     second caller waits for the first, and every run gets its own inputs and outputs. Runs
+//     are submitted one at a time, so threads sharing a Session gain no throughput; for
+//     that, give each thread its own Session. Distinct Sessions, of one Model or of several,
+//     run at the same time.
+//   - runAsync with SessionOptions::inFlight runs already in flight (this thread's or
+//     others') first finishes the oldest (its handle keeps its outputs), so it waits, never
+//     fails for a full session. Any thread may wait() a RunHandle, once (InvalidInput after).
+//     Destroying a handle that was not waited for finishes its run into its own outputs.
 //   - Tensor is a handle: copies share one buffer. Threads may read one buffer together; a
 //     buffer that one thread writes must not be used by another at the same time. An input
 //     or output given to runAsync is in use until the run is waited for.
-//   - A device-resident Tensor (RunOptions::keepOnDevice) is read by the Session it is given
-//     to: its producing Session and that one must be called from one thread at a time (the
-//     producer's next run first waits for the runs that read its outputs).
+//   - A device-resident Tensor (RunOptions::keepOnDevice) links its producing Session and the
+//     Session it is given to: a call that must finish the other's runs takes both locks (in a
+//     fixed order, so threads calling them never deadlock); the producer's next run first
+//     waits for the runs that read its outputs.
 //   - Pinned tensors (Model::allocatePinned, importPinned) follow the Tensor rules.
 //   - The free functions (listDevices, convert, inspect, reference, extract) may be called
 //     from any thread at any time.
@@ -281,7 +288,8 @@ class OPENVGF_API Model {
 
 /// A run started by Session::runAsync. wait() blocks until it is done and returns its
 /// outputs (the tensors given to runAsync, or new owning ones); handles of one Session may
-/// be waited for in any order, each once. A handle keeps its Session's memory alive.
+/// be waited for in any order, each once, from any thread. A handle keeps its Session's memory
+/// alive; destroyed unwaited, it finishes its run first.
 class OPENVGF_API RunHandle {
  public:
   RunHandle() = default;
@@ -297,7 +305,8 @@ class OPENVGF_API RunHandle {
 };
 
 /// One model ready to run on its device: memory, pipelines and one recorded command buffer
-/// per run in flight. Each run is one submit. Not thread-safe (see the top of this file).
+/// per run in flight. Each run is one submit. Threads sharing a Session take turns (see the top
+/// of this file).
 class OPENVGF_API Session {
  public:
   Session(Session&&) noexcept;
@@ -325,7 +334,8 @@ class OPENVGF_API Session {
   /// Starts a run and returns once the inputs are taken: host inputs may be reused at once,
   /// pinned ones are read by DMA until the run is waited for. `outputs` (optional) are
   /// filled as run() fills them; they must not be used until wait(). At most
-  /// SessionOptions::inFlight runs may be in flight (InvalidInput beyond). A .pte plan runs
+  /// SessionOptions::inFlight runs are in flight: one more first finishes the oldest (its
+  /// handle keeps its outputs). A .pte plan runs
   /// its delegate calls one after another through host memory: its runAsync completes the
   /// run before it returns.
   RunHandle runAsync(const std::vector<Tensor>& inputs, std::vector<Tensor> outputs = {},
