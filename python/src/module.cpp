@@ -347,22 +347,8 @@ py::array pinnedEmpty(const openvgf::Model& model, const std::vector<std::int64_
   return py::array(want, std::vector<py::ssize_t>(shape.begin(), shape.end()), tensor->data(), owner);
 }
 
-}  // namespace
-
-PYBIND11_MODULE(_openvgf, m) {
-  m.doc() = "openvgf: run TOSA, VGF and ExecuTorch models on Vulkan devices (see the openvgf package)";
-  m.attr("__version__") = openvgf::version();
-
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const openvgf::Exception& e) {
-      py::object error = py::module_::import("openvgf").attr("Error");
-      py::object instance = error(e.what(), codeName(e.code()), e.exitCode());
-      PyErr_SetObject(error.ptr(), instance.ptr());
-    }
-  });
-
+// DeviceTensor and RunHandle: what sessions hand back.
+void bindHandles(py::module_& m) {
   py::class_<PyDeviceTensor>(m, "DeviceTensor",
                              "An output a Session kept on the device (keep_on_device=True): an input of any "
                              "Session of a model on the same device, until its Session runs again.")
@@ -379,6 +365,10 @@ PYBIND11_MODULE(_openvgf, m) {
       .def_property_readonly("pending", &PyRunHandle::pending,
                              "True until wait() is called.");
 
+}
+
+// Model: a file opened on a device.
+void bindModel(py::module_& m) {
   py::class_<openvgf::Model>(m, "Model", "A model file made ready to run on one Vulkan device.")
       .def(py::init([](const std::string& path, const std::string& device, const std::string& target,
                        const std::string& plan, bool validate, bool pipelineCache, bool modelCache,
@@ -417,6 +407,10 @@ PYBIND11_MODULE(_openvgf, m) {
            },
            py::kw_only(), py::arg("profile") = false, py::arg("in_flight") = 1);
 
+}
+
+// Session: a model ready to run, shared safely between threads.
+void bindSession(py::module_& m) {
   py::class_<PySession>(m, "Session",
                         "One model ready to run: Session(path_or_model, profile=False, **model_options). "
                         "Thread-safe: threads sharing a Session take turns (a call waits for the one before).")
@@ -452,6 +446,10 @@ PYBIND11_MODULE(_openvgf, m) {
       .def_property_readonly("profile", &PySession::profile,
                              "Timings of the last run: host_ms, gpu_ms and per-dispatch segments (with profile=True).");
 
+}
+
+// devices, convert, inspect: the command-line tools as functions.
+void bindTools(py::module_& m) {
   m.def("devices", [](bool validate) {
     py::list list;
     for (const openvgf::DeviceInfo& d : openvgf::listDevices(validate)) list.append(deviceDict(d));
@@ -479,6 +477,10 @@ PYBIND11_MODULE(_openvgf, m) {
   m.def("inspect_text", [](const std::string& path) { return openvgf::inspect(path, false); }, py::arg("path"));
   m.def("inspect_json", [](const std::string& path) { return openvgf::inspect(path, true); }, py::arg("path"));
 
+}
+
+// reference and extract: the CPU interpreter and .pte payloads.
+void bindReferenceAndExtract(py::module_& m) {
   m.def("reference", [](const std::string& path, const py::object& inputs, bool precise, bool strict, bool dynamic) {
     std::vector<openvgf::NamedTensor> given;
     auto add = [&](const std::string& name, const py::handle& value) {
@@ -510,4 +512,27 @@ PYBIND11_MODULE(_openvgf, m) {
     return openvgf::extract(path, outputDir, plan, delegate);
   }, py::arg("path"), py::arg("output_dir"), py::kw_only(), py::arg("plan") = "", py::arg("delegate") = -1,
         "Writes the delegate payloads of a .pte and manifest.json to output_dir; returns the payload file names.");
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_openvgf, m) {
+  m.doc() = "openvgf: run TOSA, VGF and ExecuTorch models on Vulkan devices (see the openvgf package)";
+  m.attr("__version__") = openvgf::version();
+
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const openvgf::Exception& e) {
+      py::object error = py::module_::import("openvgf").attr("Error");
+      py::object instance = error(e.what(), codeName(e.code()), e.exitCode());
+      PyErr_SetObject(error.ptr(), instance.ptr());
+    }
+  });
+
+  bindHandles(m);
+  bindModel(m);
+  bindSession(m);
+  bindTools(m);
+  bindReferenceAndExtract(m);
 }
