@@ -5,7 +5,9 @@
 // condition block evaluates to true (at most kMaxUnrolledIterations times). Conditions are
 // evaluated with the reference interpreter on the constant operators that produce them, so
 // GREATER(CONST, CONST) or a loop counter folds; a condition that depends on a model input
-// is Unsupported (the Vulkan backend has no device-side control flow). Block tensors get a
+// is Unsupported (the Vulkan backend has no device-side control flow). Nested loops multiply
+// their trip counts, so everything inlined together is held to kMaxInlinedNodes operators
+// (common/limits.h), refused while unrolling, before the later passes see it. Block tensors get a
 // "<block>@<n>/" prefix; the control-flow operator's outputs keep their names through
 // IDENTITY nodes (elided later).
 //
@@ -17,6 +19,7 @@
 #include <map>
 #include <set>
 
+#include "common/limits.h"
 #include "converter/passes/passes.h"
 #include "tosa/reference/reference.h"
 
@@ -51,6 +54,16 @@ class Inliner {
     return fmt::format("operators[{}] {}", node.index, tosa::toString(node.op.op));
   }
 
+  // label() plus the blocks the operator names: operators nested in a block carry the index of
+  // the top-level operator that contains them, so the block names tell nested loops apart.
+  std::string controlFlowLabel(const Node& node) const {
+    if (const auto* loop = std::get_if<tosa::WhileLoopAttrs>(&node.op.attrs))
+      return fmt::format("{} (cond_graph '{}', body_graph '{}')", label(node), loop->condGraph, loop->bodyGraph);
+    if (const auto* branch = std::get_if<tosa::CondIfAttrs>(&node.op.attrs))
+      return fmt::format("{} (then_graph '{}', else_graph '{}')", label(node), branch->thenGraph, branch->elseGraph);
+    return label(node);
+  }
+
   Result<const tosa::Block*> block(const Node& node, const std::string& name, std::string_view what) const {
     auto it = program_.blocks.find(name);
     if (it == program_.blocks.end())
@@ -60,9 +73,12 @@ class Inliner {
 
   // The value of `name` if it is a constant or computed only from constants (evaluated with
   // the reference interpreter on that slice of the program); nullopt otherwise.
-  Result<std::optional<tosa::HostTensor>> evaluate(const std::string& name) const {
+  // Values computed for earlier conditions are kept (known_), so a loop counter's next value
+  // is one operator away from the last: evaluating trip n costs O(1), not O(n).
+  Result<std::optional<tosa::HostTensor>> evaluate(const std::string& name) {
     if (program_.isConstant(name))
       return std::optional<tosa::HostTensor>(tosa::constantValue(*program_.find(name)));
+    if (auto it = known_.find(name); it != known_.end()) return std::optional<tosa::HostTensor>(it->second);
     std::set<std::size_t> slice;
     std::set<std::string> constants;
     std::vector<std::string> pending = {name};
@@ -71,7 +87,7 @@ class Inliner {
       std::string t = pending.back();
       pending.pop_back();
       if (!seen.insert(t).second) continue;
-      if (program_.isConstant(t)) {
+      if (program_.isConstant(t) || known_.contains(t)) {
         constants.insert(t);
         continue;
       }
@@ -96,24 +112,38 @@ class Inliner {
       for (const auto& n : program_.nodes[i].op.inputs) tensors.insert(n);
       for (const auto& n : program_.nodes[i].op.outputs) tensors.insert(n);
     }
-    for (const auto& n : tensors) b.tensors.push_back(*program_.find(n));
+    for (const auto& n : tensors) {
+      tosa::Tensor t = *program_.find(n);
+      if (auto it = known_.find(n); it != known_.end()) t.data = it->second.bytes;
+      b.tensors.push_back(std::move(t));
+    }
     for (const auto& n : constants) {
       tosa::Operator c;
       c.op = program_.find(n)->dtype == tosa::DType::Shape ? tosa::Op::ConstShape : tosa::Op::Const;
       c.outputs = {n};
       b.operators.push_back(std::move(c));
     }
-    for (std::size_t i : slice) b.operators.push_back(program_.nodes[i].op);  // std::set keeps program order
-    b.outputs = {name};
+    for (std::size_t i : slice) {  // std::set keeps program order
+      b.operators.push_back(program_.nodes[i].op);
+      for (const auto& n : program_.nodes[i].op.outputs) b.outputs.push_back(n);
+    }
     auto result = tosa::reference::run(g, {});
     if (!result) {
       return invalidInput("tensor '{}': expected a condition the reference interpreter can evaluate: {}",
                           name, result.error().message());
     }
-    return std::optional<tosa::HostTensor>(std::move(result->outputs.at(0).value));
+    std::optional<tosa::HostTensor> value;
+    for (std::size_t i = 0; i < result->outputs.size() && i < b.outputs.size(); ++i) {
+      if (b.outputs[i] == name) value = result->outputs[i].value;
+      if (result->outputs[i].value.bytes.size() <= kMaxKnownBytes) {
+        known_.insert_or_assign(b.outputs[i], std::move(result->outputs[i].value));
+      }
+    }
+    if (!value) return internalError("tensor '{}': the reference interpreter did not return it", name);
+    return value;
   }
 
-  Result<bool> condition(const Node& node, const std::string& name) const {
+  Result<bool> condition(const Node& node, const std::string& name) {
     OPENVGF_ASSIGN_OR_RETURN(auto value, evaluate(name));
     if (!value || value->bytes.empty()) {
       return unsupported(
@@ -148,6 +178,12 @@ class Inliner {
     };
     for (const tosa::Operator& op : b.operators) {
       if (op.op == tosa::Op::Const || op.op == tosa::Op::ConstShape) continue;  // payload is on the tensor
+      if (program_.nodes.size() >= kMaxInlinedNodes) {
+        return unsupported(
+            "{}: inlining its block '{}' exceeds the budget of {} operators for inlined control flow "
+            "(kMaxInlinedNodes; nested WHILE_LOOPs multiply their trip counts)",
+            controlFlowLabel(at), b.name, kMaxInlinedNodes);
+      }
       Node node;
       node.index = at.index;
       node.op = op;
@@ -219,8 +255,12 @@ class Inliner {
     return {};
   }
 
+  // Condition values above this size are not kept (a counter or a flag is a few bytes).
+  static constexpr std::size_t kMaxKnownBytes = 4096;
+
   Program& program_;
   int counter_ = 0;
+  std::map<std::string, tosa::HostTensor> known_;  // values evaluate() computed, by tensor name
 };
 
 }  // namespace

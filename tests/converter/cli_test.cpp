@@ -3,6 +3,7 @@
 // --stats, and no output file left behind on failure.
 #include <sys/stat.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <initializer_list>
@@ -12,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "common/file_io.h"
+#include "tests/converter/loop_graphs.h"
 #include "tests/support/cli_runner.h"
 #include "tosa/builder.h"
 #include "tosa/npy.h"
@@ -170,6 +172,37 @@ void expectRunChecksPass(std::initializer_list<fs::path> vgfs, const fs::path& i
 int kernelCount(const std::string& statsOutput) {
   const std::size_t at = statsOutput.find("kernels:");
   return at == std::string::npos ? -1 : std::atoi(statsOutput.c_str() + at + std::string_view("kernels:").size());
+}
+
+// Two nested WHILE_LOOPs of 1000 trips each, each loop under its own trip limit: unrolling them
+// took `convert` (and `run` of the .tosa) past 110 s; the inlining budget refuses them within
+// a fraction of a second, naming the loop and the budget.
+TEST(ConvertCli, NestedLoopsOverTheInliningBudgetFailFastNamingTheLoop) {
+  const fs::path model = tempDir() / "nested_loops.tosa";
+  ASSERT_TRUE(nestedCountedLoops(1000, 1000).write(model));
+  const fs::path input = tempDir() / "nested_loops_x.npy";
+  tosa::HostTensor x(tosa::DType::Int32, {4});
+  auto array = tosa::npy::fromHostTensor(x);
+  ASSERT_TRUE(array && tosa::npy::writeFile(input, *array));
+  const fs::path out = tempDir() / "nested_loops.vgf";
+  const fs::path y = tempDir() / "nested_loops_y.npy";
+  fs::remove(out);
+  fs::remove(y);
+  for (const std::string& command :
+       {fmt::format("convert {} -o {} --no-cache", model.string(), out.string()),
+        fmt::format("run {} -i {} -o {}", model.string(), input.string(), y.string())}) {
+    const auto start = std::chrono::steady_clock::now();
+    CommandResult r = runCli(command);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(r.exitCode, 2) << command << "\n" << r.output;
+    EXPECT_LT(seconds, 20.0) << command;
+    for (const char* part : {"nested_loops.tosa", "WHILE_LOOP (cond_graph '", "body_graph '",
+                             "exceeds the budget of 16384 operators for inlined control flow (kMaxInlinedNodes"}) {
+      EXPECT_NE(r.output.find(part), std::string::npos) << part << "\n" << r.output;
+    }
+  }
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(y));
 }
 
 // --passes / --dump-after / --verify-each on y = MUL(EXP(SUB(x, c)), x) with c constant.

@@ -4,6 +4,7 @@
 // condition computed from a model input is refused as Unsupported.
 #include <gtest/gtest.h>
 
+#include "tests/converter/loop_graphs.h"
 #include "tests/converter/reference_check.h"
 #include "tosa/builder.h"
 
@@ -64,6 +65,13 @@ TEST_F(ControlFlowTest, WhileLoopWithConstantTripCountIsUnrolled) {
   auto graph = b.build();
   ASSERT_TRUE(graph) << graph.error().message();
   expectCompliant(*graph, {randomTensor(rng, DType::Fp32, {2, 3}, -1.0, 1.0)});
+}
+
+TEST_F(ControlFlowTest, NestedLoopsUnderTheInliningBudgetMatchTheReference) {
+  // 24 x 30 trips: 1440 unrolled operators, under kMaxInlinedNodes; y = x + 720 x.
+  auto graph = nestedCountedLoops(24, 30).build();
+  ASSERT_TRUE(graph) << graph.error().message();
+  expectCompliant(*graph, {randomTensor(rng, DType::Int32, {4}, -1000, 1000)});
 }
 
 TEST_F(ControlFlowTest, ConditionFromModelInputIsUnsupported) {

@@ -3,10 +3,13 @@
 // branch, a WHILE_LOOP with a constant trip count is unrolled, a condition computed from a
 // model input is refused, and a Program without control flow is left alone.
 #include <fmt/format.h>
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include "converter/passes/passes.h"
+#include "common/limits.h"
 #include "tests/converter/graph_util.h"
+#include "tests/converter/loop_graphs.h"
 
 namespace openvgf::testing {
 namespace {
@@ -70,6 +73,38 @@ TEST(InlineControlFlow, WhileLoopIsUnrolled) {
   EXPECT_EQ(muls, 3u);
   EXPECT_EQ(loops, 0u);
   EXPECT_TRUE(converter::verifyProgram(program));
+}
+
+std::size_t countOps(const converter::Program& program, tosa::Op op) {
+  return static_cast<std::size_t>(std::count_if(program.nodes.begin(), program.nodes.end(),
+                                                [&](const converter::Node& node) { return node.op.op == op; }));
+}
+
+TEST(InlineControlFlow, NestedLoopsUnrollTheProductOfTheirTripCounts) {
+  converter::Program program = programOf(nestedCountedLoops(24, 30));
+  ASSERT_TRUE(converter::passes::inlineControlFlow(program));
+  EXPECT_EQ(countOps(program, tosa::Op::WhileLoop), 0u);
+  // Per inner trip a counter ADD and an accumulator ADD, per outer trip one counter ADD.
+  EXPECT_EQ(countOps(program, tosa::Op::Add), 24u * 30u * 2u + 24u);
+  EXPECT_TRUE(converter::verifyProgram(program));
+}
+
+TEST(InlineControlFlow, NestedLoopsOverTheBudgetAreRefusedNamingTheLoopAndTheBudget) {
+  // 1000 x 1000 trips would unroll to two million operators; 90 x 90 needs just over the
+  // budget (2 * 8100 inner ADDs, 90 outer counters, 180 IDENTITYs binding inner results).
+  static_assert(kMaxInlinedNodes == 16384, "the trip counts below are chosen around this budget");
+  for (std::int32_t trips : {90, 1000}) {
+    SCOPED_TRACE(trips);
+    converter::Program program = programOf(nestedCountedLoops(trips, trips));
+    auto changed = converter::passes::inlineControlFlow(program);
+    ASSERT_FALSE(changed);
+    EXPECT_EQ(changed.error().kind(), ErrorKind::Unsupported);
+    const std::string& message = changed.error().message();
+    EXPECT_NE(message.find("WHILE_LOOP (cond_graph '"), std::string::npos) << message;
+    EXPECT_NE(message.find("exceeds the budget of 16384 operators for inlined control flow (kMaxInlinedNodes"),
+              std::string::npos)
+        << message;
+  }
 }
 
 TEST(InlineControlFlow, ConditionFromAModelInputIsUnsupported) {
