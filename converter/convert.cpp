@@ -29,6 +29,32 @@ std::vector<std::string> spirvCapabilities(std::span<const std::uint32_t> module
 
 namespace {
 
+// Per module, the tensor every kernel that runs it binds to each binding (vk_format and element
+// count), recorded in the module for the runner to check segments against
+// (vgf::recordBindingExtents). Kernels that share a module but bind tensors of different sizes
+// to a binding leave that binding unrecorded: no one extent is the module's.
+std::vector<std::vector<vgf::SpirvBindingExtent>> bindingExtents(const Plan& plan, const CompileResult& compiled) {
+  std::vector<std::map<std::uint32_t, std::optional<vgf::SpirvBindingExtent>>> seen(compiled.modules.size());
+  for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
+    const PlanKernel& kernel = plan.kernels[k];
+    auto& bindings = seen[compiled.moduleOf[k]];
+    for (std::size_t b = 0; b < kernel.bindings.size(); ++b) {
+      const PlanTensor& t = plan.tensors[kernel.bindings[b]];
+      const vgf::SpirvBindingExtent extent{0, static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(vkFormatOf(t.dtype)),
+                                           static_cast<std::uint64_t>(tosa::elementCount(t.shape))};
+      auto [it, first] = bindings.emplace(extent.binding, extent);
+      if (!first && it->second != extent) it->second.reset();
+    }
+  }
+  std::vector<std::vector<vgf::SpirvBindingExtent>> extents(seen.size());
+  for (std::size_t m = 0; m < seen.size(); ++m) {
+    for (const auto& [binding, extent] : seen[m]) {
+      if (extent) extents[m].push_back(*extent);
+    }
+  }
+  return extents;
+}
+
 Result<ConvertedModel> emit(const Plan& plan, const MemoryPlan& memory, CompileResult& compiled, const Program& program) {
   ConvertedModel model;
   vgf::Builder builder;
@@ -43,9 +69,11 @@ Result<ConvertedModel> emit(const Plan& plan, const MemoryPlan& memory, CompileR
       moduleNames[m] = fmt::format("{}_{}", tmpl.substr(0, tmpl.find('.')), m);
     }
   }
+  const auto extents = bindingExtents(plan, compiled);
   for (std::size_t m = 0; m < compiled.modules.size(); ++m) {
     for (auto& cap : spirvCapabilities(compiled.modules[m])) capabilities.insert(cap);
-    modules.push_back(builder.addModule(moduleNames[m], "main", std::move(compiled.modules[m])));
+    modules.push_back(
+        builder.addModule(moduleNames[m], "main", vgf::recordBindingExtents(compiled.modules[m], extents[m])));
   }
   // Resources in plan order; every constant gets its CONST00 payload.
   std::vector<vgf::ResourceId> resources;

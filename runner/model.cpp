@@ -247,6 +247,7 @@ Result<Model> Model::create(const vgf::File& file, std::string source) {
   }
   model.modules_.resize(file.modules.size());
   model.moduleDescriptors_.resize(file.modules.size());
+  model.moduleExtents_.resize(file.modules.size());
   for (std::size_t s = 0; s < file.segments.size(); ++s) {
     if (Status status = model.checkSegment(file, s); !status) return fail(std::move(status).error());
   }
@@ -418,6 +419,7 @@ Status Model::checkModule(const vgf::File& file, std::uint32_t index, const std:
   info.sharedMemoryBytes = entry->workgroupBytes;
   info.firstSegment = segmentName;
   moduleDescriptors_[index] = entry->descriptors;
+  OPENVGF_ASSIGN_OR_RETURN(moduleExtents_[index], vgf::bindingExtents(spirv));
   return {};
 }
 
@@ -460,6 +462,9 @@ Status Model::checkSegment(const vgf::File& file, std::size_t s) {
   }
   if (Status status = matchInterface(declared, info.bindings, moduleWhere);
       !status) {
+    return fail(std::move(status).error());
+  }
+  if (Status status = checkExtents(seg.moduleIndex, info.bindings, moduleWhere); !status) {
     return fail(std::move(status).error());
   }
   segments_.push_back(std::move(info));
@@ -516,6 +521,30 @@ Status Model::collectBindings(const vgf::Segment& seg, std::vector<BindingInfo>&
   std::sort(bindings.begin(), bindings.end(), [](const BindingInfo& a, const BindingInfo& b) {
     return a.set != b.set ? a.set < b.set : a.binding < b.binding;
   });
+  return {};
+}
+
+// Storage buffers are runtime arrays, so a shader's reach is the sizes compiled into it, which
+// the converter records per binding (vgf::bindingExtents). A resource of another size or format
+// (a shrunk intermediate, swapped weight and bias bindings, a grown or shrunk output) would
+// be read or written out of bounds where robustBufferAccess is off, and computed wrong
+// everywhere: each bound tensor must be the one the module was compiled for.
+Status Model::checkExtents(std::uint32_t moduleIndex, const std::vector<BindingInfo>& bindings,
+                           const std::string& moduleWhere) const {
+  for (const vgf::SpirvBindingExtent& e : moduleExtents_[moduleIndex]) {
+    auto bound = std::find_if(bindings.begin(), bindings.end(),
+                              [&](const BindingInfo& b) { return b.set == e.set && b.binding == e.binding; });
+    if (bound == bindings.end()) continue;  // unbound: matchInterface refuses it where the module uses it
+    const ResourceInfo& r = resources_[bound->mrtIndex];
+    const std::uint32_t elementBytes = storageElementBytes(r.vkFormat);
+    const std::uint64_t elements = elementBytes == 0 ? 0 : r.bytes / elementBytes;
+    if (r.vkFormat != e.vkFormat || elements != e.elements) {
+      return invalidInput("set {} binding {} ({}): expected the {} tensor of {} elements that {} was converted for, "
+                          "got {} of {} elements",
+                          e.set, e.binding, describeTensor(bound->mrtIndex), formatShortName(e.vkFormat), e.elements,
+                          moduleWhere, formatShortName(r.vkFormat), elements);
+    }
+  }
   return {};
 }
 

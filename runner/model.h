@@ -120,6 +120,8 @@ class Model {
   Status checkModule(const vgf::File& file, std::uint32_t index, const std::string& segmentName);
   Status checkSegment(const vgf::File& file, std::size_t index);
   Status collectBindings(const vgf::Segment& segment, std::vector<BindingInfo>& bindings);
+  Status checkExtents(std::uint32_t moduleIndex, const std::vector<BindingInfo>& bindings,
+                      const std::string& moduleWhere) const;
   Status matchInterface(const std::vector<vgf::SpirvDescriptor>& declared, const std::vector<BindingInfo>& bindings,
                         const std::string& moduleWhere) const;
   Status checkDataflow() const;
@@ -133,6 +135,9 @@ class Model {
   std::vector<std::span<const std::uint8_t>> constants_;
   // Per module: the descriptors its entry point declares (checked against every segment).
   std::vector<std::vector<vgf::SpirvDescriptor>> moduleDescriptors_;
+  // Per module, the tensors the converter compiled it for (vgf::bindingExtents; empty for a
+  // module openvgf did not convert).
+  std::vector<std::vector<vgf::SpirvBindingExtent>> moduleExtents_;
 };
 
 }  // namespace openvgf::runner

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -27,7 +28,7 @@ constexpr std::uint32_t kOpExtension = 10, kOpEntryPoint = 15, kOpExecutionMode 
                         kOpTypePointer = 32, kOpConstant = 43, kOpConstantComposite = 44,
                         kOpSpecConstant = 50, kOpSpecConstantComposite = 51, kOpFunction = 54,
                         kOpVariable = 59, kOpDecorate = 71, kOpMemberDecorate = 72, kOpControlBarrier = 224,
-                        kOpExecutionModeId = 331, kOpTypeCooperativeMatrixKhr = 4456;
+                        kOpExecutionModeId = 331, kOpTypeCooperativeMatrixKhr = 4456, kOpModuleProcessed = 330;
 // Decorations.
 constexpr std::uint32_t kBlock = 2, kBufferBlock = 3, kArrayStride = 6, kBuiltIn = 11, kNonWritable = 24,
                         kNonReadable = 25, kBinding = 33, kDescriptorSet = 34, kOffset = 35;
@@ -217,6 +218,13 @@ Status Declarations::parse(std::span<const std::uint32_t> words, SpirvModule& ou
           text.assign(reinterpret_cast<const char*>(ops.data()), ops.size() * sizeof(std::uint32_t));
         }
         out.extensions.push_back(std::move(text));
+        break;
+      }
+      case kOpModuleProcessed: {
+        std::string text;
+        if (literalString(ops, text) == 0)
+          return invalidInput("SPIR-V module: word {}: OpModuleProcessed string has no terminating nul", pos);
+        out.processes.push_back(std::move(text));
         break;
       }
       case kOpEntryPoint: {
@@ -681,6 +689,70 @@ Result<SpirvModule> reflectSpirv(std::span<const std::uint32_t> module) {
   OPENVGF_TRY(declarations.parse(module, out));
   declarations.finish(out);
   return out;
+}
+
+namespace {
+
+constexpr std::string_view kBindingRecord = "openvgf.binding ";
+
+// Whether an opcode belongs to SPIR-V's logical layout sections 1-7 (§2.4: capabilities up to
+// debug instructions), which must all come before the annotations and types.
+bool beforeAnnotations(std::uint32_t opcode) {
+  switch (opcode) {
+    case 2: case 3: case 4: case 5: case 6: case 7:  // OpSourceContinued .. OpString
+    case kOpExtension: case 11: case 14: case kOpEntryPoint:  // OpExtInstImport, OpMemoryModel
+    case kOpExecutionMode: case kOpCapability: case kOpExecutionModeId: case kOpModuleProcessed: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> recordBindingExtents(std::span<const std::uint32_t> module,
+                                                std::span<const SpirvBindingExtent> extents) {
+  std::size_t at = std::min<std::size_t>(kHeaderWords, module.size());
+  while (at < module.size()) {
+    const std::uint32_t count = module[at] >> 16;
+    if (count == 0 || count > module.size() - at || !beforeAnnotations(module[at] & 0xFFFFu)) break;
+    at += count;
+  }
+  std::vector<std::uint32_t> out(module.begin(), module.begin() + static_cast<std::ptrdiff_t>(at));
+  for (const SpirvBindingExtent& e : extents) {
+    const std::string text = fmt::format("{}set={} binding={} vk_format={} elements={}", kBindingRecord, e.set,
+                                         e.binding, e.vkFormat, e.elements);
+    const std::size_t words = text.size() / 4 + 1;  // with the terminating nul
+    out.push_back(static_cast<std::uint32_t>((words + 1) << 16) | kOpModuleProcessed);
+    const std::size_t start = out.size();
+    out.resize(start + words, 0);
+    std::memcpy(out.data() + start, text.data(), text.size());
+  }
+  out.insert(out.end(), module.begin() + static_cast<std::ptrdiff_t>(at), module.end());
+  return out;
+}
+
+Result<std::vector<SpirvBindingExtent>> bindingExtents(const SpirvModule& module) {
+  std::vector<SpirvBindingExtent> extents;
+  for (const std::string& text : module.processes) {
+    if (!text.starts_with(kBindingRecord)) continue;
+    SpirvBindingExtent e;
+    unsigned long long elements = 0;
+    int consumed = 0;
+    const int fields = std::sscanf(text.c_str() + kBindingRecord.size(), "set=%u binding=%u vk_format=%u elements=%llu%n",
+                                   &e.set, &e.binding, &e.vkFormat, &elements, &consumed);
+    if (fields != 4 || kBindingRecord.size() + static_cast<std::size_t>(consumed) != text.size()) {
+      return invalidInput("OpModuleProcessed \"{}\": expected \"{}set=S binding=B vk_format=F elements=N\"", text,
+                          kBindingRecord);
+    }
+    e.elements = elements;
+    for (const SpirvBindingExtent& other : extents) {
+      if (other.set == e.set && other.binding == e.binding) {
+        return invalidInput("OpModuleProcessed \"{}\": expected one record per binding, got set {} binding {} twice",
+                            text, e.set, e.binding);
+      }
+    }
+    extents.push_back(e);
+  }
+  return extents;
 }
 
 SpirvRequirements spirvRequirements(std::span<const std::uint32_t> module) {

@@ -118,8 +118,22 @@ struct SpirvBuiltinInput {
   bool integer = false;          // OpTypeInt components
 };
 
+/// What the converter bound to one binding of a module: the tensor's vk_format and element
+/// count. Storage buffers are runtime arrays, so the SPIR-V types cannot say how far a shader
+/// reaches; the sizes it was compiled for are preprocessor constants. openvgf's converter
+/// records them in the module as OpModuleProcessed strings (a debug instruction that every
+/// consumer ignores, Arm's tools included) and the runner holds every segment to them.
+struct SpirvBindingExtent {
+  std::uint32_t set = 0;
+  std::uint32_t binding = 0;
+  std::uint32_t vkFormat = 0;
+  std::uint64_t elements = 0;
+  bool operator==(const SpirvBindingExtent&) const = default;
+};
+
 struct SpirvModule {
   std::uint32_t version = 0;                // header word 1 (0x00010600 = 1.6)
+  std::vector<std::string> processes;       // OpModuleProcessed strings, in order
   std::vector<std::uint32_t> capabilities;  // OpCapability operands, in order
   std::vector<std::string> extensions;
   std::vector<SpirvEntryPoint> entryPoints;
@@ -139,6 +153,16 @@ struct SpirvModule {
 /// Reads a module's declarations. InvalidInput naming the word offset when the words are not a
 /// SPIR-V module (magic, header, instruction lengths, truncated operands).
 Result<SpirvModule> reflectSpirv(std::span<const std::uint32_t> module);
+
+/// `module` with one OpModuleProcessed "openvgf.binding set=S binding=B vk_format=F elements=N"
+/// per extent, placed after the module's other debug instructions (SPIR-V §2.4, layout 7c).
+/// The code is unchanged: only the words of those strings are added.
+std::vector<std::uint32_t> recordBindingExtents(std::span<const std::uint32_t> module,
+                                                std::span<const SpirvBindingExtent> extents);
+/// The extents recordBindingExtents wrote into a module (none for a module openvgf did not
+/// convert); InvalidInput naming the string when one of openvgf's records is malformed or
+/// names a binding twice.
+Result<std::vector<SpirvBindingExtent>> bindingExtents(const SpirvModule& module);
 
 /// "Int8", "StorageBuffer8BitAccess", ...; "Capability<n>" for numbers this table lacks.
 std::string spirvCapabilityName(std::uint32_t capability);

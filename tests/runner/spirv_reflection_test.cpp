@@ -81,6 +81,31 @@ TEST(SpirvReflection, Spirv10ModuleWithLiteralLocalSize) {
   checkInterface(k_interface_spv10, false);
 }
 
+// The converter's per-binding records (OpModuleProcessed strings) read back as written, leave
+// the module's interface as it was, and a record openvgf could not have written is an error.
+TEST(SpirvReflection, BindingExtentsReadBackAsRecorded) {
+  const std::vector<SpirvBindingExtent> extents = {{0, 0, 100, 16}, {0, 1, 98, 4294967296ull}};
+  const std::vector<std::uint32_t> recorded = recordBindingExtents(k_interface_spv16, extents);
+  Result<SpirvModule> module = reflectSpirv(recorded);
+  ASSERT_TRUE(module) << module.error().message();
+  ASSERT_EQ(module->processes.size(), 2u);
+  EXPECT_EQ(module->processes[1], "openvgf.binding set=0 binding=1 vk_format=98 elements=4294967296");
+  auto read = bindingExtents(*module);
+  ASSERT_TRUE(read) << read.error().message();
+  EXPECT_EQ(*read, extents);
+  checkInterface(recorded, true);
+  Result<SpirvModule> plain = reflectSpirv(k_interface_spv16);
+  ASSERT_TRUE(plain);
+  EXPECT_TRUE(bindingExtents(*plain)->empty());  // not converted by openvgf: nothing to check
+
+  module->processes = {"openvgf.binding set=0 binding=1 vk_format=98"};
+  EXPECT_NE(bindingExtents(*module).error().message().find("expected \"openvgf.binding set=S binding=B"),
+            std::string::npos);
+  module->processes = {"openvgf.binding set=0 binding=1 vk_format=98 elements=4",
+                       "openvgf.binding set=0 binding=1 vk_format=100 elements=4"};
+  EXPECT_NE(bindingExtents(*module).error().message().find("got set 0 binding 1 twice"), std::string::npos);
+}
+
 TEST(SpirvReflection, EveryPrefixAndEveryWordFlipGivesAResultOrAnError) {
   // Not a fuzzer: a cheap sweep that any out-of-bounds read would turn into a sanitizer report.
   std::vector<std::uint32_t> words(std::begin(k_interface_spv16), std::end(k_interface_spv16));
