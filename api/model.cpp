@@ -71,9 +71,11 @@ Result<ComputeVgf> convertTosa(std::span<const std::uint8_t> bytes, const std::s
   result.defaults = converter::initialStates(graph);
   const std::filesystem::path root = cacheFolder(options.cacheDir);
   std::filesystem::path cached;
+  std::string key;
   if (options.modelCache && !root.empty()) {
-    cached = modelCachePath(root, modelCacheKey(bytes, targetKey(target)));
-    if (std::optional<std::vector<std::uint8_t>> hit = readCachedModel(cached); hit && vgf::decode(*hit)) {
+    key = modelCacheKey(bytes, targetKey(target));
+    cached = modelCachePath(root, key);
+    if (std::optional<std::vector<std::uint8_t>> hit = readCachedModel(cached, key); hit && vgf::decode(*hit)) {
       spdlog::debug("{}: converted model from the cache: {}", path, cached.string());
       result.bytes = std::move(*hit);
       result.fromCache = true;
@@ -88,7 +90,7 @@ Result<ComputeVgf> convertTosa(std::span<const std::uint8_t> bytes, const std::s
   if (!converted) return Unexpected(std::move(converted).error().addContext(path));
   result.bytes = std::move(converted->vgf);
   if (!cached.empty()) {
-    if (Status stored = writeCachedModel(cached, result.bytes); !stored) {
+    if (Status stored = writeCachedModel(cached, key, result.bytes); !stored) {
       spdlog::warn("converted model not cached: {}", stored.error().message());
     }
   }

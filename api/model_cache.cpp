@@ -2,7 +2,7 @@
 // Converted-model cache (see model_cache.h).
 #include "api/model_cache.h"
 
-#include "common/file_io.h"
+#include "common/cache_entry.h"
 #include "common/sha256.h"
 
 namespace openvgf::api {
@@ -26,19 +26,12 @@ std::filesystem::path modelCachePath(const std::filesystem::path& root, const st
   return root / "models" / (key + ".vgf");
 }
 
-std::optional<std::vector<std::uint8_t>> readCachedModel(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
-  Result<std::vector<std::uint8_t>> bytes = readFile(path);
-  if (!bytes) return std::nullopt;
-  return std::move(*bytes);
+std::optional<std::vector<std::uint8_t>> readCachedModel(const std::filesystem::path& path, const std::string& key) {
+  return readCacheEntry(path, "models/" + key);
 }
 
-Status writeCachedModel(const std::filesystem::path& path, std::span<const std::uint8_t> vgf) {
-  std::error_code ec;
-  std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec) return environmentError("{}: cannot create the model cache folder: {}", path.parent_path().string(), ec.message());
-  return writeFileAtomic(path, vgf);
+Status writeCachedModel(const std::filesystem::path& path, const std::string& key, std::span<const std::uint8_t> vgf) {
+  return writeCacheEntry(path, "models/" + key, vgf);
 }
 
 }  // namespace openvgf::api

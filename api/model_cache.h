@@ -4,8 +4,8 @@
 // <cache root>/models/<sha256>.vgf. The key hashes the file bytes, the resolved target
 // (for `native`, the probed device and the features it offers) and a fingerprint of the
 // sources that decide what the converter writes, so a rebuilt openvgf never reads a VGF an
-// older converter wrote. Entries are written atomically; an entry that does not decode is
-// ignored and rewritten.
+// older converter wrote. Entries carry their key and a content hash (common/cache_entry.h) and
+// are written atomically; an entry that is not intact for its key is ignored and rewritten.
 #pragma once
 
 #include <cstdint>
@@ -25,11 +25,12 @@ std::string modelCacheKey(std::span<const std::uint8_t> tosaBytes, std::string_v
 /// <root>/models/<key>.vgf
 std::filesystem::path modelCachePath(const std::filesystem::path& root, const std::string& key);
 
-/// The cached bytes, or nullopt when absent or unreadable.
-std::optional<std::vector<std::uint8_t>> readCachedModel(const std::filesystem::path& path);
+/// The bytes cached under `key`, or nullopt when absent or not an intact entry for that key
+/// (common/cache_entry.h: a warning names a damaged or foreign entry).
+std::optional<std::vector<std::uint8_t>> readCachedModel(const std::filesystem::path& path, const std::string& key);
 
-/// Stores the bytes (creating the folder); failures are returned for the caller to log.
-Status writeCachedModel(const std::filesystem::path& path, std::span<const std::uint8_t> vgf);
+/// Stores the bytes under `key` (creating the folder); failures are returned for the caller to log.
+Status writeCachedModel(const std::filesystem::path& path, const std::string& key, std::span<const std::uint8_t> vgf);
 
 /// Fingerprint of the converter's sources (generated at build time).
 std::string_view converterFingerprint();

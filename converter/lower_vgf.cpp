@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "common/cache_dir.h"
+#include "common/cache_entry.h"
 #include "common/file_io.h"
 #include "common/sha256.h"
 #include "shaders/library.h"
@@ -290,9 +291,8 @@ Result<LoweredModel> lowerGraphSegments(std::span<const std::uint8_t> bytes, con
   if (cacheable) {
     OPENVGF_ASSIGN_OR_RETURN(model.cacheKey, cacheKey(bytes, file, inputShapes, options.convert));
     cacheFile = cacheDir / (model.cacheKey + ".vgf");
-    std::error_code ec;
-    if (std::filesystem::exists(cacheFile, ec)) {
-      auto cached = readFile(cacheFile);
+    {
+      auto cached = readCacheEntry(cacheFile, "lowered/" + model.cacheKey);
       if (cached && vgf::decode(*cached)) {
         model.vgf = std::move(*cached);
         model.cacheHit = true;
@@ -330,10 +330,8 @@ Result<LoweredModel> lowerGraphSegments(std::span<const std::uint8_t> bytes, con
   model.kernels = vgf::decode(model.vgf)->segments.size();
   if (cacheable) {
     model.cacheFile = cacheFile;
-    std::error_code ec;
-    std::filesystem::create_directories(cacheFile.parent_path(), ec);
     // A cache that cannot be written only costs time on the next run.
-    (void)writeFileAtomic(cacheFile, model.vgf);
+    (void)writeCacheEntry(cacheFile, "lowered/" + model.cacheKey, model.vgf);
   }
   return model;
 }

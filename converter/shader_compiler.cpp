@@ -17,6 +17,7 @@
 #include <spirv-tools/optimizer.hpp>
 
 #include "common/cache_dir.h"
+#include "common/cache_entry.h"
 #include "common/file_io.h"
 #include "common/sha256.h"
 #include "converter/coopmat_khr.h"
@@ -69,14 +70,14 @@ std::string glslangVersion() {
                      GLSLANG_VERSION_FLAVOR);
 }
 
-Result<std::vector<std::uint32_t>> readCached(const std::filesystem::path& file) {
-  std::error_code ec;
-  if (!std::filesystem::exists(file, ec)) return environmentError("{}: not cached", file.string());
-  OPENVGF_ASSIGN_OR_RETURN(auto bytes, readFile(file));
-  if (bytes.size() < 20 || bytes.size() % 4 != 0) return environmentError("{}: corrupt cache entry", file.string());
-  std::vector<std::uint32_t> words(bytes.size() / 4);
-  std::memcpy(words.data(), bytes.data(), bytes.size());
-  if (words[0] != 0x07230203u) return environmentError("{}: corrupt cache entry", file.string());
+// The module cached under `key`: an intact entry for that key (common/cache_entry.h), so
+// exactly the words compileShader validated when it wrote them.
+std::optional<std::vector<std::uint32_t>> readCached(const std::filesystem::path& file, const std::string& key) {
+  std::optional<std::vector<std::uint8_t>> bytes = readCacheEntry(file, "spirv/" + key);
+  if (!bytes || bytes->size() < 20 || bytes->size() % 4 != 0) return std::nullopt;
+  std::vector<std::uint32_t> words(bytes->size() / 4);
+  std::memcpy(words.data(), bytes->data(), bytes->size());
+  if (words[0] != 0x07230203u) return std::nullopt;
   return words;
 }
 
@@ -204,12 +205,13 @@ Result<CompileResult> compileShaders(const std::vector<ShaderInstance>& instance
     for (std::size_t m = next.fetch_add(1); m < total; m = next.fetch_add(1)) {
       const ShaderInstance& instance = instances[firstInstance[m]];
       std::filesystem::path cacheFile;
+      std::string key;
       bool fromCache = false;
       if (options.useCache) {
-        auto key = cacheKey(instance, options.optimize);
-        if (key) {
-          cacheFile = cacheDir / (*key + ".spv");
-          if (auto cached = readCached(cacheFile)) {
+        if (auto computed = cacheKey(instance, options.optimize)) {
+          key = std::move(*computed);
+          cacheFile = cacheDir / (key + ".spv");
+          if (auto cached = readCached(cacheFile, key)) {
             result.modules[m] = std::move(*cached);
             fromCache = true;
             hits.fetch_add(1);
@@ -224,11 +226,9 @@ Result<CompileResult> compileShaders(const std::vector<ShaderInstance>& instance
           result.modules[m] = std::move(*compiled);
           if (!cacheFile.empty()) {
             // A cache that cannot be written only costs time on the next conversion.
-            std::error_code ec;
-            std::filesystem::create_directories(cacheDir, ec);
             const auto& words = result.modules[m];
-            (void)writeFileAtomic(cacheFile, std::span<const std::uint8_t>(
-                                                 reinterpret_cast<const std::uint8_t*>(words.data()), words.size() * 4));
+            (void)writeCacheEntry(cacheFile, "spirv/" + key,
+                                  std::span(reinterpret_cast<const std::uint8_t*>(words.data()), words.size() * 4));
           }
         }
       }

@@ -11,12 +11,19 @@
 #include <spdlog/spdlog.h>
 
 #include "common/cache_dir.h"
-#include "common/file_io.h"
+#include "common/cache_entry.h"
 #include "vulkan/check.h"
 
 namespace openvgf::vulkan {
 
 std::filesystem::path defaultPipelineCacheDir() { return cacheRoot(); }
+
+namespace {
+
+// The file name names the device and driver the data is for (pipelineCacheFileName).
+std::string cacheKey(const std::filesystem::path& path) { return "pipelines/" + path.filename().string(); }
+
+}  // namespace
 
 Result<PipelineCache> PipelineCache::create(const Device& device, std::filesystem::path directory) {
   PipelineCache cache;
@@ -25,17 +32,14 @@ Result<PipelineCache> PipelineCache::create(const Device& device, std::filesyste
   std::span<const std::uint8_t> blob;
   if (!directory.empty()) {
     cache.path_ = directory / pipelineCacheFileName(device.snapshot());
-    std::error_code ec;
-    if (std::filesystem::exists(cache.path_, ec)) {
-      Result<std::vector<std::uint8_t>> read = readFile(cache.path_);
-      if (read) {
-        bytes = std::move(*read);
-        if (auto compatible = compatiblePipelineCache(bytes, device.snapshot())) {
-          blob = *compatible;
-          cache.loaded_ = true;
-        } else {
-          spdlog::debug("pipeline cache {}: written for another device or driver, ignored", cache.path_.string());
-        }
+    // The driver parses what it is given: only an intact entry of ours reaches it.
+    if (std::optional<std::vector<std::uint8_t>> read = readCacheEntry(cache.path_, cacheKey(cache.path_))) {
+      bytes = std::move(*read);
+      if (auto compatible = compatiblePipelineCache(bytes, device.snapshot())) {
+        blob = *compatible;
+        cache.loaded_ = true;
+      } else {
+        spdlog::debug("pipeline cache {}: written for another device or driver, ignored", cache.path_.string());
       }
     }
   }
@@ -65,13 +69,7 @@ Status PipelineCache::save() const {
   out.resize(header + size);
   OPENVGF_VK_TRY(vkGetPipelineCacheData(device_->handle(), cache_.get(), &size, out.data() + header));
   out.resize(header + size);
-  std::error_code ec;
-  std::filesystem::create_directories(path_.parent_path(), ec);
-  if (ec) {
-    return environmentError("{}: cannot create the pipeline cache directory: {}", path_.parent_path().string(),
-                            ec.message());
-  }
-  return writeFileAtomic(path_, std::span<const std::uint8_t>(out));
+  return writeCacheEntry(path_, cacheKey(path_), std::span<const std::uint8_t>(out));
 }
 
 Result<ComputePipeline> ComputePipeline::create(const Device& device, const PipelineCache& cache,
