@@ -125,6 +125,22 @@ Result<std::vector<std::string>> bindInputPaths(const RunOptions& options, const
   return paths;
 }
 
+Result<std::vector<std::filesystem::path>> outputFiles(std::string_view source, const std::filesystem::path& dir,
+                                                       const std::vector<std::string>& names) {
+  std::map<std::string, std::string> taken;  // file name -> the output that has it
+  std::vector<std::filesystem::path> files;
+  for (const std::string& name : names) {
+    const std::string file = sanitizeFileName(name) + ".npy";
+    if (auto [at, inserted] = taken.emplace(file, name); !inserted) {
+      return invalidInput("{}: --output-dir: outputs '{}' and '{}' would both be written to {}; use --output for a "
+                          "one-output model or rename the outputs",
+                          source, at->second, name, (dir / file).string());
+    }
+    files.push_back(dir / file);
+  }
+  return files;
+}
+
 std::string sanitizeFileName(std::string_view name) {
   std::string out(name);
   for (char& c : out) {

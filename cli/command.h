@@ -93,6 +93,12 @@ Result<std::vector<std::string>> bindInputPaths(const RunOptions& options, const
 /// Output file name for a tensor name: characters outside [A-Za-z0-9._-] become '_'.
 std::string sanitizeFileName(std::string_view name);
 
+/// DIR/<sanitized name>.npy for each output name, in order; an invalid-input error naming
+/// `source` and both outputs when two names map to one file ('a/b' and 'a_b'), so that no
+/// output overwrites another. The one rule for every command that writes outputs by name.
+Result<std::vector<std::filesystem::path>> outputFiles(std::string_view source, const std::filesystem::path& dir,
+                                                       const std::vector<std::string>& names);
+
 }  // namespace openvgf::cli
 
 #define OPENVGF_CLI_CONCAT_INNER(a, b) a##b

@@ -129,20 +129,13 @@ Result<int> runReference(const ReferenceOptions& options) {
     OPENVGF_TRY(writeOutput(options.output, result->outputs[0], options.precise));
   }
   if (!options.outputDir.empty()) {
-    std::set<std::string> names;
-    for (const auto& out : result->outputs) {
-      if (!names.insert(sanitizeFileName(out.name)).second) {
-        return invalidInput("{}: --output-dir: outputs '{}' and another output map to the same file name {}.npy",
-                            options.model, out.name, sanitizeFileName(out.name));
-      }
-    }
+    std::vector<std::string> names;
+    for (const auto& out : result->outputs) names.push_back(out.name);
+    OPENVGF_ASSIGN_OR_RETURN(std::vector<std::filesystem::path> files, outputFiles(options.model, options.outputDir, names));
     std::error_code ec;
     std::filesystem::create_directories(options.outputDir, ec);
     if (ec) return environmentError("{}: cannot create the output directory: {}", options.outputDir, ec.message());
-    for (const auto& out : result->outputs) {
-      const std::filesystem::path path = std::filesystem::path(options.outputDir) / (sanitizeFileName(out.name) + ".npy");
-      OPENVGF_TRY(writeOutput(path, out, options.precise));
-    }
+    for (std::size_t i = 0; i < files.size(); ++i) OPENVGF_TRY(writeOutput(files[i], result->outputs[i], options.precise));
   }
   return 0;
 }

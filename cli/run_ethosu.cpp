@@ -58,13 +58,11 @@ Status writeOutputs(const RunOptions& options, const std::vector<tosa::HostTenso
     OPENVGF_TRY(tosa::npy::writeTensor(options.output, results[0]));
   }
   if (!options.outputDir.empty()) {
+    OPENVGF_ASSIGN_OR_RETURN(std::vector<std::filesystem::path> files, outputFiles(options.path, options.outputDir, names));
     std::error_code ec;
     std::filesystem::create_directories(options.outputDir, ec);
     if (ec) return environmentError("{}: cannot create directory: {}", options.outputDir, ec.message());
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      OPENVGF_TRY(tosa::npy::writeTensor(std::filesystem::path(options.outputDir) / (sanitizeFileName(names[i]) + ".npy"),
-                                         results[i]));
-    }
+    for (std::size_t i = 0; i < results.size(); ++i) OPENVGF_TRY(tosa::npy::writeTensor(files[i], results[i]));
   }
   return {};
 }

@@ -62,19 +62,23 @@ Result<std::vector<tosa::Shape>> inputArrayShapes(const RunOptions& options, con
   return shapes;
 }
 
+std::vector<std::string> outputNames(const api::LoadedModel& loaded) {
+  std::vector<std::string> names;
+  for (const auto& out : loaded.outputs()) names.push_back(out.name);
+  return names;
+}
+
 // The outputs, as --output / --output-dir ask.
 Status writeOutputs(const RunOptions& options, const api::LoadedModel& loaded, const std::vector<tosa::HostTensor>& outputs) {
   auto isUnsigned = [&](std::size_t i) { return i < loaded.unsignedOutputs().size() && loaded.unsignedOutputs()[i]; };
   if (!options.output.empty()) return tosa::npy::writeTensor(options.output, outputs[0], isUnsigned(0));
   if (options.outputDir.empty()) return {};
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::filesystem::path> files,
+                           outputFiles(options.path, options.outputDir, outputNames(loaded)));
   std::error_code ec;
   std::filesystem::create_directories(options.outputDir, ec);
   if (ec) return environmentError("{}: cannot create the output directory: {}", options.outputDir, ec.message());
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    std::filesystem::path path =
-        std::filesystem::path(options.outputDir) / (sanitizeFileName(loaded.outputs()[i].name) + ".npy");
-    OPENVGF_TRY(tosa::npy::writeTensor(path, outputs[i], isUnsigned(i)));
-  }
+  for (std::size_t i = 0; i < outputs.size(); ++i) OPENVGF_TRY(tosa::npy::writeTensor(files[i], outputs[i], isUnsigned(i)));
   return {};
 }
 
@@ -123,6 +127,8 @@ Result<int> runModel(const RunOptions& options, std::span<const std::uint8_t>) {
     return invalidInput("{}: --output: expected a model with one output, got {}; use --output-dir DIR", options.path,
                         loaded.outputs().size());
   }
+  // Refused before any work, not after the run.
+  if (!options.outputDir.empty()) OPENVGF_TRY(outputFiles(options.path, options.outputDir, outputNames(loaded)));
   if (!options.check.empty() && loaded.program()) {
     return invalidInput("{}: --check {}: expected --check without a file for a .pte (each delegate is checked against "
                         "the TOSA graph its VGF carries)", options.path, options.check);

@@ -26,7 +26,9 @@ Result<std::vector<std::uint8_t>> readFile(const std::filesystem::path& path) {
 }
 
 Result<MappedFile> MappedFile::open(const std::filesystem::path& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever before fstat
+  // could refuse it; on a regular file the flag changes nothing.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     return invalidInput("{}: cannot open: {}", path.string(), errnoText());
   }
@@ -38,7 +40,8 @@ Result<MappedFile> MappedFile::open(const std::filesystem::path& path) {
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return invalidInput("{}: not a regular file", path.string());
+    return invalidInput("{}: expected a regular file, got {}", path.string(),
+                        S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a folder" : "a device or other special file");
   }
   MappedFile file;
   file.path_ = path;
@@ -116,6 +119,12 @@ std::string randomSuffix() {
   return fmt::format("{:08x}", rd());
 }
 
+// ".<name>.tmp<random>" beside `target`, with the name cut to 64 bytes: a target whose own
+// name is near the file system's limit (255 bytes) must still get a temporary that fits.
+std::string temporaryName(const fs::path& target) {
+  return fmt::format(".{}.tmp{}", target.filename().string().substr(0, 64), randomSuffix());
+}
+
 // Best effort: makes a rename durable. A failure here loses nothing already written.
 void syncFolder(const fs::path& dir) {
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -141,7 +150,7 @@ Status replaceAtomically(const fs::path& target, std::span<const std::uint8_t> b
   if (!fs::is_directory(dir, ec)) {
     return invalidInput("{}: output folder {} does not exist", target.string(), dir.string());
   }
-  const fs::path tmp = dir / fmt::format(".{}.tmp{}", target.filename().string(), randomSuffix());
+  const fs::path tmp = dir / temporaryName(target);
   // New files get 0666 less the umask, as any program's output would.
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, existing ? 0600 : 0666);
   if (fd < 0) return environmentError("{}: cannot create: {}", target.string(), errnoText());
@@ -207,6 +216,13 @@ Status writeFileAtomic(const std::filesystem::path& path, std::span<const std::u
 Status checkOutputPath(const std::filesystem::path& path, std::string_view what) {
   struct stat st {};
   fs::path folder = folderOf(path);
+  // Refused now, not after the work: a name the file system cannot hold.
+  const long nameMax = ::pathconf(folder.c_str(), _PC_NAME_MAX);
+  const std::size_t name = path.filename().string().size();
+  if (nameMax > 0 && name > static_cast<std::size_t>(nameMax)) {
+    return invalidInput("{} {}: the file name is {} bytes; the file system allows at most {}", what, path.string(),
+                        name, nameMax);
+  }
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) return invalidInput("{} {}: expected a file path, got a folder", what, path.string());
     if (writtenThrough(st.st_mode)) {
@@ -264,7 +280,7 @@ Status writeFolderAtomic(const std::filesystem::path& folder, std::span<const Fo
   if (ec) return environmentError("{}: cannot create the folder: {}", parent.string(), ec.message());
   fs::path tmp;
   for (int attempt = 0; attempt < 16 && tmp.empty(); ++attempt) {
-    fs::path candidate = parent / fmt::format(".{}.tmp{}", clean.filename().string(), randomSuffix());
+    fs::path candidate = parent / temporaryName(clean);
     if (::mkdir(candidate.c_str(), 0777) == 0) tmp = candidate;  // the umask applies, as for mkdir(1)
     else if (errno != EEXIST) return environmentError("{}: cannot create: {}", candidate.string(), errnoText());
   }

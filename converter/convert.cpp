@@ -181,7 +181,25 @@ Status applyPrecision(Target& target, const std::string& precision) {
 
 }  // namespace
 
+// The VGF interface names each model input and output once: a block that lists one twice
+// would make a file the runner refuses.
+Status checkInterfaceNames(const tosa::Graph& graph) {
+  const tosa::Block* main = graph.mainBlock();
+  if (main == nullptr) return {};
+  for (const auto* list : {&main->inputs, &main->outputs}) {
+    std::set<std::string> seen;
+    for (const std::string& name : *list) {
+      if (!seen.insert(name).second) {
+        return invalidInput("main block: {} '{}' is listed twice; a model's inputs and outputs need distinct names",
+                            list == &main->inputs ? "input" : "output", name);
+      }
+    }
+  }
+  return {};
+}
+
 Result<ConvertedModel> convert(const tosa::Graph& graph, const ConvertOptions& options) {
+  OPENVGF_TRY(checkInterfaceNames(graph));
   for (const tosa::Region& region : graph.regions) {
     for (const tosa::Block& block : region.blocks) {
       for (const tosa::Tensor& t : block.tensors) {

@@ -177,6 +177,13 @@ class Reader {
           need ? fmt::to_string(*need) : std::string("more than 2^64"), shapeToString(shape), toString(type),
           raw.size());
     }
+    // Writers pad each payload to whole 8-byte words (specs/tosa.md); bytes past that belong to
+    // no element: a file that has them disagrees with itself.
+    if (raw.size() - *need >= 8) {
+      return invalidInput("{}: data: expected {} bytes for shape {} of {} (with padding to 8 bytes, at most {}), "
+                          "got {} bytes (data longer than shape)",
+                          what, *need, shapeToString(shape), toString(type), (*need + 7) / 8 * 8, raw.size());
+    }
     return unpackToHost(type, static_cast<std::uint64_t>(*count), raw);
   }
 
@@ -203,9 +210,16 @@ class Reader {
     out.externalOffset = t.offset();
     out.externalSize = t.size();
     std::span<const std::uint8_t> raw;
-    if (t.data() != nullptr && t.data()->size() > 0) {
+    const bool inlineData = t.data() != nullptr && t.data()->size() > 0;
+    const bool externalData = out.externalOffset > 1 && out.externalSize > 0;
+    if (inlineData && externalData) {
+      return invalidInput("{}: data and offset/size: expected the values inline or in an external range, got both "
+                          "({} bytes inline, {} bytes at offset {})",
+                          what, t.data()->size(), out.externalSize, out.externalOffset);
+    }
+    if (inlineData) {
       raw = {t.data()->data(), t.data()->size()};
-    } else if (out.externalOffset > 1 && out.externalSize > 0) {
+    } else if (externalData) {
       // Data kept outside the flatbuffer (models > 2 GB): offset from the start of the file.
       if (out.externalOffset > file_.size() || out.externalSize > file_.size() - out.externalOffset) {
         return invalidInput(

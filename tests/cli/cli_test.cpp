@@ -4,6 +4,8 @@
 // .tosa / .pte models run and benched directly, the README's zoo -> bench steps, EXT-VARIABLE
 // `state:` inputs with and without --check, --dump-constant in TOSA layout. Runs the binary on
 // lavapipe with --validate where a device is used; expected values are computed here.
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -312,6 +314,75 @@ TEST_F(Cli, MessagesNameTheFile) {
   EXPECT_EQ(count.exitCode, 2);
   EXPECT_THAT(count.output, HasSubstr(model + ": --input: expected 2 input(s)"));
   EXPECT_THAT(count.output, Not(HasSubstr("state:")));
+}
+
+// Issue 33 item 5: outputs 'a/b' and 'a_b' would both become a_b.npy; run, reference and the
+// Ethos-U path refuse before writing anything rather than keep one of them.
+TEST_F(Cli, OutputNamesThatShareAFileNameAreRefusedBeforeAnythingIsWritten) {
+  tosa::Builder b;
+  tosa::Value x = b.input("x", tosa::DType::Int32, {3});
+  b.output(b.identity(x, "a/b"));
+  b.output(b.add(x, x, "a_b"));
+  ASSERT_TRUE(b.write(dir_ / "two.tosa"));
+  const std::string x3 = writeInts("x.npy", {1, 2, 3});
+  for (const std::string command : {"run", "reference"}) {
+    CommandResult r = run(command + " " + path("two.tosa") + " -i " + x3 + " --output-dir " + path(command));
+    EXPECT_EQ(r.exitCode, 2) << command << ": " << r.output;
+    EXPECT_THAT(r.output, HasSubstr("outputs 'a/b' and 'a_b' would both be written to")) << command;
+    EXPECT_FALSE(fs::exists(dir_ / command)) << command;
+  }
+  // Distinct file names are written, each with its own tensor.
+  tosa::Builder c;
+  tosa::Value y = c.input("x", tosa::DType::Int32, {3});
+  c.output(c.identity(y, "a/b"));
+  c.output(c.add(y, y, "a-b"));
+  ASSERT_TRUE(c.write(dir_ / "distinct.tosa"));
+  CommandResult r = run("run " + path("distinct.tosa") + " -i " + x3 + " --output-dir " + path("out"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(readInts(path("out/a_b.npy")), (std::vector<std::int32_t>{1, 2, 3}));
+  EXPECT_EQ(readInts(path("out/a-b.npy")), (std::vector<std::int32_t>{2, 4, 6}));
+}
+
+// Issue 33 item 8: a graph that lists one tensor twice as an output converted to a VGF that
+// `run` refused; convert now refuses it, naming the tensor, and writes nothing.
+TEST_F(Cli, ConvertRefusesAnInterfaceThatListsATensorTwice) {
+  tosa::Builder b;
+  tosa::Value x = b.input("x", tosa::DType::Int32, {3});
+  tosa::Value y = b.add(x, x, "y");
+  b.output(y);
+  b.output(y);
+  ASSERT_TRUE(b.write(dir_ / "twice.tosa"));
+  CommandResult r = run("convert " + path("twice.tosa") + " -o " + path("twice.vgf"));
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("output 'y' is listed twice"));
+  EXPECT_THAT(r.output, HasSubstr("twice.tosa"));
+  EXPECT_FALSE(fs::exists(dir_ / "twice.vgf"));
+}
+
+// Issue 33 item 8: a FIFO given as an input blocked forever in open(); it is refused at once.
+TEST_F(Cli, AFifoAsAnInputIsRefusedAtOnce) {
+  const fs::path fifo = dir_ / "in.npy";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // `timeout` turns a hang into exit 124, which the expectation below reports.
+  CommandResult r = testing::runCommand(env_ + " timeout 20 " + std::string(OPENVGF_CLI) + " run " + kAdd +
+                                        "/model.tosa -i " + fifo.string() + " -i " + kAdd + "/placeholder_1.npy");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("expected a regular file, got a FIFO"));
+  EXPECT_THAT(r.output, HasSubstr(fifo.string()));
+}
+
+// Issue 33 item 8: a 250-byte output name failed after the work was done, because the
+// temporary file beside it had a longer name; names the file system cannot hold are refused
+// before any work.
+TEST_F(Cli, LongOutputNamesAreWrittenAndTooLongOnesRefusedUpFront) {
+  const std::string longName = path(std::string(246, 'v') + ".vgf");  // 250 bytes
+  CommandResult r = run("convert " + kAdd + "/model.tosa -o " + longName);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(fs::exists(longName));
+  const std::string tooLong = path(std::string(300, 'w') + ".vgf");
+  r = run("convert " + kAdd + "/model.tosa -o " + tooLong);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("the file name is 304 bytes; the file system allows at most 255"));
 }
 
 }  // namespace

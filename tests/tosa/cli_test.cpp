@@ -86,6 +86,22 @@ TEST_F(TosaCli, MalformedFilesExitWithCode2) {
   EXPECT_EQ(s.exitCode, 2);
   EXPECT_CONTAINS(s.output, "tensors 'w': data: expected 64 bytes for shape [4,4] of INT32, got 8 bytes");
 
+  // Issue 33 item 8: bytes past the shape, and values both inline and in an external range.
+  std::vector<RawTensor> longData = {{"w", {3}, 5, std::vector<std::uint8_t>(20, 0)}};
+  CommandResult l = runCli("inspect " + write("long.tosa", rawGraph(1, 0, 67, longData)));
+  EXPECT_EQ(l.exitCode, 2);
+  EXPECT_CONTAINS(l.output, "tensors 'w': data: expected 12 bytes for shape [3] of INT32 (with padding to "
+                            "8 bytes, at most 16), got 20 bytes (data longer than shape)");
+  EXPECT_CONTAINS(l.output, "long.tosa");
+  std::vector<RawTensor> padded = {{"w", {3}, 5, std::vector<std::uint8_t>(16, 0)}};
+  EXPECT_EQ(runCli("inspect " + write("padded.tosa", rawGraph(1, 0, 67, padded))).exitCode, 0);
+  std::vector<RawTensor> both = {{"w", {2}, 5, std::vector<std::uint8_t>(8, 0), 16, 8}};
+  CommandResult b = runCli("inspect " + write("both.tosa", rawGraph(1, 0, 67, both)));
+  EXPECT_EQ(b.exitCode, 2);
+  EXPECT_CONTAINS(b.output, "tensors 'w': data and offset/size: expected the values inline or in an "
+                            "external range, got both");
+  EXPECT_CONTAINS(b.output, "both.tosa");
+
   std::vector<RawTensor> t = {{"x", {1}, 5, {}}};
   CommandResult op = runCli("inspect " + write("op.tosa", rawGraph(1, 0, 123, t)));
   EXPECT_EQ(op.exitCode, 2);

@@ -20,6 +20,7 @@ struct RawTensor {
   std::vector<std::int32_t> shape;
   std::uint32_t type;
   std::vector<std::uint8_t> data;
+  std::uint64_t offset = 0, size = 0;  // an external data range (offset from the start of the file)
 };
 
 inline std::vector<std::uint8_t> rawGraph(std::int32_t major, std::int32_t minor, std::uint32_t op,
@@ -30,7 +31,8 @@ inline std::vector<std::uint8_t> rawGraph(std::int32_t major, std::int32_t minor
     auto data = t.data.empty() ? 0 : fbb.CreateVector(t.data).o;
     ts.push_back(fb::CreateTosaTensor(fbb, fbb.CreateString(t.name), fbb.CreateVector(t.shape),
                                       static_cast<fb::DType>(t.type),
-                                      flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>>(data)));
+                                      flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>>(data), false, false, 0,
+                                      t.offset, t.size));
   }
   std::vector<std::string> outs = {tensors.empty() ? "x" : tensors[0].name};
   auto opTable = fb::CreateTosaOperator(fbb, static_cast<fb::Op>(op), static_cast<fb::Attribute>(tag), 0, 0,
