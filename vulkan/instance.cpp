@@ -175,10 +175,10 @@ void Instance::destroy() {
   }
 }
 
-DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
-  DeviceSnapshot s;
-  s.index = index;
+namespace {
 
+// Name, type, identity, subgroup facts and limits. Returns the device's API version.
+std::uint32_t snapshotProperties(VkPhysicalDevice device, DeviceSnapshot& s) {
   VkPhysicalDeviceVulkan13Properties props13 = vkStruct<VkPhysicalDeviceVulkan13Properties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES);
   VkPhysicalDeviceVulkan12Properties props12 = vkStruct<VkPhysicalDeviceVulkan12Properties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES);
   VkPhysicalDeviceVulkan11Properties props11 = vkStruct<VkPhysicalDeviceVulkan11Properties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES);
@@ -238,6 +238,11 @@ DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
   s.limits.maxPushConstantsSize = p.limits.maxPushConstantsSize;
   s.limits.timestampPeriod = p.limits.timestampPeriod;
 
+  return p.apiVersion;
+}
+
+// Queue families (compute, timestamps, a transfer-only family) and device-local memory.
+void snapshotQueuesAndMemory(VkPhysicalDevice device, DeviceSnapshot& s) {
   std::uint32_t familyCount = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(device, &familyCount, nullptr);
   std::vector<VkQueueFamilyProperties> families(familyCount);
@@ -259,7 +264,10 @@ DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
   for (std::uint32_t i = 0; i < memory.memoryHeapCount; ++i) {
     if (memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) s.deviceLocalBytes += memory.memoryHeaps[i].size;
   }
+}
 
+// Core and extension features, chaining only the structs of extensions the device offers.
+void snapshotFeatures(VkPhysicalDevice device, DeviceSnapshot& s, bool is12, bool is13) {
   VkPhysicalDeviceVulkan13Features f13 = vkStruct<VkPhysicalDeviceVulkan13Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
   VkPhysicalDeviceVulkan12Features f12 = vkStruct<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
   VkPhysicalDeviceVulkan11Features f11 = vkStruct<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
@@ -351,6 +359,16 @@ DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
           coopMat2.cooperativeMatrixFlexibleDimensions);
   set(Feature::CooperativeMatrixBfloat16, coopMatKhrExt && bf16Ext && coopMatKhr.cooperativeMatrix &&
                                               bf16.shaderBFloat16Type && bf16.shaderBFloat16CooperativeMatrix);
+}
+
+}  // namespace
+
+DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
+  DeviceSnapshot s;
+  s.index = index;
+  const std::uint32_t apiVersion = snapshotProperties(device, s);
+  snapshotQueuesAndMemory(device, s);
+  snapshotFeatures(device, s, apiVersion >= VK_API_VERSION_1_2, apiVersion >= VK_API_VERSION_1_3);
   return s;
 }
 
