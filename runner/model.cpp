@@ -341,6 +341,21 @@ Status Model::checkInterface(const vgf::File& file) {
   OPENVGF_TRY(side(file.inputs, file.inputNames, "input", ResourceCategory::Input, inputs_));
   OPENVGF_TRY(side(file.outputs, file.outputNames, "output", ResourceCategory::Output, outputs_));
   if (outputs_.empty()) return invalidInput("model sequence: expected at least one output, got none");
+  // Each INPUT and OUTPUT resource is the model's, exactly once: a slot pointed elsewhere would
+  // otherwise leave the real output unread (or an input unwritten) and return another tensor.
+  std::vector<int> named(resourceCount, 0);
+  for (const TensorInfo& t : inputs_) ++named[t.mrtIndex];
+  for (const TensorInfo& t : outputs_) ++named[t.mrtIndex];
+  for (std::size_t i = 0; i < resourceCount; ++i) {
+    const ResourceCategory c = resources_[i].category;
+    if (named[i] > 1) {
+      return invalidInput("model sequence: resources[{}] is named by {} input/output slots; expected one", i, named[i]);
+    }
+    if ((c == ResourceCategory::Input || c == ResourceCategory::Output) && named[i] == 0) {
+      return invalidInput("resources[{}]: an {} resource that no model {} slot names", i, categoryName(c),
+                          c == ResourceCategory::Input ? "input" : "output");
+    }
+  }
   return {};
 }
 

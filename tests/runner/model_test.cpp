@@ -340,6 +340,20 @@ TEST(ModelDataflow, IntermediatesAreWrittenBeforeReadAndOutputsAreWritten) {
   EXPECT_EQ(refusal(noLast->file), "m.vgf: output 'y' (resources[5]): expected a segment to write it, got none");
 }
 
+// The campaign's `vgftable` class found it: an output slot pointed at an intermediate of the
+// chain returned that tensor with exit 0, the real OUTPUT resource written and never read.
+TEST(ModelInterface, EveryInputAndOutputResourceIsNamedByExactlyOneSlot) {
+  auto retargeted = chainModel();
+  const std::uint32_t output = retargeted->file.outputs[0].mrtIndex;
+  retargeted->file.outputs[0].mrtIndex = 4;  // t3, an intermediate
+  EXPECT_EQ(refusal(retargeted->file), fmt::format("m.vgf: resources[{}]: an OUTPUT resource that no model output "
+                                                   "slot names", output));
+  auto twice = chainModel();
+  twice->file.outputs.push_back(twice->file.outputs[0]);
+  twice->file.outputNames.push_back("y2");
+  EXPECT_THAT(refusal(twice->file), HasSubstr(fmt::format("resources[{}] is named by 2 input/output slots", output)));
+}
+
 TEST(ModelDataflow, AliasGroupMembersMustNotBeLiveTogether) {
   auto chain = chainModel();
   chain->file.resources[3].aliasGroup = 0;  // t2 joins t1 and t3, but t1 -> t2 is one segment
