@@ -14,6 +14,7 @@
 #include "common/cache_dir.h"
 #include "converter/convert.h"
 #include "converter/lower_vgf.h"
+#include "converter/targets/fingerprint.h"
 #include "converter/variables.h"
 #include "pte/program.h"
 #include "pte/run_plan.h"
@@ -25,30 +26,6 @@ namespace openvgf::api {
 namespace {
 
 std::filesystem::path cacheFolder(const std::filesystem::path& root) { return root.empty() ? cacheRoot() : root; }
-
-// Every Target field that changes the kernels the converter writes (the converter's sources
-// are in the fingerprint; these are the values a probe of the device can change).
-std::string targetKey(const converter::Target& t) {
-  auto tile = [](const converter::GemmTile& g) { return fmt::format("{}x{}x{}/{}x{}", g.bm, g.bn, g.bk, g.tm, g.tn); };
-  auto coop = [](const converter::CoopMatTile& c) {
-    return fmt::format("{}x{}/{}x{}/{}", c.subgroupsM, c.subgroupsN, c.blockM, c.blockN, c.bk);
-  };
-  std::string shapes;
-  for (const converter::CoopMatShape& s : t.coopMatShapes) {
-    shapes += fmt::format("{}x{}x{}:{};", s.m, s.n, s.k, static_cast<int>(s.types));
-  }
-  const converter::CoopMatWorkgroupTile& wg = t.coopMatWorkgroupTile;
-  return fmt::format(
-      "{} [{}] gemm {} small {} large {} >={} splitK {}/{}/{} ew {}x{} reduce {} shared {} inv {} subgroup {} "
-      "fp16 {}{} dot {} coop {}/{}/{} [{}] {} {} {} >={} fragment {}x{}x{} wg {}x{}x{}/{} {} fp16-depth {}",
-      converter::describeTarget(t), t.deviceName, tile(t.gemm), tile(t.gemmSmall), tile(t.gemmLarge),
-      t.gemmLargeMinGroups, t.gemmSplitKGroups, t.gemmSplitKMinDepth, t.gemmSplitKMinSlices, t.elementwiseWg,
-      t.elementsPerInvocation, t.reduceThreads, t.maxSharedBytes, t.maxInvocations, t.subgroupSize,
-      t.fp16Arithmetic, t.fp16RoundingRte, t.integerDotProduct, t.cooperativeMatrixNv, t.cooperativeMatrixKhr,
-      t.coopMatKhrEncoding, shapes, coop(t.coopMatTile), coop(t.coopMatTileSmall), coop(t.coopMatTileHalfAcc),
-      t.coopMatLargeMinTiles, t.coopMatFragment.m, t.coopMatFragment.n, t.coopMatFragment.k, wg.bm, wg.bn, wg.bk,
-      wg.partM, t.coopMatWorkgroup.invocations, t.fp16OperandsMinDepth);
-}
 
 Status checkVulkanTarget(const std::string& path, const std::string& target) {
   if (target == "portable" || target == "native") return {};
@@ -73,7 +50,7 @@ Result<ComputeVgf> convertTosa(std::span<const std::uint8_t> bytes, const std::s
   std::filesystem::path cached;
   std::string key;
   if (options.modelCache && !root.empty()) {
-    key = modelCacheKey(bytes, targetKey(target));
+    key = modelCacheKey(bytes, converter::fingerprint(target));
     cached = modelCachePath(root, key);
     if (std::optional<std::vector<std::uint8_t>> hit = readCachedModel(cached, key); hit && vgf::decode(*hit)) {
       spdlog::debug("{}: converted model from the cache: {}", path, cached.string());

@@ -16,6 +16,7 @@
 #include "common/cache_entry.h"
 #include "common/file_io.h"
 #include "common/sha256.h"
+#include "converter/targets/fingerprint.h"
 #include "shaders/library.h"
 #include "vgf/builder.h"
 #include "vgf/decoder.h"
@@ -230,7 +231,7 @@ Result<std::string> cacheKey(std::span<const std::uint8_t> bytes, const vgf::Fil
     auto it = shapes.find(s.mrtIndex);
     h.update(fmt::format("\ninput {} {}", s.mrtIndex, it != shapes.end() ? tosa::shapeToString(it->second) : std::string("static")));
   }
-  h.update("\ntarget " + describeTarget(target));
+  h.update("\ntarget " + fingerprint(target));
   if (options.passes) {
     for (const std::string& p : *options.passes) h.update("\npass " + p);
   }

@@ -5,7 +5,13 @@
 // odd M/N/K and K that is not a multiple of the K step, runs them on the default device with
 // the validation layer and judges them against the reference interpreter. Then the tile
 // choice, the tuning-table overrides (OPENVGF_TUNING) and their CLI error.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
+#include <utility>
+#include <vector>
 #include <string>
 
 #include <fmt/format.h>
@@ -16,6 +22,7 @@
 #include "tests/converter/run_util.h"
 #include "tests/support/cli_runner.h"
 #include "tosa/builder.h"
+#include "tosa/npy.h"
 #include "tosa/writer.h"
 
 namespace openvgf::testing {
@@ -320,6 +327,96 @@ TEST(TuningOverrides, CliRejectsABadSpecWithExitTwo) {
   CommandResult good = runCli(fmt::format("convert {} --target native -o {}", dir / "mm.tosa", dir / "good.vgf"),
                               "OPENVGF_TUNING=gemm=64x64x8/8x8/2,gemm-min-groups=1");
   EXPECT_EQ(good.exitCode, 0) << good.output;
+}
+
+std::vector<std::uint8_t> fileBytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The model cache keys on every Target member (converter/targets/fingerprint.h): two tunings
+// that differ only in the large tile's stages (a member the hand-written key once missed; with
+// gemm-min-groups=1 every MATMUL takes that tile) run through one cache folder get an entry
+// each, and the second run's entry holds the VGF that a conversion with that tuning and no
+// cache writes, not the first run's.
+TEST(TuningOverrides, ModelCacheKeepsTuningsApart) {
+  ScratchDir dir("gemm_tuning_cache");
+  tosa::Builder b;
+  Value x = b.input("a", DType::Fp32, {1, 32, 32});
+  b.output(b.matmul(x, b.input("b", DType::Fp32, {1, 32, 32}), {}));
+  auto graph = b.build();
+  ASSERT_TRUE(graph) << graph.error().message();
+  ASSERT_TRUE(tosa::writeGraph(*graph, dir / "mm.tosa"));
+  std::mt19937 rng(7);
+  for (const char* name : {"a", "b"}) {
+    ASSERT_TRUE(tosa::npy::writeTensor(dir / (std::string(name) + ".npy"), randomFp32({1, 32, 32}, rng)));
+  }
+  const std::string one = "OPENVGF_TUNING=gemm=64x64x16/8x8/1,gemm-min-groups=1";
+  const std::string two = "OPENVGF_TUNING=gemm=64x64x16/8x8/2,gemm-min-groups=1";
+  // What each tuning converts to, with no cache involved: two different VGFs.
+  for (const auto& [tuning, out] : {std::pair{one, "one.vgf"}, std::pair{two, "two.vgf"}}) {
+    CommandResult converted =
+        runCli(fmt::format("convert {} --target native --no-cache -o {}", dir / "mm.tosa", dir / out),
+               fmt::format("XDG_CACHE_HOME={} {}", dir / "empty-cache", tuning));
+    if (converted.output.find("cannot load libvulkan") != std::string::npos) GTEST_SKIP() << converted.output;
+    ASSERT_EQ(converted.exitCode, 0) << converted.output;
+  }
+  const std::vector<std::uint8_t> expectedTwo = fileBytes(dir / "two.vgf");
+  ASSERT_NE(fileBytes(dir / "one.vgf"), expectedTwo) << "the two tunings must convert differently";
+
+  const std::string shared = fmt::format("XDG_CACHE_HOME={} ", dir / "cache");
+  const std::string run = fmt::format("run {} --target native -i {} -i {}", dir / "mm.tosa", dir / "a.npy", dir / "b.npy");
+  CommandResult first = runCli(run, shared + one);
+  ASSERT_EQ(first.exitCode, 0) << first.output;
+  const std::filesystem::path models = dir.path() / "cache" / "openvgf" / "models";
+  ASSERT_EQ(std::distance(std::filesystem::directory_iterator(models), {}), 1);
+  const std::filesystem::path firstEntry = std::filesystem::directory_iterator(models)->path();
+  CommandResult second = runCli(run, shared + two);
+  ASSERT_EQ(second.exitCode, 0) << second.output;
+  std::vector<std::filesystem::path> entries;
+  for (const auto& e : std::filesystem::directory_iterator(models)) entries.push_back(e.path());
+  ASSERT_EQ(entries.size(), 2u) << "the second tuning was served the first one's converted model";
+  const std::filesystem::path secondEntry = entries[0] == firstEntry ? entries[1] : entries[0];
+  // An entry is a header (common/cache_entry.h) and then the payload: the VGF.
+  const std::vector<std::uint8_t> cached = fileBytes(secondEntry);
+  ASSERT_GE(cached.size(), expectedTwo.size());
+  EXPECT_TRUE(std::equal(expectedTwo.begin(), expectedTwo.end(), cached.end() - static_cast<std::ptrdiff_t>(expectedTwo.size())));
+}
+
+// The GRAPH-lowering cache keys on every Target member too: an Arm GRAPH VGF lowered with one
+// tuning and then, through the same cache folder, with another is lowered again, and writes
+// what it writes with an empty cache.
+TEST(TuningOverrides, LoweringCacheKeepsTuningsApart) {
+  ScratchDir dir("gemm_tuning_lowering");
+  tosa::Builder b;
+  Value x = b.input("a", DType::Fp32, {1, 32, 32});
+  b.output(b.matmul(x, b.input("b", DType::Fp32, {1, 32, 32}), {}));
+  auto graph = b.build();
+  ASSERT_TRUE(graph) << graph.error().message();
+  ASSERT_TRUE(tosa::writeGraph(*graph, dir / "mm.tosa"));
+  CommandResult arm = runCli(fmt::format("convert {} --format arm-graph -o {}", dir / "mm.tosa", dir / "arm.vgf"));
+  ASSERT_EQ(arm.exitCode, 0) << arm.output;
+  const std::string one = "OPENVGF_TUNING=gemm=64x64x16/8x8/1,gemm-min-groups=1";
+  const std::string two = "OPENVGF_TUNING=gemm=64x64x16/8x8/2,gemm-min-groups=1";
+  auto lower = [&](const std::string& cache, const std::string& tuning, const char* out) {
+    return runCli(fmt::format("convert {} --target native --stats -o {}", dir / "arm.vgf", dir / out),
+                  fmt::format("XDG_CACHE_HOME={} {}", dir / cache, tuning));
+  };
+  CommandResult fresh = lower("empty-cache", two, "fresh.vgf");
+  if (fresh.output.find("cannot load libvulkan") != std::string::npos) GTEST_SKIP() << fresh.output;
+  ASSERT_EQ(fresh.exitCode, 0) << fresh.output;
+  CommandResult first = lower("cache", one, "one.vgf");
+  ASSERT_EQ(first.exitCode, 0) << first.output;
+  ASSERT_NE(fileBytes(dir / "one.vgf"), fileBytes(dir / "fresh.vgf")) << "the two tunings must lower differently";
+  CommandResult second = lower("cache", two, "two.vgf");
+  ASSERT_EQ(second.exitCode, 0) << second.output;
+  EXPECT_EQ(second.output.find("from the cache"), std::string::npos) << second.output;
+  EXPECT_EQ(fileBytes(dir / "two.vgf"), fileBytes(dir / "fresh.vgf"));
+  // The same tuning again is served from the cache (the key is stable).
+  CommandResult again = lower("cache", two, "again.vgf");
+  ASSERT_EQ(again.exitCode, 0) << again.output;
+  EXPECT_NE(again.output.find("lowered VGF from the cache"), std::string::npos) << again.output;
+  EXPECT_EQ(fileBytes(dir / "again.vgf"), fileBytes(dir / "fresh.vgf"));
 }
 
 }  // namespace
