@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <set>
 
 #include <fmt/format.h>
 #include <spirv-tools/libspirv.hpp>
@@ -623,39 +622,56 @@ Status Model::matchInterface(const std::vector<vgf::SpirvDescriptor>& declared, 
   return {};
 }
 
-// Data flow over the segment order: intermediates are written before they are read, outputs
-// are written, and tensors of one alias group are never live at the same time (the runner
-// gives each group one memory range, so an overlap would silently corrupt a live tensor).
+// Data flow over the segment order, per tensor: intermediates are written before they are
+// read, outputs are written, and tensors of one alias group are never live at the same time
+// (the runner gives each group one memory range, so an overlap would silently corrupt a live
+// tensor). A write to another tensor of the same group does not count: the memory plan reuses
+// a group's range for unrelated values, so a VGF with the writer of one tensor removed would
+// otherwise read whatever an earlier tensor of the group left there.
+//
+// One exception, for VGFs lowered from Arm's mixed files: two resources of one group that are
+// two views of one value (a GRAPH segment's tensor and a COMPUTE segment's buffer). They are
+// recognised by what only views do: the read tensor is never written itself, the tensor of the
+// group written last is never read itself, and both have the same bytes.
 Status Model::checkDataflow() const {
   const std::size_t n = resources_.size();
   std::vector<std::int64_t> first(n, -1), last(n, -1);
-  std::vector<bool> written(n, false), io(n, false);
+  std::vector<bool> written(n, false), io(n, false), everWritten(n, false), everRead(n, false);
   for (const TensorInfo& t : inputs_) io[t.mrtIndex] = true;
   for (const TensorInfo& t : outputs_) io[t.mrtIndex] = true;
-  // Members of an alias group are views of one memory object (a compute segment's buffer and a
-  // graph segment's tensor view of the same value), so a write through one initializes all.
-  std::set<std::uint32_t> writtenGroups;
-  auto initialized = [&](std::uint32_t index) {
-    const std::uint32_t group = resources_[index].aliasGroup;
-    return written[index] || (group != vgf::kUnset && writtenGroups.contains(group));
+  for (const SegmentInfo& segment : segments_) {
+    for (const BindingInfo& b : segment.bindings) {
+      if (!b.used) continue;
+      if (b.access != Access::Read) everWritten[b.mrtIndex] = true;
+      if (b.access != Access::Write) everRead[b.mrtIndex] = true;
+    }
+  }
+  std::map<std::uint32_t, std::uint32_t> lastWriter;  // alias group -> the member written last
+  auto viewOfWritten = [&](std::uint32_t index) -> bool {
+    const auto it = lastWriter.find(resources_[index].aliasGroup);
+    if (it == lastWriter.end() || everWritten[index]) return false;
+    return !everRead[it->second] && resources_[it->second].bytes == resources_[index].bytes;
   };
   for (std::size_t s = 0; s < segments_.size(); ++s) {
     for (const BindingInfo& b : segments_[s].bindings) {
       if (!b.used) continue;  // bound but never accessed (e.g. the output of a split-K partial pass)
       const ResourceInfo& r = resources_[b.mrtIndex];
-      if (first[b.mrtIndex] < 0) {
-        first[b.mrtIndex] = static_cast<std::int64_t>(s);
-        if (r.category == ResourceCategory::Intermediate && !io[b.mrtIndex] && b.access == Access::Read &&
-            !initialized(b.mrtIndex)) {
-          return invalidInput("segments[{}] '{}': set {} binding {}: expected {} to be written by an earlier segment "
-                              "before it is read, got a read first",
-                              s, segments_[s].name, b.set, b.binding, describeTensor(b.mrtIndex));
-        }
+      if (first[b.mrtIndex] < 0) first[b.mrtIndex] = static_cast<std::int64_t>(s);
+      if (r.category == ResourceCategory::Intermediate && !io[b.mrtIndex] && b.access == Access::Read &&
+          !written[b.mrtIndex] && !viewOfWritten(b.mrtIndex)) {
+        const auto writer = lastWriter.find(r.aliasGroup);
+        return invalidInput("segments[{}] '{}': set {} binding {}: expected {} to be written by an earlier segment "
+                            "before it is read, got a read first{}",
+                            s, segments_[s].name, b.set, b.binding, describeTensor(b.mrtIndex),
+                            writer == lastWriter.end()
+                                ? std::string()
+                                : fmt::format(" (its alias group {} holds resources[{}], another tensor, at that point)",
+                                              r.aliasGroup, writer->second));
       }
       last[b.mrtIndex] = static_cast<std::int64_t>(s);
       if (b.access != Access::Read) {
         written[b.mrtIndex] = true;
-        if (r.aliasGroup != vgf::kUnset) writtenGroups.insert(r.aliasGroup);
+        if (r.aliasGroup != vgf::kUnset) lastWriter[r.aliasGroup] = b.mrtIndex;
       }
     }
   }

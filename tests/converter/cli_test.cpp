@@ -17,6 +17,8 @@
 #include "tests/support/cli_runner.h"
 #include "tosa/builder.h"
 #include "tosa/npy.h"
+#include "vgf/decoder.h"
+#include "vgf/encoder.h"
 
 using openvgf::testing::CommandResult;
 using openvgf::testing::runCli;
@@ -203,6 +205,51 @@ TEST(ConvertCli, NestedLoopsOverTheInliningBudgetFailFastNamingTheLoop) {
   }
   EXPECT_FALSE(fs::exists(out));
   EXPECT_FALSE(fs::exists(y));
+}
+
+// A converted chain of four kernels (a, b, c intermediates; a and c share an alias group) with
+// the segment that writes c removed: the next segment reads c, which nothing writes. The old
+// check accepted it because a, of the same group, was written earlier (issue 33, point 4).
+TEST(ConvertCli, RunRefusesAReadOfATensorNoSegmentWritesEvenIfItsAliasGroupWasWritten) {
+  const fs::path model = tempDir() / "exp_chain.tosa";
+  tosa::Builder b;
+  tosa::Value x = b.input("x", tosa::DType::Fp32, {1, 8, 8, 4});
+  b.output(b.exp(b.exp(b.exp(b.exp(x, "a"), "b"), "c"), "y"));
+  ASSERT_TRUE(b.write(model));
+  const fs::path vgfPath = tempDir() / "exp_chain.vgf";
+  CommandResult c = runCli(fmt::format("convert {} -o {} --passes none --no-cache", model.string(), vgfPath.string()));
+  ASSERT_EQ(c.exitCode, 0) << c.output;
+  const fs::path input = tempDir() / "exp_chain_x.npy";
+  ASSERT_TRUE(writeSawtooth(input, {1, 8, 8, 4}, 7, 0.125f, -0.5f));
+  CommandResult whole = runCli(fmt::format("run {} -i {} --check {}", vgfPath.string(), input.string(), model.string()));
+  ASSERT_EQ(whole.exitCode, 0) << whole.output;
+
+  auto bytes = readFile(vgfPath);
+  ASSERT_TRUE(bytes);
+  Result<vgf::File> file = vgf::decode(*bytes);
+  ASSERT_TRUE(file) << file.error().message();
+  ASSERT_EQ(file->segments.size(), 4u);
+  // Segment 2 writes c, segment 3 reads it; a (segment 0 -> 1) shares c's group.
+  const std::uint32_t cIndex = file->segments[3].inputs.at(0).mrtIndex;
+  const std::uint32_t aIndex = file->segments[1].inputs.at(0).mrtIndex;
+  ASSERT_NE(file->resources[cIndex].aliasGroup, vgf::kUnset);
+  ASSERT_EQ(file->resources[aIndex].aliasGroup, file->resources[cIndex].aliasGroup) << "a and c no longer share a group";
+  const std::string removedName = file->segments[2].name, readerName = file->segments[3].name;
+  file->segments.erase(file->segments.begin() + 2);
+  Result<std::vector<std::uint8_t>> encoded = vgf::encode(*file);
+  ASSERT_TRUE(encoded) << encoded.error().message();
+  const fs::path mutated = tempDir() / "exp_chain_segment2_removed.vgf";
+  ASSERT_TRUE(writeFileAtomic(mutated, std::span<const std::uint8_t>(*encoded)));
+  const fs::path out = tempDir() / "exp_chain_y.npy";
+  fs::remove(out);
+  CommandResult r = runCli(fmt::format("run {} -i {} -o {}", mutated.string(), input.string(), out.string()));
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  for (const std::string& part : {mutated.string(), fmt::format("segments[2] '{}'", readerName),
+                                  fmt::format("resources[{}]", cIndex),
+                                  std::string("to be written by an earlier segment before it is read")}) {
+    EXPECT_NE(r.output.find(part), std::string::npos) << part << "\n" << r.output;
+  }
+  EXPECT_FALSE(fs::exists(out));
 }
 
 // --passes / --dump-after / --verify-each on y = MUL(EXP(SUB(x, c)), x) with c constant.
