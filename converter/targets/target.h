@@ -149,7 +149,7 @@ struct Target {
   int coopMatSplitMinTiles = 0;
   int coopMatSplitMinDepth = 0;
   // Default tile: the fastest of the variants measured on an H100 for fp16 MATMUL 4096 with
-  // both fp16 and fp32 accumulators (README, Performance). GEMMs that would get fewer than
+  // both fp16 and fp32 accumulators (docs/performance.md). GEMMs that would get fewer than
   // coopMatLargeMinTiles workgroups of it use the mid or the small tile, so more of the GPU is
   // busy (chooseCoopMat, converter/kernels/gemm_common.cpp, has the whole order).
   CoopMatTile coopMatTile;

@@ -74,7 +74,7 @@ void applyTuningTable(Target& target, DeviceClass device) {
   switch (device) {
     case DeviceClass::Cpu:
       // lavapipe runs every GEMM fastest with the 8x8 register block, whatever the grid
-      // (about 2x the 4x4 block: README, Performance, lavapipe); its few cores are filled by
+      // (about 2x the 4x4 block: docs/performance.md, lavapipe); its few cores are filled by
       // a handful of tiles, so no split-K.
       target.gemmLarge = GemmTile{64, 64, 16, 8, 8};
       target.gemmLargeMinGroups = 1;
@@ -94,10 +94,10 @@ void applyTuningTable(Target& target, DeviceClass device) {
       target.gemmLargeConvolutions = false;
       // --precision fp16 / bf16: every fp32 GEMM on fp16 fragments (fp16OperandsMinDepth stays
       // 0), residual ADDs in the accumulators' initial value, and a 128x64 tile of eight
-      // subgroups for N <= 64 (since call 16 only up to 32, below). ResNet-50 batch 32
-      // --precision fp16 took 4.89 ms with the three, against 6.00 ms for the rule before them
-      // (fp16 fragments for K >= 512, or N >= 128 without a residual ADD, which a residual ADD
-      // read element by element made 2-4x slower);
+      // subgroups for N <= 64 (since benchmarks/results/experiments/h100-gemm-limits.md, call 16,
+      // only up to 32, below). ResNet-50 batch 32 --precision fp16 took 4.89 ms with the three,
+      // against 6.00 ms for the rule before them (fp16 fragments for K >= 512, or N >= 128 without
+      // a residual ADD, which a residual ADD read element by element made 2-4x slower);
       // residual accumulators alone 5.30 ms, with the 4x1-subgroup narrow tile 5.08; MobileNetV2
       // batch 32 1.69 against 1.84 ms; BERT unchanged at 0.17 ms
       // (benchmarks/results/experiments/h100-gemm-limits.md, call 9).
@@ -116,11 +116,11 @@ void applyTuningTable(Target& target, DeviceClass device) {
       target.coopMatLargeMinTiles = 600;
       target.coopMatTileResidual = CoopMatTile{2, 2, 32, 32, 32};
       target.coopMatResidualMinTiles = 2000;
-      // Then (call 18) 4x2 subgroups of 16x32 (64x64, eight subgroups) where they give 392
-      // workgroups: the stage-3 3x3 convolutions of ResNet-50 batch 32 55-57 against 60-65 us,
-      // its K = 1024 ones 28-29 against 31-35, where the stage-4 ones (200 of these tiles) lost
-      // 15 us each with it; the whole network 2.923 against 2.970 ms, MobileNetV2 batch 32
-      // 1.276 against 1.281, BERT unchanged.
+      // Then (benchmarks/results/experiments/h100-gemm-limits.md, call 18) 4x2 subgroups of 16x32
+      // (64x64, eight subgroups) where they give 392 workgroups: the stage-3 3x3 convolutions of
+      // ResNet-50 batch 32 55-57 against 60-65 us, its K = 1024 ones 28-29 against 31-35, where the
+      // stage-4 ones (200 of these tiles) lost 15 us each with it; the whole network 2.923 against
+      // 2.970 ms, MobileNetV2 batch 32 1.276 against 1.281, BERT unchanged.
       target.coopMatTilesMid = {{CoopMatTile{2, 4, 32, 32, 32}, 392, 256},
                                 {CoopMatTile{4, 2, 16, 32, 32}, 392, 1}};
       // Split-K below 264 workgroups (two per multiprocessor) rather than 128: ResNet-50 batch
@@ -169,7 +169,8 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // lost 7 us with it, so only GEMMs as wide as the tile take it
       // (benchmarks/results/experiments/h100-gemm-limits.md, calls 23-26). Since the stem
       // reads its filter rows as runs (coopMatRowRunsMaxPadding), a K slice of 16: 117.8
-      // against 124.9 us with 32, 134-135 without runs (same H200 call; call 30).
+      // against 124.9 us with 32, 134-135 without runs (same H200 call;
+      // benchmarks/results/experiments/h100-gemm-limits.md, call 30).
       target.coopMatTileGather = CoopMatTile{2, 2, 32, 32, 16};
       // Two K slices in flight for GEMMs at most 512 deep whose invocations fetch at most 4
       // chunks per slice: ResNet-50 batch 32 --precision fp16 2.815 / 2.807 against 2.843 /
@@ -177,7 +178,7 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // --precision fp16 and MobileNetV2 batch 32 unchanged. For every GEMM it cost 12 % (the
       // 3x3 convolutions of the third stage 57 -> 88 us, the deep split ones 40 -> 57) and
       // fp16x3 MATMUL 4096 52.5 -> 48.8 TFLOP/s; fp16 MATMUL 4096 stayed at 304 TFLOP/s
-      // (h100-gemm-limits.md, calls 24 and 25).
+      // (benchmarks/results/experiments/h100-gemm-limits.md, calls 24 and 25).
       target.coopMatPrefetchMaxDepth = 512;
       break;
     case DeviceClass::OtherGpu:

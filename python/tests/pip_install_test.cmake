@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# `pip install` of the checkout as the README describes it (no build isolation, nothing
+# `pip install` of the checkout as docs/library.md describes it (no build isolation, nothing
 # downloaded), into a scratch folder, reusing this build tree for the extension; then the
 # package imports from there and runs a model.
 # cmake -DPYTHON=... -DSOURCE_DIR=... -DBUILD_DIR=... -DWORK_DIR=... -DMODEL=... -P pip_install_test.cmake

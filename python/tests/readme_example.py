@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# The "Use it from Python" example of README.md (test_openvgf.py runs it).
+# The "Use it from Python" example of README.md and docs/library.md (test_openvgf.py runs it).
 import os
 
 import numpy as np

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# The host I/O example of README.md (test_host_io.py runs it): pinned arrays, runs in flight,
+# The host I/O example of docs/library.md (test_host_io.py runs it): pinned arrays, runs in flight,
 # and an output kept on the device as the last input of a second model on the same device.
 import os
 

@@ -386,13 +386,13 @@ EPI0_CT cm_residual(uint batch, uint m, uint n, bool started) {
 #define CM_STORE(batch, m, n, v, started) GEMM_STORE(batch, m, n, v)
 #endif
 
-// One CM_K step (kk) of buffer `cur`: this subgroup's A fragments first, then each B fragment
-// just before the products that use it, so one B fragment is live at a time instead of WN and
-// its products start while the next one loads (fp16 MATMUL 4096 on an H200: 432 against
-// 451 us; convolutions and fp16x3 unchanged; h100-gemm-limits.md, calls 36-37). Each
-// accumulator sums the K steps in the same order either way. With CM_SPLIT, hi x hi goes into
-// acc and the cross products into corr, from the lo fragments (sALo, sBLo: the same layout)
-// loaded beside the hi ones.
+// One CM_K step (kk) of buffer `cur`: this subgroup's A fragments first, then each B fragment just
+// before the products that use it, so one B fragment is live at a time instead of WN and its
+// products start while the next one loads (fp16 MATMUL 4096 on an H200: 432 against 451 us;
+// convolutions and fp16x3 unchanged; benchmarks/results/experiments/h100-gemm-limits.md, calls
+// 36-37). Each accumulator sums the K steps in the same order either way. With CM_SPLIT, hi x hi
+// goes into acc and the cross products into corr, from the lo fragments (sALo, sBLo: the same
+// layout) loaded beside the hi ones.
 #if CM_SPLIT
 #define CM_MULTIPLY_STEP()                                                                          \
   CM_AMAT fa[WM];                                                                                   \

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The `openvgf` command as a new user meets it (issue 17 item 6): global flags anywhere, -q
 // quiet, complete --target and --passes messages, unknown commands and foreign files named,
-// .tosa / .pte models run and benched directly, the README's zoo -> bench steps, EXT-VARIABLE
+// .tosa / .pte models run and benched directly, the zoo -> bench steps of docs/performance.md, EXT-VARIABLE
 // `state:` inputs with and without --check, --dump-constant in TOSA layout. Runs the binary on
 // lavapipe with --validate where a device is used; expected values are computed here.
 #include <sys/stat.h>
@@ -225,7 +225,7 @@ TEST_F(Cli, ForeignFilesAreNamedForWhatTheyLookLike) {
 
 #ifdef OPENVGF_ZOO
 TEST_F(Cli, ReadmeZooToBenchSteps) {
-  // README: openvgf-zoo writes <out>/<model>.tosa (<model>_b<N>.tosa with --batch N) and
+  // docs/performance.md: openvgf-zoo writes <out>/<model>.tosa (<model>_b<N>.tosa with --batch N) and
   // `openvgf bench` takes the .tosa directly; here with a model small enough for lavapipe.
   CommandResult zoo = testing::runCommand(std::string(OPENVGF_ZOO) + " --out " + path("zoo") +
                                          " --models conv3x3_7x7x512 --batch 2 --no-weights --no-inputs");

@@ -123,7 +123,7 @@ TEST(EthosUHardening, ScratchClaimsBeyondTheLimitAreRefusedBeforeAllocating) {
 #else
   const std::string limit = "ulimit -v 1048576;";  // 1 GiB of address space for the whole CLI
 #endif
-  EXPECT_EQ(runner::ethosu::RunLimits{}.maxScratchBytes, std::uint64_t{256} << 20);  // as README.md documents
+  EXPECT_EQ(runner::ethosu::RunLimits{}.maxScratchBytes, std::uint64_t{256} << 20);  // as docs/ethosu.md documents
   for (const char* target : {"ethos-u55-128", "ethos-u85-256"}) {
     auto model = converter::ethosu::compile(baseGraph(), {target}, "base.tosa");
     ASSERT_TRUE(model) << model.error().message();

@@ -22,7 +22,7 @@ import statistics
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # torch_compare.py
 import torch  # noqa: E402
 from profile_table import medians  # noqa: E402  (this folder)
 from torch_compare import Model, load_npy  # noqa: E402
