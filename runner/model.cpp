@@ -251,6 +251,7 @@ Result<Model> Model::create(const vgf::File& file, std::string source) {
     if (Status status = model.checkSegment(file, s); !status) return fail(std::move(status).error());
   }
   if (Status s = model.checkDataflow(); !s) return fail(std::move(s).error());
+  if (Status s = model.checkRunWork(); !s) return fail(std::move(s).error());
   return model;
 }
 
@@ -481,6 +482,7 @@ Status Model::checkSegment(const vgf::File& file, std::size_t s) {
   if (Status status = checkExtents(seg.moduleIndex, info.bindings, moduleWhere); !status) {
     return fail(std::move(status).error());
   }
+  if (Status status = checkWork(info); !status) return fail(std::move(status).error());
   segments_.push_back(std::move(info));
   return {};
 }
@@ -535,6 +537,60 @@ Status Model::collectBindings(const vgf::Segment& seg, std::vector<BindingInfo>&
   std::sort(bindings.begin(), bindings.end(), [](const BindingInfo& a, const BindingInfo& b) {
     return a.set != b.set ? a.set < b.set : a.binding < b.binding;
   });
+  return {};
+}
+
+// Work is bounded by data. A compute shader does something useful only where it touches a
+// tensor element, and every kernel the converter emits (tiled, split-K partial sums, one
+// invocation per element) covers its largest tensor with at most one workgroup per element.
+// A dispatch with more workgroups than that can only repeat or skip work; left unchecked a
+// 64-element ADD dispatched [65535, 65535, 1] keeps the device busy for half an hour. The
+// invocations of the whole run are summed against kMaxRunInvocations in Model::create.
+Status Model::checkWork(const SegmentInfo& segment) const {
+  // Three 32-bit counts can exceed 64 bits; anything past 2^63 is refused all the same.
+  std::uint64_t workgroups = 1;
+  for (std::uint32_t count : segment.dispatch) {
+    workgroups = workgroups > (std::uint64_t{1} << 63) / count ? std::uint64_t{1} << 63 : workgroups * count;
+  }
+  std::uint64_t reach = 1;
+  std::string largest = "no tensor";
+  for (const BindingInfo& b : segment.bindings) {
+    if (!b.used) continue;
+    const ResourceInfo& r = resources_[b.mrtIndex];
+    const std::uint32_t elementBytes = storageElementBytes(r.vkFormat);
+    const std::uint64_t elements = elementBytes == 0 ? r.bytes : r.bytes / elementBytes;
+    if (elements >= reach) {
+      reach = elements;
+      largest = describeTensor(b.mrtIndex);
+    }
+  }
+  if (workgroups > reach) {
+    return invalidInput("dispatch_shape [{}, {}, {}]: expected at most {} workgroups (one per element of the "
+                        "largest tensor the segment binds: {}), got {}",
+                        segment.dispatch[0], segment.dispatch[1], segment.dispatch[2], reach, largest, workgroups);
+  }
+  return {};
+}
+
+// The sum over segments of workgroups x workgroup size. Each term is below 2^63 x 2^32 only in
+// theory: checkWork holds workgroups to tensor elements (< 2^40), so saturating is enough.
+Status Model::checkRunWork() const {
+  std::uint64_t total = 0;
+  for (const SegmentInfo& seg : segments_) {
+    const ModuleInfo& module = modules_[seg.moduleIndex];
+    std::uint64_t invocations = std::uint64_t{seg.dispatch[0]} * seg.dispatch[1];
+    for (std::uint64_t factor : {std::uint64_t{seg.dispatch[2]}, std::uint64_t{module.localSize[0]},
+                                 std::uint64_t{module.localSize[1]}, std::uint64_t{module.localSize[2]}}) {
+      invocations = factor != 0 && invocations > kMaxRunInvocations / factor ? kMaxRunInvocations + 1
+                                                                             : invocations * factor;
+    }
+    total = std::min(total + invocations, kMaxRunInvocations + 1);
+  }
+  if (total > kMaxRunInvocations) {
+    return unsupported("segments: expected at most {} shader invocations per run (workgroups x workgroup size, "
+                       "summed over segments), got more",
+                       kMaxRunInvocations);
+  }
   return {};
 }
 

@@ -79,6 +79,12 @@ struct SegmentInfo {
 /// Largest sum of the bytes of a model's tensors, before any device limit is consulted.
 inline constexpr std::uint64_t kMaxModelBytes = std::uint64_t{1} << 40;
 
+/// Most shader invocations (workgroups x workgroup size, summed over segments) one run may
+/// start. Each dispatch is also held to one workgroup per element of the largest tensor it
+/// binds (Model::checkWork), so this only bounds models that are large as well as long: a
+/// trillion invocations is hours on lavapipe and minutes on a datacentre GPU.
+inline constexpr std::uint64_t kMaxRunInvocations = std::uint64_t{1} << 40;
+
 class Model {
  public:
   /// Validates `file` for execution. `source` names the file in messages. GRAPH segments,
@@ -120,6 +126,8 @@ class Model {
   Status checkModule(const vgf::File& file, std::uint32_t index, const std::string& segmentName);
   Status checkSegment(const vgf::File& file, std::size_t index);
   Status collectBindings(const vgf::Segment& segment, std::vector<BindingInfo>& bindings);
+  Status checkWork(const SegmentInfo& segment) const;
+  Status checkRunWork() const;
   Status checkExtents(std::uint32_t moduleIndex, const std::vector<BindingInfo>& bindings,
                       const std::string& moduleWhere) const;
   Status matchInterface(const std::vector<vgf::SpirvDescriptor>& declared, const std::vector<BindingInfo>& bindings,

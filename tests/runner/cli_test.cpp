@@ -245,6 +245,24 @@ TEST_F(RunCli, ModulesWithGigabytesOfPrivateMemoryAreRefused) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
 }
 
+// Issue 33, item 7: the 64-element ADD of tests/data/tosa/test_add_1x4x4x4_f32 as `convert`
+// wrote it, with its dispatch_shape edited from [1, 1, 1] to [65535, 256, 1]. Every workgroup
+// past the first repeats the same 64 additions: lavapipe spent 6.6 s on it, [65535, 65535, 1]
+// about half an hour. A dispatch may have at most one workgroup per element of the largest
+// tensor it binds, so the file is refused before any Vulkan object exists.
+TEST_F(RunCli, ADispatchWithMoreWorkgroupsThanElementsIsRefused) {
+  const std::string data = std::string(OPENVGF_TEST_DATA) + "/vgf/add_dispatch_65535x256x1.vgf";
+  const std::string fixture = std::string(OPENVGF_TEST_DATA) + "/tosa/test_add_1x4x4x4_f32/";
+  CommandResult r = runCli("run " + data + " -i " + fixture + "placeholder_0.npy -i " + fixture +
+                               "placeholder_1.npy -o " + (dir_ / "y.npy").string(),
+                           env_);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("add_dispatch_65535x256x1.vgf: segments[0] 'ADD_0': dispatch_shape [65535, 256, "
+                                  "1]: expected at most 64 workgroups (one per element of the largest tensor the "
+                                  "segment binds: output 'TosaOutput_0' (resources[2])), got 16776960"));
+  EXPECT_FALSE(fs::exists(dir_ / "y.npy"));
+}
+
 // A libFuzzer find: one bit turned the BuiltIn of a MAX_POOL2D's uvec3 GlobalInvocationId
 // variable into LocalInvocationIndex, a scalar. Debian's spirv-val accepts that, and lavapipe's
 // compiler crashed on it (inside LLVM, in the fuzz target's ASan build).

@@ -380,6 +380,34 @@ TEST(ModelLimits, ModelsClaimingMoreThanKMaxModelBytesAreRefused) {
   EXPECT_THAT(refusal(m->file), HasSubstr(": expected at most 1099511627776 bytes of tensors in a model, got more"));
 }
 
+// Work is bounded by data: one workgroup per element of the largest bound tensor at most
+// (the [37]-element add may use 37), and 2^40 invocations per run however the segments share it.
+TEST(ModelLimits, DispatchesWithMoreWorkgroupsThanElementsAreRefused) {
+  auto m = binaryModel();
+  m->file.segments[0].dispatchShape = {37, 1, 1};
+  EXPECT_EQ(refusal(m->file), "accepted");
+  m->file.segments[0].dispatchShape = {1, 2, 19};
+  EXPECT_EQ(refusal(m->file), "m.vgf: segments[0] 'add': dispatch_shape [1, 2, 19]: expected at most 37 workgroups "
+                              "(one per element of the largest tensor the segment binds: output 'c' (resources[2])), "
+                              "got 38");
+  m->file.segments[0].dispatchShape = {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu};  // 2^96: saturates, refused
+  EXPECT_THAT(refusal(m->file), HasSubstr("expected at most 37 workgroups"));
+}
+
+TEST(ModelLimits, RunsOfMoreThanKMaxRunInvocationsAreRefused) {
+  auto m = binaryModel();
+  for (vgf::Resource& r : m->file.resources) r.shape = {1 << 15, 1 << 14};  // 2^29 fp32 elements, 2 GiB
+  m->file.segments[0].dispatchShape = {1 << 15, 1 << 14, 1};  // one workgroup per element: allowed
+  EXPECT_EQ(refusal(m->file), "accepted");
+  // The module's workgroups have 64 invocations, so 2^35 per segment; 32 segments reach 2^40.
+  const vgf::Segment add = m->file.segments[0];
+  while (m->file.segments.size() < 32) m->file.segments.push_back(add);
+  EXPECT_EQ(refusal(m->file), "accepted");
+  m->file.segments.push_back(add);
+  EXPECT_EQ(refusal(m->file), "m.vgf: segments: expected at most 1099511627776 shader invocations per run "
+                              "(workgroups x workgroup size, summed over segments), got more");
+}
+
 TEST(Model, DeviceCheckNamesTheMissingCapability) {
   vgf::Builder b;
   openvgf::testing::buildBinary(b, V::R8Sint, k_binary_i8);
