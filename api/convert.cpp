@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "api/devices.h"
 #include "api/file_kind.h"
 #include "common/file_io.h"
 #include "converter/arm_graph_vgf.h"
@@ -50,6 +51,13 @@ Status checkTarget(const std::string& target) {
   std::vector<std::string> targets = conversionTargets();
   if (std::find(targets.begin(), targets.end(), target) != targets.end()) return {};
   return invalidInput("--target: expected one of {}, got '{}'", fmt::join(targets, ", "), target);
+}
+
+Status prepareNativeTarget(converter::ConvertOptions& options, std::string_view deviceSelector, std::string tuning) {
+  if (options.target != "native") return {};
+  OPENVGF_ASSIGN_OR_RETURN(options.device, nativeDeviceCaps(deviceSelector));
+  options.tuning = std::move(tuning);
+  return {};
 }
 
 Result<converter::ConvertedModel> convertTosaFile(const std::string& input, const converter::ConvertOptions& options) {

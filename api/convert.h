@@ -22,6 +22,11 @@ bool isEthosUTarget(const std::string& target);
 /// InvalidInput listing every target when `target` is none of them.
 Status checkTarget(const std::string& target);
 
+/// Completes `options` for `--target native`: the facts of the device `deviceSelector` picks
+/// (the one the model will run on; "" = the best) and the OPENVGF_TUNING spec `tuning`.
+/// Other targets are left as they are.
+Status prepareNativeTarget(converter::ConvertOptions& options, std::string_view deviceSelector, std::string tuning);
+
 /// Reads and verifies `input` and converts it for a Vulkan target (`options.target`).
 Result<converter::ConvertedModel> convertTosaFile(const std::string& input, const converter::ConvertOptions& options);
 

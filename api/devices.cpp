@@ -2,6 +2,7 @@
 #include "api/devices.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "vulkan/api.h"
 #include "vulkan/instance.h"
@@ -37,6 +38,29 @@ Result<DeviceList> listDevices(bool validate) {
     list.noDefaultReason = chosen.error().message();
   }
   return list;
+}
+
+Result<DeviceCaps> nativeDeviceCaps(std::span<const vulkan::DeviceSnapshot> devices, std::string_view selector) {
+  Result<std::size_t> chosen = vulkan::chooseDevice(devices, selector);
+  if (!chosen) return Unexpected(std::move(chosen).error().addContext("--target native"));
+  return vulkan::deviceCaps(devices[*chosen]);
+}
+
+Result<DeviceCaps> nativeDeviceCaps(std::string_view selector) {
+  static const Result<std::vector<vulkan::DeviceSnapshot>> snapshots = []() -> Result<std::vector<vulkan::DeviceSnapshot>> {
+    OPENVGF_ASSIGN_OR_RETURN(vulkan::Instance instance, vulkan::Instance::create({}));
+    return instance.devices();
+  }();
+  if (!snapshots) {
+    Error error = snapshots.error();
+    return Unexpected(std::move(error).addContext("--target native"));
+  }
+  return nativeDeviceCaps(*snapshots, selector);
+}
+
+std::string tuningFromEnvironment() {
+  const char* spec = std::getenv("OPENVGF_TUNING");
+  return spec == nullptr ? std::string() : std::string(spec);
 }
 
 }  // namespace openvgf::api

@@ -4,9 +4,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "common/device_caps.h"
 #include "common/error.h"
 #include "vulkan/snapshot.h"
 
@@ -23,5 +25,18 @@ struct DeviceList {
 
 /// Environment error when no Vulkan loader or driver is installed.
 Result<DeviceList> listDevices(bool validate);
+
+/// The facts `--target native` converts for: those of the device `selector` picks among
+/// `devices` by the rule the runner opens devices with (vulkan::chooseDevice), so a model is
+/// converted for the device that runs it. Pure: tests pass fake snapshots.
+Result<DeviceCaps> nativeDeviceCaps(std::span<const vulkan::DeviceSnapshot> devices, std::string_view selector);
+/// The same over this machine's devices, snapshotted once per process: the devices do not
+/// change while it runs, and some drivers do not survive many instances being created (on an
+/// NVIDIA H100 a later vkCreateInstance failed after a few dozen).
+Result<DeviceCaps> nativeDeviceCaps(std::string_view selector);
+
+/// OPENVGF_TUNING, the tuning-table overrides of `--target native` (docs/converter-and-targets.md),
+/// read where a command or API call starts and passed down; "" when unset.
+std::string tuningFromEnvironment();
 
 }  // namespace openvgf::api

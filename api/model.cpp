@@ -11,6 +11,7 @@
 
 #include "api/model_cache.h"
 #include "api/bind.h"
+#include "api/convert.h"
 #include "common/cache_dir.h"
 #include "converter/convert.h"
 #include "converter/lower_vgf.h"
@@ -32,6 +33,18 @@ Status checkVulkanTarget(const std::string& path, const std::string& target) {
   return invalidInput("{}: target: expected portable or native (the Vulkan targets), got '{}'", path, target);
 }
 
+// What converting or lowering for `options` takes: the target, for "native" the facts of the
+// device the model will be opened on, the tuning overrides, and the SPIR-V cache.
+Result<converter::ConvertOptions> convertOptions(const std::string& path, const LoadOptions& options) {
+  OPENVGF_TRY(checkVulkanTarget(path, options.target));
+  converter::ConvertOptions convert;
+  convert.target = options.target;
+  OPENVGF_TRY(prepareNativeTarget(convert, options.device, options.tuning));
+  convert.useCache = options.modelCache;
+  if (!options.cacheDir.empty()) convert.cacheDir = options.cacheDir / "spirv";
+  return convert;
+}
+
 struct ComputeVgf {
   std::vector<std::uint8_t> bytes;  // empty: the source file itself is the VGF
   bool fromCache = false;
@@ -42,8 +55,8 @@ struct ComputeVgf {
 Result<ComputeVgf> convertTosa(std::span<const std::uint8_t> bytes, const std::string& path, const LoadOptions& options) {
   OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, tosa::readGraph(bytes, path));
   OPENVGF_TRY(withContext(tosa::verify(graph), path));
-  OPENVGF_TRY(checkVulkanTarget(path, options.target));
-  OPENVGF_ASSIGN_OR_RETURN(converter::Target target, converter::targetByName(options.target));
+  OPENVGF_ASSIGN_OR_RETURN(converter::ConvertOptions convert, convertOptions(path, options));
+  OPENVGF_ASSIGN_OR_RETURN(converter::Target target, converter::resolveTarget(convert));
   ComputeVgf result;
   result.defaults = converter::initialStates(graph);
   const std::filesystem::path root = cacheFolder(options.cacheDir);
@@ -59,10 +72,7 @@ Result<ComputeVgf> convertTosa(std::span<const std::uint8_t> bytes, const std::s
       return result;
     }
   }
-  converter::ConvertOptions convert;
   convert.customTarget = target;
-  convert.useCache = options.modelCache;
-  if (!options.cacheDir.empty()) convert.cacheDir = options.cacheDir / "spirv";
   Result<converter::ConvertedModel> converted = converter::convert(graph, convert);
   if (!converted) return Unexpected(std::move(converted).error().addContext(path));
   result.bytes = std::move(converted->vgf);
@@ -84,7 +94,6 @@ Status lowerPart(ModelPart& part, std::span<const std::uint8_t> bytes, const Loa
   if (!file) return Unexpected(std::move(file).error());
   part.unsignedOutputs = converter::unsignedOutputs(*file);
   if (converter::hasGraphSegments(*file)) {
-    OPENVGF_TRY(checkVulkanTarget(part.where, options.target));
     std::vector<tosa::Shape> given;
     if (shapes) {
       std::vector<std::string> names;
@@ -93,13 +102,9 @@ Status lowerPart(ModelPart& part, std::span<const std::uint8_t> bytes, const Loa
     }
     OPENVGF_ASSIGN_OR_RETURN(part.loweredShapes, converter::modelInputShapes(*file, given, part.where));
     converter::LowerOptions lower;
-    lower.convert.target = options.target;
-    lower.convert.useCache = options.modelCache;
+    OPENVGF_ASSIGN_OR_RETURN(lower.convert, convertOptions(part.where, options));
     lower.useCache = options.modelCache;
-    if (!options.cacheDir.empty()) {
-      lower.cacheDir = options.cacheDir / "lowered";
-      lower.convert.cacheDir = options.cacheDir / "spirv";
-    }
+    if (!options.cacheDir.empty()) lower.cacheDir = options.cacheDir / "lowered";
     OPENVGF_ASSIGN_OR_RETURN(converter::LoweredModel lowered,
                              converter::lowerGraphSegments(bytes, *file, part.loweredShapes, part.where, lower));
     if (lowered.cacheHit) {

@@ -36,6 +36,10 @@ namespace openvgf::api {
 
 struct LoadOptions {
   std::string target = "portable";  // .tosa conversion / GRAPH-segment lowering target
+  /// "native": the device selector the model will be opened with (DeviceOptions::device; ""
+  /// = the best device), so it is converted for that device (nativeDeviceCaps).
+  std::string device;
+  std::string tuning;               // "native": OPENVGF_TUNING spec, read at the edge ("" = none)
   std::string plan;                 // .pte execution plan (name or index); "" = the only one, or 'forward'
   bool modelCache = true;           // read and write the converted-model and lowered-VGF caches
   std::filesystem::path cacheDir;   // cache root; empty = cacheRoot()

@@ -168,6 +168,7 @@ ConvertStats convert(const std::string& input, const std::string& output, const 
   }
   converter::ConvertOptions convert;
   convert.target = options.target;
+  unwrap(api::prepareNativeTarget(convert, options.device, api::tuningFromEnvironment()));
   convert.useCache = options.cache;
   if (!options.passes.empty()) convert.passes = unwrap(converter::passes::parsePassList(options.passes));
   if (api::detectFileKind(unwrap(MappedFile::open(input)).bytes()) == api::FileKind::Vgf) {

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "api/devices.h"
 #include "api/public_state.h"
 
 namespace openvgf {
@@ -29,6 +30,8 @@ std::vector<TensorInfo> publicInfos(const std::vector<runner::TensorInfo>& infos
 api::LoadOptions loadOptions(const ModelOptions& options) {
   api::LoadOptions load;
   load.target = options.target;
+  load.device = options.device;  // "native": converted for the device the model opens
+  load.tuning = api::tuningFromEnvironment();
   load.plan = options.plan;
   load.modelCache = options.modelCache;
   load.cacheDir = options.cacheDir;
@@ -213,8 +216,12 @@ Model Model::open(const std::string& path, const ModelOptions& options) {
 }
 
 Model Model::open(const std::string& path, const ModelOptions& options, const Model& shareDeviceOf) {
-  api::LoadedModel loaded = unwrap(api::LoadedModel::load(path, loadOptions(options)));
-  return Model(modelState(unwrap(api::Model::create(std::move(loaded), shareDeviceOf.state_->model->sharedContext()))));
+  api::LoadOptions load = loadOptions(options);
+  // The device is the shared one: "native" converts for it, named by its index.
+  const std::shared_ptr<const runner::Context> shared = shareDeviceOf.state_->model->sharedContext();
+  load.device = std::to_string(shared->device().snapshot().index);
+  api::LoadedModel loaded = unwrap(api::LoadedModel::load(path, load));
+  return Model(modelState(unwrap(api::Model::create(std::move(loaded), shared))));
 }
 
 const std::string& Model::path() const { return state_->model->loaded().path(); }

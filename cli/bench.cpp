@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "api/devices.h"
 #include "api/model.h"
 #include "cli/command.h"
 #include "runner/benchmark.h"
@@ -88,6 +89,8 @@ void setup(CLI::App& sub, Action& action) {
     if (options->path.empty()) return invalidInput("bench: expected a model (or --transfer MIB), got none");
     api::LoadOptions load;
     load.target = options->target;
+    load.device = options->device;
+    load.tuning = api::tuningFromEnvironment();
     OPENVGF_ASSIGN_OR_RETURN(api::LoadedModel model, api::LoadedModel::load(options->path, load));
     runner::BenchmarkOptions bench;
     bench.device = options->device;

@@ -16,6 +16,7 @@
 #include <fmt/ranges.h>
 
 #include "api/convert.h"
+#include "api/devices.h"
 #include "cli/command.h"
 #include "cli/convert_ethosu.h"
 #include "common/file_io.h"
@@ -28,6 +29,7 @@ struct ConvertArgs {
   std::string input;
   std::string output;
   std::string target = "portable";
+  std::string device;  // --target native: the device to convert for
   std::string precision = "fp32";
   std::string format = "compute";  // compute | arm-graph
   bool stats = false;
@@ -116,6 +118,11 @@ Result<int> runConvert(const ConvertArgs& args) {
   }
   OPENVGF_ASSIGN_OR_RETURN(std::vector<DumpRequest> dumps, dumpRequests(args, options.passes));
   options.target = args.target;
+  if (!args.device.empty() && args.target != "native") {
+    return invalidInput("--device {}: expected --target native (a {} model runs on any device)", args.device,
+                        args.target);
+  }
+  OPENVGF_TRY(api::prepareNativeTarget(options, args.device, api::tuningFromEnvironment()));
   options.precision = args.precision;
   options.useCache = !args.noCache;
   options.verifyEach = args.verifyEach;
@@ -172,8 +179,11 @@ void setup(CLI::App& sub, Action& action) {
   auto args = std::make_shared<ConvertArgs>();
   sub.add_option("model", args->input, "TOSA 1.0 flatbuffer (.tosa), or a VGF with GRAPH segments to lower")->required();
   sub.add_option("-o,--output", args->output, "Output VGF file")->required();
-  sub.add_option("--target", args->target, "portable (default), native (probe this machine's Vulkan device), or an Ethos-U "
-                 "configuration: ethos-u55-32|64|128|256, ethos-u65-256|512 (writes a vela_bin_stream)");
+  sub.add_option("--target", args->target, "portable (default), native (for one Vulkan device of this machine: --device), "
+                 "or an Ethos-U configuration: ethos-u55-32|64|128|256, ethos-u65-256|512 (writes a vela_bin_stream)");
+  sub.add_option("--device", args->device,
+                 "--target native: the device to convert for, as `run --device` names it (index or name substring; "
+                 "default: the device `run` picks). Env OPENVGF_TUNING overrides its tuning-table entries");
   sub.add_option("--format", args->format,
                  "compute (default): COMPUTE segments for any Vulkan 1.3 device; arm-graph: one GRAPH segment (SPIR-V "
                  "TOSA graph) as Arm's model-converter writes it");

@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "api/check.h"
+#include "api/devices.h"
 #include "api/model.h"
 #include "api/session.h"
 #include "cli/command.h"
@@ -120,6 +121,8 @@ double median(std::vector<double> values) {
 Result<int> runModel(const RunOptions& options, std::span<const std::uint8_t>) {
   api::LoadOptions load;
   load.target = options.target;
+  load.device = options.device;  // a .tosa with --target native is converted for the device it runs on
+  load.tuning = api::tuningFromEnvironment();
   load.plan = options.plan;
   load.inputShapes = [&options](const std::vector<std::string>& names) { return inputArrayShapes(options, names); };
   OPENVGF_ASSIGN_OR_RETURN(api::LoadedModel loaded, api::LoadedModel::load(options.path, load));

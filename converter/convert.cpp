@@ -198,6 +198,19 @@ Status checkInterfaceNames(const tosa::Graph& graph) {
   return {};
 }
 
+Result<Target> resolveTarget(const ConvertOptions& options) {
+  Target target;
+  if (options.customTarget) {
+    target = *options.customTarget;
+    OPENVGF_TRY(verifyTarget(target));
+  } else {
+    OPENVGF_ASSIGN_OR_RETURN(target, targetByName(options.target, options.device ? &*options.device : nullptr,
+                                                  options.tuning));
+  }
+  OPENVGF_TRY(applyPrecision(target, options.precision));
+  return target;
+}
+
 Result<ConvertedModel> convert(const tosa::Graph& graph, const ConvertOptions& options) {
   OPENVGF_TRY(checkInterfaceNames(graph));
   for (const tosa::Region& region : graph.regions) {
@@ -208,14 +221,7 @@ Result<ConvertedModel> convert(const tosa::Graph& graph, const ConvertOptions& o
       }
     }
   }
-  Target target;
-  if (options.customTarget) {
-    target = *options.customTarget;
-    OPENVGF_TRY(verifyTarget(target));
-  } else {
-    OPENVGF_ASSIGN_OR_RETURN(target, targetByName(options.target));
-  }
-  OPENVGF_TRY(applyPrecision(target, options.precision));
+  OPENVGF_ASSIGN_OR_RETURN(Target target, resolveTarget(options));
   OPENVGF_ASSIGN_OR_RETURN(Program program, makeProgram(graph));
   passes::PassOptions passOptions;
   passOptions.enabled = options.passes;

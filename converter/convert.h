@@ -25,6 +25,10 @@ struct ConvertOptions {
   std::string target = "portable";  // "portable" | "native"
   /// A target built by hand (tests, tools); when set, `target` is not looked up.
   std::optional<Target> customTarget;
+  /// "native": the device that will run the model (vulkan::deviceCaps of its snapshot).
+  std::optional<DeviceCaps> device;
+  /// "native": an OPENVGF_TUNING spec (applyTuningOverrides), read by the caller; "" = none.
+  std::string tuning;
   /// "fp32" (default: TOSA's precision), "fp16" or "bf16": fp32 MATMUL / CONV2D operands rounded
   /// to fp16 / bf16 on such cooperative matrices with fp32 accumulators (Target::fp16Operands,
   /// Target::bf16Operands); a target without such cooperative-matrix shapes (bf16: in the KHR
@@ -64,6 +68,10 @@ struct ConvertedModel {
   std::vector<std::uint8_t> vgf;
   ConvertStats stats;
 };
+
+/// The target `options` asks for: customTarget, or `target` for `device` with `tuning`, then
+/// `precision` applied. Every cache key is the fingerprint of this (converter/targets/fingerprint.h).
+Result<Target> resolveTarget(const ConvertOptions& options);
 
 /// Converts the main block of `graph`. Errors: Unsupported for an op/type without a
 /// kernel (message names operators[i], the op and its types), InvalidInput for an

@@ -223,7 +223,7 @@ Result<std::vector<std::uint8_t>> Splicer::finish() {
 
 Result<std::string> cacheKey(std::span<const std::uint8_t> bytes, const vgf::File& file, const KnownShapes& shapes,
                              const ConvertOptions& options) {
-  OPENVGF_ASSIGN_OR_RETURN(Target target, targetByName(options.target));
+  OPENVGF_ASSIGN_OR_RETURN(Target target, resolveTarget(options));
   Sha256 h;
   h.update(std::string_view("openvgf lowered VGF 1\n"));
   h.update(bytes);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // VK_KHR_cooperative_matrix (Vulkan 1.3.255) and VK_NV_cooperative_matrix2 are newer than
 // Debian 12's Vulkan headers (1.3.239), so the feature structures device creation needs are
-// declared here, laid out as the Vulkan registry defines them. (The converter's native probe,
-// which may not depend on this folder, declares the property structures it reads.)
+// and the properties and queries the snapshot reads are declared here, laid out as the Vulkan
+// registry defines them. Component types and scopes have the values of the VkComponentTypeNV /
+// VkScopeNV enums the headers do have.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -45,5 +46,42 @@ struct ShaderBfloat16FeaturesKhr {  // VkPhysicalDeviceShaderBfloat16FeaturesKHR
   VkBool32 shaderBFloat16DotProduct;
   VkBool32 shaderBFloat16CooperativeMatrix;
 };
+
+inline constexpr auto kStructCooperativeMatrixPropertiesKhr = static_cast<VkStructureType>(1000506001);
+inline constexpr auto kStructCooperativeMatrixFlexibleDimensionsNv = static_cast<VkStructureType>(1000593001);
+inline constexpr auto kStructCooperativeMatrix2PropertiesNv = static_cast<VkStructureType>(1000593002);
+inline constexpr auto kComponentTypeBfloat16 = static_cast<VkComponentTypeNV>(1000141000);
+
+struct CooperativeMatrixPropertiesKhr {  // VkCooperativeMatrixPropertiesKHR
+  VkStructureType sType;
+  void* pNext;
+  std::uint32_t MSize, NSize, KSize;
+  VkComponentTypeNV AType, BType, CType, ResultType;
+  VkBool32 saturatingAccumulation;
+  VkScopeNV scope;
+};
+
+struct CooperativeMatrix2PropertiesNv {  // VkPhysicalDeviceCooperativeMatrix2PropertiesNV
+  VkStructureType sType;
+  void* pNext;
+  std::uint32_t cooperativeMatrixWorkgroupScopeMaxWorkgroupSize;
+  std::uint32_t cooperativeMatrixFlexibleDimensionsMaxDimension;
+  std::uint32_t cooperativeMatrixWorkgroupScopeReservedSharedMemory;
+};
+
+struct CooperativeMatrixFlexibleDimensionsNv {  // VkCooperativeMatrixFlexibleDimensionsPropertiesNV
+  VkStructureType sType;
+  void* pNext;
+  std::uint32_t MGranularity, NGranularity, KGranularity;
+  VkComponentTypeNV AType, BType, CType, ResultType;
+  VkBool32 saturatingAccumulation;
+  VkScopeNV scope;
+  std::uint32_t workgroupInvocations;
+};
+
+using PfnCooperativeMatrixPropertiesKhr = VkResult(VKAPI_PTR*)(VkPhysicalDevice, std::uint32_t*,
+                                                                CooperativeMatrixPropertiesKhr*);
+using PfnCooperativeMatrixFlexibleDimensionsNv = VkResult(VKAPI_PTR*)(VkPhysicalDevice, std::uint32_t*,
+                                                                       CooperativeMatrixFlexibleDimensionsNv*);
 
 }  // namespace openvgf::vulkan

@@ -134,7 +134,7 @@ Result<Instance> Instance::create(const InstanceOptions& options) {
   OPENVGF_VK_TRY(vkEnumeratePhysicalDevices(instance.instance_, &count, instance.physicalDevices_.data()));
   instance.physicalDevices_.resize(count);
   for (std::uint32_t i = 0; i < count; ++i) {
-    instance.snapshots_.push_back(snapshotDevice(instance.physicalDevices_[i], i));
+    instance.snapshots_.push_back(snapshotDevice(instance.instance_, instance.physicalDevices_[i], i));
   }
   return instance;
 }
@@ -363,12 +363,13 @@ void snapshotFeatures(VkPhysicalDevice device, DeviceSnapshot& s, bool is12, boo
 
 }  // namespace
 
-DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index) {
+DeviceSnapshot snapshotDevice(VkInstance instance, VkPhysicalDevice device, std::uint32_t index) {
   DeviceSnapshot s;
   s.index = index;
   const std::uint32_t apiVersion = snapshotProperties(device, s);
   snapshotQueuesAndMemory(device, s);
   snapshotFeatures(device, s, apiVersion >= VK_API_VERSION_1_2, apiVersion >= VK_API_VERSION_1_3);
+  snapshotCooperativeMatrices(instance, device, s);
   return s;
 }
 

@@ -62,7 +62,9 @@ class Instance {
   std::vector<DeviceSnapshot> snapshots_;
 };
 
-/// Reads everything a DeviceSnapshot holds from a physical device.
-DeviceSnapshot snapshotDevice(VkPhysicalDevice device, std::uint32_t index);
+/// Reads everything a DeviceSnapshot holds from a physical device of `instance`.
+DeviceSnapshot snapshotDevice(VkInstance instance, VkPhysicalDevice device, std::uint32_t index);
+/// Fills the cooperative-matrix shapes of `s` whose features s.features has (coopmat_probe.cpp).
+void snapshotCooperativeMatrices(VkInstance instance, VkPhysicalDevice device, DeviceSnapshot& s);
 
 }  // namespace openvgf::vulkan

@@ -144,6 +144,28 @@ std::string_view toString(DeviceType type) {
   return "other";
 }
 
+DeviceCaps deviceCaps(const DeviceSnapshot& device) {
+  DeviceCaps caps;
+  caps.name = device.name;
+  caps.vendorId = device.vendorId;
+  caps.cpu = device.type == DeviceType::Cpu;
+  caps.subgroupSize = device.subgroupSize;
+  caps.maxComputeWorkGroupInvocations = device.limits.maxComputeWorkGroupInvocations;
+  caps.maxComputeSharedMemorySize = device.limits.maxComputeSharedMemorySize;
+  caps.shaderFloat16 = device.features.has(Feature::ShaderFloat16);
+  caps.roundingModeRteFloat16 = (device.roundingModeRte & kFloatWidth16) != 0;
+  caps.shaderIntegerDotProduct = device.features.has(Feature::ShaderIntegerDotProduct);
+  caps.shaderInt8 = device.features.has(Feature::ShaderInt8);
+  caps.vulkanMemoryModel = device.features.has(Feature::VulkanMemoryModel);
+  caps.cooperativeMatrixNv = device.features.has(Feature::CooperativeMatrixNv);
+  caps.cooperativeMatrixKhr = device.features.has(Feature::CooperativeMatrixKhr);
+  caps.bfloat16Matrices = device.features.has(Feature::CooperativeMatrixBfloat16);
+  caps.coopMatShapesNv = device.coopMatShapesNv;
+  caps.coopMatShapesKhr = device.coopMatShapesKhr;
+  if (device.features.has(Feature::CooperativeMatrixWorkgroupScope)) caps.coopMatWorkgroup = device.coopMatWorkgroup;
+  return caps;
+}
+
 std::string apiVersionString(std::uint32_t version) {
   return fmt::format("{}.{}.{}", (version >> 22) & 0x7Fu, (version >> 12) & 0x3FFu, version & 0xFFFu);
 }

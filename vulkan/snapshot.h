@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/device_caps.h"
 #include "common/error.h"
 
 namespace openvgf::vulkan {
@@ -113,7 +114,16 @@ struct DeviceSnapshot {
   bool pipelineExecutableInfo = false;
   DeviceLimits limits;
   FeatureSet features;  // supported optional features
+  // Cooperative-matrix shapes of the kinds openvgf's GEMMs use, as the device lists them
+  // (vkGetPhysicalDeviceCooperativeMatrixProperties{NV,KHR}, subgroup scope, not saturating),
+  // and VK_NV_cooperative_matrix2's workgroup-scope fp16 entries. Empty where the feature is off.
+  std::vector<CoopMatShape> coopMatShapesNv;
+  std::vector<CoopMatShape> coopMatShapesKhr;
+  CoopMatWorkgroupLimits coopMatWorkgroup;
 };
+
+/// The facts of `device` the converter's native target decides from (common/device_caps.h).
+DeviceCaps deviceCaps(const DeviceSnapshot& device);
 
 /// "1.3.239"
 std::string apiVersionString(std::uint32_t version);

@@ -22,12 +22,17 @@ Target portableTarget() {
   return t;
 }
 
-Result<Target> targetByName(const std::string& name) {
+Result<Target> targetByName(const std::string& name, const DeviceCaps* device, std::string_view tuning) {
   Target t;
   if (name == "portable") {
-    t = portableTarget();
+    t = portableTarget();  // fixed for every device: tuning overrides are not applied
   } else if (name == "native") {
-    OPENVGF_ASSIGN_OR_RETURN(t, nativeTarget());
+    if (device == nullptr) {
+      return invalidInput("--target native: expected the device the model will run on, got none (the command or "
+                          "API call that converts chooses it)");
+    }
+    t = nativeTarget(*device);
+    if (!tuning.empty()) OPENVGF_TRY(applyTuningOverrides(t, tuning));
   } else {
     return invalidInput("--target: expected portable or native, got '{}'", name);
   }

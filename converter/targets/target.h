@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/device_caps.h"
 #include "common/error.h"
 
 namespace openvgf::converter {
@@ -20,18 +21,11 @@ struct GemmTile {
   bool operator==(const GemmTile&) const = default;
 };
 
-/// Operand / accumulator types of a cooperative-matrix shape (A and B share a type, C = D).
-// Bf16xBf16ToF32 only through VK_KHR_cooperative_matrix with VK_KHR_shader_bfloat16, so only
-// with the KHR encoding (Target::coopMatKhrEncoding).
-enum class CoopMatTypes { F16xF16ToF32, F16xF16ToF16, S8xS8ToS32, Bf16xBf16ToF32 };
-
-/// One shape vkGetPhysicalDeviceCooperativeMatrixPropertiesNV lists at subgroup scope:
-/// A is m x k, B is k x n, C/D are m x n.
-struct CoopMatShape {
-  int m = 0, n = 0, k = 0;
-  CoopMatTypes types = CoopMatTypes::F16xF16ToF32;
-  bool operator==(const CoopMatShape&) const = default;
-};
+// The device facts (common/device_caps.h), named here as the converter always has.
+using openvgf::CoopMatShape;
+using openvgf::CoopMatTypes;
+using openvgf::CoopMatWorkgroupLimits;
+using openvgf::DeviceCaps;
 
 /// Cooperative-matrix GEMM tiling (include/gemm_coopmat.glsl): subgroups per workgroup
 /// along M and N, the output block each subgroup owns (multiples of the fragment shape) and
@@ -67,18 +61,6 @@ struct CoopMatWorkgroupTile {
   int bm = 0, bn = 128, bk = 32;
   int partM = 64;
   bool operator==(const CoopMatWorkgroupTile&) const = default;
-};
-
-/// What VK_NV_cooperative_matrix2 offers for fp16 x fp16 -> fp32 matrices at workgroup scope
-/// (vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV); invocations = 0: nothing.
-struct CoopMatWorkgroupLimits {
-  int granularityM = 0, granularityN = 0, granularityK = 0;
-  int invocations = 0;     // the workgroup size such matrices need (the largest listed)
-  int maxDimension = 0;    // cooperativeMatrixFlexibleDimensionsMaxDimension
-  int reservedShared = 0;  // cooperativeMatrixWorkgroupScopeReservedSharedMemory
-  bool fp16Accumulators = false;      // an fp16 -> fp16 entry of that size too
-  std::vector<int> invocationCounts;  // every workgroup size listed
-  bool operator==(const CoopMatWorkgroupLimits&) const = default;
 };
 
 struct Target {
@@ -213,13 +195,14 @@ struct Target {
   // memory for an element-wise epilogue. Only GEMMs at most this deep (0: none): deeper ones,
   // whose epilogue is a small part of their time, measured slower with it.
   int coopMatDirectStoreMaxDepth = 0;
-  std::string deviceName;                 // native: probed device
+  std::string deviceName;                 // native: the device converted for
 };
 
 Target portableTarget();
-/// Probes the first Vulkan device through the loader (a few raw Vulkan calls), once per
-/// process; later calls return the first answer.
-Result<Target> nativeTarget();
+/// The target for the device `device` describes (the one that will run the model): its
+/// limits, optional shader features and cooperative-matrix shapes, and the tuning table's
+/// tiles for its class. A pure function: no Vulkan call.
+Target nativeTarget(const DeviceCaps& device);
 /// Device classes of the tuning table (tuning.cpp): what the probe can tell apart.
 enum class DeviceClass { Cpu, NvidiaGpu, OtherGpu };
 DeviceClass deviceClass(std::uint32_t vendorId, bool cpu);
@@ -231,8 +214,12 @@ void applyTuningTable(Target& target, DeviceClass device);
 /// measuring table entries); an invalid spec is an invalid-input error.
 Status applyTuningOverrides(Target& target, std::string_view spec);
 
-/// "portable" | "native".
-Result<Target> targetByName(const std::string& name);
+/// "portable" | "native". `device`: the facts of the device that will run the model, which
+/// "native" needs (an invalid-input error without them: the caller chooses the device).
+/// `tuning`: an OPENVGF_TUNING spec (applyTuningOverrides), read by the caller where the
+/// command or API call starts; only "native" takes one.
+Result<Target> targetByName(const std::string& name, const DeviceCaps* device = nullptr,
+                            std::string_view tuning = {});
 
 /// One line for `convert --stats`: the target's name, probed device and the optional features
 /// kernels may use, e.g. "native (NVIDIA H100): subgroup 32, fp16, integer dot product,

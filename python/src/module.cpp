@@ -457,11 +457,11 @@ void bindTools(py::module_& m) {
   }, py::kw_only(), py::arg("validate") = false, "Every Vulkan device, as dicts.");
 
   m.def("convert", [](const std::string& input, const std::string& output, const std::string& target, bool cache,
-                      const std::string& passes) {
+                      const std::string& passes, const std::string& device) {
     openvgf::ConvertStats stats;
     {
       py::gil_scoped_release release;
-      stats = openvgf::convert(input, output, {target, cache, passes});
+      stats = openvgf::convert(input, output, {target, cache, passes, device});
     }
     py::dict d;
     d["target"] = stats.target;
@@ -472,7 +472,9 @@ void bindTools(py::module_& m) {
     d["peak_live_bytes"] = stats.peakLiveBytes;
     return d;
   }, py::arg("input"), py::arg("output"), py::kw_only(), py::arg("target") = "portable", py::arg("cache") = true,
-        py::arg("passes") = "", "Converts a .tosa file to a VGF (or an Ethos-U stream); returns its statistics.");
+        py::arg("passes") = "", py::arg("device") = "",
+        "Converts a .tosa file to a VGF (or an Ethos-U stream); returns its statistics. device: for target "
+        "'native', the device to convert for (index or name substring; default: the one Model would pick).");
 
   m.def("inspect_text", [](const std::string& path) { return openvgf::inspect(path, false); }, py::arg("path"));
   m.def("inspect_json", [](const std::string& path) { return openvgf::inspect(path, true); }, py::arg("path"));

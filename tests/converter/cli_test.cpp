@@ -47,6 +47,34 @@ TEST(ConvertCli, ConvertsAndPrintsStats) {
   }
 }
 
+// `convert --target native` converts for the device --device names, the one `run --device`
+// would open (the device's name is in the target line); a selector that names no device, or
+// --device with a target that is the same for every device, is refused before any work.
+TEST(ConvertCli, NativeConvertsForTheDeviceDeviceNames) {
+  const std::string model = (kData / "tosa/test_add_1x4x4x4_f32/model.tosa").string();
+  const fs::path out = tempDir() / "add_native.vgf";
+  fs::remove(out);
+  CommandResult devices = runCli("devices");
+  ASSERT_EQ(devices.exitCode, 0) << devices.output;
+  CommandResult r = runCli(fmt::format("convert {} -o {} --target native --device 0 --stats --no-cache", model,
+                                       out.string()));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const std::size_t line = r.output.find("target:                 native (");
+  ASSERT_NE(line, std::string::npos) << r.output;
+  const std::size_t open = line + std::string("target:                 native (").size();
+  const std::string name = r.output.substr(open, r.output.find(')', open) - open);
+  EXPECT_NE(devices.output.find("0: " + name), std::string::npos) << "device 0 is " << name << "\n" << devices.output;
+
+  CommandResult none = runCli(fmt::format("convert {} -o {} --target native --device 9", model,
+                                          (tempDir() / "none.vgf").string()));
+  EXPECT_EQ(none.exitCode, 2) << none.output;
+  EXPECT_NE(none.output.find("--target native"), std::string::npos) << none.output;
+  EXPECT_FALSE(fs::exists(tempDir() / "none.vgf"));
+  CommandResult portable = runCli(fmt::format("convert {} -o {} --device 0", model, (tempDir() / "p.vgf").string()));
+  EXPECT_EQ(portable.exitCode, 2) << portable.output;
+  EXPECT_NE(portable.output.find("--device 0: expected --target native"), std::string::npos) << portable.output;
+}
+
 TEST(ConvertCli, RunCheckPassesOnFixture) {
   const fs::path dir = kData / "tosa/test_conv2d_1x1_1x32x32x8_f32_st11_padSAME_dilat11";
   const fs::path out = tempDir() / "conv.vgf";

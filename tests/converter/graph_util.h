@@ -127,8 +127,9 @@ inline std::filesystem::path testCacheDir() {
   return std::filesystem::temp_directory_path() / "openvgf-converter-test-cache";
 }
 
-/// Converts (for `target`, "portable" or "native") and runs; fails the test on conversion
-/// error or validation messages.
+/// Converts (for `target`: "portable", or a target built by hand) and runs; fails the test
+/// on conversion error or validation messages. ("native" needs the running device's facts:
+/// tests/converter/run_util.h convertRunCheck.)
 inline std::vector<std::vector<std::uint8_t>> convertAndRun(const tosa::Graph& graph,
                                                             const std::vector<std::vector<std::uint8_t>>& inputs,
                                                             const std::string& target = "portable") {

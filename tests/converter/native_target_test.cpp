@@ -1461,18 +1461,20 @@ const char* typesName(CoopMatTypes t) {
 }
 
 TEST(NativeTargetProbe, RecordsWhatTheDeviceOffers) {
-  auto target = converter::nativeTarget();
-  if (!target) GTEST_SKIP() << target.error().message();
+  const std::optional<DeviceCaps> device = localDeviceCaps();
+  if (!device) GTEST_SKIP() << "no Vulkan device";
+  const converter::Target target = converter::nativeTarget(*device);
   std::string shapes;
-  for (const CoopMatShape& s : target->coopMatShapes) {
+  for (const CoopMatShape& s : target.coopMatShapes) {
     shapes += fmt::format("{}{}x{}x{} {}", shapes.empty() ? "" : ", ", s.m, s.n, s.k, typesName(s.types));
   }
   // Shown in the test log: what `--target native` will use on this device.
   std::printf("device %s: subgroup %u, fp16 %d, integer dot %d, cooperative matrix %d [%s]\n",
-              target->deviceName.c_str(), target->subgroupSize, target->fp16Arithmetic ? 1 : 0,
-              target->integerDotProduct ? 1 : 0, target->cooperativeMatrixNv ? 1 : 0, shapes.c_str());
-  EXPECT_EQ(target->cooperativeMatrixNv, !target->coopMatShapes.empty());
-  EXPECT_NE(target->subgroupSize, 0u);
+              target.deviceName.c_str(), target.subgroupSize, target.fp16Arithmetic ? 1 : 0,
+              target.integerDotProduct ? 1 : 0, target.cooperativeMatrixNv ? 1 : 0, shapes.c_str());
+  EXPECT_EQ(target.deviceName, device->name);
+  EXPECT_EQ(target.cooperativeMatrixNv, !target.coopMatShapes.empty() && !target.coopMatKhrEncoding);
+  EXPECT_NE(target.subgroupSize, 0u);
 }
 
 /// `--target native` on this machine's device (lavapipe in CI; a GPU runs the
@@ -1480,9 +1482,9 @@ TEST(NativeTargetProbe, RecordsWhatTheDeviceOffers) {
 class NativeTargetRun : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto target = converter::nativeTarget();
-    if (!target) GTEST_SKIP() << target.error().message();
-    target_ = *target;
+    const std::optional<DeviceCaps> device = localDeviceCaps();
+    if (!device) GTEST_SKIP() << "no Vulkan device";
+    target_ = converter::nativeTarget(*device);
   }
   RunOutcome expectPasses(const TestGraph& g) {
     converter::ConvertOptions options;
@@ -1590,6 +1592,14 @@ TEST_F(NativeTargetRun, DeepKGemms) {
   expectPasses(matmulGraph(DType::Int8, 48, 1040, 32, rng));
   expectPasses(matmulGraph(DType::Int8, 48, 1000, 32, rng, 5, -3));
   expectPasses(matmulGraph(DType::Fp32, 40, 900, 48, rng));
+}
+
+// The native target's tiles (on lavapipe 8x8 register blocks for every GEMM; on a GPU its
+// own large tile) with partial tiles in M and N: fp32, and int8 with zero points.
+TEST_F(NativeTargetRun, MatmulPartialTilesFp32AndInt8WithZeroPoints) {
+  std::mt19937 rng(26);
+  expectPasses(matmulGraph(DType::Fp32, 70, 37, 131, rng));
+  expectPasses(matmulGraph(DType::Int8, 70, 37, 131, rng, -5, 7));
 }
 
 TEST_F(NativeTargetRun, Int8MatmulAndConv2dBitExact) {

@@ -397,54 +397,6 @@ TEST_F(OpsTest, MatMulInt8WithZeroPoints) {
     }
 }
 
-// The native target's tiles (on lavapipe: 8x8 register blocks for every GEMM; on a GPU
-// its own large tile), with partial tiles in M and N: fp32 and int8 with zero points.
-TEST_F(OpsTest, MatMulNativeTilesFp32AndInt8) {
-  const int h = 70, c = 37, w = 131;
-  {
-    auto a = randomFloats(rng, static_cast<std::size_t>(h * c));
-    auto bm = randomFloats(rng, static_cast<std::size_t>(c * w));
-    GraphBuilder g;
-    g.input("a", DType::Fp32, {1, h, c});
-    g.input("b", DType::Fp32, {1, c, w});
-    g.constant<float>("zp", DType::Fp32, {1}, {0.0f});
-    g.tensor("y", DType::Fp32, {1, h, w});
-    g.op(Op::MatMul, {}, {"a", "b", "zp", "zp"}, {"y"});
-    g.output("y");
-    auto out = convertAndRun(g.graph(), {bytesOf(a), bytesOf(bm)}, "native");
-    ASSERT_EQ(out.size(), 1u);
-    std::vector<float> want(static_cast<std::size_t>(h * w));
-    for (int i = 0; i < h; ++i)
-      for (int j = 0; j < w; ++j) {
-        float acc = 0;
-        for (int k = 0; k < c; ++k) acc += a[static_cast<std::size_t>(i * c + k)] * bm[static_cast<std::size_t>(k * w + j)];
-        want[static_cast<std::size_t>(i * w + j)] = acc;
-      }
-    expectNear(valuesOf<float>(out[0]), want, 1e-5f);
-  }
-  {
-    auto a = randomInts<std::int8_t>(rng, static_cast<std::size_t>(h * c), -128, 127);
-    auto bm = randomInts<std::int8_t>(rng, static_cast<std::size_t>(c * w), -128, 127);
-    GraphBuilder g;
-    g.input("a", DType::Int8, {1, h, c});
-    g.input("b", DType::Int8, {1, c, w});
-    g.constant<std::int8_t>("azp", DType::Int8, {1}, {-5});
-    g.constant<std::int8_t>("bzp", DType::Int8, {1}, {7});
-    g.tensor("y", DType::Int32, {1, h, w});
-    g.op(Op::MatMul, {}, {"a", "b", "azp", "bzp"}, {"y"});
-    g.output("y");
-    auto out = convertAndRun(g.graph(), {bytesOf(a), bytesOf(bm)}, "native");
-    ASSERT_EQ(out.size(), 1u);
-    auto got = valuesOf<std::int32_t>(out[0]);
-    for (int i = 0; i < h; ++i)
-      for (int j = 0; j < w; ++j) {
-        std::int32_t acc = 0;
-        for (int k = 0; k < c; ++k) acc += (a[static_cast<std::size_t>(i * c + k)] + 5) * (bm[static_cast<std::size_t>(k * w + j)] - 7);
-        ASSERT_EQ(got[static_cast<std::size_t>(i * w + j)], acc) << i << "," << j;
-      }
-  }
-}
-
 TEST_F(OpsTest, AvgPool2dInt8CountsOnlyValidTaps) {
   const int ih = 5, iw = 6, c = 3, k = 3, stride = 2, pad = 1;
   const int oh = (ih + 2 * pad - k) / stride + 1, ow = (iw + 2 * pad - k) / stride + 1;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "runner/context.h"
 #include "runner/model.h"
 #include "runner/session.h"
+#include "vulkan/instance.h"
 #include "tosa/graph.h"
 #include "vgf/decoder.h"
 
@@ -39,9 +41,23 @@ inline Result<std::vector<tosa::HostTensor>> runOnDevice(const vgf::File& file, 
   return session.run(inputs);
 }
 
+/// The facts of the device runner::Context opens by default (the best one), for "native"
+/// conversions that run there; nullopt without a Vulkan device.
+inline std::optional<DeviceCaps> localDeviceCaps() {
+  static const std::optional<DeviceCaps> caps = []() -> std::optional<DeviceCaps> {
+    auto instance = vulkan::Instance::create({});
+    if (!instance) return std::nullopt;
+    auto index = vulkan::chooseDevice(instance->devices(), "");
+    if (!index) return std::nullopt;
+    return vulkan::deviceCaps(instance->devices()[*index]);
+  }();
+  return caps;
+}
+
 inline RunOutcome convertRunCheck(const tosa::Graph& graph, const std::vector<tosa::HostTensor>& inputs,
                                   converter::ConvertOptions options = {}) {
   RunOutcome outcome;
+  if (options.target == "native" && !options.device) options.device = localDeviceCaps();
   if (options.cacheDir.empty()) options.cacheDir = std::filesystem::temp_directory_path() / "openvgf-converter-test-cache";
   auto converted = converter::convert(graph, options);
   if (!converted) {

@@ -194,7 +194,7 @@ enum class ModelFormat : int { Tosa = 0, Vgf = 1, Pte = 2 };
 
 struct ModelOptions {
   std::string device;               ///< "" best device; digits: index; else a name substring
-  std::string target = "portable";  ///< .tosa conversion target: "portable" or "native"
+  std::string target = "portable";  ///< .tosa conversion target: "portable" or "native" (for `device`)
   std::string plan;                 ///< .pte: execution plan (name or index); "" = the only one, or "forward"
   bool validate = false;            ///< Vulkan validation layer; a validation error fails the run
   bool pipelineCache = true;        ///< read and write the on-disk pipeline cache
@@ -358,6 +358,9 @@ struct ConvertOptions {
   std::string target = "portable";  ///< "portable", "native", or an Ethos-U configuration ("ethos-u55-128", ...)
   bool cache = true;                ///< SPIR-V cache
   std::string passes;               ///< "" or "all", "none", or a comma-separated list of pass names
+  /// "native": the device to convert for, as ModelOptions::device names it ("" = the one
+  /// Model::open would pick). Env OPENVGF_TUNING overrides its tuning-table entries.
+  std::string device;
 };
 
 /// What a conversion produced (`openvgf convert --stats`).
