@@ -251,7 +251,7 @@ TEST_F(RunCli, ModulesWithGigabytesOfPrivateMemoryAreRefused) {
 // about half an hour. A dispatch may have at most one workgroup per element of the largest
 // tensor it binds, so the file is refused before any Vulkan object exists.
 TEST_F(RunCli, ADispatchWithMoreWorkgroupsThanElementsIsRefused) {
-  const std::string data = std::string(OPENVGF_TEST_DATA) + "/vgf/add_dispatch_65535x256x1.vgf";
+  const std::string data = std::string(OPENVGF_TEST_DATA) + "/vgf/integrity/add_dispatch_65535x256x1.vgf";
   const std::string fixture = std::string(OPENVGF_TEST_DATA) + "/tosa/test_add_1x4x4x4_f32/";
   CommandResult r = runCli("run " + data + " -i " + fixture + "placeholder_0.npy -i " + fixture +
                                "placeholder_1.npy -o " + (dir_ / "y.npy").string(),
@@ -261,6 +261,45 @@ TEST_F(RunCli, ADispatchWithMoreWorkgroupsThanElementsIsRefused) {
                                   "1]: expected at most 64 workgroups (one per element of the largest tensor the "
                                   "segment binds: output 'TosaOutput_0' (resources[2])), got 16776960"));
   EXPECT_FALSE(fs::exists(dir_ / "y.npy"));
+}
+
+// Issue 33's inconsistent files, as committed (tests/data/vgf/integrity/, made by the tests
+// that build them from a fresh conversion: ExtentsCli.* and
+// ConvertCli.RunRefusesAReadOfATensorNoSegmentWritesEvenIfItsAliasGroupWasWritten). Each is
+// valid in every other respect and ran with exit 0 and a wrong answer before its check;
+// each must exit 2 naming the file, the segment, the binding and both sides, with no output.
+TEST_F(RunCli, CommittedInconsistentFilesAreRefusedNamingWhatIsWrong) {
+  const std::string dir = std::string(OPENVGF_TEST_DATA) + "/vgf/integrity/";
+  struct Refusal {
+    const char* file;
+    const char* input;
+    const char* message;
+  };
+  const Refusal refusals[] = {
+      {"shrunk_intermediate.vgf", "extents_x.npy",
+       "shrunk_intermediate.vgf: segments[0] 'CONV2D_4': set 0 binding 3 (intermediate tensor resources[3] "
+       "R32_SFLOAT [1,1,1,1]): expected the R32_SFLOAT tensor of 384 elements that modules[0] 'conv2d_0' was "
+       "converted for, got R32_SFLOAT of 1 elements"},
+      {"swapped_weight_bias.vgf", "extents_x.npy",
+       "swapped_weight_bias.vgf: segments[0] 'CONV2D_4': set 0 binding 1 (constant tensor resources[2] R32_SFLOAT "
+       "[6]): expected the R32_SFLOAT tensor of 216 elements"},
+      {"output_2_rows.vgf", "extents_x.npy",
+       "output_2_rows.vgf: segments[1] 'MAX_POOL2D_5': set 0 binding 1 (output 'y' (resources[4])): expected the "
+       "R32_SFLOAT tensor of 96 elements that modules[1] 'pool2d_1' was converted for, got R32_SFLOAT of 48 elements"},
+      {"output_8_rows.vgf", "extents_x.npy", "got R32_SFLOAT of 192 elements"},
+      {"exp_chain_segment2_removed.vgf", "exp_chain_x.npy",
+       "exp_chain_segment2_removed.vgf: segments[2] 'EXP_3': set 0 binding 0: expected intermediate tensor "
+       "resources[3] R32_SFLOAT [1,8,8,4] to be written by an earlier segment before it is read, got a read first "
+       "(its alias group 0 holds resources[1], another tensor, at that point)"},
+  };
+  for (const Refusal& refusal : refusals) {
+    SCOPED_TRACE(refusal.file);
+    const fs::path y = dir_ / "y.npy";
+    CommandResult r = runCli("run " + dir + refusal.file + " -i " + dir + refusal.input + " -o " + y.string(), env_);
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_THAT(r.output, HasSubstr(refusal.message));
+    EXPECT_FALSE(fs::exists(y));
+  }
 }
 
 // A libFuzzer find: one bit turned the BuiltIn of a MAX_POOL2D's uvec3 GlobalInvocationId
