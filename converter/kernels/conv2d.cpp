@@ -54,29 +54,24 @@ Status lower(LoweringContext& ctx, const Node& node) {
   // Constant weights are stored as [K][OC] (bindWeightsKN), so rows of B are contiguous.
   const bool weightsKN = ctx.program().isConstant(ctx.program().bufferOf(node.op.inputs[1]));
   const Target& target = ctx.target();
-  const bool residualEpilogue = epilogueStartsWithResidualAdd(ctx.program(), node);
-  std::int64_t depth = kh * kw * ic;
-  auto coopMat = chooseCoopMat(target, input.dtype, weight.dtype, accType, inZp, wZp, batch * oh * ow, oc, depth,
-                               residualEpilogue, ic);
-  // A gathered A operand read as contiguous filter rows (GEMM_ROW_A,
-  // Target::coopMatRowRunsMaxPadding): K grows to KH whole-chunk runs.
-  KRuns runs;
-  if (coopMat && ic % coopMat->chunk() != 0 && weightsKN && attrs.dilation[1] == 1 &&
-      target.coopMatRowRunsMaxPadding > 0) {
-    const std::int64_t run = kw * ic;
-    const std::int64_t padded = (run + coopMat->chunk() - 1) / coopMat->chunk() * coopMat->chunk();
-    if (100 * kh * (padded - run) <= target.coopMatRowRunsMaxPadding * depth) {
-      runs = KRuns{run, padded};
-      depth = kh * padded;
-      coopMat = chooseCoopMat(target, input.dtype, weight.dtype, accType, inZp, wZp, batch * oh * ow, oc, depth,
-                              residualEpilogue, ic);
-    }
-  }
+  const std::int64_t m = batch * oh * ow;
+  GemmShape shape{.kind = GemmKind::Convolution, .in = input.dtype, .weight = weight.dtype, .out = output.dtype,
+                  .acc = accType, .zeroPointA = inZp, .zeroPointB = wZp, .m = m, .n = oc, .k = kh * kw * ic,
+                  .fastCores = true};
+  shape.residualEpilogue = epilogueStartsWithResidualAdd(ctx.program(), node);
+  shape.runA = ic;
+  // Filter rows are contiguous in the input along x at dilation 1, and constant weights can
+  // be stored with zero rows between runs (GEMM_ROW_A, Target::coopMatRowRunsMaxPadding).
+  if (weightsKN && attrs.dilation[1] == 1) shape.rowRun = kw * ic;
+  GemmConfig gemm = chooseGemm(target, shape);
+  std::optional<CoopMatPlan>& coopMat = gemm.coopMat;
+  const KRuns& runs = gemm.runs;
+  const std::int64_t depth = gemm.depth;
   if (coopMat) {
     coopMat->narrowA = coopMat->fp32Operands && inStored == DType::Fp16;
     chooseResidualAccumulators(ctx, node, *coopMat);
   }
-  GemmTile tile = chooseTile(target, batch * oh * ow, oc, GemmKind::Convolution);
+  const GemmTile& tile = gemm.tile;
   // --precision: constant fp32 weights the core reads in chunks are stored rounded to the
   // operand type, so it loads them as they are (half the bytes, no conversion).
   const DType storedWeights = coopMat ? narrowedWeights(*coopMat, weightsKN, oc) : DType::Unknown;
@@ -91,11 +86,10 @@ Status lower(LoweringContext& ctx, const Node& node) {
     const bool bInFragmentType = storedWeights != DType::Unknown || !coopMat->narrowA;
     d.set("GEMM_VEC_B", weightsKN && oc % coopMat->chunk() == 0 && bInFragmentType ? 1 : 0);
     if (storedWeights != DType::Unknown) d.set("CM_NARROW_B", 1);
-    tile = coopMat->tile();
   } else {
     setTile(d, tile);
     setVec4Loads(d, tile, inStored, ic % 4 == 0, weightsKN && oc % 4 == 0);
-    if (useDot4(target, input.dtype, weight.dtype, output.dtype, inZp, wZp)) d.set("GEMM_DOT4", 1);
+    if (gemm.dot4) d.set("GEMM_DOT4", 1);
   }
 
   PlanKernel kernel;
@@ -108,8 +102,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   OPENVGF_TRY(buildEpilogue(ctx, node, types.accumulator, d, kernel));
   kernel.grid = {ceilDiv(static_cast<std::uint64_t>(oc), static_cast<std::uint64_t>(tile.bn)),
                  ceilDiv(static_cast<std::uint64_t>(batch * oh * ow), static_cast<std::uint64_t>(tile.bm)), 1};
-  const std::int64_t m = batch * oh * ow;
-  const SplitK split = chooseSplitK(target, tile, types, 1, m, oc, depth);
+  const SplitK& split = gemm.split;
   if (coopMat && partialFragmentStores(*coopMat, split, oc)) d.set("CM_PARTIAL_STORE", 1);
   if (coopMat && directFragmentStores(ctx, node, *coopMat, split, oc, depth)) {
     d.set("CM_DIRECT_STORE", 1).set("CM_OUT_F16", ctx.storedType(node.output()) == DType::Fp16 ? 1 : 0);

@@ -43,7 +43,11 @@ Status lower(LoweringContext& ctx, const Node& node) {
   setBufferType(d, "W", weight.dtype);
   setBufferType(d, "BIAS", bias.dtype);
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
-  const GemmTile tile = chooseTile(ctx.target(), batch * od * oh * ow, oc, GemmKind::Convolution);
+  const std::int64_t m = batch * od * oh * ow;
+  const GemmConfig gemm = chooseGemm(ctx.target(), {.kind = GemmKind::Convolution, .in = input.dtype,
+                                                    .weight = weight.dtype, .out = output.dtype,
+                                                    .m = m, .n = oc, .k = kd * kh * kw * ic});
+  const GemmTile& tile = gemm.tile;
   setTile(d, tile);
 
   PlanKernel kernel;
@@ -56,9 +60,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
   OPENVGF_TRY(buildEpilogue(ctx, node, types.accumulator, d, kernel));
   kernel.grid = {ceilDiv(static_cast<std::uint64_t>(oc), static_cast<std::uint64_t>(tile.bn)),
                  ceilDiv(static_cast<std::uint64_t>(batch * od * oh * ow), static_cast<std::uint64_t>(tile.bm)), 1};
-  const std::int64_t m = batch * od * oh * ow;
-  const SplitK split = chooseSplitK(ctx.target(), tile, types, 1, m, oc, kd * kh * kw * ic);
-  addGemmKernel(ctx, std::move(kernel), "conv3d.comp", std::move(d), types, split, workgroupSize(tile), 1, m, oc);
+  addGemmKernel(ctx, std::move(kernel), "conv3d.comp", std::move(d), types, gemm.split, workgroupSize(tile), 1, m,
+                oc);
   return {};
 }
 

@@ -3,6 +3,7 @@
 // (input, weight, output) triples and the tile choice per problem size.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -50,10 +51,6 @@ Result<ConvOperands> convOperands(const LoweringContext& ctx, const Node& node, 
 
 /// Which GEMMs a tile choice is for: MATMUL's plain operands or a convolution's gathered ones.
 enum class GemmKind { Matmul, Convolution };
-/// Tile for an M x N problem on the target (M or N <= 16: the small tile, transposed when N
-/// is the small one; at least target.gemmLargeMinGroups large tiles, and a convolution only
-/// where target.gemmLargeConvolutions: the large one).
-GemmTile chooseTile(const Target& target, std::int64_t m, std::int64_t n, GemmKind kind);
 void setTile(ShaderDefines& defines, const GemmTile& tile);
 /// GEMM_VEC4_A / GEMM_VEC4_B (include/gemm.glsl: 16-byte loads) for fp32 operands on a tile of
 /// vec4 register blocks, where the template says 4 consecutive k of A (`a`) or 4 consecutive
@@ -68,13 +65,6 @@ struct SplitK {
   int slices = 1;
   std::int64_t depth = 0;
 };
-
-/// Slices for `batches` M x N x K GEMMs on `tile`: as many as bring the grid to
-/// target.gemmSplitKGroups workgroups while every slice stays at least
-/// target.gemmSplitKMinDepth deep; none when that is fewer than target.gemmSplitKMinSlices.
-/// int64 accumulators (INT16 x INT8) are never split.
-SplitK chooseSplitK(const Target& target, const GemmTile& tile, const GemmTypes& types, std::int64_t batches,
-                    std::int64_t m, std::int64_t n, std::int64_t k);
 
 /// Adds a kernel of a GEMM core (include/gemm.glsl, gemm_dot4.glsl, gemm_coopmat.glsl) whose
 /// bindings, writes, grid ((N tiles, M tiles, batches)) and defines are complete: as is when
@@ -128,22 +118,6 @@ struct CoopMatPlan {
   int sharedBytes() const;
 };
 
-/// The cooperative-matrix config for an M x N GEMM with these tensor types, or nullopt when
-/// the target has no matching shape or the portable kernel suits better (tiny M or N).
-/// fp16 x fp16: fp16 accumulators when `accType` is FP16 and the device lists such a shape,
-/// else fp32. fp32 x fp32 only with target.fp16Operands / bf16Operands (fp16 / bf16
-/// fragments, fp32 accumulators) and K >= target.fp16OperandsMinDepth, or with
-/// target.fp16x3Operands on target.coopMatTileSplit (its own minimum tiles and K). int8 x int8 -> int32 only
-/// with zero points 0 (fragments hold the raw bytes). `residualEpilogue`: the epilogue starts with a residual
-/// ADD (epilogueStartsWithResidualAdd), which the accumulators may start from; such GEMMs
-/// take their tiles by target.coopMatResidualMinTiles. `runA`: how many consecutive operands
-/// of a row of A lie next to each other in memory (a convolution's input channels; 0: the
-/// whole row); where that is not a multiple of the chunk, A is gathered element by element
-/// and the GEMM takes target.coopMatTileGather where the target has one and N is as wide.
-std::optional<CoopMatPlan> chooseCoopMat(const Target& target, tosa::DType in, tosa::DType weight,
-                                         tosa::DType accType, std::int64_t zeroPointA,
-                                         std::int64_t zeroPointB, std::int64_t m, std::int64_t n,
-                                         std::int64_t k, bool residualEpilogue, std::int64_t runA = 0);
 /// Sets plan.residualAccumulators, whether `plan` starts its accumulators from the residual
 /// ADD that begins the epilogue of `node`: the target asks for it, the operands are fp32
 /// rounded to fragments (--precision) and epilogueStartsWithResidualAdd holds; and
@@ -161,12 +135,6 @@ bool directFragmentStores(const LoweringContext& ctx, const Node& node, const Co
 /// accumulators directly (CM_PARTIAL_STORE, include/gemm_coopmat.glsl): split into slices,
 /// fp32 accumulators at subgroup scope with fragment staging, N a multiple of 8.
 bool partialFragmentStores(const CoopMatPlan& plan, const SplitK& split, std::int64_t n);
-/// The workgroup-scope config (VK_NV_cooperative_matrix2) for a GEMM whose A [M,K] and
-/// B [K,N] are plain row-major fp16 matrices, or nullopt: the target lacks workgroup-scope
-/// matrices, the types are not fp16 x fp16, or M, N, K are not whole multiples of the tile.
-std::optional<CoopMatPlan> chooseCoopMatWorkgroup(const Target& target, tosa::DType in, tosa::DType weight,
-                                                   tosa::DType accType, std::int64_t m, std::int64_t n,
-                                                   std::int64_t k);
 /// GEMM_COOPMAT=1 and the CM_* / tile defines of `plan`.
 void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan);
 
@@ -182,6 +150,55 @@ struct KRuns {
   std::int64_t run = 0;
   std::int64_t padded = 0;
 };
+
+/// A GEMM as the choice of its kernel sees it: `batches` products of M x K by K x N.
+struct GemmShape {
+  GemmKind kind = GemmKind::Matmul;
+  tosa::DType in = tosa::DType::Fp32, weight = tosa::DType::Fp32;  // operand tensors
+  tosa::DType out = tosa::DType::Fp32;                             // output tensor
+  tosa::DType acc = tosa::DType::Fp32;  // accumulator type (MATMUL: the output's; CONV2D: acc_type)
+  std::int64_t zeroPointA = 0, zeroPointB = 0;
+  std::int64_t batches = 1, m = 0, n = 0, k = 0;
+  /// The family's template has the cooperative-matrix and packed-dot-product cores (MATMUL,
+  /// CONV2D) / a split-K pass (not TRANSPOSE_CONV2D, whose grid's z is its stride phases).
+  bool fastCores = false;
+  bool splitK = true;
+  /// A and B are plain row-major fp16 matrices with 16-byte rows and no zero points (MATMUL):
+  /// workgroup-scope matrices may read them in place.
+  bool plainOperands = false;
+  /// The epilogue starts with a residual ADD (epilogueStartsWithResidualAdd), which the
+  /// accumulators may start from; such GEMMs take their tiles by coopMatResidualMinTiles.
+  bool residualEpilogue = false;
+  /// How many consecutive operands of a row of A lie next to each other in memory (a
+  /// convolution's input channels; 0: the whole row). Where that is not a multiple of the
+  /// cooperative-matrix chunk, A is gathered element by element and the GEMM takes
+  /// Target::coopMatTileGather where the target has one and N is as wide.
+  std::int64_t runA = 0;
+  /// CONV2D with constant [K][OC] weights and filter rows contiguous in the input (dilation 1
+  /// along x): the operands of one filter row (KW * IC), which a gathered A may read as one
+  /// run padded to whole chunks (Target::coopMatRowRunsMaxPadding); 0: not available.
+  std::int64_t rowRun = 0;
+};
+
+/// How a GEMM runs: on cooperative matrices (`coopMat`, whose tile() is `tile`) or on the
+/// scalar core with `tile` (packed int8 dot products where `dot4`), split into `split`
+/// slices over K, with K read as `runs` (`depth`: K after the runs' padding).
+struct GemmConfig {
+  std::optional<CoopMatPlan> coopMat;
+  GemmTile tile;
+  SplitK split;
+  bool dot4 = false;
+  KRuns runs;
+  std::int64_t depth = 0;
+};
+
+/// The one GEMM choice, a pure function of the target and the shape (tested without a GPU):
+/// workgroup-scope matrices where they take the operands whole; else subgroup cooperative
+/// matrices on the first tile whose grid the GEMM fills (gemm_choice.cpp has the order); else
+/// the scalar or dot-product core on the tuning table's tile; then the split over K that
+/// fills the grid. chooseResidualAccumulators, which depends on how tensors are stored, is
+/// applied to the plan afterwards.
+GemmConfig chooseGemm(const Target& target, const GemmShape& shape);
 
 /// Binds the weight input of a conv-like node: a constant [OC, K...] tensor is stored
 /// pre-transposed to [K][OC] (constant plan: coalesced B-tile loads) and W_KN=1 is set; a

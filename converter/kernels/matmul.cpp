@@ -39,25 +39,22 @@ Status lower(LoweringContext& ctx, const Node& node) {
   setBufferType(d, "B", b.dtype);
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
   // MATMUL accumulates in its output type (specs/tosa.md).
+  GemmShape shape{.kind = GemmKind::Matmul, .in = a.dtype, .weight = b.dtype, .out = out.dtype, .acc = out.dtype,
+                  .zeroPointA = aZp, .zeroPointB = bZp, .batches = batch, .m = h, .n = w, .k = c, .fastCores = true};
   // Workgroup-scope matrices read A and B in place: whole tiles, 16-byte rows, no zero points.
-  auto coopMat = aZp == 0 && bZp == 0 && c % 8 == 0 && w % 8 == 0
-                     ? chooseCoopMatWorkgroup(ctx.target(), a.dtype, b.dtype, out.dtype, h, w, c)
-                     : std::nullopt;
-  if (!coopMat) {
-    coopMat = chooseCoopMat(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp, h, w, c,
-                            epilogueStartsWithResidualAdd(ctx.program(), node));
-    if (coopMat) chooseResidualAccumulators(ctx, node, *coopMat);
-  }
-  GemmTile tile = chooseTile(ctx.target(), h, w, GemmKind::Matmul);
+  shape.plainOperands = aZp == 0 && bZp == 0 && c % 8 == 0 && w % 8 == 0;
+  shape.residualEpilogue = epilogueStartsWithResidualAdd(ctx.program(), node);
+  GemmConfig gemm = chooseGemm(ctx.target(), shape);
+  std::optional<CoopMatPlan>& coopMat = gemm.coopMat;
+  if (coopMat && !coopMat->workgroupScope) chooseResidualAccumulators(ctx, node, *coopMat);
+  const GemmTile& tile = gemm.tile;
   if (coopMat) {
-    coopMat->bandEpilogue = ctx.target().coopMatBandEpilogue;
     setCoopMat(d, *coopMat);
     d.set("GEMM_VEC_A", c % coopMat->chunk() == 0 ? 1 : 0).set("GEMM_VEC_B", w % coopMat->chunk() == 0 ? 1 : 0);
-    tile = coopMat->tile();
   } else {
     setTile(d, tile);
     setVec4Loads(d, tile, a.dtype, c % 4 == 0, w % 4 == 0);
-    if (useDot4(ctx.target(), a.dtype, b.dtype, out.dtype, aZp, bZp)) d.set("GEMM_DOT4", 1);
+    if (gemm.dot4) d.set("GEMM_DOT4", 1);
   }
   PlanKernel kernel;
   kernel.name = fmt::format("MATMUL_{}", node.index);
@@ -67,7 +64,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   kernel.grid = {ceilDiv(static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(tile.bn)),
                  ceilDiv(static_cast<std::uint64_t>(h), static_cast<std::uint64_t>(tile.bm)),
                  static_cast<std::uint32_t>(batch)};
-  const SplitK split = chooseSplitK(ctx.target(), tile, types, batch, h, w, c);
+  const SplitK& split = gemm.split;
   if (coopMat && partialFragmentStores(*coopMat, split, w)) d.set("CM_PARTIAL_STORE", 1);
   addGemmKernel(ctx, std::move(kernel), "matmul.comp", std::move(d), types, split,
                 coopMat ? coopMat->workgroupSize() : workgroupSize(tile), batch, h, w);

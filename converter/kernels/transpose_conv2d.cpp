@@ -49,8 +49,12 @@ Status lower(LoweringContext& ctx, const Node& node) {
   setBufferType(d, "W", weight.dtype);
   setBufferType(d, "BIAS", bias.dtype);
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
-  const GemmTile tile = chooseTile(ctx.target(), batch * ((oh + sy - 1) / sy) * ((ow + sx - 1) / sx), oc,
-                                   GemmKind::Convolution);
+  // One GEMM per stride phase (grid z), each over ceil(OH/sy) x ceil(OW/sx) outputs: no split-K.
+  const GemmTile tile = chooseGemm(ctx.target(), {.kind = GemmKind::Convolution, .in = input.dtype,
+                                                  .weight = weight.dtype, .out = output.dtype,
+                                                  .m = batch * ((oh + sy - 1) / sy) * ((ow + sx - 1) / sx), .n = oc,
+                                                  .k = kh * kw * ic, .splitK = false})
+                            .tile;
   setTile(d, tile);
 
   PlanKernel kernel;

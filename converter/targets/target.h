@@ -133,7 +133,7 @@ struct Target {
   // Default tile: the fastest of the variants measured on an H100 for fp16 MATMUL 4096 with
   // both fp16 and fp32 accumulators (docs/performance.md). GEMMs that would get fewer than
   // coopMatLargeMinTiles workgroups of it use the mid or the small tile, so more of the GPU is
-  // busy (chooseCoopMat, converter/kernels/gemm_common.cpp, has the whole order).
+  // busy (chooseCoopMat in converter/kernels/gemm_choice.cpp has the whole order).
   CoopMatTile coopMatTile;
   CoopMatTile coopMatTileSmall{2, 2, 32, 32, 32};
   // The large tile for fp16 accumulators, for GEMMs with at least coopMatHalfAccMinTiles of

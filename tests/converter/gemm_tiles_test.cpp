@@ -134,31 +134,6 @@ INSTANTIATE_TEST_SUITE_P(Tiles, GemmTiles,
                                            TileCase{"b64x64x16_r4x4_single", {64, 64, 16, 4, 4, 1}}),
                          [](const ::testing::TestParamInfo<TileCase>& p) { return p.param.name; });
 
-TEST(GemmTileChoice, LargeTileOnlyOnFullGridsWithoutExtraPadding) {
-  converter::Target target = converter::portableTarget();
-  converter::applyTuningTable(target, converter::DeviceClass::NvidiaGpu);
-  const GemmTile large = target.gemmLarge;
-  ASSERT_GT(target.gemmLargeMinGroups, 0);
-  const auto matmul = converter::GemmKind::Matmul, conv = converter::GemmKind::Convolution;
-  EXPECT_EQ(converter::chooseTile(target, 4096, 4096, matmul), large);
-  // Convolutions keep the default tile on NVIDIA GPUs (measured slower with the large one).
-  EXPECT_EQ(converter::chooseTile(target, 4096, 4096, conv), target.gemm);
-  target.gemmLargeConvolutions = true;
-  EXPECT_EQ(converter::chooseTile(target, 4096, 4096, conv), large);
-  // N = 64 under a 128-wide tile doubles the padded area: the default tile.
-  EXPECT_EQ(converter::chooseTile(target, 100352, 64, matmul), target.gemm);
-  // 1568 x 512 (ResNet-50's last stage at batch 32): 52 large tiles, too few.
-  EXPECT_EQ(converter::chooseTile(target, 1568, 512, matmul), target.gemm);
-  // Other GPUs keep the portable tiles; a CPU device takes 8x8 blocks for any grid.
-  converter::Target other = converter::portableTarget();
-  converter::applyTuningTable(other, converter::DeviceClass::OtherGpu);
-  EXPECT_EQ(converter::chooseTile(other, 4096, 4096, matmul), other.gemm);
-  converter::Target cpu = converter::portableTarget();
-  converter::applyTuningTable(cpu, converter::DeviceClass::Cpu);
-  EXPECT_EQ(converter::chooseTile(cpu, 64, 64, conv), cpu.gemmLarge);
-  EXPECT_EQ(cpu.gemmSplitKGroups, 0);
-}
-
 TEST(TuningOverrides, SetEntriesAndRejectBadSpecs) {
   converter::Target t = converter::portableTarget();
   t.maxSharedBytes = 49152;

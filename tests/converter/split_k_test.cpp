@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Split-K GEMMs (converter/kernels/gemm_common.h: chooseSplitK, addGemmKernel): small M x N
+// Split-K GEMMs (converter/kernels/gemm_common.h: chooseGemm, addGemmKernel): small M x N
 // with deep K becomes a partial pass plus a reduction that runs the epilogue. Each case is
 // converted twice, with split-K on (the portable target's default) and off, and both runs
 // are judged against the reference interpreter; the kernel counts show which was which.
@@ -71,31 +71,6 @@ class SplitK : public ::testing::Test {
                     b.constant(randomInts<std::int32_t>(DType::Int32, {oc}, rng, -5000, 5000)), cp);
   }
 };
-
-TEST(SplitKPlan, SlicesFillTheGridAndStayDeep) {
-  const converter::Target target = converter::portableTarget();
-  const converter::GemmTile& tile = target.gemm;  // 64 x 64, BK 16
-  const converter::GemmTypes fp32{"float", "float"};
-  // ResNet-50's last 3x3 conv at batch 1: 8 tiles, K = 4608 -> 16 slices of 288.
-  converter::SplitK s = converter::chooseSplitK(target, tile, fp32, 1, 49, 512, 4608);
-  EXPECT_EQ(s.slices, 16);
-  EXPECT_EQ(s.depth, 288);
-  // Slices are whole BK steps and none is empty: K = 700 over 3 batches of one tile.
-  s = converter::chooseSplitK(target, tile, fp32, 3, 20, 24, 700);
-  EXPECT_EQ(s.depth % tile.bk, 0);
-  EXPECT_GE(s.depth, target.gemmSplitKMinDepth);
-  EXPECT_GT(700, (s.slices - 1) * s.depth);
-  EXPECT_LE(700, s.slices * s.depth);
-  // 49 tiles and K = 576: 3 slices, unless the target asks for at least 4.
-  EXPECT_EQ(converter::chooseSplitK(target, tile, fp32, 1, 3136, 64, 576).slices, 3);
-  converter::Target fourOrMore = target;
-  fourOrMore.gemmSplitKMinSlices = 4;
-  EXPECT_EQ(converter::chooseSplitK(fourOrMore, tile, fp32, 1, 3136, 64, 576).slices, 1);
-  // A full grid, a shallow K and int64 accumulators stay whole.
-  EXPECT_EQ(converter::chooseSplitK(target, tile, fp32, 1, 3136, 256, 576).slices, 1);
-  EXPECT_EQ(converter::chooseSplitK(target, tile, fp32, 1, 49, 512, 200).slices, 1);
-  EXPECT_EQ(converter::chooseSplitK(target, tile, {"int", "int64_t"}, 1, 49, 512, 4608).slices, 1);
-}
 
 TEST_F(SplitK, Conv2dFp32WithBiasAndClamp) {
   tosa::Builder b;
