@@ -309,6 +309,20 @@ std::vector<std::uint8_t> fileBytes(const std::filesystem::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// A 32x32 by 32x32 fp32 MATMUL written to `dir`/mm.tosa, and the two tunings the cache tests
+// convert it with: they differ only in the large tile's stages, which gemm-min-groups=1 makes
+// every MATMUL take.
+void writeMatmul(const ScratchDir& dir) {
+  tosa::Builder b;
+  Value x = b.input("a", DType::Fp32, {1, 32, 32});
+  b.output(b.matmul(x, b.input("b", DType::Fp32, {1, 32, 32}), {}));
+  auto graph = b.build();
+  ASSERT_TRUE(graph) << graph.error().message();
+  ASSERT_TRUE(tosa::writeGraph(*graph, dir / "mm.tosa"));
+}
+const std::string kTuningOne = "OPENVGF_TUNING=gemm=64x64x16/8x8/1,gemm-min-groups=1";
+const std::string kTuningTwo = "OPENVGF_TUNING=gemm=64x64x16/8x8/2,gemm-min-groups=1";
+
 // The model cache keys on every Target member (converter/targets/fingerprint.h): two tunings
 // that differ only in the large tile's stages (a member the hand-written key once missed; with
 // gemm-min-groups=1 every MATMUL takes that tile) run through one cache folder get an entry
@@ -316,18 +330,13 @@ std::vector<std::uint8_t> fileBytes(const std::filesystem::path& path) {
 // cache writes, not the first run's.
 TEST(TuningOverrides, ModelCacheKeepsTuningsApart) {
   ScratchDir dir("gemm_tuning_cache");
-  tosa::Builder b;
-  Value x = b.input("a", DType::Fp32, {1, 32, 32});
-  b.output(b.matmul(x, b.input("b", DType::Fp32, {1, 32, 32}), {}));
-  auto graph = b.build();
-  ASSERT_TRUE(graph) << graph.error().message();
-  ASSERT_TRUE(tosa::writeGraph(*graph, dir / "mm.tosa"));
+  ASSERT_NO_FATAL_FAILURE(writeMatmul(dir));
   std::mt19937 rng(7);
   for (const char* name : {"a", "b"}) {
     ASSERT_TRUE(tosa::npy::writeTensor(dir / (std::string(name) + ".npy"), randomFp32({1, 32, 32}, rng)));
   }
-  const std::string one = "OPENVGF_TUNING=gemm=64x64x16/8x8/1,gemm-min-groups=1";
-  const std::string two = "OPENVGF_TUNING=gemm=64x64x16/8x8/2,gemm-min-groups=1";
+  const std::string& one = kTuningOne;
+  const std::string& two = kTuningTwo;
   // What each tuning converts to, with no cache involved: two different VGFs.
   for (const auto& [tuning, out] : {std::pair{one, "one.vgf"}, std::pair{two, "two.vgf"}}) {
     CommandResult converted =
@@ -363,16 +372,11 @@ TEST(TuningOverrides, ModelCacheKeepsTuningsApart) {
 // what it writes with an empty cache.
 TEST(TuningOverrides, LoweringCacheKeepsTuningsApart) {
   ScratchDir dir("gemm_tuning_lowering");
-  tosa::Builder b;
-  Value x = b.input("a", DType::Fp32, {1, 32, 32});
-  b.output(b.matmul(x, b.input("b", DType::Fp32, {1, 32, 32}), {}));
-  auto graph = b.build();
-  ASSERT_TRUE(graph) << graph.error().message();
-  ASSERT_TRUE(tosa::writeGraph(*graph, dir / "mm.tosa"));
+  ASSERT_NO_FATAL_FAILURE(writeMatmul(dir));
   CommandResult arm = runCli(fmt::format("convert {} --format arm-graph -o {}", dir / "mm.tosa", dir / "arm.vgf"));
   ASSERT_EQ(arm.exitCode, 0) << arm.output;
-  const std::string one = "OPENVGF_TUNING=gemm=64x64x16/8x8/1,gemm-min-groups=1";
-  const std::string two = "OPENVGF_TUNING=gemm=64x64x16/8x8/2,gemm-min-groups=1";
+  const std::string& one = kTuningOne;
+  const std::string& two = kTuningTwo;
   auto lower = [&](const std::string& cache, const std::string& tuning, const char* out) {
     return runCli(fmt::format("convert {} --target native --stats -o {}", dir / "arm.vgf", dir / out),
                   fmt::format("XDG_CACHE_HOME={} {}", dir / cache, tuning));
