@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -61,6 +62,331 @@ std::optional<std::vector<std::vector<int>>> tileItems(std::string_view value, s
   }
   if (items.empty()) return std::nullopt;
   return items;
+}
+
+// One OPENVGF_TUNING entry, KEY=VALUE.
+struct TuningEntry {
+  std::string_view text;  // the whole entry, for messages
+  std::string_view key;
+  std::string_view value;
+  std::optional<std::vector<int>> parsed;  // the value's numbers
+  // The same numbers if every one is positive, as most keys need; switches (0 or 1), "0" (off)
+  // and a few depths and counts take parsed.
+  std::optional<std::vector<int>> positive;
+
+  explicit TuningEntry(std::string_view entry) : text(entry) {
+    const std::size_t eq = entry.find('=');
+    key = entry.substr(0, eq);
+    value = eq == std::string_view::npos ? std::string_view{} : entry.substr(eq + 1);
+    parsed = numbers(value);
+    if (parsed && std::ranges::all_of(*parsed, [](int x) { return x > 0; })) positive = parsed;
+  }
+  // The value as a switch: the one number 0 or 1.
+  std::optional<bool> flag() const {
+    if (!parsed || parsed->size() != 1 || (*parsed)[0] > 1) return std::nullopt;
+    return (*parsed)[0] == 1;
+  }
+  // The value is "0": the feature off.
+  bool off() const { return parsed && parsed->size() == 1 && (*parsed)[0] == 0; }
+  Unexpected bad(std::string_view expected) const {
+    return invalidInput("OPENVGF_TUNING: entry '{}': expected {}", text, expected);
+  }
+};
+
+// The scalar GEMM core.
+
+Status setGemmLarge(Target& target, const TuningEntry& e) {
+  const auto& v = e.positive;
+  if (!v || v->size() != 6) return e.bad("gemm=BMxBNxBK/TMxTN/STAGES, e.g. gemm=128x128x8/8x8/2");
+  target.gemmLarge = GemmTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4], (*v)[5]};
+  if (target.gemmLargeMinGroups <= 0) target.gemmLargeMinGroups = 1;
+  return {};
+}
+
+Status setGemmDefault(Target& target, const TuningEntry& e) {
+  const auto& v = e.positive;
+  if (!v || v->size() != 6) return e.bad("gemm-default=BMxBNxBK/TMxTN/STAGES, e.g. gemm-default=64x64x16/4x4/2");
+  target.gemm = GemmTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4], (*v)[5]};
+  return {};
+}
+
+Status setGemmLargeConvolutions(Target& target, const TuningEntry& e) {
+  const std::optional<bool> on = e.flag();
+  if (!on) return e.bad("gemm-convolutions=0 or 1 (1: the large tile for convolutions too)");
+  target.gemmLargeConvolutions = *on;
+  return {};
+}
+
+Status setGemmLargeMinGroups(Target& target, const TuningEntry& e) {
+  if (!e.positive || e.positive->size() != 1) return e.bad("gemm-min-groups=N (N >= 1)");
+  target.gemmLargeMinGroups = (*e.positive)[0];
+  return {};
+}
+
+Status setSplitK(Target& target, const TuningEntry& e) {
+  const auto& parsed = e.parsed;
+  if (!parsed || parsed->empty() || parsed->size() > 2 || (parsed->size() == 2 && (*parsed)[1] == 0)) {
+    return e.bad(
+        "splitk-groups=N[/DEPTH] (split GEMMs of fewer than N workgroups along K, in slices at least "
+        "DEPTH deep; 0: never)");
+  }
+  target.gemmSplitKGroups = (*parsed)[0];
+  if (parsed->size() == 2) target.gemmSplitKMinDepth = (*parsed)[1];
+  return {};
+}
+
+// Cooperative-matrix tiles and the GEMMs that take them.
+
+Status setCoopMatTile(Target& target, const TuningEntry& e) {
+  const auto& v = e.positive;
+  if (!v || v->size() != 5) return e.bad("coopmat=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat=2x2/64x64/32");
+  target.coopMatTile = coopMatTileOf(*v);
+  return {};
+}
+
+Status setCoopMatLargeMinTiles(Target& target, const TuningEntry& e) {
+  if (!e.positive || e.positive->size() != 1) return e.bad("coopmat-min-tiles=N (N >= 1)");
+  target.coopMatLargeMinTiles = (*e.positive)[0];
+  return {};
+}
+
+Status setCoopMatTileHalfAcc(Target& target, const TuningEntry& e) {
+  const auto& v = e.positive;
+  if (!v || (v->size() != 5 && v->size() != 6)) {
+    return e.bad("coopmat-acc16=SGMxSGN/BLOCKMxBLOCKN/BK[/MINTILES], e.g. coopmat-acc16=2x2/64x128/16/256");
+  }
+  target.coopMatTileHalfAcc = coopMatTileOf(*v);
+  if (v->size() == 6) target.coopMatHalfAccMinTiles = (*v)[5];
+  return {};
+}
+
+Status setCoopMatTileSmall(Target& target, const TuningEntry& e) {
+  const auto& v = e.positive;
+  if (!v || v->size() != 5) {
+    return e.bad("coopmat-small=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat-small=2x2/32x32/32");
+  }
+  target.coopMatTileSmall = coopMatTileOf(*v);
+  return {};
+}
+
+Status setCoopMatTileSplit(Target& target, const TuningEntry& e) {
+  const auto& v = e.positive;
+  if (!v || v->size() < 5 || v->size() > 7) {
+    return e.bad(
+        "coopmat-split=SGMxSGN/BLOCKMxBLOCKN/BK[/MINTILES[/MINK]], e.g. "
+        "coopmat-split=2x2/32x64/16/128/256");
+  }
+  target.coopMatTileSplit = coopMatTileOf(*v);
+  if (v->size() >= 6) target.coopMatSplitMinTiles = (*v)[5];
+  if (v->size() == 7) target.coopMatSplitMinDepth = (*v)[6];
+  return {};
+}
+
+// Each tile with the workgroups and the depth a GEMM needs for it.
+Status setCoopMatTilesMid(Target& target, const TuningEntry& e) {
+  const auto items = tileItems(e.value, 7, 7);
+  if (!items) {
+    return e.bad("coopmat-mid=SGMxSGN/BLOCKMxBLOCKN/BK/MINTILES/MINK+..., the first that a GEMM fits "
+                 "wins, e.g. coopmat-mid=2x4/32x32/32/392/256+4x2/16x32/32/392/1, or coopmat-mid=0");
+  }
+  std::vector<CoopMatMidTile> tiles;
+  for (const std::vector<int>& t : *items) tiles.push_back({coopMatTileOf(t), t[5], t[6]});
+  target.coopMatTilesMid = std::move(tiles);
+  return {};
+}
+
+// Each tile for N up to its own width or up to a given MAXN.
+Status setCoopMatTilesNarrow(Target& target, const TuningEntry& e) {
+  const auto items = tileItems(e.value, 5, 6);
+  if (!items) {
+    return e.bad("coopmat-narrow=SGMxSGN/BLOCKMxBLOCKN/BK[/MAXN]+..., tiles for N up to MAXN (default: "
+                 "the tile's width), the first that fits wins, e.g. "
+                 "coopmat-narrow=8x1/16x64/32/32+4x2/32x32/32, or coopmat-narrow=0");
+  }
+  std::vector<CoopMatNarrowTile> tiles;
+  for (const std::vector<int>& t : *items) {
+    const CoopMatTile tile = coopMatTileOf(t);
+    tiles.push_back({t.size() == 6 ? t[5] : tile.subgroupsN * tile.blockN, tile});
+  }
+  target.coopMatTilesNarrow = std::move(tiles);
+  return {};
+}
+
+Status setCoopMatTileResidual(Target& target, const TuningEntry& e) {
+  const auto& v = e.positive;
+  if (e.off()) {
+    target.coopMatTileResidual.subgroupsM = 0;
+  } else if (v && v->size() == 6) {
+    target.coopMatTileResidual = coopMatTileOf(*v);
+    target.coopMatResidualMinTiles = (*v)[5];
+  } else {
+    return e.bad("coopmat-residual=SGMxSGN/BLOCKMxBLOCKN/BK/MINTILES, e.g. "
+                 "coopmat-residual=2x2/32x32/32/2000, or coopmat-residual=0");
+  }
+  return {};
+}
+
+Status setCoopMatTileGather(Target& target, const TuningEntry& e) {
+  const auto& v = e.positive;
+  if (e.off()) {
+    target.coopMatTileGather.subgroupsM = 0;
+  } else if (v && v->size() == 5) {
+    target.coopMatTileGather = coopMatTileOf(*v);
+  } else {
+    return e.bad(
+        "coopmat-gather=SGMxSGN/BLOCKMxBLOCKN/BK (convolutions that gather A element by element), "
+        "e.g. coopmat-gather=2x2/32x32/80, or coopmat-gather=0");
+  }
+  return {};
+}
+
+// How the cooperative-matrix core reads, stages and stores.
+
+Status setCoopMatRowRuns(Target& target, const TuningEntry& e) {
+  if (!e.parsed || e.parsed->size() != 1) {
+    return e.bad(
+        "coopmat-row-runs=PERCENT (gathered convolutions read filter rows as contiguous runs where "
+        "padding the runs to whole chunks adds at most PERCENT % to K; 0: never)");
+  }
+  target.coopMatRowRunsMaxPadding = (*e.parsed)[0];
+  return {};
+}
+
+Status setCoopMatPrefetch(Target& target, const TuningEntry& e) {
+  const auto& parsed = e.parsed;
+  if (!parsed || (parsed->size() != 1 && parsed->size() != 2) || (parsed->size() == 2 && (*parsed)[1] == 0)) {
+    return e.bad(
+        "coopmat-prefetch=K[/CHUNKS] (GEMMs at most K deep, fetching at most CHUNKS 16-byte chunks "
+        "per invocation and K slice, keep two slices in flight; 0: none)");
+  }
+  target.coopMatPrefetchMaxDepth = (*parsed)[0];
+  if (parsed->size() == 2) target.coopMatPrefetchMaxChunks = (*parsed)[1];
+  return {};
+}
+
+Status setCoopMatBandEpilogue(Target& target, const TuningEntry& e) {
+  const std::optional<bool> on = e.flag();
+  if (!on) return e.bad("coopmat-band=0 or 1 (1: MATMUL stages its epilogue a band at a time)");
+  target.coopMatBandEpilogue = *on;
+  return {};
+}
+
+Status setCoopMatResidualAccumulators(Target& target, const TuningEntry& e) {
+  const std::optional<bool> on = e.flag();
+  if (!on) {
+    return e.bad("coopmat-residual-acc=0 or 1 (1: --precision GEMMs start their accumulators from a residual input)");
+  }
+  target.coopMatResidualAccumulators = *on;
+  return {};
+}
+
+Status setCoopMatDirectStore(Target& target, const TuningEntry& e) {
+  if (!e.parsed || e.parsed->size() != 1) {
+    return e.bad("coopmat-direct-store=K (convolutions at most K deep store whole fragments, their epilogue per "
+                 "component; 0: none)");
+  }
+  target.coopMatDirectStoreMaxDepth = static_cast<int>((*e.parsed)[0]);
+  return {};
+}
+
+// The cooperative-matrix encoding and workgroup-scope matrices.
+
+Status setCoopMatKhrEncoding(Target& target, const TuningEntry& e) {
+  const std::optional<bool> on = e.flag();
+  if (!on) return e.bad("coopmat-khr=0 or 1 (1: KHR encoding)");
+  if (*on && !target.cooperativeMatrixKhr) {
+    return invalidInput("OPENVGF_TUNING: coopmat-khr=1: the device has no VK_KHR_cooperative_matrix");
+  }
+  target.coopMatKhrEncoding = *on;
+  return {};
+}
+
+Status setCoopMatFragment(Target& target, const TuningEntry& e) {
+  const auto& v = e.positive;
+  if (!v || v->size() != 3) return e.bad("coopmat-fragment=MxNxK, e.g. coopmat-fragment=16x8x16");
+  target.coopMatFragment = CoopMatShape{(*v)[0], (*v)[1], (*v)[2]};
+  return {};
+}
+
+// 0: never; else the workgroup-scope tile and the rows of each accumulator.
+Status setCoopMatWorkgroupTile(Target& target, const TuningEntry& e) {
+  const auto& v = e.positive;
+  if (e.off()) {
+    target.coopMatWorkgroupTile.bm = 0;
+  } else if (v && v->size() == 4) {
+    target.coopMatWorkgroupTile = CoopMatWorkgroupTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3]};
+  } else {
+    return e.bad("coopmat-wg=BMxBNxBK/PARTM, e.g. coopmat-wg=128x128x32/64, or coopmat-wg=0 (never)");
+  }
+  return {};
+}
+
+Status setCoopMatWorkgroupInvocations(Target& target, const TuningEntry& e) {
+  const auto& v = e.positive;
+  const auto& counts = target.coopMatWorkgroup.invocationCounts;
+  if (!v || v->size() != 1 || std::find(counts.begin(), counts.end(), (*v)[0]) == counts.end()) {
+    return e.bad("coopmat-wg-threads=N, one of the workgroup sizes the device lists for workgroup-scope matrices");
+  }
+  target.coopMatWorkgroup.invocations = (*v)[0];
+  return {};
+}
+
+// fp16 operands and storage.
+
+Status setFp16OperandsMinDepth(Target& target, const TuningEntry& e) {
+  if (!e.positive || e.positive->size() != 1) return e.bad("fp16-min-depth=K (K >= 1)");
+  target.fp16OperandsMinDepth = (*e.positive)[0];
+  return {};
+}
+
+Status setFp16Storage(Target& target, const TuningEntry& e) {
+  const std::optional<bool> on = e.flag();
+  if (!on) return e.bad("fp16-storage=0 or 1 (1: --precision fp16 stores intermediate tensors as fp16)");
+  target.fp16Storage = *on;
+  return {};
+}
+
+struct TuningKey {
+  std::string_view key;
+  Status (*apply)(Target&, const TuningEntry&);
+};
+
+// Every key OPENVGF_TUNING knows, in the order an unknown key's message lists them.
+constexpr TuningKey kTuningKeys[] = {
+    {"gemm", setGemmLarge},
+    {"gemm-default", setGemmDefault},
+    {"gemm-convolutions", setGemmLargeConvolutions},
+    {"gemm-min-groups", setGemmLargeMinGroups},
+    {"splitk-groups", setSplitK},
+    {"coopmat", setCoopMatTile},
+    {"coopmat-small", setCoopMatTileSmall},
+    {"coopmat-split", setCoopMatTileSplit},
+    {"coopmat-mid", setCoopMatTilesMid},
+    {"coopmat-min-tiles", setCoopMatLargeMinTiles},
+    {"coopmat-residual", setCoopMatTileResidual},
+    {"coopmat-gather", setCoopMatTileGather},
+    {"coopmat-row-runs", setCoopMatRowRuns},
+    {"coopmat-prefetch", setCoopMatPrefetch},
+    {"coopmat-acc16", setCoopMatTileHalfAcc},
+    {"coopmat-khr", setCoopMatKhrEncoding},
+    {"coopmat-fragment", setCoopMatFragment},
+    {"coopmat-wg", setCoopMatWorkgroupTile},
+    {"coopmat-wg-threads", setCoopMatWorkgroupInvocations},
+    {"coopmat-band", setCoopMatBandEpilogue},
+    {"coopmat-residual-acc", setCoopMatResidualAccumulators},
+    {"coopmat-narrow", setCoopMatTilesNarrow},
+    {"coopmat-direct-store", setCoopMatDirectStore},
+    {"fp16-min-depth", setFp16OperandsMinDepth},
+    {"fp16-storage", setFp16Storage},
+};
+
+std::string knownTuningKeys() {
+  std::string keys = "one of ";
+  for (const TuningKey& k : kTuningKeys) {
+    if (&k != &kTuningKeys[0]) keys += ", ";
+    keys += k.key;
+  }
+  return keys;
 }
 
 }  // namespace
@@ -189,182 +515,12 @@ void applyTuningTable(Target& target, DeviceClass device) {
 }
 
 Status applyTuningOverrides(Target& target, std::string_view spec) {
-  for (std::string_view entry : split(spec, ',')) {
-    if (entry.empty()) continue;
-    const std::size_t eq = entry.find('=');
-    const std::string_view key = entry.substr(0, eq);
-    const std::string_view value = eq == std::string_view::npos ? std::string_view{} : entry.substr(eq + 1);
-    const auto parsed = numbers(value);
-    // Every entry but gemm-convolutions (0 or 1) takes positive numbers only.
-    const auto v = parsed && std::ranges::all_of(*parsed, [](int x) { return x > 0; }) ? parsed : std::nullopt;
-    auto bad = [&](std::string_view expected) {
-      return invalidInput("OPENVGF_TUNING: entry '{}': expected {}", entry, expected);
-    };
-    if (key == "gemm") {
-      if (!v || v->size() != 6) return bad("gemm=BMxBNxBK/TMxTN/STAGES, e.g. gemm=128x128x8/8x8/2");
-      target.gemmLarge = GemmTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4], (*v)[5]};
-      if (target.gemmLargeMinGroups <= 0) target.gemmLargeMinGroups = 1;
-    } else if (key == "gemm-default") {
-      if (!v || v->size() != 6) return bad("gemm-default=BMxBNxBK/TMxTN/STAGES, e.g. gemm-default=64x64x16/4x4/2");
-      target.gemm = GemmTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4], (*v)[5]};
-    } else if (key == "gemm-convolutions") {
-      if (!parsed || parsed->size() != 1 || (*parsed)[0] > 1) {
-        return bad("gemm-convolutions=0 or 1 (1: the large tile for convolutions too)");
-      }
-      target.gemmLargeConvolutions = (*parsed)[0] == 1;
-    } else if (key == "gemm-min-groups") {
-      if (!v || v->size() != 1) return bad("gemm-min-groups=N (N >= 1)");
-      target.gemmLargeMinGroups = (*v)[0];
-    } else if (key == "splitk-groups") {
-      if (!parsed || parsed->empty() || parsed->size() > 2 || (parsed->size() == 2 && (*parsed)[1] == 0)) {
-        return bad(
-            "splitk-groups=N[/DEPTH] (split GEMMs of fewer than N workgroups along K, in slices at least "
-            "DEPTH deep; 0: never)");
-      }
-      target.gemmSplitKGroups = (*parsed)[0];
-      if (parsed->size() == 2) target.gemmSplitKMinDepth = (*parsed)[1];
-    } else if (key == "coopmat") {
-      if (!v || v->size() != 5) return bad("coopmat=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat=2x2/64x64/32");
-      target.coopMatTile = coopMatTileOf(*v);
-    } else if (key == "coopmat-acc16") {
-      if (!v || (v->size() != 5 && v->size() != 6)) {
-        return bad("coopmat-acc16=SGMxSGN/BLOCKMxBLOCKN/BK[/MINTILES], e.g. coopmat-acc16=2x2/64x128/16/256");
-      }
-      target.coopMatTileHalfAcc = coopMatTileOf(*v);
-      if (v->size() == 6) target.coopMatHalfAccMinTiles = (*v)[5];
-    } else if (key == "coopmat-small") {
-      if (!v || v->size() != 5) {
-        return bad("coopmat-small=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat-small=2x2/32x32/32");
-      }
-      target.coopMatTileSmall = coopMatTileOf(*v);
-    } else if (key == "coopmat-split") {
-      if (!v || v->size() < 5 || v->size() > 7) {
-        return bad(
-            "coopmat-split=SGMxSGN/BLOCKMxBLOCKN/BK[/MINTILES[/MINK]], e.g. "
-            "coopmat-split=2x2/32x64/16/128/256");
-      }
-      target.coopMatTileSplit = coopMatTileOf(*v);
-      if (v->size() >= 6) target.coopMatSplitMinTiles = (*v)[5];
-      if (v->size() == 7) target.coopMatSplitMinDepth = (*v)[6];
-    } else if (key == "coopmat-mid") {
-      // Each tile with the workgroups and the depth a GEMM needs for it.
-      const auto items = tileItems(value, 7, 7);
-      if (!items) {
-        return bad("coopmat-mid=SGMxSGN/BLOCKMxBLOCKN/BK/MINTILES/MINK+..., the first that a GEMM fits "
-                   "wins, e.g. coopmat-mid=2x4/32x32/32/392/256+4x2/16x32/32/392/1, or coopmat-mid=0");
-      }
-      std::vector<CoopMatMidTile> tiles;
-      for (const std::vector<int>& t : *items) tiles.push_back({coopMatTileOf(t), t[5], t[6]});
-      target.coopMatTilesMid = std::move(tiles);
-    } else if (key == "coopmat-residual") {
-      if (parsed && parsed->size() == 1 && (*parsed)[0] == 0) {
-        target.coopMatTileResidual.subgroupsM = 0;
-      } else if (v && v->size() == 6) {
-        target.coopMatTileResidual = coopMatTileOf(*v);
-        target.coopMatResidualMinTiles = (*v)[5];
-      } else {
-        return bad("coopmat-residual=SGMxSGN/BLOCKMxBLOCKN/BK/MINTILES, e.g. "
-                   "coopmat-residual=2x2/32x32/32/2000, or coopmat-residual=0");
-      }
-    } else if (key == "coopmat-gather") {
-      if (parsed && parsed->size() == 1 && (*parsed)[0] == 0) {
-        target.coopMatTileGather.subgroupsM = 0;
-      } else if (v && v->size() == 5) {
-        target.coopMatTileGather = coopMatTileOf(*v);
-      } else {
-        return bad(
-            "coopmat-gather=SGMxSGN/BLOCKMxBLOCKN/BK (convolutions that gather A element by element), "
-            "e.g. coopmat-gather=2x2/32x32/80, or coopmat-gather=0");
-      }
-    } else if (key == "coopmat-row-runs") {
-      if (!parsed || parsed->size() != 1) {
-        return bad(
-            "coopmat-row-runs=PERCENT (gathered convolutions read filter rows as contiguous runs where "
-            "padding the runs to whole chunks adds at most PERCENT % to K; 0: never)");
-      }
-      target.coopMatRowRunsMaxPadding = (*parsed)[0];
-    } else if (key == "coopmat-prefetch") {
-      if (!parsed || (parsed->size() != 1 && parsed->size() != 2) ||
-          (parsed->size() == 2 && (*parsed)[1] == 0)) {
-        return bad(
-            "coopmat-prefetch=K[/CHUNKS] (GEMMs at most K deep, fetching at most CHUNKS 16-byte chunks "
-            "per invocation and K slice, keep two slices in flight; 0: none)");
-      }
-      target.coopMatPrefetchMaxDepth = (*parsed)[0];
-      if (parsed->size() == 2) target.coopMatPrefetchMaxChunks = (*parsed)[1];
-    } else if (key == "coopmat-min-tiles") {
-      if (!v || v->size() != 1) return bad("coopmat-min-tiles=N (N >= 1)");
-      target.coopMatLargeMinTiles = (*v)[0];
-    } else if (key == "coopmat-khr") {
-      if (!parsed || parsed->size() != 1 || (*parsed)[0] > 1) return bad("coopmat-khr=0 or 1 (1: KHR encoding)");
-      if ((*parsed)[0] == 1 && !target.cooperativeMatrixKhr) {
-        return invalidInput("OPENVGF_TUNING: coopmat-khr=1: the device has no VK_KHR_cooperative_matrix");
-      }
-      target.coopMatKhrEncoding = (*parsed)[0] == 1;
-    } else if (key == "coopmat-fragment") {
-      if (!v || v->size() != 3) return bad("coopmat-fragment=MxNxK, e.g. coopmat-fragment=16x8x16");
-      target.coopMatFragment = CoopMatShape{(*v)[0], (*v)[1], (*v)[2]};
-    } else if (key == "coopmat-wg") {
-      // 0: never; else the workgroup-scope tile and the rows of each accumulator.
-      if (parsed && parsed->size() == 1 && (*parsed)[0] == 0) {
-        target.coopMatWorkgroupTile.bm = 0;
-      } else if (v && v->size() == 4) {
-        target.coopMatWorkgroupTile = CoopMatWorkgroupTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3]};
-      } else {
-        return bad("coopmat-wg=BMxBNxBK/PARTM, e.g. coopmat-wg=128x128x32/64, or coopmat-wg=0 (never)");
-      }
-    } else if (key == "coopmat-wg-threads") {
-      const auto& counts = target.coopMatWorkgroup.invocationCounts;
-      if (!v || v->size() != 1 || std::find(counts.begin(), counts.end(), (*v)[0]) == counts.end()) {
-        return bad("coopmat-wg-threads=N, one of the workgroup sizes the device lists for workgroup-scope matrices");
-      }
-      target.coopMatWorkgroup.invocations = (*v)[0];
-    } else if (key == "coopmat-band") {
-      if (!parsed || parsed->size() != 1 || (*parsed)[0] > 1) {
-        return bad("coopmat-band=0 or 1 (1: MATMUL stages its epilogue a band at a time)");
-      }
-      target.coopMatBandEpilogue = (*parsed)[0] == 1;
-    } else if (key == "coopmat-residual-acc") {
-      if (!parsed || parsed->size() != 1 || (*parsed)[0] > 1) {
-        return bad("coopmat-residual-acc=0 or 1 (1: --precision GEMMs start their accumulators from a residual input)");
-      }
-      target.coopMatResidualAccumulators = (*parsed)[0] == 1;
-    } else if (key == "coopmat-direct-store") {
-      if (!parsed || parsed->size() != 1) {
-        return bad("coopmat-direct-store=K (convolutions at most K deep store whole fragments, their epilogue per "
-                   "component; 0: none)");
-      }
-      target.coopMatDirectStoreMaxDepth = static_cast<int>((*parsed)[0]);
-    } else if (key == "fp16-storage") {
-      if (!parsed || parsed->size() != 1 || (*parsed)[0] > 1) {
-        return bad("fp16-storage=0 or 1 (1: --precision fp16 stores intermediate tensors as fp16)");
-      }
-      target.fp16Storage = (*parsed)[0] == 1;
-    } else if (key == "coopmat-narrow") {
-      // Each tile for N up to its own width or up to a given MAXN.
-      const auto items = tileItems(value, 5, 6);
-      if (!items) {
-        return bad("coopmat-narrow=SGMxSGN/BLOCKMxBLOCKN/BK[/MAXN]+..., tiles for N up to MAXN (default: "
-                   "the tile's width), the first that fits wins, e.g. "
-                   "coopmat-narrow=8x1/16x64/32/32+4x2/32x32/32, or coopmat-narrow=0");
-      }
-      std::vector<CoopMatNarrowTile> tiles;
-      for (const std::vector<int>& t : *items) {
-        const CoopMatTile tile = coopMatTileOf(t);
-        tiles.push_back({t.size() == 6 ? t[5] : tile.subgroupsN * tile.blockN, tile});
-      }
-      target.coopMatTilesNarrow = std::move(tiles);
-    } else if (key == "fp16-min-depth") {
-      if (!v || v->size() != 1) return bad("fp16-min-depth=K (K >= 1)");
-      target.fp16OperandsMinDepth = (*v)[0];
-    } else {
-      return bad(
-          "one of gemm, gemm-default, gemm-convolutions, gemm-min-groups, splitk-groups, coopmat, "
-          "coopmat-small, coopmat-split, coopmat-mid, coopmat-min-tiles, coopmat-residual, coopmat-gather, "
-          "coopmat-row-runs, coopmat-prefetch, coopmat-acc16, "
-          "coopmat-khr, coopmat-fragment, coopmat-wg, coopmat-wg-threads, coopmat-band, "
-          "coopmat-residual-acc, coopmat-narrow, coopmat-direct-store, fp16-min-depth, fp16-storage");
-    }
+  for (std::string_view text : split(spec, ',')) {
+    if (text.empty()) continue;
+    const TuningEntry entry(text);
+    const auto* known = std::ranges::find(kTuningKeys, entry.key, &TuningKey::key);
+    if (known == std::ranges::end(kTuningKeys)) return entry.bad(knownTuningKeys());
+    OPENVGF_TRY(known->apply(target, entry));
   }
   if (Status ok = verifyTarget(target); !ok) return invalidInput("OPENVGF_TUNING '{}': {}", spec, ok.error().message());
   return {};
