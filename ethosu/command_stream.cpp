@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Command-stream decoding against the register tables, encoding and the eliding emitter.
 #include "ethosu/command_stream.h"
+#include "common/bytes.h"
 
 namespace openvgf::ethosu {
 namespace {
@@ -32,10 +33,6 @@ Status checkField(const RegisterInfo& info, const FieldInfo& f, std::uint64_t va
   return {};
 }
 
-std::uint32_t loadWord(std::span<const std::uint8_t> bytes, std::size_t i) {
-  const std::uint8_t* b = bytes.data() + i * 4;
-  return std::uint32_t{b[0]} | (std::uint32_t{b[1]} << 8) | (std::uint32_t{b[2]} << 16) | (std::uint32_t{b[3]} << 24);
-}
 
 }  // namespace
 
@@ -67,7 +64,7 @@ Result<std::vector<Command>> decodeCommandStream(std::span<const std::uint8_t> b
   std::vector<Command> commands;
   std::size_t i = 0;
   while (i < wordCount) {
-    const std::uint32_t w0 = loadWord(bytes, i);
+    const std::uint32_t w0 = loadLe<std::uint32_t>(bytes, 4 * i);
     Command c;
     c.index = static_cast<std::uint32_t>(commands.size());
     c.wordOffset = static_cast<std::uint32_t>(i);
@@ -86,7 +83,7 @@ Result<std::vector<Command>> decodeCommandStream(std::span<const std::uint8_t> b
         return invalidInput("{}: command {} (word {}): expected a payload word after cmd1 header 0x{:08x}, got end of stream",
                             name, c.index, i, w0);
       }
-      c.data = loadWord(bytes, i + 1);
+      c.data = loadLe<std::uint32_t>(bytes, 4 * (i + 1));
       i += 2;
     } else {
       i += 1;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // COP1 reading and writing; every length is checked against the bytes present before use.
 #include "ethosu/cop1.h"
+#include "common/bytes.h"
 
 #include <cstring>
 
@@ -13,21 +14,13 @@ constexpr std::uint8_t kActionReadApb = 0x03;
 constexpr std::uint8_t kActionDumpShram = 0x04;
 constexpr std::uint8_t kActionNop = 0x05;
 
-std::uint32_t readU32(std::span<const std::uint8_t> bytes, std::size_t offset) {
-  const std::uint8_t* b = bytes.data() + offset;
-  return std::uint32_t{b[0]} | (std::uint32_t{b[1]} << 8) | (std::uint32_t{b[2]} << 16) | (std::uint32_t{b[3]} << 24);
-}
-
-void appendU32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
 
 }  // namespace
 
 Result<Cop1Payload> readCop1(std::span<const std::uint8_t> bytes, std::string_view name) {
   if (bytes.size() < 4) return invalidInput("{}: expected at least 4 bytes, got {}", name, bytes.size());
   if (bytes.size() % 4 != 0) return invalidInput("{}: expected a size that is a multiple of 4, got {}", name, bytes.size());
-  const std::uint32_t magic = readU32(bytes, 0);
+  const std::uint32_t magic = loadLe<std::uint32_t>(bytes, 0);
   if (magic != kCop1Magic) {
     if (std::memcmp(bytes.data(), "COP2", 4) == 0) return unsupported("{}: COP2 payloads are not supported (only COP1)", name);
     return invalidInput("{}: word 0: expected the COP1 magic 0x{:08x}, got 0x{:08x}", name, kCop1Magic, magic);
@@ -37,7 +30,7 @@ Result<Cop1Payload> readCop1(std::span<const std::uint8_t> bytes, std::string_vi
   bool haveStream = false;
   std::size_t offset = 4;
   while (offset < bytes.size()) {
-    const std::uint32_t action = readU32(bytes, offset);
+    const std::uint32_t action = loadLe<std::uint32_t>(bytes, offset);
     const std::uint8_t code = action & 0xFF;
     const std::size_t word = offset / 4;
     switch (code) {
@@ -46,8 +39,8 @@ Result<Cop1Payload> readCop1(std::span<const std::uint8_t> bytes, std::string_vi
           return invalidInput("{}: word {}: OPTIMIZER_CONFIG: expected CONFIG and ID words, got end of payload", name, word);
         }
         payload.optimizerParam = action >> 16;
-        payload.config = readU32(bytes, offset + 4);
-        payload.id = readU32(bytes, offset + 8);
+        payload.config = loadLe<std::uint32_t>(bytes, offset + 4);
+        payload.id = loadLe<std::uint32_t>(bytes, offset + 8);
         haveConfig = true;
         offset += 12;
         break;
@@ -88,14 +81,14 @@ Result<std::vector<std::uint8_t>> writeCop1(const Cop1Payload& payload) {
   const std::size_t words = payload.commandStream.size() / 4;
   if (words >= (std::size_t{1} << 24)) return unsupported("COP1 payload: command stream of {} words exceeds 2^24", words);
   std::vector<std::uint8_t> out;
-  appendU32(out, kCop1Magic);
-  appendU32(out, kActionOptimizerConfig | ((payload.optimizerParam & 0xFFFF) << 16));
-  appendU32(out, payload.config);
-  appendU32(out, payload.id);
+  appendLe<std::uint32_t>(out, kCop1Magic);
+  appendLe<std::uint32_t>(out, kActionOptimizerConfig | ((payload.optimizerParam & 0xFFFF) << 16));
+  appendLe<std::uint32_t>(out, payload.config);
+  appendLe<std::uint32_t>(out, payload.id);
   // The driver wants the stream itself 16-byte aligned: pad with NOPs so that the word after
   // COMMAND_STREAM starts on a 16-byte boundary.
-  while ((out.size() + 4) % 16 != 0) appendU32(out, kActionNop);
-  appendU32(out, kActionCommandStream | static_cast<std::uint32_t>((words >> 16) << 8) |
+  while ((out.size() + 4) % 16 != 0) appendLe<std::uint32_t>(out, kActionNop);
+  appendLe<std::uint32_t>(out, kActionCommandStream | static_cast<std::uint32_t>((words >> 16) << 8) |
                      static_cast<std::uint32_t>((words & 0xFFFF) << 16));
   out.insert(out.end(), payload.commandStream.begin(), payload.commandStream.end());
   return out;
@@ -105,7 +98,7 @@ Result<std::vector<std::uint8_t>> writeCop1(std::span<const std::uint32_t> words
   Cop1Payload payload;
   payload.config = configWord(config);
   payload.id = idWord(config.product);
-  for (std::uint32_t w : words) appendU32(payload.commandStream, w);
+  for (std::uint32_t w : words) appendLe(payload.commandStream, w);
   return writeCop1(payload);
 }
 

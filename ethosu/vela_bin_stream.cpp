@@ -3,6 +3,7 @@
 // header and data range before touching it; block meaning (command-stream magic, IO list
 // record size, scratch size) is checked after the chain itself is known to be well formed.
 #include "ethosu/vela_bin_stream.h"
+#include "common/bytes.h"
 
 #include <fmt/format.h>
 
@@ -19,20 +20,6 @@ constexpr std::size_t kIoRecord6D = 9 * 4;
 
 std::size_t alignUp(std::size_t value) {
   return (value + kVelaBlockAlignment - 1) / kVelaBlockAlignment * kVelaBlockAlignment;
-}
-
-template <typename T>
-T load(const std::uint8_t* p) {
-  T value;
-  std::memcpy(&value, p, sizeof(T));
-  return value;
-}
-
-template <typename T>
-void append(std::vector<std::uint8_t>& out, T value) {
-  std::uint8_t bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  out.insert(out.end(), bytes, bytes + sizeof(T));
 }
 
 bool isKnown(std::string_view name) {
@@ -62,7 +49,7 @@ Result<std::vector<VelaIo>> parseIoList(const VelaBlock& block, std::size_t inde
     return invalidInput("{}: external: expected inline IO data, got an external block", where);
   if (block.size < 4)
     return invalidInput("{}: size: expected at least 4 bytes (count), got {}", where, block.size);
-  std::int32_t count = load<std::int32_t>(block.data.data());
+  std::int32_t count = loadLe<std::int32_t>(block.data.data());
   std::size_t body = block.size - 4;
   if (count < 0) return invalidInput("{}: count: expected >= 0, got {}", where, count);
   if (count == 0) {
@@ -86,10 +73,10 @@ Result<std::vector<VelaIo>> parseIoList(const VelaBlock& block, std::size_t inde
   std::vector<VelaIo> ios(static_cast<std::size_t>(count));
   for (std::size_t i = 0; i < ios.size(); ++i) {
     const std::uint8_t* p = block.data.data() + 4 + i * record;
-    for (int d = 0; d < thisRank; ++d) ios[i].shape[d] = load<std::int32_t>(p + 4 * d);
-    ios[i].elementSize = load<std::int32_t>(p + 4 * thisRank);
-    ios[i].offset = load<std::int32_t>(p + 4 * thisRank + 4);
-    ios[i].region = load<std::int32_t>(p + 4 * thisRank + 8);
+    for (int d = 0; d < thisRank; ++d) ios[i].shape[d] = loadLe<std::int32_t>(p + 4 * d);
+    ios[i].elementSize = loadLe<std::int32_t>(p + 4 * thisRank);
+    ios[i].offset = loadLe<std::int32_t>(p + 4 * thisRank + 4);
+    ios[i].region = loadLe<std::int32_t>(p + 4 * thisRank + 8);
   }
   return ios;
 }
@@ -150,7 +137,7 @@ Result<VelaStream> parseVelaBinStream(std::span<const std::uint8_t> bytes) {
     VelaBlock block;
     block.name.assign(reinterpret_cast<const char*>(header), nameLength);
     block.headerOffset = pos;
-    block.size = load<std::uint32_t>(header + 16);
+    block.size = loadLe<std::uint32_t>(header + 16);
     std::uint8_t external = header[20];
     if (external > 1) {
       return invalidInput("vela_bin_stream: block {} '{}': external: expected 0 or 1, got {}", index,
@@ -228,13 +215,13 @@ Result<VelaStream> parseVelaBinStream(std::span<const std::uint8_t> bytes) {
       }
     } else if (block.name == "scratch_size") {
       if (block.size != 4) return invalidInput("{}: size: expected 4 bytes (u32), got {}", where, block.size);
-      stream.scratchSize = load<std::uint32_t>(block.data.data());
+      stream.scratchSize = loadLe<std::uint32_t>(block.data.data());
     } else if (block.name == "scratch_data") {
       scratchData = true;
       stream.scratchSize = block.size;
     } else if (block.name == "persistent_size") {
       if (block.size != 4) return invalidInput("{}: size: expected 4 bytes (u32), got {}", where, block.size);
-      stream.persistentSize = load<std::uint32_t>(block.data.data());
+      stream.persistentSize = loadLe<std::uint32_t>(block.data.data());
     } else if (block.name == "persistent_init") {
       stream.persistentInit = block.data;
     } else if (block.name == "inputs") {
@@ -264,8 +251,7 @@ Result<std::vector<std::uint8_t>> writeVelaBinStream(const std::vector<VelaBlock
     }
     std::uint8_t header[kVelaBlockHeaderBytes] = {};
     std::memcpy(header, name.data(), name.size());
-    std::uint32_t size = static_cast<std::uint32_t>(data.size());
-    std::memcpy(header + 16, &size, 4);
+    storeLe(header + 16, static_cast<std::uint32_t>(data.size()));
     header[20] = external ? 1 : 0;
     out.insert(out.end(), header, header + kVelaBlockHeaderBytes);
     out.insert(out.end(), data.begin(), data.end());
@@ -280,12 +266,12 @@ Result<std::vector<std::uint8_t>> writeVelaBinStream(const std::vector<VelaBlock
 
 std::vector<std::uint8_t> encodeVelaIoList(const std::vector<VelaIo>& ios) {
   std::vector<std::uint8_t> out;
-  append<std::int32_t>(out, static_cast<std::int32_t>(ios.size()));
+  appendLe<std::int32_t>(out, static_cast<std::int32_t>(ios.size()));
   for (const VelaIo& io : ios) {
-    for (std::int32_t dim : io.shape) append<std::int32_t>(out, dim);
-    append<std::int32_t>(out, io.elementSize);
-    append<std::int32_t>(out, io.offset);
-    append<std::int32_t>(out, io.region);
+    for (std::int32_t dim : io.shape) appendLe<std::int32_t>(out, dim);
+    appendLe<std::int32_t>(out, io.elementSize);
+    appendLe<std::int32_t>(out, io.offset);
+    appendLe<std::int32_t>(out, io.region);
   }
   return out;
 }
@@ -296,7 +282,7 @@ Result<std::vector<std::uint8_t>> makeVelaBinStream(std::span<const std::uint8_t
                                                     const std::vector<VelaIo>& inputs,
                                                     const std::vector<VelaIo>& outputs) {
   std::vector<std::uint8_t> scratch;
-  append<std::uint32_t>(scratch, scratchSize);
+  appendLe<std::uint32_t>(scratch, scratchSize);
   return writeVelaBinStream({
       {"cmd_data", {commandStream.begin(), commandStream.end()}, false},
       {"weight_data", {weights.begin(), weights.end()}, false},

@@ -3,6 +3,7 @@
 // subset NumPy writes (string keys, a descr string, a bool, a tuple of non-negative ints)
 // and bounds-check every byte before use.
 #include "tosa/npy.h"
+#include "common/bytes.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -178,12 +179,6 @@ Result<DataType> parseDescr(const std::string& d, std::string_view source) {
       source, d);
 }
 
-std::uint32_t readLe(std::span<const std::uint8_t> b, std::size_t offset, std::size_t n) {
-  std::uint32_t v = 0;
-  for (std::size_t i = 0; i < n; ++i) v |= static_cast<std::uint32_t>(b[offset + i]) << (8 * i);
-  return v;
-}
-
 bool isSignedInt(DataType t) {
   return t == DataType::Int8 || t == DataType::Int16 || t == DataType::Int32 || t == DataType::Int64;
 }
@@ -273,7 +268,7 @@ Result<Array> parse(std::span<const std::uint8_t> bytes, std::string_view source
     return invalidInput("{}: npy file truncated in the header length field ({} bytes)", sourceName,
                         bytes.size());
   }
-  std::size_t headerLen = readLe(bytes, 8, lenBytes);
+  std::size_t headerLen = lenBytes == 2 ? loadLe<std::uint16_t>(bytes, 8) : loadLe<std::uint32_t>(bytes, 8);
   if (headerLen > bytes.size() - headerStart) {
     return invalidInput("{}: npy header: expected {} header bytes, got {} (file truncated)", sourceName,
                         headerLen, bytes.size() - headerStart);

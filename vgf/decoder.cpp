@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // VGF decoder (see decoder.h). The order of checks follows specs/vgf.md §1.10: header and
 // section ranges, then each flatbuffer section through the Verifier, then field meanings,
-// then cross references. Multi-byte values outside flatbuffer tables are read with memcpy
-// because pre-0.4.3 files place sections only 4-byte aligned.
+// then cross references. Multi-byte values outside flatbuffer tables are read with loadLe
+// (common/bytes.h) because pre-0.4.3 files place sections only 4-byte aligned.
 #include "vgf/decoder.h"
+#include "common/bytes.h"
 
 #include <flatbuffers/flatbuffers.h>
 
@@ -23,13 +24,6 @@ constexpr std::uint8_t kOldMagic[4] = {0xC3, 0xD2, 0xE1, 0xF0};
 constexpr char kConst00[8] = {'C', 'O', 'N', 'S', 'T', '0', '0', '\0'};
 constexpr std::size_t kConstHeaderBytes = 16;
 constexpr std::size_t kConstRecordBytes = 24;
-
-template <typename T>
-T load(const std::uint8_t* p) {
-  T value;
-  std::memcpy(&value, p, sizeof(T));
-  return value;
-}
 
 /// int64 vector elements may sit only 4-byte aligned in memory (old files): copy bytewise.
 std::vector<std::int64_t> copyInt64s(const flatbuffers::Vector<std::int64_t>* vector) {
@@ -57,7 +51,7 @@ std::string copyString(const flatbuffers::String* text) {
 template <typename T>
 T rawField(const flatbuffers::Table* table, flatbuffers::voffset_t slot, T defaultValue) {
   const std::uint8_t* address = table->GetAddressOf(slot);
-  return address == nullptr ? defaultValue : load<T>(address);
+  return address == nullptr ? defaultValue : loadLe<T>(address);
 }
 
 std::string hexBytes(std::span<const std::uint8_t> bytes) {
@@ -249,7 +243,7 @@ Status decodeRawConstants(std::span<const std::uint8_t> section, File& file) {
     return invalidInput("{}: expected at least {} bytes (CONST00 magic and count), got {}", kSection,
                         kConstHeaderBytes, section.size());
   }
-  std::uint64_t count = load<std::uint64_t>(section.data() + 8);
+  std::uint64_t count = loadLe<std::uint64_t>(section.data() + 8);
   std::uint64_t maxCount = (section.size() - kConstHeaderBytes) / kConstRecordBytes;
   if (count > maxCount) {
     return invalidInput("{}: count: expected at most {} records in a {}-byte section, got {}", kSection,
@@ -260,10 +254,10 @@ Status decodeRawConstants(std::span<const std::uint8_t> section, File& file) {
   for (std::size_t i = 0; i < count; ++i) {
     const std::uint8_t* record = section.data() + kConstHeaderBytes + i * kConstRecordBytes;
     Constant constant;
-    constant.mrtIndex = load<std::uint32_t>(record);
-    constant.sparsityDimension = load<std::int32_t>(record + 4);
-    std::uint64_t size = load<std::uint64_t>(record + 8);
-    std::uint64_t offset = load<std::uint64_t>(record + 16);
+    constant.mrtIndex = loadLe<std::uint32_t>(record);
+    constant.sparsityDimension = loadLe<std::int32_t>(record + 4);
+    std::uint64_t size = loadLe<std::uint64_t>(record + 8);
+    std::uint64_t offset = loadLe<std::uint64_t>(record + 16);
     if (offset > payload.size()) {
       return invalidInput("{}: constants[{}].offset: expected at most {} (payload bytes), got {}", kSection,
                           i, payload.size(), offset);
@@ -391,7 +385,7 @@ Result<File> decode(std::span<const std::uint8_t> bytes) {
     }
     file.legacyMagic = true;
   }
-  file.vkHeaderVersion = load<std::uint16_t>(header + 4);
+  file.vkHeaderVersion = loadLe<std::uint16_t>(header + 4);
   file.version = Version{header[8], header[9], header[10]};
   if (file.version.major != 0 || file.version.minor > 4) {
     return unsupported("header: version: expected a format version 0.0 to 0.4, got {}.{}.{}",
@@ -402,8 +396,8 @@ Result<File> decode(std::span<const std::uint8_t> bytes) {
                              &file.constantSection};
   const std::uint64_t fileSize = bytes.size();
   for (int s = 0; s < 4; ++s) {
-    std::uint64_t offset = load<std::uint64_t>(header + 16 + 16 * s);
-    std::uint64_t size = load<std::uint64_t>(header + 24 + 16 * s);
+    std::uint64_t offset = loadLe<std::uint64_t>(header + 16 + 16 * s);
+    std::uint64_t size = loadLe<std::uint64_t>(header + 24 + 16 * s);
     if (offset > fileSize) {
       return invalidInput("header: {}_section.offset: expected at most the file size {}, got {}", kNames[s],
                           fileSize, offset);
