@@ -4,6 +4,7 @@
 // then each plan's delegates with their data resolved and bounds-checked against the
 // flatbuffer (INLINE) or the file (SEGMENT, relative to the segment base offset).
 #include "pte/program.h"
+#include "common/bytes.h"
 
 #include <flatbuffers/flatbuffers.h>
 #include <fmt/format.h>
@@ -20,17 +21,10 @@ namespace schema = openvgf::pte::fb;
 
 constexpr std::size_t kMinExtendedHeaderLength = 24;
 
-template <typename T>
-T load(const std::uint8_t* p) {
-  T value;
-  std::memcpy(&value, p, sizeof(T));
-  return value;
-}
-
 /// uint64 table fields read bytewise: the reader does not rely on the buffer's alignment.
 std::uint64_t u64Field(const void* table, flatbuffers::voffset_t slot) {
   const std::uint8_t* address = reinterpret_cast<const flatbuffers::Table*>(table)->GetAddressOf(slot);
-  return address == nullptr ? 0 : load<std::uint64_t>(address);
+  return address == nullptr ? 0 : loadLe<std::uint64_t>(address);
 }
 
 std::string hexBytes(std::span<const std::uint8_t> bytes) {
@@ -45,7 +39,7 @@ Result<ExtendedHeader> readExtendedHeader(std::span<const std::uint8_t> bytes) {
     return invalidInput("extended header: expected its length field at offset 12, got a {}-byte file",
                         bytes.size());
   }
-  header.length = load<std::uint32_t>(bytes.data() + 12);
+  header.length = loadLe<std::uint32_t>(bytes.data() + 12);
   if (header.length < kMinExtendedHeaderLength) {
     return invalidInput("extended header: length: expected at least {}, got {}", kMinExtendedHeaderLength,
                         header.length);
@@ -55,9 +49,9 @@ Result<ExtendedHeader> readExtendedHeader(std::span<const std::uint8_t> bytes) {
     return invalidInput("extended header: expected {} bytes of file for a {}-byte header, got {}", needed,
                         header.length, bytes.size());
   }
-  header.programSize = load<std::uint64_t>(bytes.data() + 16);
-  header.segmentBaseOffset = load<std::uint64_t>(bytes.data() + 24);
-  if (header.length >= 32) header.segmentDataSize = load<std::uint64_t>(bytes.data() + 32);
+  header.programSize = loadLe<std::uint64_t>(bytes.data() + 16);
+  header.segmentBaseOffset = loadLe<std::uint64_t>(bytes.data() + 24);
+  if (header.length >= 32) header.segmentDataSize = loadLe<std::uint64_t>(bytes.data() + 32);
   if (header.programSize < needed || header.programSize > bytes.size()) {
     return invalidInput("extended header: program_size: expected {} to {} (the file size), got {}", needed,
                         bytes.size(), header.programSize);

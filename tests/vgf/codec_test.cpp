@@ -9,19 +9,13 @@
 #include <cstring>
 
 #include "vgf/builder.h"
+#include "common/bytes.h"
 #include "vgf/decoder.h"
 #include "vgf/encoder.h"
 #include "vgf/vgf_generated.h"
 
 namespace openvgf::vgf {
 namespace {
-
-template <typename T>
-T load(const std::vector<std::uint8_t>& bytes, std::size_t offset) {
-  T value;
-  std::memcpy(&value, bytes.data() + offset, sizeof(T));
-  return value;
-}
 
 /// A builder that uses every feature of the model.
 Builder fullBuilder() {
@@ -153,8 +147,8 @@ TEST(VgfCodec, HeaderAndSectionLayoutFollowFormat043) {
   std::vector<std::uint8_t> bytes = *fullBuilder().finish();
   ASSERT_GE(bytes.size(), 128u);
   EXPECT_EQ(std::memcmp(bytes.data(), "VGF1", 4), 0);
-  EXPECT_EQ(load<std::uint16_t>(bytes, 4), 321);
-  EXPECT_EQ(load<std::uint16_t>(bytes, 6), 0);
+  EXPECT_EQ(loadLe<std::uint16_t>(bytes, 4), 321);
+  EXPECT_EQ(loadLe<std::uint16_t>(bytes, 6), 0);
   EXPECT_EQ(bytes[8], 0);
   EXPECT_EQ(bytes[9], 4);
   EXPECT_EQ(bytes[10], 3);
@@ -162,8 +156,8 @@ TEST(VgfCodec, HeaderAndSectionLayoutFollowFormat043) {
   for (std::size_t i = 80; i < 128; ++i) EXPECT_EQ(bytes[i], 0) << i;
   std::uint64_t expectedOffset = 128;
   for (int s = 0; s < 4; ++s) {
-    std::uint64_t offset = load<std::uint64_t>(bytes, 16 + 16 * s);
-    std::uint64_t size = load<std::uint64_t>(bytes, 24 + 16 * s);
+    std::uint64_t offset = loadLe<std::uint64_t>(bytes, 16 + 16 * s);
+    std::uint64_t size = loadLe<std::uint64_t>(bytes, 24 + 16 * s);
     EXPECT_EQ(offset, expectedOffset) << s;
     EXPECT_EQ(offset % 8, 0u) << s;
     // Padding is zero bytes, not counted in the size.
@@ -179,21 +173,21 @@ TEST(VgfCodec, HeaderAndSectionLayoutFollowFormat043) {
 
 TEST(VgfCodec, ConstantSectionIsConst00WithPaddedPayloads) {
   std::vector<std::uint8_t> bytes = *fullBuilder().finish();
-  std::uint64_t offset = load<std::uint64_t>(bytes, 64);
-  std::uint64_t size = load<std::uint64_t>(bytes, 72);
+  std::uint64_t offset = loadLe<std::uint64_t>(bytes, 64);
+  std::uint64_t size = loadLe<std::uint64_t>(bytes, 72);
   // 16-byte head + 2 records of 24 + 1024 + (5 padded to 8).
   EXPECT_EQ(size, 16u + 48u + 1024u + 8u);
   EXPECT_EQ(std::memcmp(bytes.data() + offset, "CONST00\0", 8), 0);
-  EXPECT_EQ(load<std::uint64_t>(bytes, offset + 8), 2u);
+  EXPECT_EQ(loadLe<std::uint64_t>(bytes, offset + 8), 2u);
   // record 0: mrt 4, sparsity 3, size 1024, offset 0; record 1: mrt 5, -1, 5, 1024.
-  EXPECT_EQ(load<std::uint32_t>(bytes, offset + 16), 4u);
-  EXPECT_EQ(load<std::int32_t>(bytes, offset + 20), 3);
-  EXPECT_EQ(load<std::uint64_t>(bytes, offset + 24), 1024u);
-  EXPECT_EQ(load<std::uint64_t>(bytes, offset + 32), 0u);
-  EXPECT_EQ(load<std::uint32_t>(bytes, offset + 40), 5u);
-  EXPECT_EQ(load<std::int32_t>(bytes, offset + 44), -1);
-  EXPECT_EQ(load<std::uint64_t>(bytes, offset + 48), 5u);
-  EXPECT_EQ(load<std::uint64_t>(bytes, offset + 56), 1024u);
+  EXPECT_EQ(loadLe<std::uint32_t>(bytes, offset + 16), 4u);
+  EXPECT_EQ(loadLe<std::int32_t>(bytes, offset + 20), 3);
+  EXPECT_EQ(loadLe<std::uint64_t>(bytes, offset + 24), 1024u);
+  EXPECT_EQ(loadLe<std::uint64_t>(bytes, offset + 32), 0u);
+  EXPECT_EQ(loadLe<std::uint32_t>(bytes, offset + 40), 5u);
+  EXPECT_EQ(loadLe<std::int32_t>(bytes, offset + 44), -1);
+  EXPECT_EQ(loadLe<std::uint64_t>(bytes, offset + 48), 5u);
+  EXPECT_EQ(loadLe<std::uint64_t>(bytes, offset + 56), 1024u);
   const std::uint8_t* payload = bytes.data() + offset + 64;
   EXPECT_EQ(payload[1], 7);
   EXPECT_EQ(payload[1024], 1);
@@ -219,7 +213,7 @@ TEST(VgfCodec, SchemaDefaultsAreOmittedAndVectorsWritten) {
   std::vector<std::uint8_t> bytes = *fullBuilder().finish();
   namespace schema = openvgf::vgf::fb;
   const auto* resources =
-      flatbuffers::GetRoot<schema::ModelResourceTable>(bytes.data() + load<std::uint64_t>(bytes, 48));
+      flatbuffers::GetRoot<schema::ModelResourceTable>(bytes.data() + loadLe<std::uint64_t>(bytes, 48));
   const auto* in = resources->mrt_entry()->Get(0);
   EXPECT_FALSE(stored(in, schema::ModelResourceTableEntry::VT_CATEGORY));        // INPUT
   EXPECT_FALSE(stored(in, schema::ModelResourceTableEntry::VT_ALIAS_GROUP_ID));  // unset
@@ -232,7 +226,7 @@ TEST(VgfCodec, SchemaDefaultsAreOmittedAndVectorsWritten) {
   EXPECT_EQ(constant->vk_descriptor_type(), 0xFFFFFFFFu);
 
   const auto* sequence =
-      flatbuffers::GetRoot<schema::ModelSequenceTable>(bytes.data() + load<std::uint64_t>(bytes, 32));
+      flatbuffers::GetRoot<schema::ModelSequenceTable>(bytes.data() + loadLe<std::uint64_t>(bytes, 32));
   const auto* s0 = sequence->segments()->Get(0);
   EXPECT_FALSE(stored(s0->set_infos()->Get(0), schema::DescriptorSetInfo::VT_SET_INDEX));
   EXPECT_FALSE(stored(s0->set_infos()->Get(0)->bindings()->Get(0), schema::BindingSlot::VT_BINDING));
@@ -257,7 +251,7 @@ TEST(VgfCodec, SchemaDefaultsAreOmittedAndVectorsWritten) {
 TEST(VgfCodec, EmptyFileEncodesAndDecodes) {
   Builder b;
   std::vector<std::uint8_t> bytes = *b.finish();
-  EXPECT_EQ(load<std::uint64_t>(bytes, 72), 16u);  // empty CONST00: magic + count 0
+  EXPECT_EQ(loadLe<std::uint64_t>(bytes, 72), 16u);  // empty CONST00: magic + count 0
   Result<File> file = decode(bytes);
   ASSERT_TRUE(file) << file.error().message();
   EXPECT_TRUE(file->modules.empty());
