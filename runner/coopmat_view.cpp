@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runner/coopmat_view.h"
+#include "common/spirv_words.h"
 
 #include <spirv-tools/libspirv.h>
 
@@ -28,9 +29,10 @@ std::optional<std::vector<std::uint32_t>> reencode(std::span<const std::uint32_t
   std::uint32_t bound = in[3];
   std::uint32_t boolType = 0;
   bool matrixSeen = false;
-  for (std::size_t pos = 5; pos < in.size();) {
-    const std::uint32_t count = in[pos] >> 16, opcode = in[pos] & 0xFFFFu;
-    if (count == 0 || count > in.size() - pos) return std::nullopt;
+  for (std::size_t pos = spirv::kHeaderWords; pos < in.size();) {
+    const std::optional<spirv::InstructionAt> inst = spirv::instructionAt(in, pos);
+    if (!inst) return std::nullopt;
+    const std::uint32_t count = inst->wordCount, opcode = inst->opcode;
     // The bool constants below go before the first matrix type, so the bool type must too.
     if (opcode == kOpTypeBool && count == 2 && !matrixSeen) boolType = in[pos + 1];
     if (opcode == kOpTypeKHR) matrixSeen = true;
@@ -47,8 +49,10 @@ std::optional<std::vector<std::uint32_t>> reencode(std::span<const std::uint32_t
 
   std::vector<std::uint32_t> out(in.begin(), in.begin() + 5);
   std::size_t declareAt = 0;  // where in `out` the first matrix type went
-  for (std::size_t pos = 5; pos < in.size();) {
-    const std::uint32_t count = in[pos] >> 16, opcode = in[pos] & 0xFFFFu;
+  for (std::size_t pos = spirv::kHeaderWords; pos < in.size();) {
+    // Every instruction was checked by the first pass.
+    const spirv::InstructionAt inst = *spirv::instructionAt(in, pos);
+    const std::uint32_t count = inst.wordCount, opcode = inst.opcode;
     const auto w = in.subspan(pos, count);
     pos += count;
     auto emit = [&](std::uint32_t op, std::initializer_list<std::uint32_t> words, std::span<const std::uint32_t> tail = {}) {

@@ -3,6 +3,7 @@
 // §2.3 physical layout, §2.4 logical layout, §3.6 execution modes, §3.7 storage classes,
 // §3.20 decorations, §3.32 instructions.
 #include "vgf/spirv_info.h"
+#include "common/spirv_words.h"
 
 #include <fmt/format.h>
 
@@ -19,7 +20,14 @@ namespace openvgf::vgf {
 namespace {
 
 constexpr std::uint32_t kMagic = 0x07230203u;
-constexpr std::uint32_t kHeaderWords = 5;
+using spirv::kHeaderWords;
+
+// The error for an instruction spirv::instructionAt refuses at `pos`: a word count of 0, or
+// more words than the module has left.
+Status malformedInstruction(std::span<const std::uint32_t> words, std::size_t pos) {
+  return invalidInput("SPIR-V module: word {}: expected an instruction of 1..{} words, got {}", pos,
+                      words.size() - pos, spirv::wordCountOf(words[pos]));
+}
 
 // Opcodes.
 constexpr std::uint32_t kOpExtension = 10, kOpEntryPoint = 15, kOpExecutionMode = 16, kOpCapability = 17,
@@ -192,13 +200,11 @@ Status Declarations::parse(std::span<const std::uint32_t> words, SpirvModule& ou
   out.version = words[1];
   std::size_t pos = kHeaderWords;
   while (pos < words.size()) {
-    const std::uint32_t count = words[pos] >> 16, opcode = words[pos] & 0xFFFFu;
-    if (count == 0 || count > words.size() - pos) {
-      return invalidInput("SPIR-V module: word {}: expected an instruction of 1..{} words, got {}", pos,
-                          words.size() - pos, count);
-    }
+    const std::optional<spirv::InstructionAt> inst = spirv::instructionAt(words, pos);
+    if (!inst) return malformedInstruction(words, pos);
+    const std::uint32_t count = inst->wordCount, opcode = inst->opcode;
     if (opcode == kOpFunction) break;  // the declarations end at the first function (§2.4)
-    std::span<const std::uint32_t> ops = words.subspan(pos + 1, count - 1);
+    std::span<const std::uint32_t> ops = inst->operands;
     auto need = [&](std::size_t n) -> Status {
       if (ops.size() < n) {
         return invalidInput("SPIR-V module: word {}: expected at least {} operands for opcode {}, got {}",
@@ -334,12 +340,10 @@ Status Declarations::scanBodies(std::span<const std::uint32_t> words, std::size_
     u.writes = u.writes || write;
   };
   while (pos < words.size()) {
-    const std::uint32_t count = words[pos] >> 16, opcode = words[pos] & 0xFFFFu;
-    if (count == 0 || count > words.size() - pos) {
-      return invalidInput("SPIR-V module: word {}: expected an instruction of 1..{} words, got {}", pos,
-                          words.size() - pos, count);
-    }
-    std::span<const std::uint32_t> ops = words.subspan(pos + 1, count - 1);
+    const std::optional<spirv::InstructionAt> inst = spirv::instructionAt(words, pos);
+    if (!inst) return malformedInstruction(words, pos);
+    const std::uint32_t count = inst->wordCount, opcode = inst->opcode;
+    std::span<const std::uint32_t> ops = inst->operands;
     if (opcode == kOpControlBarrier) {
       auto value = [&](std::size_t k) -> std::optional<std::uint32_t> {
         if (k >= ops.size()) return std::nullopt;
@@ -712,9 +716,9 @@ std::vector<std::uint32_t> recordBindingExtents(std::span<const std::uint32_t> m
                                                 std::span<const SpirvBindingExtent> extents) {
   std::size_t at = std::min<std::size_t>(kHeaderWords, module.size());
   while (at < module.size()) {
-    const std::uint32_t count = module[at] >> 16;
-    if (count == 0 || count > module.size() - at || !beforeAnnotations(module[at] & 0xFFFFu)) break;
-    at += count;
+    const std::optional<spirv::InstructionAt> inst = spirv::instructionAt(module, at);
+    if (!inst || !beforeAnnotations(inst->opcode)) break;
+    at += inst->wordCount;
   }
   std::vector<std::uint32_t> out(module.begin(), module.begin() + static_cast<std::ptrdiff_t>(at));
   for (const SpirvBindingExtent& e : extents) {

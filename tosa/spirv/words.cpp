@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SPIR-V header and instruction stream (SPIR-V 1.6 §2.3 "Physical Layout").
 #include "tosa/spirv/words.h"
+#include "common/spirv_words.h"
 
 #include <cstring>
 
@@ -23,15 +24,16 @@ Result<std::vector<Instruction>> splitModule(std::span<const std::uint32_t> word
   std::vector<Instruction> out;
   std::size_t i = 5;
   while (i < words.size()) {
-    const std::uint32_t count = words[i] >> 16;
-    const std::uint32_t opcode = words[i] & 0xFFFFu;
-    if (count == 0) return invalidInput("word {}: {}: expected a word count >= 1, got 0", i, opcodeName(opcode));
-    if (count > words.size() - i) {
-      return invalidInput("word {}: {}: expected {} words, got {} before the end of the module", i, opcodeName(opcode),
-                          count, words.size() - i);
+    const std::optional<openvgf::spirv::InstructionAt> inst = openvgf::spirv::instructionAt(words, i);
+    if (!inst) {
+      const std::uint32_t count = openvgf::spirv::wordCountOf(words[i]);
+      const std::string_view name = opcodeName(openvgf::spirv::opcodeOf(words[i]));
+      if (count == 0) return invalidInput("word {}: {}: expected a word count >= 1, got 0", i, name);
+      return invalidInput("word {}: {}: expected {} words, got {} before the end of the module", i, name, count,
+                          words.size() - i);
     }
-    out.push_back({i, opcode, words.subspan(i + 1, count - 1)});
-    i += count;
+    out.push_back({i, inst->opcode, inst->operands});
+    i += inst->wordCount;
   }
   return out;
 }
