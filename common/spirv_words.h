@@ -29,6 +29,12 @@ struct InstructionAt {
 inline std::uint32_t opcodeOf(std::uint32_t word) { return word & 0xFFFFu; }
 inline std::uint32_t wordCountOf(std::uint32_t word) { return word >> 16; }
 
+/// The first word of an instruction of `wordCount` words (the opcode word included): what
+/// wordCountOf and opcodeOf read back. Encoders write it here so the layout stays in one place.
+constexpr std::uint32_t firstWord(std::size_t wordCount, std::uint32_t opcode) {
+  return static_cast<std::uint32_t>(wordCount << 16) | opcode;
+}
+
 /// The instruction that starts at words[pos], or nullopt when pos is past the end, its word
 /// count is 0, or it runs past the end of `words`.
 inline std::optional<InstructionAt> instructionAt(std::span<const std::uint32_t> words, std::size_t pos) {

@@ -20,8 +20,6 @@ constexpr std::uint32_t kScopeSubgroup = 3;
 
 using namespace vgf::coopmat;
 
-std::uint32_t word0(std::size_t words, std::uint32_t opcode) { return static_cast<std::uint32_t>(words << 16) | opcode; }
-
 /// Step 1: the KHR instructions in their NV encoding, word by word. Types that differed only in
 /// their use are now duplicates.
 std::optional<std::vector<std::uint32_t>> reencode(std::span<const std::uint32_t> in) {
@@ -56,7 +54,7 @@ std::optional<std::vector<std::uint32_t>> reencode(std::span<const std::uint32_t
     const auto w = in.subspan(pos, count);
     pos += count;
     auto emit = [&](std::uint32_t op, std::initializer_list<std::uint32_t> words, std::span<const std::uint32_t> tail = {}) {
-      out.push_back(word0(1 + words.size() + tail.size(), op));
+      out.push_back(spirv::firstWord(1 + words.size() + tail.size(), op));
       out.insert(out.end(), words);
       out.insert(out.end(), tail.begin(), tail.end());
     };
@@ -139,11 +137,12 @@ std::optional<std::vector<std::uint32_t>> reencode(std::span<const std::uint32_t
   }
   if (declareAt == 0) return std::nullopt;  // no matrix type: not a KHR cooperative-matrix module
   std::vector<std::uint32_t> declarations;
-  if (newBoolType) declarations.insert(declarations.end(), {word0(2, kOpTypeBool), boolType});
-  declarations.insert(declarations.end(), {word0(3, kOpConstantTrue), boolType, trueId, word0(3, kOpConstantFalse),
-                                           boolType, falseId});
+  if (newBoolType) declarations.insert(declarations.end(), {spirv::firstWord(2, kOpTypeBool), boolType});
+  declarations.insert(declarations.end(), {spirv::firstWord(3, kOpConstantTrue), boolType, trueId,
+                                           spirv::firstWord(3, kOpConstantFalse), boolType, falseId});
   if (subgroupScope != 0) {
-    declarations.insert(declarations.end(), {word0(4, kOpConstant), subgroupScopeType, subgroupScope, kScopeSubgroup});
+    declarations.insert(declarations.end(),
+                        {spirv::firstWord(4, kOpConstant), subgroupScopeType, subgroupScope, kScopeSubgroup});
   }
   out.insert(out.begin() + static_cast<std::ptrdiff_t>(declareAt), declarations.begin(), declarations.end());
   out[3] = bound;

@@ -725,7 +725,7 @@ std::vector<std::uint32_t> recordBindingExtents(std::span<const std::uint32_t> m
     const std::string text = fmt::format("{}set={} binding={} vk_format={} elements={}", kBindingRecord, e.set,
                                          e.binding, e.vkFormat, e.elements);
     const std::size_t words = text.size() / 4 + 1;  // with the terminating nul
-    out.push_back(static_cast<std::uint32_t>((words + 1) << 16) | kOpModuleProcessed);
+    out.push_back(spirv::firstWord(words + 1, kOpModuleProcessed));
     const std::size_t start = out.size();
     out.resize(start + words, 0);
     std::memcpy(out.data() + start, text.data(), text.size());

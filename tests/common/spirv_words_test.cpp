@@ -39,5 +39,16 @@ TEST(SpirvWords, RefusesAZeroCountAndAnInstructionPastTheEnd) {
   EXPECT_FALSE(spirv::instructionAt(huge, 0));
 }
 
+TEST(SpirvWords, FirstWordIsWhatTheReaderDecodes) {
+  EXPECT_EQ(spirv::firstWord(2, 17), 0x00020011u);  // OpCapability, 2 words
+  EXPECT_EQ(spirv::firstWord(0xFFFF, 0xFFFF), 0xFFFFFFFFu);
+  const std::vector<std::uint32_t> words{spirv::firstWord(3, 21), 2u, 32u};  // OpTypeInt %2 32 (no signedness)
+  std::optional<spirv::InstructionAt> inst = spirv::instructionAt(words, 0);
+  ASSERT_TRUE(inst);
+  EXPECT_EQ(inst->wordCount, 3u);
+  EXPECT_EQ(inst->opcode, 21u);
+  EXPECT_EQ(inst->operands.size(), 2u);
+}
+
 }  // namespace
 }  // namespace openvgf

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "common/spirv_words.h"
 #include "tosa/spirv/attributes.h"
 #include "tosa/spirv/grammar.h"
 #include "tosa/spirv/words.h"
@@ -19,12 +20,12 @@ namespace openvgf::tosa::spirv {
 namespace {
 
 void emit(std::vector<std::uint32_t>& out, std::uint32_t opcode, std::initializer_list<std::uint32_t> operands) {
-  out.push_back(static_cast<std::uint32_t>((operands.size() + 1) << 16) | opcode);
+  out.push_back(openvgf::spirv::firstWord(operands.size() + 1, opcode));
   out.insert(out.end(), operands);
 }
 
 void emit(std::vector<std::uint32_t>& out, std::uint32_t opcode, const std::vector<std::uint32_t>& operands) {
-  out.push_back(static_cast<std::uint32_t>((operands.size() + 1) << 16) | opcode);
+  out.push_back(openvgf::spirv::firstWord(operands.size() + 1, opcode));
   out.insert(out.end(), operands.begin(), operands.end());
 }
 
