@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "common/spirv_words.h"
 #include "tests/converter/graph_vgf_util.h"
 #include "tests/support/cli_runner.h"
 #include "tests/tosa/spirv_test_util.h"
@@ -104,7 +105,11 @@ std::vector<Seed> seeds() {
 /// Word offsets of the instructions after the header.
 std::vector<std::size_t> instructionOffsets(const std::vector<std::uint32_t>& w) {
   std::vector<std::size_t> out;
-  for (std::size_t i = 5; i < w.size() && (w[i] >> 16) != 0; i += w[i] >> 16) out.push_back(i);
+  std::size_t i = openvgf::spirv::kHeaderWords;
+  while (const auto inst = openvgf::spirv::instructionAt(w, i)) {
+    out.push_back(i);
+    i += inst->wordCount;
+  }
   return out;
 }
 

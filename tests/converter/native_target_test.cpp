@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 #include <spirv-tools/libspirv.hpp>
 
+#include "common/spirv_words.h"
 #include "converter/convert.h"
 #include "converter/coopmat_khr.h"
 #include "converter/targets/target.h"
@@ -285,14 +286,28 @@ TEST(NativeTargetCoopMat, MatmulStagesItsEpilogueInTheOperandBuffers) {
   EXPECT_EQ(sharedBytes(conv.graph, true), operands + 4 * 16 * 16 * 4);
 }
 
+// One instruction of a module, with the word it starts at.
+struct PlacedInstruction {
+  std::size_t offset = 0;
+  std::uint32_t wordCount = 0, opcode = 0;
+  std::span<const std::uint32_t> words;  // all of it, the opcode word included
+};
+
+// The instructions of a module the converter wrote, in order (up to a malformed one, if any).
+std::vector<PlacedInstruction> instructionsOf(std::span<const std::uint32_t> module) {
+  std::vector<PlacedInstruction> out;
+  std::size_t i = openvgf::spirv::kHeaderWords;
+  while (const auto inst = openvgf::spirv::instructionAt(module, i)) {
+    out.push_back({i, inst->wordCount, inst->opcode, module.subspan(i, inst->wordCount)});
+    i += inst->wordCount;
+  }
+  return out;
+}
+
 // Cooperative-matrix loads (OpCooperativeMatrixLoadNV) in a SPIR-V module.
 int matrixLoads(std::span<const std::uint32_t> spirv) {
   int loads = 0;
-  for (std::size_t i = 5; i < spirv.size();) {
-    const std::uint32_t words = spirv[i] >> 16;
-    if ((spirv[i] & 0xFFFFu) == 5359u) ++loads;
-    i += std::max<std::uint32_t>(words, 1);
-  }
+  for (const PlacedInstruction& inst : instructionsOf(spirv)) loads += inst.opcode == 5359u ? 1 : 0;
   return loads;
 }
 
@@ -363,11 +378,10 @@ TEST(NativeTargetCoopMat, PrecisionResidualAddsStartTheAccumulators) {
 int matrixConversions(std::span<const std::uint32_t> spirv) {
   std::set<std::uint32_t> matrixTypes;
   int conversions = 0;
-  for (std::size_t i = 5; i < spirv.size();) {
-    const std::uint32_t opcode = spirv[i] & 0xFFFFu, words = std::max<std::uint32_t>(spirv[i] >> 16, 1);
-    if ((opcode == vgf::coopmat::kOpTypeNV || opcode == vgf::coopmat::kOpTypeKHR) && words > 1) matrixTypes.insert(spirv[i + 1]);
-    if (opcode == 115u && words > 1 && matrixTypes.count(spirv[i + 1]) != 0) ++conversions;
-    i += words;
+  for (const PlacedInstruction& inst : instructionsOf(spirv)) {
+    const std::uint32_t opcode = inst.opcode, words = inst.wordCount;
+    if ((opcode == vgf::coopmat::kOpTypeNV || opcode == vgf::coopmat::kOpTypeKHR) && words > 1) matrixTypes.insert(inst.words[1]);
+    if (opcode == 115u && words > 1 && matrixTypes.count(inst.words[1]) != 0) ++conversions;
   }
   return conversions;
 }
@@ -448,10 +462,8 @@ TEST(NativeTargetCoopMat, PrecisionFp16StoresIntermediatesAsFp16) {
 // Matrix stores (NV or KHR encoding).
 int matrixStores(std::span<const std::uint32_t> spirv) {
   int stores = 0;
-  for (std::size_t i = 5; i < spirv.size();) {
-    const std::uint32_t opcode = spirv[i] & 0xFFFFu;
-    if (opcode == vgf::coopmat::kOpStoreNV || opcode == vgf::coopmat::kOpStoreKHR) ++stores;
-    i += std::max<std::uint32_t>(spirv[i] >> 16, 1);
+  for (const PlacedInstruction& inst : instructionsOf(spirv)) {
+    if (inst.opcode == vgf::coopmat::kOpStoreNV || inst.opcode == vgf::coopmat::kOpStoreKHR) ++stores;
   }
   return stores;
 }
@@ -866,10 +878,8 @@ TEST(NativeTargetCoopMat, SplitPartialsStoreWholeFragments) {
   std::mt19937 rng(59);
   auto matrixStores = [](std::span<const std::uint32_t> spirv) {
     int stores = 0;
-    for (std::size_t i = 5; i < spirv.size();) {
-      const std::uint32_t words = spirv[i] >> 16;
-      if ((spirv[i] & 0xFFFFu) == 5360u) ++stores;  // OpCooperativeMatrixStoreNV
-      i += std::max<std::uint32_t>(words, 1);
+    for (const PlacedInstruction& inst : instructionsOf(spirv)) {
+      if (inst.opcode == 5360u) ++stores;  // OpCooperativeMatrixStoreNV
     }
     return stores;
   };
@@ -917,10 +927,9 @@ struct KhrMatrices {
 KhrMatrices khrMatrices(std::span<const std::uint32_t> words) {
   KhrMatrices out;
   std::map<std::uint32_t, std::uint32_t> constants, typeOf;
-  for (std::size_t pos = 5; pos < words.size();) {
-    const std::uint32_t count = words[pos] >> 16, opcode = words[pos] & 0xFFFFu;
-    if (count == 0) break;
-    const auto w = words.subspan(pos, count);
+  for (const PlacedInstruction& inst : instructionsOf(words)) {
+    const std::uint32_t count = inst.wordCount, opcode = inst.opcode;
+    const auto w = inst.words;
     if (opcode == 43 && count >= 4) constants[w[2]] = w[3];  // OpConstant
     if (opcode == 4456) out.types[w[1]] = {constants[w[3]], constants[w[6]]};
     // Instructions that can produce a matrix value: result type in word 1, result in word 2.
@@ -938,7 +947,6 @@ KhrMatrices khrMatrices(std::span<const std::uint32_t> words) {
       out.mulAdds.push_back({use(typeOf[w[3]]), use(typeOf[w[4]]), use(w[1]), mask});
     }
     if (opcode >= 5358 && opcode <= 5362) ++out.nvInstructions;
-    pos += count;
   }
   return out;
 }
@@ -1006,9 +1014,7 @@ TEST(NativeTargetCoopMatKhr, SubgroupCoresAreReencodedWithOneTypePerUse) {
   for (std::size_t i = 0; i < nv->file.modules.size(); ++i) {
     auto count = [](std::span<const std::uint32_t> words, std::uint32_t opcode) {
       int n = 0;
-      for (std::size_t pos = 5; pos < words.size() && (words[pos] >> 16) != 0; pos += words[pos] >> 16) {
-        n += (words[pos] & 0xFFFFu) == opcode ? 1 : 0;
-      }
+      for (const PlacedInstruction& inst : instructionsOf(words)) n += inst.opcode == opcode ? 1 : 0;
       return n;
     };
     const KhrMatrices k = khrMatrices(khr->file.modules[i].spirv);
@@ -1120,9 +1126,9 @@ std::map<std::uint32_t, std::set<std::string>> componentsByUse(std::span<const s
   std::map<std::uint32_t, std::string> floats;       // OpTypeFloat id -> name
   std::map<std::uint32_t, std::uint32_t> constants;  // OpConstant id -> value
   std::map<std::uint32_t, std::set<std::string>> out;
-  for (std::size_t pos = 5; pos < words.size() && (words[pos] >> 16) != 0; pos += words[pos] >> 16) {
-    const std::uint32_t count = words[pos] >> 16, opcode = words[pos] & 0xFFFFu;
-    const std::uint32_t* w = words.data() + pos;
+  for (const PlacedInstruction& inst : instructionsOf(words)) {
+    const std::uint32_t count = inst.wordCount, opcode = inst.opcode;
+    const auto w = inst.words;
     if (opcode == 22) floats[w[1]] = count == 4 && w[3] == 0 ? "bf16" : fmt::format("f{}", w[2]);
     if (opcode == 43 && count == 4) constants[w[2]] = w[3];
     if (opcode == 4456) out[constants[w[6]]].insert(floats.count(w[2]) ? floats[w[2]] : "int");
@@ -1292,10 +1298,8 @@ TEST(NativeTargetCoopMatKhr, PrecisionFp16x3SplitsFp32OperandsOnTheSplitTile) {
       for (const vgf::Module& m : file->modules) {
         // OpTypeCooperativeMatrixNV / OpTypeCooperativeMatrixKHR.
         bool matrices = false;
-        for (std::size_t pos = 5; pos < m.spirv.size() && (m.spirv[pos] >> 16) != 0;
-             pos += m.spirv[pos] >> 16) {
-          const std::uint32_t opcode = m.spirv[pos] & 0xFFFFu;
-          matrices = matrices || opcode == 5358 || opcode == 4456;
+        for (const PlacedInstruction& inst : instructionsOf(m.spirv)) {
+          matrices = matrices || inst.opcode == 5358 || inst.opcode == 4456;
         }
         if (!matrices) continue;
         ++gemms;
@@ -1355,8 +1359,8 @@ TEST(NativeTargetCoopMatKhr, RunnerValidatesKhrModulesThroughTheirNvEncoding) {
   // split per use are merged back).
   auto view = runner::cooperativeMatrixNvView(words);
   ASSERT_TRUE(view);
-  for (std::size_t pos = 5; pos < view->size() && ((*view)[pos] >> 16) != 0; pos += (*view)[pos] >> 16) {
-    const std::uint32_t opcode = (*view)[pos] & 0xFFFFu;
+  for (const PlacedInstruction& inst : instructionsOf(*view)) {
+    const std::uint32_t opcode = inst.opcode;
     EXPECT_FALSE(opcode >= 4456 && opcode <= 4460) << "opcode " << opcode;
   }
   std::string message;
@@ -1371,10 +1375,11 @@ TEST(NativeTargetCoopMatKhr, RunnerValidatesKhrModulesThroughTheirNvEncoding) {
   ASSERT_TRUE(c);
   words.assign(c->file.modules[0].spirv.begin(), c->file.modules[0].spirv.end());
   bool swapped = false;
-  for (std::size_t pos = 5; pos < words.size() && !swapped; pos += words[pos] >> 16) {
-    if ((words[pos] & 0xFFFFu) == 4459) {
-      std::swap(words[pos + 3], words[pos + 4]);
+  for (const PlacedInstruction& inst : instructionsOf(words)) {
+    if (inst.opcode == 4459) {
+      std::swap(words[inst.offset + 3], words[inst.offset + 4]);
       swapped = true;
+      break;
     }
   }
   ASSERT_TRUE(swapped);
@@ -1399,22 +1404,23 @@ TEST(NativeTargetCoopMatKhr, RunnerValidatesKhrModulesThroughTheirNvEncoding) {
   words.assign(c->file.modules[0].spirv.begin(), c->file.modules[0].spirv.end());
   bool relaid = false;
   std::uint32_t bound = words[3];
-  for (std::size_t pos = 5; pos < words.size() && !relaid; pos += words[pos] >> 16) {
-    if ((words[pos] & 0xFFFFu) == 4457) {
+  for (const PlacedInstruction& inst : instructionsOf(words)) {
+    if (inst.opcode == 4457) {
       // Point the load's layout at a new constant 3 of the scope constants' type.
-      words[pos + 4] = bound;
+      words[inst.offset + 4] = bound;
       relaid = true;
+      break;
     }
   }
   ASSERT_TRUE(relaid);
-  for (std::size_t pos = 5; pos < words.size(); pos += words[pos] >> 16) {
-    if ((words[pos] & 0xFFFFu) == 4456) {
-      std::uint32_t intType = 0;
-      for (std::size_t q = 5; q < pos; q += words[q] >> 16) {
-        if ((words[q] & 0xFFFFu) == 43 && words[q + 2] == words[pos + 3]) intType = words[q + 1];
-      }
+  std::map<std::uint32_t, std::uint32_t> constantType;  // OpConstant id -> its type, before the first matrix type
+  for (const PlacedInstruction& inst : instructionsOf(words)) {
+    if (inst.opcode == 43) constantType[inst.words[2]] = inst.words[1];
+    if (inst.opcode == 4456) {
+      const std::uint32_t intType = constantType[inst.words[3]];  // the type of the matrix's scope
       ASSERT_NE(intType, 0u);
-      words.insert(words.begin() + static_cast<std::ptrdiff_t>(pos), {(4u << 16) | 43u, intType, bound, 3u});
+      words.insert(words.begin() + static_cast<std::ptrdiff_t>(inst.offset),
+                   {openvgf::spirv::firstWord(4, 43), intType, bound, 3u});
       break;
     }
   }

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/spirv_words.h"
+
 namespace openvgf::testing {
 
 inline std::vector<std::uint32_t> loadSpirv(const std::filesystem::path& path) {
@@ -57,12 +59,14 @@ class SpirvWriter {
 inline std::vector<std::size_t> findInstructions(const std::vector<std::uint32_t>& words, std::uint32_t opcode,
                                                  int extOpcode = -1) {
   std::vector<std::size_t> out;
-  std::size_t i = 5;
-  while (i < words.size() && (words[i] >> 16) != 0) {
-    if ((words[i] & 0xFFFF) == opcode && (extOpcode < 0 || (i + 4 < words.size() && words[i + 4] == static_cast<std::uint32_t>(extOpcode)))) {
+  std::size_t i = openvgf::spirv::kHeaderWords;
+  while (const auto inst = openvgf::spirv::instructionAt(words, i)) {
+    // OpExtInst's operands: result type, result, set, instruction number.
+    if (inst->opcode == opcode &&
+        (extOpcode < 0 || (inst->operands.size() > 3 && inst->operands[3] == static_cast<std::uint32_t>(extOpcode)))) {
       out.push_back(i);
     }
-    i += words[i] >> 16;
+    i += inst->wordCount;
   }
   return out;
 }
