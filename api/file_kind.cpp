@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "common/bytes.h"
+
 namespace openvgf::api {
 namespace {
 
@@ -11,17 +13,11 @@ bool hasAt(std::span<const std::uint8_t> bytes, std::size_t offset, std::string_
   return bytes.size() >= offset + magic.size() && std::memcmp(bytes.data() + offset, magic.data(), magic.size()) == 0;
 }
 
-std::uint32_t le32(std::span<const std::uint8_t> bytes, std::size_t offset) {
-  std::uint32_t v = 0;
-  std::memcpy(&v, bytes.data() + offset, sizeof v);
-  return v;
-}
-
 // A ZIP archive's first member name says what wrote it: torch.save writes "<name>/data.pkl"
 // (and "<name>/version"), numpy.savez "<array>.npy", Keras 3 "metadata.json"/"config.json".
 std::string describeZip(std::span<const std::uint8_t> bytes) {
   if (bytes.size() < 30) return "a ZIP archive";
-  const std::size_t nameLength = bytes[26] | (bytes[27] << 8);
+  const std::size_t nameLength = loadLe<std::uint16_t>(bytes, 26);
   if (bytes.size() < 30 + nameLength) return "a ZIP archive";
   const std::string_view name(reinterpret_cast<const char*>(bytes.data() + 30), nameLength);
   auto endsWith = [&](std::string_view suffix) {
@@ -87,7 +83,8 @@ std::string describeForeignFile(std::span<const std::uint8_t> bytes) {
     return "a Python pickle, such as an old PyTorch .pt file";
   }
   // safetensors: 8-byte little-endian header length, then the JSON header.
-  if (bytes.size() >= 10 && le32(bytes, 4) == 0 && bytes[8] == '{' && le32(bytes, 0) <= bytes.size() - 8) {
+  if (bytes.size() >= 10 && loadLe<std::uint32_t>(bytes, 4) == 0 && bytes[8] == '{' &&
+      loadLe<std::uint32_t>(bytes, 0) <= bytes.size() - 8) {
     return "a safetensors file";
   }
   if (looksLikeOnnx(bytes)) return "an ONNX model";
