@@ -10,9 +10,9 @@
 #include <algorithm>
 
 #include "api/model_cache.h"
-#include "api/bind.h"
 #include "api/convert.h"
 #include "common/cache_dir.h"
+#include "common/input_binding.h"
 #include "converter/convert.h"
 #include "converter/lower_vgf.h"
 #include "converter/targets/fingerprint.h"
@@ -336,23 +336,13 @@ Result<runner::Session> Model::createPartSession(std::size_t part, const runner:
 }
 
 Result<std::vector<Model::BoundInput>> Model::bindInputs(std::span<const std::string> names) const {
-  std::vector<std::string> expected;
-  for (const runner::TensorInfo& t : loaded_.inputs()) expected.push_back(t.name);
-  // Inputs left out take their defaults: their names are added, so values given in order
-  // bind to the other inputs.
-  std::vector<std::string> all(names.begin(), names.end());
-  std::vector<const tosa::HostTensor*> defaults;
-  if (names.size() < expected.size()) {
-    for (const auto& [name, value] : loaded_.defaultInputs()) {
-      if (std::find(names.begin(), names.end(), name) != names.end()) continue;
-      all.push_back(name);
-      defaults.push_back(&value);
-    }
-  }
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::size_t> order, bindNames(expected, all, loaded_.path()));
+  std::vector<DeclaredInput> declared;
+  for (const runner::TensorInfo& t : loaded_.inputs()) declared.push_back({t.name, loaded_.defaultInputs().contains(t.name)});
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::size_t> binding, openvgf::bindInputs(declared, names, loaded_.path()));
   std::vector<BoundInput> bound;
-  for (std::size_t k : order) {
-    bound.push_back(k < names.size() ? BoundInput{k, nullptr} : BoundInput{0, defaults[k - names.size()]});
+  for (std::size_t i = 0; i < binding.size(); ++i) {
+    bound.push_back(binding[i] == kDefaultValue ? BoundInput{0, &loaded_.defaultInputs().at(declared[i].name)}
+                                                : BoundInput{binding[i], nullptr});
   }
   return bound;
 }

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "api/bind.h"
 #include "api/convert.h"
 #include "api/devices.h"
 #include "api/extract.h"
@@ -15,6 +14,7 @@
 #include "api/public_state.h"
 #include "api/reference.h"
 #include "common/file_io.h"
+#include "common/input_binding.h"
 #include "converter/passes/passes.h"
 #include "openvgf/openvgf.hpp"
 
@@ -203,7 +203,7 @@ std::vector<NamedTensor> reference(const std::string& path, const std::vector<Na
   const tosa::Block& main = *graph.mainBlock();
   std::vector<std::string> names;
   for (const NamedTensor& input : inputs) names.push_back(input.name);
-  std::vector<std::size_t> order = unwrap(api::bindNames(main.inputs, names, path));
+  std::vector<std::size_t> order = unwrap(bindInputs(declaredInputs(main.inputs), names, path));
   std::vector<tosa::HostTensor> hostInputs;
   for (std::size_t k : order) {
     if (!isModelType(inputs[k].tensor.dtype())) {

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "common/input_binding.h"
+
 namespace openvgf::cli {
 
 namespace {
@@ -75,53 +77,27 @@ std::pair<std::string, std::string> splitNamedInput(const std::string& argument)
   return {argument.substr(0, eq), argument.substr(eq + 1)};
 }
 
-Result<std::vector<std::string>> bindInputPaths(const RunOptions& options, const std::vector<std::string>& names,
+Result<std::vector<std::string>> bindInputPaths(std::string_view source, const std::vector<std::string>& arguments,
+                                                const std::vector<std::string>& names,
                                                 const std::map<std::string, tosa::HostTensor>& defaults) {
-  auto listNames = [&]() {
-    std::string text;
-    for (const std::string& n : names) text += fmt::format("{}'{}'", text.empty() ? "" : ", ", n);
-    return text;
-  };
-  std::vector<std::string> paths(names.size());
-  std::vector<std::pair<std::string, std::string>> args;
-  for (const std::string& argument : options.inputs) args.push_back(splitNamedInput(argument));
-  for (const auto& [name, path] : args) {
-    if (name.empty()) continue;
-    auto it = std::find(names.begin(), names.end(), name);
-    if (it == names.end()) {
-      return invalidInput("{}: --input {}={}: expected an input name of the model ({}), got '{}'", options.path, name,
-                          path, listNames(), name);
-    }
-    std::string& slot = paths[static_cast<std::size_t>(it - names.begin())];
-    if (!slot.empty()) {
-      return invalidInput("{}: --input {}: expected one file per input, got '{}' twice", options.path, name, name);
-    }
-    slot = path;
+  std::vector<DeclaredInput> declared;
+  for (const std::string& name : names) declared.push_back({name, defaults.contains(name)});
+  std::vector<std::string> given;
+  std::vector<std::string> files;
+  for (const std::string& argument : arguments) {
+    auto [name, file] = splitNamedInput(argument);
+    given.push_back(std::move(name));
+    files.push_back(std::move(file));
   }
-  // Inputs not named that have a default keep it when fewer files than inputs are given.
-  std::vector<bool> defaulted(names.size(), false);
-  std::size_t given = options.inputs.size();
-  for (std::size_t i = 0; i < names.size() && given < names.size(); ++i) {
-    if (paths[i].empty() && defaults.count(names[i]) != 0) {
-      defaulted[i] = true;
-      ++given;
-    }
-  }
-  if (given != names.size()) {
-    const bool state = std::any_of(names.begin(), names.end(), [](const std::string& n) { return n.starts_with("state:"); });
-    return invalidInput("{}: --input: expected {} input(s) ({}), got {}{}", options.path, names.size(), listNames(),
-                        options.inputs.size(),
-                        state && defaults.empty()
-                            ? "; `state:` inputs start from the variables' initial values when the model is a .tosa "
-                              "or --check names the .tosa"
-                            : "");
-  }
-  std::size_t next = 0;
-  for (const auto& [name, path] : args) {
-    if (!name.empty()) continue;
-    while (!paths[next].empty() || defaulted[next]) ++next;
-    paths[next] = path;
-  }
+  const bool state = std::any_of(names.begin(), names.end(), [](const std::string& n) { return n.starts_with("state:"); });
+  const std::string_view hint = state && defaults.empty()
+                                    ? "; `state:` inputs start from the variables' initial values when the model is a "
+                                      ".tosa or --check names the .tosa"
+                                    : "";
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::size_t> binding,
+                           bindInputs(declared, given, fmt::format("{}: --input", source), hint));
+  std::vector<std::string> paths;
+  for (std::size_t k : binding) paths.push_back(k == kDefaultValue ? std::string() : files[k]);
   return paths;
 }
 

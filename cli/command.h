@@ -83,11 +83,12 @@ bool quiet();
 /// before it is not an existing path.
 std::pair<std::string, std::string> splitNamedInput(const std::string& argument);
 
-/// The .npy file of each of the inputs `names` (a model's, in order) from the --input
-/// arguments: "NAME=FILE" binds by name, plain files fill the remaining inputs in order.
-/// Inputs in `defaults` may be left out when fewer files than inputs are given: their path
-/// is empty.
-Result<std::vector<std::string>> bindInputPaths(const RunOptions& options, const std::vector<std::string>& names,
+/// The .npy file of each of the inputs `names` (the model `source`'s, in order) from the
+/// --input `arguments`, bound by openvgf::bindInputs: "NAME=FILE" binds by name, plain files fill the
+/// remaining inputs in order. Inputs in `defaults` not named take their default when fewer
+/// files than inputs are given: their path is empty.
+Result<std::vector<std::string>> bindInputPaths(std::string_view source, const std::vector<std::string>& arguments,
+                                                const std::vector<std::string>& names,
                                                 const std::map<std::string, tosa::HostTensor>& defaults = {});
 
 /// Output file name for a tensor name: characters outside [A-Za-z0-9._-] become '_'.

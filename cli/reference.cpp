@@ -31,39 +31,10 @@ struct ReferenceOptions {
   bool dynamic = false;
 };
 
-// Binds NAME=FILE arguments by name and the rest in the graph's input order.
-Result<std::vector<tosa::HostTensor>> bindInputs(const ReferenceOptions& options, const tosa::Block& main) {
-  std::vector<std::string> files(main.inputs.size());
-  std::vector<bool> taken(main.inputs.size(), false);
-  std::vector<std::string> positional;
-  for (const std::string& argument : options.inputs) {
-    auto [name, file] = splitNamedInput(argument);
-    if (name.empty()) {
-      positional.push_back(file);
-      continue;
-    }
-    auto it = std::find(main.inputs.begin(), main.inputs.end(), name);
-    if (it == main.inputs.end()) {
-      return invalidInput("{}: --input {}: expected one of the graph inputs ({}), got '{}'", options.model, argument,
-                          fmt::join(main.inputs, ", "), name);
-    }
-    const auto index = static_cast<std::size_t>(it - main.inputs.begin());
-    if (taken[index]) return invalidInput("{}: --input {}: input '{}' is given twice", options.model, argument, name);
-    taken[index] = true;
-    files[index] = file;
-  }
-  std::size_t next = 0;
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    if (taken[i]) continue;
-    if (next >= positional.size()) {
-      return invalidInput("{}: expected {} inputs, got {}: no file for input {} '{}'", options.model, main.inputs.size(),
-                          options.inputs.size(), i, main.inputs[i]);
-    }
-    files[i] = positional[next++];
-  }
-  if (next != positional.size()) {
-    return invalidInput("{}: expected {} inputs, got {}", options.model, main.inputs.size(), options.inputs.size());
-  }
+// Reads each input's file (bound by name or in the graph's input order) as the type and shape
+// of the graph input it binds to.
+Result<std::vector<tosa::HostTensor>> readInputs(const ReferenceOptions& options, const tosa::Block& main) {
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::string> files, bindInputPaths(options.model, options.inputs, main.inputs));
   std::vector<tosa::HostTensor> tensors;
   for (std::size_t i = 0; i < files.size(); ++i) {
     const tosa::Tensor* t = main.findTensor(main.inputs[i]);
@@ -106,7 +77,7 @@ Result<int> runReference(const ReferenceOptions& options) {
   if (!options.output.empty()) OPENVGF_TRY(checkOutputPath(options.output, "--output"));
   if (!options.outputDir.empty()) OPENVGF_TRY(checkOutputFolder(options.outputDir, "--output-dir"));
   OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, api::readVerifiedGraph(options.model, options.dynamic));
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<tosa::HostTensor> inputs, bindInputs(options, *graph.mainBlock()));
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<tosa::HostTensor> inputs, readInputs(options, *graph.mainBlock()));
   tosa::reference::RunOptions runOptions;
   runOptions.precise = options.precise;
   runOptions.strict = options.strict;

@@ -83,27 +83,24 @@ Result<int> runEthosUModel(const RunOptions& options, const eu::LoadedModel& mod
   const tosa::Block* block = graph ? graph->mainBlock() : nullptr;
   if (graph && !block) return invalidInput("{}: expected a main block", options.check);
   const auto& ios = model.inputs;
-  if (options.inputs.size() != ios.size()) {
-    return invalidInput("{}: expected {} inputs, got {}", name, ios.size(), options.inputs.size());
-  }
   if (block && (block->inputs.size() != ios.size() || block->outputs.size() != model.outputs.size())) {
     return invalidInput("{}: expected the model's {} inputs and {} outputs, got {} and {}", options.check, ios.size(),
                         model.outputs.size(), block->inputs.size(), block->outputs.size());
   }
-  // Bind inputs by name (with --check) or in order.
-  std::vector<tosa::HostTensor> tensors(ios.size());
-  std::vector<bool> bound(ios.size(), false);
-  for (std::size_t k = 0; k < options.inputs.size(); ++k) {
-    auto [inputName, path] = splitNamedInput(options.inputs[k]);
-    std::size_t index = k;
-    if (!inputName.empty()) {
-      if (!block) return invalidInput("--input {}: named inputs need --check MODEL.tosa to know the names", options.inputs[k]);
-      auto it = std::find(block->inputs.begin(), block->inputs.end(), inputName);
-      if (it == block->inputs.end()) return invalidInput("--input {}: {} has no input '{}'", options.inputs[k], options.check, inputName);
-      index = static_cast<std::size_t>(it - block->inputs.begin());
+  // Inputs bind by name (the names --check's graph gives them) or in order.
+  std::vector<std::string> inputNames;
+  for (std::size_t i = 0; i < ios.size(); ++i) inputNames.push_back(block ? block->inputs[i] : fmt::format("#{}", i));
+  if (!block) {
+    for (const std::string& argument : options.inputs) {
+      if (!splitNamedInput(argument).first.empty()) {
+        return invalidInput("--input {}: named inputs need --check MODEL.tosa to know the names", argument);
+      }
     }
-    if (bound[index]) return invalidInput("--input {}: input {} of {} is given twice", options.inputs[k], index, name);
-    bound[index] = true;
+  }
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::string> paths, bindInputPaths(name, options.inputs, inputNames));
+  std::vector<tosa::HostTensor> tensors;
+  for (std::size_t index = 0; index < ios.size(); ++index) {
+    const std::string& path = paths[index];
     OPENVGF_ASSIGN_OR_RETURN(tosa::HostTensor t, tosa::npy::readTensor(path, typeForElemSize(ios[index].elementSize)));
     if (static_cast<std::uint64_t>(t.bytes.size()) != eu::ioByteSize(model, ios[index])) {
       return invalidInput("{}: expected {} elements for input {} of {}, got {}", path,
@@ -111,7 +108,7 @@ Result<int> runEthosUModel(const RunOptions& options, const eu::LoadedModel& mod
                           index, name, t.size());
     }
     if (block) t.shape = block->findTensor(block->inputs[index])->shape;
-    tensors[index] = std::move(t);
+    tensors.push_back(std::move(t));
   }
   std::vector<std::vector<std::uint8_t>> raw;
   for (const tosa::HostTensor& t : tensors) raw.push_back(t.bytes);

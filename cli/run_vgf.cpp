@@ -37,7 +37,8 @@ Result<std::vector<tosa::HostTensor>> readInputs(const RunOptions& options, cons
   const std::vector<runner::TensorInfo>& expected = loaded.inputs();
   std::vector<std::string> names;
   for (const runner::TensorInfo& t : expected) names.push_back(t.name);
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::string> paths, bindInputPaths(options, names, loaded.defaultInputs()));
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::string> paths,
+                           bindInputPaths(options.path, options.inputs, names, loaded.defaultInputs()));
   std::vector<tosa::HostTensor> tensors;
   for (std::size_t i = 0; i < expected.size(); ++i) {
     if (paths[i].empty()) {
@@ -53,7 +54,7 @@ Result<std::vector<tosa::HostTensor>> readInputs(const RunOptions& options, cons
 
 // The shapes of the input arrays (a VGF with GRAPH segments is lowered for them).
 Result<std::vector<tosa::Shape>> inputArrayShapes(const RunOptions& options, const std::vector<std::string>& names) {
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::string> paths, bindInputPaths(options, names));
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::string> paths, bindInputPaths(options.path, options.inputs, names));
   std::vector<tosa::Shape> shapes;
   for (std::size_t i = 0; i < paths.size(); ++i) {
     Result<tosa::npy::Array> array = tosa::npy::readFile(paths[i]);

@@ -46,34 +46,6 @@ std::string inputList(const std::vector<TensorInfo>& tensors) {
 
 }  // namespace
 
-Result<std::vector<const tosa::HostTensor*>> bindInputs(const Model& model, std::span<const NamedInput> inputs) {
-  const std::vector<TensorInfo>& expected = model.inputs();
-  if (inputs.size() != expected.size()) {
-    return invalidInput("{}: expected {} input(s) ({}), got {}", model.source(), expected.size(),
-                        inputList(expected), inputs.size());
-  }
-  std::vector<const tosa::HostTensor*> ordered(expected.size(), nullptr);
-  for (const NamedInput& input : inputs) {
-    if (input.name.empty()) continue;
-    std::optional<std::size_t> index = model.findInput(input.name);
-    if (!index) {
-      return invalidInput("{}: input '{}': expected one of the model's inputs ({}), got an unknown name",
-                          model.source(), input.name, inputList(expected));
-    }
-    if (ordered[*index] != nullptr) {
-      return invalidInput("{}: input '{}': expected one value, got it twice", model.source(), input.name);
-    }
-    ordered[*index] = input.tensor;
-  }
-  std::size_t next = 0;
-  for (const NamedInput& input : inputs) {
-    if (!input.name.empty()) continue;
-    while (next < ordered.size() && ordered[next] != nullptr) ++next;
-    ordered[next] = input.tensor;  // the count check above guarantees a free slot
-  }
-  return ordered;
-}
-
 // Regions of the three arenas: one per constant, per alias group, per other intermediate
 // (device arena, shared by every slot); per slot, each model input gets an upload staging
 // region and each output a readback region, and in Copy mode a device region each.

@@ -131,16 +131,6 @@ struct RunTiming {
   }
 };
 
-/// An input given by name (empty name: next unnamed model input, in order).
-struct NamedInput {
-  std::string name;
-  const tosa::HostTensor* tensor = nullptr;
-};
-
-/// Orders named/unnamed inputs into the model's input order, with clear messages for unknown,
-/// duplicate or missing names and a wrong count.
-Result<std::vector<const tosa::HostTensor*>> bindInputs(const Model& model, std::span<const NamedInput> inputs);
-
 class Session {
  public:
   static Result<Session> create(const Context& context, const Model& model, const SessionOptions& options = {});

@@ -128,6 +128,49 @@ TEST(EthosUCli, InspectAndRunWithCheck) {
   fs::remove_all(dir);
 }
 
+// The inputs of an Ethos-U stream bind like every other model's (openvgf::bindInputs): a
+// value without a name takes the first input not named. The stream's own binder bound it by
+// its position among the --input arguments, so `-i b=B -i A` was refused as "given twice".
+TEST(EthosUCli, InputsBindByNameOrInTheGraphsOrder) {
+  const fs::path dir = tempDir();
+  GraphBuilder g;  // a - b with b a per-channel vector: the two inputs differ in size
+  std::string a = g.input("a", {1, 4, 4, 8});
+  std::string b = g.input("b", {1, 1, 1, 8});
+  std::string ra = g.rescale(a, DType::Int32, {644245094}, {11}, 3, 0);
+  std::string rb = g.rescale(b, DType::Int32, {1 << 30}, {11}, -9, 0);
+  std::string diff = g.op(Op::Sub, std::monostate{}, {ra, rb}, {1, 4, 4, 8}, DType::Int32);
+  g.output(g.rescale(diff, DType::Int8, {1717986918}, {50}, 0, 4));
+  ASSERT_TRUE(tosa::writeGraph(g.graph(), dir / "sub.tosa"));
+  auto model = converter::ethosu::compile(g.graph(), {}, "sub.tosa");
+  ASSERT_TRUE(model) << model.error().message();
+  const std::string stream = (dir / "sub.ethosu").string();
+  ASSERT_TRUE(writeFileAtomic(stream, model->velaBinStream));
+  std::mt19937 rng(9);
+  const std::string fileA = (dir / "a.npy").string(), fileB = (dir / "b.npy").string();
+  ASSERT_TRUE(tosa::npy::writeTensor(fileA, randomInt8({1, 4, 4, 8}, rng)));
+  ASSERT_TRUE(tosa::npy::writeTensor(fileB, randomInt8({1, 1, 1, 8}, rng)));
+  const std::string check = " --check " + (dir / "sub.tosa").string();
+  for (const std::string& inputs : {" -i " + fileA + " -i " + fileB, " -i b=" + fileB + " -i " + fileA,
+                                    " -i " + fileA + " -i b=" + fileB, " -i b=" + fileB + " -i a=" + fileA}) {
+    CommandResult run = runCli("run " + stream + inputs + check);
+    EXPECT_EQ(run.exitCode, 0) << inputs << "\n" << run.output;
+    EXPECT_NE(run.output.find("check: PASS"), std::string::npos) << inputs << "\n" << run.output;
+  }
+  CommandResult twice = runCli("run " + stream + " -i b=" + fileB + " -i b=" + fileB + check);
+  EXPECT_EQ(twice.exitCode, 2);
+  EXPECT_NE(twice.output.find(stream + ": --input: input 'b': expected one value, got it twice"), std::string::npos)
+      << twice.output;
+  CommandResult count = runCli("run " + stream + " -i " + fileA);
+  EXPECT_EQ(count.exitCode, 2);
+  EXPECT_NE(count.output.find(stream + ": --input: expected 2 inputs ('#0', '#1'), got 1 (no value for '#1')"),
+            std::string::npos)
+      << count.output;
+  CommandResult unnamed = runCli("run " + stream + " -i a=" + fileA + " -i " + fileB);
+  EXPECT_EQ(unnamed.exitCode, 2);
+  EXPECT_NE(unnamed.output.find("named inputs need --check MODEL.tosa"), std::string::npos) << unnamed.output;
+  fs::remove_all(dir);
+}
+
 TEST(EthosUCli, ConvertToEthosUWritesTheFileAndPrintsStats) {
   const fs::path dir = tempDir();
   ASSERT_TRUE(tosa::writeGraph(smallModel(), dir / "small.tosa"));

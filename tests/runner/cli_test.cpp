@@ -137,7 +137,7 @@ TEST_F(RunCli, BadInputsExitWithCode2) {
   std::string wrong = writeNpy("wrong.npy", {36}, std::vector<float>(36, 1.0f));
   CommandResult count = runCli("run " + model + " --input " + good + " --output-dir " + (dir_ / "o").string(), env_);
   EXPECT_EQ(count.exitCode, 2) << count.output;
-  EXPECT_THAT(count.output, HasSubstr("--input: expected 2 input(s) ('a', 'b'), got 1"));
+  EXPECT_THAT(count.output, HasSubstr(model + ": --input: expected 2 inputs ('a', 'b'), got 1 (no value for 'b')"));
   CommandResult shape = runCli("run " + model + " --input " + good + " --input " + wrong + " --output-dir " +
                              (dir_ / "o").string(),
                          env_);
@@ -145,7 +145,8 @@ TEST_F(RunCli, BadInputsExitWithCode2) {
   EXPECT_THAT(shape.output, HasSubstr(model + ": input 'b': " + wrong + ": expected shape [37], got [36]"));
   CommandResult name = runCli("run " + model + " --input zz=" + good + " --input " + good, env_);
   EXPECT_EQ(name.exitCode, 2) << name.output;
-  EXPECT_THAT(name.output, HasSubstr("expected an input name of the model ('a', 'b'), got 'zz'"));
+  EXPECT_THAT(name.output, HasSubstr(model + ": --input: input 'zz': expected one of the model's inputs ('a', 'b'), got an "
+                                              "unknown name"));
   CommandResult single = runCli("run " + model + " --input " + good + " --input " + good + " --output " +
                               (dir_ / "one.npy").string(),
                           env_);

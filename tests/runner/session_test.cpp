@@ -227,12 +227,9 @@ TEST(Session, SeveralInputsAndOutputsWithAnOutputThatIsAlsoAnIntermediate) {
     ASSERT_TRUE(session) << session.error().message();
     std::vector<float> a = ramp<float>(-10, 2), b = ramp<float>(4, -1);
     HostTensor ta = tensorOf(DType::Fp32, {37}, a), tb = tensorOf(DType::Fp32, {37}, b);
-    // Bound by name, in the opposite order.
-    NamedInput named[] = {{"b", &tb}, {"a", &ta}};
-    Result<std::vector<const HostTensor*>> ordered = bindInputs(*loaded->model, named);
-    ASSERT_TRUE(ordered) << ordered.error().message();
+    const HostTensor* ordered[] = {&ta, &tb};
     std::vector<HostTensor> outputs;
-    ASSERT_TRUE(session->run(*ordered, outputs));
+    ASSERT_TRUE(session->run(ordered, outputs));
     ASSERT_EQ(outputs.size(), 2u);
     for (std::size_t i = 0; i < 37; ++i) {
       EXPECT_EQ(outputs[0].as<float>()[i], a[i] + b[i]);
@@ -240,29 +237,6 @@ TEST(Session, SeveralInputsAndOutputsWithAnOutputThatIsAlsoAnIntermediate) {
     }
   }
   expectNoValidationMessages(*loaded->context);
-}
-
-TEST(Session, BindInputsReportsUnknownDuplicateAndCount) {
-  auto loaded = load([](vgf::Builder& b) { openvgf::testing::buildMultiIo(b, k_binary_f32, k_affine_s3b1); });
-  ASSERT_TRUE(loaded);
-  HostTensor t(DType::Fp32, {37});
-  NamedInput unknown[] = {{"c", &t}, {"", &t}};
-  Result<std::vector<const HostTensor*>> r = bindInputs(*loaded->model, unknown);
-  ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().message(),
-            "test.vgf: input 'c': expected one of the model's inputs ('a' FP32 [37], 'b' FP32 [37]), got an unknown "
-            "name");
-  NamedInput twice[] = {{"a", &t}, {"a", &t}};
-  EXPECT_THAT(bindInputs(*loaded->model, twice).error().message(), HasSubstr("input 'a': expected one value"));
-  NamedInput one[] = {{"", &t}};
-  r = bindInputs(*loaded->model, one);
-  ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().exitCode(), 2);
-  EXPECT_THAT(r.error().message(), HasSubstr("expected 2 input(s)"));
-  NamedInput mixed[] = {{"", &t}, {"a", &t}};
-  r = bindInputs(*loaded->model, mixed);
-  ASSERT_TRUE(r);
-  EXPECT_EQ((*r)[0], &t);
 }
 
 TEST(Session, RejectsWrongInputCountShapeAndDtype) {
