@@ -27,7 +27,7 @@ Result<std::vector<Instruction>> splitModule(std::span<const std::uint32_t> word
     const std::optional<openvgf::spirv::InstructionAt> inst = openvgf::spirv::instructionAt(words, i);
     if (!inst) {
       const std::uint32_t count = openvgf::spirv::wordCountOf(words[i]);
-      const std::string_view name = opcodeName(openvgf::spirv::opcodeOf(words[i]));
+      const std::string name = opcodeName(openvgf::spirv::opcodeOf(words[i]));
       if (count == 0) return invalidInput("word {}: {}: expected a word count >= 1, got 0", i, name);
       return invalidInput("word {}: {}: expected {} words, got {} before the end of the module", i, name, count,
                           words.size() - i);
