@@ -335,10 +335,11 @@ Result<runner::Session> Model::createPartSession(std::size_t part, const runner:
   return session;
 }
 
-Result<std::vector<Model::BoundInput>> Model::bindInputs(std::span<const std::string> names) const {
+Result<std::vector<Model::BoundInput>> Model::bindInputs(std::span<const std::string> names,
+                                                          std::string_view source) const {
   std::vector<DeclaredInput> declared;
   for (const runner::TensorInfo& t : loaded_.inputs()) declared.push_back({t.name, loaded_.defaultInputs().contains(t.name)});
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::size_t> binding, openvgf::bindInputs(declared, names, loaded_.path()));
+  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::size_t> binding, openvgf::bindInputs(declared, names, source.empty() ? std::string_view(loaded_.path()) : source));
   std::vector<BoundInput> bound;
   for (std::size_t i = 0; i < binding.size(); ++i) {
     bound.push_back(binding[i] == kDefaultValue ? BoundInput{0, &loaded_.defaultInputs().at(declared[i].name)}

@@ -168,7 +168,8 @@ class Model {
     std::size_t given = 0;                        // index into names, when fallback is null
     const tosa::HostTensor* fallback = nullptr;   // the default value used instead
   };
-  Result<std::vector<BoundInput>> bindInputs(std::span<const std::string> names) const;
+  /// `source` starts the messages ("" = the model file).
+  Result<std::vector<BoundInput>> bindInputs(std::span<const std::string> names, std::string_view source = {}) const;
 
  private:
   Model(LoadedModel loaded, std::shared_ptr<const runner::Context> context)

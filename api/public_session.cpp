@@ -13,6 +13,8 @@
 
 #include "api/devices.h"
 #include "api/public_state.h"
+#include "common/input_binding.h"
+#include "tosa/reader.h"
 
 namespace openvgf {
 namespace {
@@ -27,7 +29,7 @@ std::vector<TensorInfo> publicInfos(const std::vector<runner::TensorInfo>& infos
   return out;
 }
 
-api::LoadOptions loadOptions(const ModelOptions& options) {
+api::LoadOptions loadOptions(const ModelOptions& options, const std::string& path) {
   api::LoadOptions load;
   load.target = options.target;
   load.device = options.device;  // "native": converted for the device the model opens
@@ -35,27 +37,80 @@ api::LoadOptions loadOptions(const ModelOptions& options) {
   load.plan = options.plan;
   load.modelCache = options.modelCache;
   load.cacheDir = options.cacheDir;
+  if (!options.inputShapeNames.empty() && options.inputShapeNames.size() != options.inputShapes.size()) {
+    raiseInvalid(fmt::format("inputShapeNames: expected one name per inputShapes entry ({}), got {}",
+                             options.inputShapes.size(), options.inputShapeNames.size()));
+  }
   if (!options.inputShapes.empty()) {
-    load.inputShapes = [shapes = options.inputShapes](const std::vector<std::string>& names)
-        -> Result<std::vector<tosa::Shape>> {
-      if (shapes.size() != names.size()) {
-        return invalidInput("inputShapes: expected {} shapes (one per input), got {}", names.size(), shapes.size());
+    load.inputShapes = [shapes = options.inputShapes, given = options.inputShapeNames, source = path + ": inputShapes"](
+                        const std::vector<std::string>& names) -> Result<std::vector<tosa::Shape>> {
+      if (given.empty()) {
+        if (shapes.size() != names.size()) {
+          return invalidInput("{}: expected {} shapes (one per input), got {}", source, names.size(), shapes.size());
+        }
+        return std::vector<tosa::Shape>(shapes.begin(), shapes.end());
       }
-      return std::vector<tosa::Shape>(shapes.begin(), shapes.end());
+      OPENVGF_ASSIGN_OR_RETURN(std::vector<std::size_t> binding, bindInputs(declaredInputs(names), given, source));
+      std::vector<tosa::Shape> ordered;
+      for (std::size_t k : binding) ordered.push_back(shapes[k]);
+      return ordered;
     };
   }
   return load;
 }
 
-std::shared_ptr<detail::ModelState> modelState(std::unique_ptr<api::Model> model) {
+api::DeviceOptions deviceOptions(const ModelOptions& options) {
+  api::DeviceOptions device;
+  device.device = options.device;
+  device.validate = options.validate;
+  device.pipelineCache = options.pipelineCache;
+  device.cacheDir = options.cacheDir;
+  device.pipelineStatistics = options.pipelineStatistics;
+  return device;
+}
+
+
+// What Session::check judges against: ModelOptions::reference, or with ModelOptions::check the
+// graphs the model carries, read before the model gets its device (the reference's variables'
+// initial values become the defaults of the `state:` inputs).
+struct CheckGraphs {
+  std::optional<tosa::Graph> reference;
+  std::string referencePath;
+  std::vector<tosa::Graph> carried;
+};
+
+CheckGraphs readCheckGraphs(api::LoadedModel& loaded, const ModelOptions& options) {
+  CheckGraphs graphs;
+  if (options.reference.empty()) {
+    if (options.check) graphs.carried = unwrap(loaded.carriedGraphs());
+    return graphs;
+  }
+  if (loaded.program()) {
+    raiseInvalid(fmt::format("{}: reference {}: expected none for a .pte (each delegate is checked against the TOSA "
+                             "graph its VGF carries)", loaded.path(), options.reference));
+  }
+  graphs.reference = unwrap(tosa::readGraph(std::filesystem::path(options.reference)));
+  graphs.referencePath = options.reference;
+  loaded.addInitialStates(*graphs.reference);
+  return graphs;
+}
+
+std::shared_ptr<detail::ModelState> modelState(std::unique_ptr<api::Model> model, CheckGraphs graphs) {
   auto state = std::make_shared<detail::ModelState>();
   state->model = std::move(model);
+  state->reference = std::move(graphs.reference);
+  state->referencePath = std::move(graphs.referencePath);
+  state->carried = std::move(graphs.carried);
   const api::LoadedModel& loaded = state->model->loaded();
   state->format = loaded.kind() == api::FileKind::Tosa ? ModelFormat::Tosa
                   : loaded.kind() == api::FileKind::Pte ? ModelFormat::Pte
                                                         : ModelFormat::Vgf;
   state->inputs = publicInfos(loaded.inputs());
   state->outputs = publicInfos(loaded.outputs());
+  for (TensorInfo& input : state->inputs) input.hasDefault = loaded.defaultInputs().contains(input.name);
+  for (std::size_t i = 0; i < state->outputs.size() && i < loaded.unsignedOutputs().size(); ++i) {
+    state->outputs[i].isUnsigned = loaded.unsignedOutputs()[i];
+  }
   return state;
 }
 
@@ -207,21 +262,19 @@ Tensor TensorAccess::deviceTensor(const TensorInfo& info, std::shared_ptr<const 
 //===------------------------------------------------------------------===//
 
 Model Model::open(const std::string& path, const ModelOptions& options) {
-  api::DeviceOptions device;
-  device.device = options.device;
-  device.validate = options.validate;
-  device.pipelineCache = options.pipelineCache;
-  device.cacheDir = options.cacheDir;
-  return Model(modelState(unwrap(api::Model::open(path, loadOptions(options), device))));
+  api::LoadedModel loaded = unwrap(api::LoadedModel::load(path, loadOptions(options, path)));
+  CheckGraphs graphs = readCheckGraphs(loaded, options);
+  return Model(modelState(unwrap(api::Model::create(std::move(loaded), deviceOptions(options))), std::move(graphs)));
 }
 
 Model Model::open(const std::string& path, const ModelOptions& options, const Model& shareDeviceOf) {
-  api::LoadOptions load = loadOptions(options);
+  api::LoadOptions load = loadOptions(options, path);
   // The device is the shared one: "native" converts for it, named by its index.
   const std::shared_ptr<const runner::Context> shared = shareDeviceOf.state_->model->sharedContext();
   load.device = std::to_string(shared->device().snapshot().index);
   api::LoadedModel loaded = unwrap(api::LoadedModel::load(path, load));
-  return Model(modelState(unwrap(api::Model::create(std::move(loaded), shared))));
+  CheckGraphs graphs = readCheckGraphs(loaded, options);
+  return Model(modelState(unwrap(api::Model::create(std::move(loaded), shared)), std::move(graphs)));
 }
 
 const std::string& Model::path() const { return state_->model->loaded().path(); }
@@ -454,6 +507,7 @@ Profile Session::profile() const {
   profile.hostMs = state_->hostMs;
   const runner::RunTiming& timing = state_->session.lastTiming();
   profile.gpuMs = timing.gpuMs();
+  profile.timestampsNs = timing.timestampsNs;
   const std::vector<std::string>& names = state_->session.segmentNames();
   for (std::size_t i = 0; i + 1 < timing.timestampsNs.size() && i < names.size(); ++i) {
     profile.segments.push_back(

@@ -50,6 +50,9 @@ struct ModelState {
   ModelFormat format = ModelFormat::Vgf;
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> outputs;
+  std::optional<tosa::Graph> reference;  // ModelOptions::reference, read once at open
+  std::string referencePath;
+  std::vector<tosa::Graph> carried;  // ModelOptions::check without a reference: the graphs the model carries
 };
 
 /// Pinned memory of Model::allocatePinned / importPinned. Every live one is listed in a

@@ -15,9 +15,18 @@
 
 #include "api/file_kind.h"
 #include "common/error.h"
+#include "openvgf/openvgf.hpp"
 #include "tosa/host_tensor.h"
 
 namespace openvgf::cli {
+
+/// Errors of the commands written on the installed API are its exceptions; main() prints them.
+[[noreturn]] inline void fail(ErrorCode code, const std::string& message) { throw Exception(code, message); }
+template <typename T>
+T orThrow(Result<T>&& result) {
+  if (!result) fail(static_cast<ErrorCode>(static_cast<int>(result.error().kind()) + 1), result.error().message());
+  return std::move(*result);
+}
 
 /// What a chosen subcommand runs after parsing. Returns the exit code (0 success; a
 /// command may return 1 for a negative verdict such as a failed --check).

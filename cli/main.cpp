@@ -71,7 +71,13 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "openvgf: error: '%s' is not available in this build\n", sub->get_name().c_str());
       return 1;
     }
-    Result<int> result = action();
+    Result<int> result = 0;
+    try {
+      result = action();
+    } catch (const Exception& e) {
+      std::fprintf(stderr, "openvgf: error: %s\n", e.what());
+      return e.exitCode();
+    }
     if (!result) {
       std::fprintf(stderr, "openvgf: error: %s\n", result.error().message().c_str());
       return result.error().exitCode();

@@ -1,113 +1,106 @@
 // SPDX-License-Identifier: Apache-2.0
-// `openvgf run model.{tosa,vgf,pte}`: the Vulkan handler of `run`. Argument handling and
-// printing around the api: api::LoadedModel opens the model (a .tosa is converted, GRAPH
-// segments are lowered for the input arrays' shapes, a .pte's VgfBackend delegates become the
-// parts of its plan; all cached), the .npy inputs bind by name or in order (`state:` inputs
-// of a .tosa default to the variables' initial values), api::Session runs it, the outputs
-// are written, and optionally the run is repeated (min/median latency), profiled (Chrome
-// trace + summary) and checked against the reference interpreter (--check MODEL.tosa, or
-// without a file on the graph the model carries; exit 1 on failure). Bad input is rejected
-// before any device is touched.
+// `openvgf run model.{tosa,vgf,pte}`: the Vulkan handler of `run`, written on the installed
+// API (openvgf/openvgf.hpp) only. The .npy inputs are read once; their shapes go to
+// Model::open (a VGF with GRAPH segments is lowered for them), Model::bindInputs binds them by
+// name or in order (`state:` inputs left out take their initial values), a Session runs the
+// model, the outputs are written, and optionally the run is repeated (min/median latency),
+// profiled (Chrome trace + summary) and checked against the reference interpreter
+// (Session::check; exit 1 on failure). Bad input is rejected before any device is touched.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "api/check.h"
-#include "api/devices.h"
-#include "api/model.h"
-#include "api/session.h"
 #include "cli/command.h"
 #include "cli/run_ethosu.h"
-#include "common/file_io.h"
+#include "openvgf/openvgf.hpp"
 #include "pte/program.h"
-#include "runner/check.h"
-#include "runner/profile.h"
-#include "tosa/npy.h"
-#include "tosa/reader.h"
 
 namespace openvgf::cli {
 namespace {
 
-// Reads every --input, converted to the type and shape of the model input it binds to.
-// Inputs with a default (the initial value of a `state:` input) may be left out.
-Result<std::vector<tosa::HostTensor>> readInputs(const RunOptions& options, const api::LoadedModel& loaded) {
-  const std::vector<runner::TensorInfo>& expected = loaded.inputs();
+// The --input arguments: the name each was given under ("" = none) and its array, read once.
+struct GivenInputs {
   std::vector<std::string> names;
-  for (const runner::TensorInfo& t : expected) names.push_back(t.name);
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::string> paths,
-                           bindInputPaths(options.path, options.inputs, names, loaded.defaultInputs()));
-  std::vector<tosa::HostTensor> tensors;
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    if (paths[i].empty()) {
-      tensors.push_back(loaded.defaultInputs().at(expected[i].name));
-      continue;
-    }
-    Result<tosa::HostTensor> tensor = tosa::npy::readTensor(paths[i], expected[i].dtype, expected[i].shape);
-    if (!tensor) return Unexpected(std::move(tensor).error().addContext(fmt::format("{}: input '{}'", options.path, expected[i].name)));
-    tensors.push_back(std::move(*tensor));
+  std::vector<NpyArray> arrays;
+};
+
+GivenInputs readGivenInputs(const RunOptions& options) {
+  GivenInputs given;
+  for (const std::string& argument : options.inputs) {
+    auto [name, file] = splitNamedInput(argument);
+    given.names.push_back(std::move(name));
+    given.arrays.push_back(NpyArray::read(file));
   }
-  return tensors;
+  return given;
 }
 
-// The shapes of the input arrays (a VGF with GRAPH segments is lowered for them).
-Result<std::vector<tosa::Shape>> inputArrayShapes(const RunOptions& options, const std::vector<std::string>& names) {
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::string> paths, bindInputPaths(options.path, options.inputs, names));
-  std::vector<tosa::Shape> shapes;
-  for (std::size_t i = 0; i < paths.size(); ++i) {
-    Result<tosa::npy::Array> array = tosa::npy::readFile(paths[i]);
-    if (!array) return Unexpected(std::move(array).error().addContext(fmt::format("{}: input '{}'", options.path, names[i])));
-    shapes.push_back(array->shape);
+// The model's inputs by name: each --input converted to the type and shape of the input it
+// binds to; inputs left to their defaults are not in the map.
+std::map<std::string, Tensor> bindGivenInputs(const RunOptions& options, const Model& model, const GivenInputs& given) {
+  std::vector<int> binding;
+  try {
+    binding = model.bindInputs(given.names, options.path + ": --input");
+  } catch (const Exception& e) {
+    const bool state = std::any_of(model.inputs().begin(), model.inputs().end(),
+                                   [](const TensorInfo& t) { return t.name.starts_with("state:"); });
+    const bool defaults = std::any_of(model.inputs().begin(), model.inputs().end(),
+                                      [](const TensorInfo& t) { return t.hasDefault; });
+    if (!state || defaults) throw;
+    throw Exception(e.code(), fmt::format("{}; `state:` inputs start from the variables' initial values when the "
+                                          "model is a .tosa or --check names the .tosa",
+                                          e.what()));
   }
-  return shapes;
+  std::map<std::string, Tensor> inputs;
+  for (std::size_t i = 0; i < binding.size(); ++i) {
+    if (binding[i] < 0) continue;
+    const TensorInfo& info = model.inputs()[i];
+    inputs[info.name] = given.arrays[static_cast<std::size_t>(binding[i])].toTensor(
+        info, fmt::format("{}: input '{}'", options.path, info.name));
+  }
+  return inputs;
 }
 
-std::vector<std::string> outputNames(const api::LoadedModel& loaded) {
+std::vector<std::string> outputNames(const Model& model) {
   std::vector<std::string> names;
-  for (const auto& out : loaded.outputs()) names.push_back(out.name);
+  for (const TensorInfo& out : model.outputs()) names.push_back(out.name);
   return names;
 }
 
 // The outputs, as --output / --output-dir ask.
-Status writeOutputs(const RunOptions& options, const api::LoadedModel& loaded, const std::vector<tosa::HostTensor>& outputs) {
-  auto isUnsigned = [&](std::size_t i) { return i < loaded.unsignedOutputs().size() && loaded.unsignedOutputs()[i]; };
-  if (!options.output.empty()) return tosa::npy::writeTensor(options.output, outputs[0], isUnsigned(0));
-  if (options.outputDir.empty()) return {};
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::filesystem::path> files,
-                           outputFiles(options.path, options.outputDir, outputNames(loaded)));
+void writeOutputs(const RunOptions& options, const Model& model, const std::vector<Tensor>& outputs) {
+  if (!options.output.empty()) {
+    writeNpy(options.output, outputs[0], model.outputs()[0].isUnsigned);
+    return;
+  }
+  if (options.outputDir.empty()) return;
+  std::vector<std::filesystem::path> files = orThrow(outputFiles(options.path, options.outputDir, outputNames(model)));
   std::error_code ec;
   std::filesystem::create_directories(options.outputDir, ec);
-  if (ec) return environmentError("{}: cannot create the output directory: {}", options.outputDir, ec.message());
-  for (std::size_t i = 0; i < outputs.size(); ++i) OPENVGF_TRY(tosa::npy::writeTensor(files[i], outputs[i], isUnsigned(i)));
-  return {};
+  if (ec) fail(ErrorCode::Environment, fmt::format("{}: cannot create the output directory: {}", options.outputDir, ec.message()));
+  for (std::size_t i = 0; i < outputs.size(); ++i) writeNpy(files[i].string(), outputs[i], model.outputs()[i].isUnsigned);
 }
 
 // Prints the check lines; returns whether every output passed.
-bool printChecks(const std::vector<api::PartCheck>& parts) {
-  bool pass = true;
-  for (const api::PartCheck& part : parts) {
-    for (const runner::OutputCheck& c : part.checks) {
-      if (!c.verdict.pass || !quiet()) {
-        std::printf("%s%s%s\n", part.label.c_str(), part.label.empty() ? "" : ": ", runner::formatCheck(c).c_str());
-      }
-      pass = pass && c.verdict.pass;
-    }
+bool printCheck(const CheckReport& report) {
+  for (const OutputCheck& c : report.outputs) {
+    if (!c.pass || !quiet()) std::printf("%s%s%s\n", c.part.c_str(), c.part.empty() ? "" : ": ", c.line.c_str());
   }
-  if (!pass || !quiet()) std::printf("check: %s\n", pass ? "PASS" : "FAIL");
-  return pass;
+  if (!report.pass || !quiet()) std::printf("check: %s\n", report.pass ? "PASS" : "FAIL");
+  return report.pass;
 }
 
 // One block per pipeline: its module, the dispatches that use it, then the driver's
 // statistics as it names them (stdout: the user asked for them).
-void printPipelineStatistics(const std::vector<runner::PipelineStatistics>& pipelines) {
-  for (const runner::PipelineStatistics& p : pipelines) {
-    std::string uses;
-    for (const std::string& s : p.segments) uses += fmt::format("{}{}", uses.empty() ? "" : ", ", s);
+void printPipelineStatistics(const std::vector<PipelineStatistics>& pipelines) {
+  for (const PipelineStatistics& p : pipelines) {
     std::printf("pipeline %s (%zu dispatch%s: %s)\n", p.module.c_str(), p.segments.size(),
-                p.segments.size() == 1 ? "" : "es", uses.c_str());
-    for (const vulkan::PipelineStatistic& s : p.statistics) {
+                p.segments.size() == 1 ? "" : "es", fmt::format("{}", fmt::join(p.segments, ", ")).c_str());
+    for (const PipelineStatistics::Statistic& s : p.statistics) {
       std::printf("  %s %s: %s\n", s.executable.c_str(), s.name.c_str(), s.value.c_str());
     }
   }
@@ -119,82 +112,60 @@ double median(std::vector<double> values) {
   return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
 
-Result<int> runModel(const RunOptions& options, std::span<const std::uint8_t>) {
-  api::LoadOptions load;
-  load.target = options.target;
-  load.device = options.device;  // a .tosa with --target native is converted for the device it runs on
-  load.tuning = api::tuningFromEnvironment();
-  load.plan = options.plan;
-  load.inputShapes = [&options](const std::vector<std::string>& names) { return inputArrayShapes(options, names); };
-  OPENVGF_ASSIGN_OR_RETURN(api::LoadedModel loaded, api::LoadedModel::load(options.path, load));
-  if (!options.output.empty() && loaded.outputs().size() != 1) {
-    return invalidInput("{}: --output: expected a model with one output, got {}; use --output-dir DIR", options.path,
-                        loaded.outputs().size());
+ModelOptions modelOptions(const RunOptions& options, const GivenInputs& given) {
+  ModelOptions open;
+  open.device = options.device;  // a .tosa with --target native is converted for the device it runs on
+  open.target = options.target;
+  open.plan = options.plan;
+  open.validate = options.validate;
+  open.pipelineCache = !options.noPipelineCache;
+  open.pipelineStatistics = options.pipelineStats;
+  open.reference = options.check;
+  open.check = options.checkSelf;
+  for (const NpyArray& array : given.arrays) open.inputShapes.push_back(array.shape());
+  open.inputShapeNames = given.names;
+  return open;
+}
+
+int runModel(const RunOptions& options) {
+  const GivenInputs given = readGivenInputs(options);
+  const Model model = Model::open(options.path, modelOptions(options, given));
+  if (!options.output.empty() && model.outputs().size() != 1) {
+    fail(ErrorCode::InvalidInput, fmt::format("{}: --output: expected a model with one output, got {}; use "
+                                              "--output-dir DIR", options.path, model.outputs().size()));
   }
   // Refused before any work, not after the run.
-  if (!options.outputDir.empty()) OPENVGF_TRY(outputFiles(options.path, options.outputDir, outputNames(loaded)));
-  if (!options.check.empty() && loaded.program()) {
-    return invalidInput("{}: --check {}: expected --check without a file for a .pte (each delegate is checked against "
-                        "the TOSA graph its VGF carries)", options.path, options.check);
-  }
-  std::vector<tosa::Graph> references;
-  if (options.checkSelf) {
-    OPENVGF_ASSIGN_OR_RETURN(references, loaded.carriedGraphs());
-  } else if (!options.check.empty()) {
-    OPENVGF_ASSIGN_OR_RETURN(tosa::Graph reference, tosa::readGraph(std::filesystem::path(options.check)));
-    loaded.addInitialStates(reference);
-    references.push_back(std::move(reference));
-  }
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<tosa::HostTensor> inputs, readInputs(options, loaded));
-  std::vector<const tosa::HostTensor*> ordered;
-  for (const tosa::HostTensor& t : inputs) ordered.push_back(&t);
-
-  api::DeviceOptions device;
-  device.validate = options.validate;
-  device.device = options.device;
-  device.pipelineCache = !options.noPipelineCache;
-  device.pipelineStatistics = options.pipelineStats;
-  OPENVGF_ASSIGN_OR_RETURN(std::unique_ptr<api::Model> runnable, api::Model::create(std::move(loaded), device));
-  spdlog::info("device: {}", runnable->deviceName());
-  runner::SessionOptions sessionOptions;
+  if (!options.outputDir.empty()) orThrow(outputFiles(options.path, options.outputDir, outputNames(model)));
+  const std::map<std::string, Tensor> inputs = bindGivenInputs(options, model, given);
+  spdlog::info("device: {}", model.deviceName());
+  SessionOptions sessionOptions;
   sessionOptions.profile = !options.profile.empty();
-  OPENVGF_ASSIGN_OR_RETURN(api::Session session, api::Session::create(*runnable, sessionOptions));
-  if (options.pipelineStats) {
-    OPENVGF_ASSIGN_OR_RETURN(std::vector<runner::PipelineStatistics> pipelines, session.pipelineStatistics());
-    printPipelineStatistics(pipelines);
-  }
+  Session session = model.createSession(sessionOptions);
+  if (options.pipelineStats) printPipelineStatistics(session.pipelineStatistics());
 
-  runner::ProfileRecorder recorder(session.segmentNames());
-  std::vector<tosa::HostTensor> outputs;
+  std::vector<Profile> profiles;
+  std::vector<Tensor> outputs;
   std::vector<double> latencies;
   for (int i = 0; i < std::max(1, options.repeat); ++i) {
-    OPENVGF_TRY(session.run(ordered, outputs));
-    latencies.push_back(session.lastTiming().hostMs);
-    if (sessionOptions.profile) recorder.add(session.lastTiming());
+    session.runNamed(inputs, outputs);
+    profiles.push_back(session.profile());
+    latencies.push_back(profiles.back().hostMs);
   }
-  OPENVGF_TRY(writeOutputs(options, runnable->loaded(), outputs));
+  writeOutputs(options, model, outputs);
   if (sessionOptions.profile) {
-    OPENVGF_TRY(writeFileAtomic(options.profile, recorder.chromeTrace()));
-    std::string summary = recorder.summary();
-    if (!quiet()) std::fwrite(summary.data(), 1, summary.size(), stderr);
+    writeFile(options.profile, chromeTrace(profiles));
+    if (!quiet()) std::fputs(profileSummary(profiles).c_str(), stderr);
   }
   int exitCode = 0;
-  if (options.checkSelf) {
-    OPENVGF_ASSIGN_OR_RETURN(std::vector<api::PartCheck> checks, api::checkCarriedGraphs(session, references, inputs, outputs));
-    if (!printChecks(checks)) exitCode = 1;
-  } else if (!references.empty()) {
-    OPENVGF_ASSIGN_OR_RETURN(std::vector<runner::OutputCheck> checks,
-                             api::checkOutputs(references[0], options.check, session.inputs(), inputs, session.outputs(),
-                                               outputs));
-    if (!printChecks({api::PartCheck{"", std::move(checks)}})) exitCode = 1;
-  }
+  if ((options.checkSelf || !options.check.empty()) && !printCheck(session.check(inputs, outputs))) exitCode = 1;
   if (latencies.size() > 1 && !quiet()) {
     std::printf("%s: %zu runs on %s: min %.3f ms, median %.3f ms\n", options.path.c_str(), latencies.size(),
-                runnable->deviceName().c_str(), *std::min_element(latencies.begin(), latencies.end()),
-                median(latencies));
+                model.deviceName().c_str(), *std::min_element(latencies.begin(), latencies.end()), median(latencies));
   }
   return exitCode;
 }
+
+Result<int> runVulkan(const RunOptions& options, std::span<const std::uint8_t>) { return runModel(options); }
 
 // A .pte whose delegates are all Ethos-U streams runs in the simulator; any other goes through
 // the api, which runs VgfBackend delegates and names what it cannot run.
@@ -207,11 +178,11 @@ Result<int> runProgram(const RunOptions& options, std::span<const std::uint8_t> 
     }
   }
   if (ethosU && !other) return runEthosUPte(options, bytes);
-  return runModel(options, bytes);
+  return runModel(options);
 }
 
-OPENVGF_REGISTER_RUN(FileKind::Tosa, runModel);
-OPENVGF_REGISTER_RUN(FileKind::Vgf, runModel);
+OPENVGF_REGISTER_RUN(FileKind::Tosa, runVulkan);
+OPENVGF_REGISTER_RUN(FileKind::Vgf, runVulkan);
 OPENVGF_REGISTER_RUN(FileKind::Pte, runProgram);
 
 }  // namespace

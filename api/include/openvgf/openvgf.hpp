@@ -164,7 +164,50 @@ struct TensorInfo {
   DataType dtype = DataType::Float32;
   Shape shape;
   std::size_t byteSize = 0;
+  /// An output the file stores unsigned (R8/R16/R32_UINT, an ExecuTorch Byte tensor): its
+  /// values are the bit patterns of uint8/16/32 (writeNpy's asUnsigned).
+  bool isUnsigned = false;
+  /// An input that may be left out of a run: the initial value of an EXT-VARIABLE `state:`
+  /// input, known when the model is a .tosa or ModelOptions::reference names one.
+  bool hasDefault = false;
 };
+
+namespace detail {
+struct NpyState;
+}  // namespace detail
+
+/// A NumPy .npy file (format 1.0 to 3.0, little-endian, C order) as read from disk: its shape
+/// and NumPy element type, to be turned into a Tensor of the type a model input takes. Copies
+/// share the bytes.
+class OPENVGF_API NpyArray {
+ public:
+  /// Reads and checks the whole file; InvalidInput naming the file and the field otherwise
+  /// (big-endian, Fortran order, object or structured dtypes, truncated data).
+  static NpyArray read(const std::string& path);
+
+  const std::string& path() const;
+  const Shape& shape() const;
+  /// NumPy's name of the element type: "float32", "int8", "uint8", "bool", "V2", ...
+  std::string numpyType() const;
+  /// The array as a tensor of `dtype`, NumPy types mapped as the TOSA tools map them: bool
+  /// for Bool; any integer array for the integer types (a same-width unsigned array is taken
+  /// as the bit pattern, other widths are range-checked); float16/float32 for Float16/Float32;
+  /// the raw bits (V2 or uint16) for BFloat16 and (V1, uint8 or int8) for the Float8 types.
+  /// `context` prefixes error messages (e.g. "model.vgf: input 'x'").
+  Tensor toTensor(DataType dtype, const std::string& context = "") const;
+  /// As above, for a model input: its dtype, and its shape, which the array must have.
+  Tensor toTensor(const TensorInfo& input, const std::string& context = "") const;
+
+ private:
+  explicit NpyArray(std::shared_ptr<const detail::NpyState> state) : state_(std::move(state)) {}
+  std::shared_ptr<const detail::NpyState> state_;
+};
+
+/// NpyArray::read(path).toTensor(dtype).
+OPENVGF_API Tensor readNpy(const std::string& path, DataType dtype);
+/// Writes `tensor` as a .npy file, atomically (no partial file on failure); with `asUnsigned`
+/// Int8/Int16/Int32 are written as uint8/uint16/uint32 bit patterns (TensorInfo::isUnsigned).
+OPENVGF_API void writeNpy(const std::string& path, const Tensor& tensor, bool asUnsigned = false);
 
 /// A Vulkan device as `openvgf devices` lists it.
 struct DeviceInfo {
@@ -186,6 +229,16 @@ struct DeviceInfo {
   bool timelineSemaphores = false;        ///< timeline semaphores (runs in flight ordered on the GPU)
 };
 
+/// Checks, before long work, that `path` can be written as a file (its folder exists and is
+/// writable, the name fits the file system, it is not a folder): InvalidInput or Environment
+/// naming `what` (e.g. "--output") and the path.
+OPENVGF_API void checkWritableFile(const std::string& path, const std::string& what);
+/// The same for a folder that files will be written into (created when missing).
+OPENVGF_API void checkWritableFolder(const std::string& path, const std::string& what);
+/// Writes `bytes` to `path` atomically: a reader sees the old file or the whole new one, and a
+/// failure leaves no partial file.
+OPENVGF_API void writeFile(const std::string& path, const std::string& bytes);
+
 /// Every Vulkan device. Throws Environment when no Vulkan loader or driver is installed.
 OPENVGF_API std::vector<DeviceInfo> listDevices(bool validate = false);
 
@@ -203,6 +256,20 @@ struct ModelOptions {
   /// A VGF with GRAPH segments whose inputs have dynamic dimensions: the shape of every
   /// input, in input order, to lower it for (empty: the file's shapes).
   std::vector<Shape> inputShapes;
+  /// Names of the inputShapes entries, bound as Session::run binds named inputs: a name binds
+  /// to that input, "" to the next unbound one in input order (empty: all in input order).
+  std::vector<std::string> inputShapeNames;
+  /// The .tosa the model was made from (for a .tosa or .vgf; "" = none): its variables'
+  /// initial values become the defaults of the `state:` inputs (TensorInfo::hasDefault), and
+  /// Session::check judges outputs against it instead of the graph the model carries.
+  std::string reference;
+  /// Sessions will be checked (Session::check): without a reference, the graphs the model
+  /// carries are decoded once, here, and a model that carries none (a VGF of COMPUTE
+  /// segments) is refused now, naming the part, rather than after its runs.
+  bool check = false;
+  /// Ask the driver for each pipeline's statistics (Session::pipelineStatistics; needs
+  /// VK_KHR_pipeline_executable_properties).
+  bool pipelineStatistics = false;
 };
 
 struct SessionOptions {
@@ -229,6 +296,40 @@ struct Profile {
     double gpuMs = 0;
   };
   std::vector<Segment> segments;  ///< one per dispatch, in order (SessionOptions::profile)
+  /// The GPU timestamps in ns (the device's clock): [0] before the first dispatch, [i+1]
+  /// after segment i (SessionOptions::profile).
+  std::vector<std::uint64_t> timestampsNs;
+};
+
+/// A Chrome trace-event JSON document of profiled runs (one process row per run, a slice per
+/// dispatch, microseconds from the first run's start): Perfetto and chrome://tracing load it.
+OPENVGF_API std::string chromeTrace(const std::vector<Profile>& runs);
+/// A text table of profiled runs: the `top` slowest dispatches by median GPU time, the total
+/// GPU time and the host's overhead (wall time minus GPU time), medians over the runs.
+OPENVGF_API std::string profileSummary(const std::vector<Profile>& runs, std::size_t top = 10);
+
+/// What the driver reports of one compiled pipeline (ModelOptions::pipelineStatistics).
+struct PipelineStatistics {
+  std::string module;                 ///< the SPIR-V module (a .pte's prefixed with its delegate)
+  std::vector<std::string> segments;  ///< the dispatches that use it
+  struct Statistic {
+    std::string executable;  ///< the driver's name of the pipeline executable
+    std::string name;        ///< e.g. "Register Count", as the driver names it
+    std::string value;
+  };
+  std::vector<Statistic> statistics;
+};
+
+/// One output judged against the TOSA reference interpreter under TOSA's compliance rules.
+struct OutputCheck {
+  std::string part;    ///< "" for a single model; a .pte's delegate call
+  std::string output;  ///< the output's name
+  bool pass = false;
+  std::string line;    ///< the verdict as `run --check` prints it (errors, bound, ...)
+};
+struct CheckReport {
+  bool pass = true;                  ///< every output passed
+  std::vector<OutputCheck> outputs;  ///< one per output (a `state:` output included), in order
 };
 
 class Session;
@@ -265,6 +366,12 @@ class OPENVGF_API Model {
   bool fromCache() const;
   /// True when both models run on one device and context (Model::open with shareDeviceOf).
   bool sharesDeviceWith(const Model& other) const;
+  /// Which given value each model input takes, for values given with `names` as
+  /// Session::run binds them (a name binds to that input, "" to the next unbound one in input
+  /// order): one entry per input, an index into `names`, or -1 for an input left to its
+  /// default (TensorInfo::hasDefault). InvalidInput naming the input otherwise; messages
+  /// start with `source` ("" = the model's path).
+  std::vector<int> bindInputs(const std::vector<std::string>& names, const std::string& source = "") const;
 
   /// A zero-filled host tensor in pinned memory of this model's device: runs read and write
   /// it by DMA, with no staging copy. Memory of the host imported with
@@ -345,6 +452,14 @@ class OPENVGF_API Session {
 
   /// Timings of the last run.
   Profile profile() const;
+
+  /// Judges `outputs` of a run on `inputs` (as runNamed takes them) with the TOSA reference
+  /// interpreter on the model's reference (ModelOptions::reference), or else on the graph the
+  /// model carries (a .tosa's own, a VGF's GRAPH segments', each of a .pte's delegates').
+  /// InvalidInput when there is none (a VGF of COMPUTE segments without a reference).
+  CheckReport check(const std::map<std::string, Tensor>& inputs, const std::vector<Tensor>& outputs) const;
+  /// The driver's statistics of every pipeline (ModelOptions::pipelineStatistics).
+  std::vector<PipelineStatistics> pipelineStatistics() const;
 
  private:
   friend class Model;
