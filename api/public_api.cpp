@@ -155,42 +155,6 @@ std::vector<DeviceInfo> listDevices(bool validate) {
 // Free functions
 //===------------------------------------------------------------------===//
 
-ConvertStats convert(const std::string& input, const std::string& output, const ConvertOptions& options) {
-  ConvertStats stats;
-  stats.target = options.target;
-  if (api::isEthosUTarget(options.target)) {
-    if (!options.passes.empty()) raiseInvalid("passes: expected none for an Ethos-U target");
-    converter::ethosu::CompiledModel model = unwrap(api::convertToEthosU(input, output, options.target));
-    stats.outputBytes = model.velaBinStream.size();
-    stats.kernels = model.stats.npuOperations;
-    stats.constantBytes = model.stats.weightBytes + model.stats.scaleBytes + model.stats.constantBytes;
-    return stats;
-  }
-  converter::ConvertOptions convert;
-  convert.target = options.target;
-  unwrap(api::prepareNativeTarget(convert, options.device, api::tuningFromEnvironment()));
-  convert.useCache = options.cache;
-  if (!options.passes.empty()) convert.passes = unwrap(converter::passes::parsePassList(options.passes));
-  if (api::detectFileKind(unwrap(MappedFile::open(input)).bytes()) == api::FileKind::Vgf) {
-    // A VGF with GRAPH segments is lowered to COMPUTE segments, as `openvgf convert arm.vgf` does.
-    converter::LowerOptions lower;
-    lower.convert = std::move(convert);
-    lower.useCache = options.cache;
-    converter::LoweredModel lowered = unwrap(api::lowerVgfFile(input, output, lower));
-    stats.outputBytes = lowered.vgf.size();
-    stats.kernels = lowered.kernels;
-    return stats;
-  }
-  converter::ConvertedModel model = unwrap(api::convertToVgf(input, output, convert));
-  stats.target = model.stats.target;
-  stats.outputBytes = model.vgf.size();
-  stats.kernels = model.stats.kernels;
-  stats.uniqueModules = model.stats.uniqueModules;
-  stats.constantBytes = model.stats.constantBytes;
-  stats.peakLiveBytes = model.stats.peakLiveBytes;
-  return stats;
-}
-
 std::string inspect(const std::string& path, bool json) {
   api::Inspection inspection = unwrap(api::inspectFile(path, json));
   unwrap(std::move(inspection.problem));
@@ -227,16 +191,17 @@ std::vector<NamedTensor> reference(const std::string& path, const std::vector<Na
   return outputs;
 }
 
-std::vector<std::string> extract(const std::string& path, const std::string& outputDir, const std::string& plan,
-                                 int delegate) {
+std::vector<ExtractedPayload> extract(const std::string& path, const std::string& outputDir, const std::string& plan,
+                                      int delegate) {
   pte::ExtractionFilter filter;
   if (!plan.empty()) filter.plan = plan;
   if (delegate >= 0) filter.delegate = static_cast<std::size_t>(delegate);
-  std::vector<std::string> files;
-  for (const api::ExtractedPayload& payload : unwrap(api::extractPayloads(path, outputDir, filter))) {
-    files.push_back(payload.fileName);
+  std::vector<ExtractedPayload> written;
+  for (api::ExtractedPayload& payload : unwrap(api::extractPayloads(path, outputDir, filter))) {
+    written.push_back({std::move(payload.fileName), std::move(payload.plan), static_cast<int>(payload.delegateIndex),
+                       std::move(payload.backendId), std::move(payload.problem)});
   }
-  return files;
+  return written;
 }
 
 }  // namespace openvgf

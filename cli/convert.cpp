@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `openvgf convert model.tosa -o model.vgf`: reads and verifies a TOSA graph, converts it
-// for a Vulkan target and writes the VGF atomically (api/convert.h); `--format arm-graph`
+// for a Vulkan target and writes the VGF atomically (openvgf::convert); `--format arm-graph`
 // writes the graph as Arm's model-converter would (one GRAPH segment), and a VGF with GRAPH
 // segments as input is lowered to COMPUTE segments. --stats prints
 // the memory plan and kernel counts; a progress bar is drawn on a terminal while shaders
@@ -11,16 +11,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "api/convert.h"
-#include "api/devices.h"
 #include "cli/command.h"
-#include "cli/convert_ethosu.h"
-#include "common/file_io.h"
-#include "converter/passes/passes.h"
+#include "openvgf/openvgf.hpp"
 
 namespace openvgf::cli {
 namespace {
@@ -39,19 +38,17 @@ struct ConvertArgs {
   bool verifyEach = false;
 };
 
-std::string bytesText(std::uint64_t bytes) {
-  if (bytes >= (1u << 20)) return fmt::format("{:.2f} MiB", static_cast<double>(bytes) / (1 << 20));
-  if (bytes >= (1u << 10)) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / (1 << 10));
-  return fmt::format("{} B", bytes);
-}
-
 struct DumpRequest {
   std::string pass;
   std::string file;  // "" = stdout
 };
 
 // Parses the --dump-after values against the passes that will run ("input" = before them).
-Result<std::vector<DumpRequest>> dumpRequests(const ConvertArgs& args, const std::optional<std::vector<std::string>>& enabled) {
+std::vector<DumpRequest> dumpRequests(const ConvertArgs& args) {
+  std::vector<std::string> running{"input"};
+  if (!args.dumpAfter.empty()) {
+    for (std::string& pass : passesThatRun(args.passes.value_or("all"))) running.push_back(std::move(pass));
+  }
   std::vector<DumpRequest> requests;
   for (const std::string& value : args.dumpAfter) {
     DumpRequest request;
@@ -59,94 +56,50 @@ Result<std::vector<DumpRequest>> dumpRequests(const ConvertArgs& args, const std
     request.pass = value.substr(0, eq);
     if (eq != std::string::npos) request.file = value.substr(eq + 1);
     if (eq != std::string::npos && request.file.empty()) {
-      return invalidInput("--dump-after {}: expected PASS or PASS=FILE, got an empty file name", value);
+      fail(ErrorCode::InvalidInput, fmt::format("--dump-after {}: expected PASS or PASS=FILE, got an empty file name", value));
     }
-    std::vector<std::string_view> running{"input"};
-    for (const auto& pass : converter::passes::passPipeline()) {
-      if (!enabled || std::find(enabled->begin(), enabled->end(), pass.name) != enabled->end()) running.push_back(pass.name);
-    }
-    if (!request.file.empty()) OPENVGF_TRY(checkOutputPath(request.file, "--dump-after"));
+    if (!request.file.empty()) checkWritableFile(request.file, "--dump-after");
     if (std::find(running.begin(), running.end(), request.pass) == running.end()) {
-      return invalidInput("--dump-after {}: expected input or a pass that runs ({}), got '{}'", value,
-                          fmt::join(running, ", "), request.pass);
+      fail(ErrorCode::InvalidInput, fmt::format("--dump-after {}: expected input or a pass that runs ({}), got '{}'",
+                                                value, fmt::join(running, ", "), request.pass));
     }
     requests.push_back(std::move(request));
   }
   return requests;
 }
 
-// A VGF with GRAPH segments in, a VGF of COMPUTE segments out.
-Result<int> lowerVgf(const ConvertArgs& args, converter::ConvertOptions options) {
-  converter::LowerOptions lowerOptions;
-  lowerOptions.convert = std::move(options);
-  lowerOptions.useCache = !args.noCache;
-  OPENVGF_ASSIGN_OR_RETURN(converter::LoweredModel model, api::lowerVgfFile(args.input, args.output, lowerOptions));
-  if (args.stats) {
-    fmt::print("GRAPH segment runs:     {}{}\n", model.graphRuns, model.cacheHit ? " (lowered VGF from the cache)" : "");
-    fmt::print("kernels:                {}\n", model.kernels);
-    fmt::print("vgf bytes:              {}\n", model.vgf.size());
-  }
-  return 0;
-}
-
-Result<int> runConvert(const ConvertArgs& args) {
-  OPENVGF_TRY(checkOutputPath(args.output, "--output"));
-  const bool passFlags =
-      args.passes.has_value() || !args.dumpAfter.empty() || args.verifyEach || args.precision != "fp32";
-  if (args.format != "compute" && args.format != "arm-graph") {
-    return invalidInput("--format: expected compute or arm-graph, got '{}'", args.format);
-  }
-  if (args.format == "arm-graph") {
-    if (passFlags || args.target != "portable") {
-      return invalidInput("--format arm-graph: expected no --target, --precision, --passes, --dump-after or --verify-each "
-                          "(it writes the TOSA graph itself)");
-    }
-    OPENVGF_ASSIGN_OR_RETURN(std::vector<std::uint8_t> vgf, api::convertToArmGraph(args.input, args.output));
-    if (args.stats) fmt::print("vgf bytes:              {}\n", vgf.size());
-    return 0;
-  }
-  if (args.target.starts_with("ethos-u")) {
-    if (passFlags) {
-      return invalidInput("--target {}: expected no --precision, --passes, --dump-after or --verify-each (they apply to "
-                          "the Vulkan targets)", args.target);
-    }
-    return convertEthosU(args.input, args.output, args.target, args.stats);
-  }
-  converter::ConvertOptions options;
-  if (args.passes) {
-    OPENVGF_ASSIGN_OR_RETURN(options.passes, converter::passes::parsePassList(*args.passes));
-  }
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<DumpRequest> dumps, dumpRequests(args, options.passes));
+int runConvert(const ConvertArgs& args) {
+  ConvertOptions options;
   options.target = args.target;
-  if (!args.device.empty() && args.target != "native") {
-    return invalidInput("--device {}: expected --target native (a {} model runs on any device)", args.device,
-                        args.target);
-  }
-  OPENVGF_TRY(api::prepareNativeTarget(options, args.device, api::tuningFromEnvironment()));
+  options.device = args.device;
+  options.format = args.format;
   options.precision = args.precision;
-  options.useCache = !args.noCache;
+  options.cache = !args.noCache;
+  options.passes = args.passes.value_or("all");
   options.verifyEach = args.verifyEach;
-  OPENVGF_ASSIGN_OR_RETURN(MappedFile input, MappedFile::open(args.input));
-  if (detectFileKind(input.bytes()) == FileKind::Vgf && dumps.empty()) return lowerVgf(args, std::move(options));
-  Status dumpStatus;
+  const std::vector<DumpRequest> dumps = dumpRequests(args);
+  std::optional<Exception> dumpFailure;  // a dump that could not be written; reported after the conversion
   if (!dumps.empty()) {
-    options.afterPass = [&](std::string_view pass, bool changed, const converter::Program& program) {
+    options.afterPass = [&](const std::string& pass, bool changed, const std::string& listing) {
       for (const DumpRequest& request : dumps) {
         if (request.pass != pass) continue;
         const std::string text = fmt::format("# {} {}{}\n{}", args.input, pass == "input" ? "before the passes" : "after ",
                                              pass == "input" ? "" : fmt::format("{} ({})", pass, changed ? "changed" : "unchanged"),
-                                             converter::listProgram(program));
+                                             listing);
         if (request.file.empty()) {
-          fmt::print("{}", text);
+          std::fputs(text.c_str(), stdout);
           std::fflush(stdout);
-        } else if (dumpStatus) {
-          dumpStatus = writeFileAtomic(request.file, std::string_view(text));
+          continue;
+        }
+        try {
+          if (!dumpFailure) writeFile(request.file, text);
+        } catch (const Exception& e) {
+          dumpFailure = e;
         }
       }
     };
   }
-  const bool tty = isatty(STDERR_FILENO) != 0 && !quiet();
-  if (tty) {
+  if (isatty(STDERR_FILENO) != 0 && !quiet()) {
     options.progress = [](std::size_t done, std::size_t total) {
       constexpr int kWidth = 30;
       int filled = static_cast<int>(kWidth * done / std::max<std::size_t>(total, 1));
@@ -154,24 +107,9 @@ Result<int> runConvert(const ConvertArgs& args) {
       if (done == total) fmt::print(stderr, "\n");
     };
   }
-  auto model = api::convertTosaFile(args.input, options);
-  OPENVGF_TRY(dumpStatus);
-  if (!model) return Unexpected(std::move(model).error());
-  OPENVGF_TRY(writeFileAtomic(args.output, model->vgf));
-  if (args.stats) {
-    const auto& s = model->stats;
-    fmt::print("target:                 {}\n", s.target);
-    fmt::print("kernels:                {}\n", s.kernels);
-    fmt::print("split-K GEMMs:          {} (each a partial and a reduction kernel)\n", s.splitKGemms);
-    fmt::print("unique modules:         {}\n", s.uniqueModules);
-    fmt::print("peak live bytes:        {} ({})\n", s.peakLiveBytes, bytesText(s.peakLiveBytes));
-    fmt::print("sum without aliasing:   {} ({})\n", s.unaliasedBytes, bytesText(s.unaliasedBytes));
-    fmt::print("planned intermediates:  {} ({}, {} alias groups)\n", s.plannedBytes, bytesText(s.plannedBytes), s.aliasGroups);
-    fmt::print("constant bytes:         {} ({})\n", s.constantBytes, bytesText(s.constantBytes));
-    fmt::print("spirv cache hits:       {}\n", s.cacheHits);
-    fmt::print("capabilities:           {}\n", fmt::join(s.capabilities, ", "));
-    fmt::print("vgf bytes:              {}\n", model->vgf.size());
-  }
+  const ConvertStats stats = convert(args.input, args.output, options);
+  if (dumpFailure) throw *dumpFailure;
+  if (args.stats) std::fputs(stats.report.c_str(), stdout);
   return 0;
 }
 
@@ -179,8 +117,14 @@ void setup(CLI::App& sub, Action& action) {
   auto args = std::make_shared<ConvertArgs>();
   sub.add_option("model", args->input, "TOSA 1.0 flatbuffer (.tosa), or a VGF with GRAPH segments to lower")->required();
   sub.add_option("-o,--output", args->output, "Output VGF file")->required();
-  sub.add_option("--target", args->target, "portable (default), native (for one Vulkan device of this machine: --device), "
-                 "or an Ethos-U configuration: ethos-u55-32|64|128|256, ethos-u65-256|512 (writes a vela_bin_stream)");
+  std::vector<std::string> ethosU;
+  for (const std::string& target : conversionTargets()) {
+    if (target != "portable" && target != "native") ethosU.push_back(target);
+  }
+  sub.add_option("--target", args->target,
+                 fmt::format("portable (default), native (for one Vulkan device of this machine: --device), or an "
+                             "Ethos-U configuration, which writes a vela_bin_stream: {}",
+                             fmt::join(ethosU, ", ")));
   sub.add_option("--device", args->device,
                  "--target native: the device to convert for, as `run --device` names it (index or name substring; "
                  "default: the device `run` picks). Env OPENVGF_TUNING overrides its tuning-table entries");
@@ -201,8 +145,7 @@ void setup(CLI::App& sub, Action& action) {
                  "as fp16; activations stay fp32)");
   sub.add_flag("--stats", args->stats, "Print kernels, modules, memory plan and constant bytes");
   sub.add_flag("--no-cache", args->noCache, "Do not read or write the SPIR-V cache");
-  std::vector<std::string_view> passNames;
-  for (const auto& pass : converter::passes::passPipeline()) passNames.push_back(pass.name);
+  const std::vector<std::string> passNames = graphPasses();
   sub.add_option("--passes", args->passes,
                  fmt::format("Graph passes to run: all (default), none, or a comma-separated list of {}. They always "
                              "run in that order, whatever the order of the list",

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // `openvgf extract program.pte -o DIR [--plan P] [--delegate N]`: writes each selected
 // delegate payload byte for byte to DIR/<plan>_<index>_<backend id>.vgf|.ethosu.bin|.bin
-// and DIR/manifest.json (api::extractPayloads). Payloads that fail VGF / vela_bin_stream
+// and DIR/manifest.json (openvgf::extract). Payloads that fail VGF / vela_bin_stream
 // validation are still written (the bytes are what the user asked for), with a warning and
 // a "problem" entry.
+#include <cstdio>
+#include <memory>
+#include <optional>
+
 #include <spdlog/spdlog.h>
 
-#include "api/extract.h"
 #include "cli/command.h"
+#include "openvgf/openvgf.hpp"
 
 namespace openvgf::cli {
 namespace {
@@ -16,18 +20,14 @@ struct ExtractOptions {
   std::string path;
   std::string outputDir;
   std::string plan;
-  std::optional<std::size_t> delegate;
+  std::optional<int> delegate;
 };
 
 Result<int> runExtract(const ExtractOptions& options) {
-  pte::ExtractionFilter filter;
-  if (!options.plan.empty()) filter.plan = options.plan;
-  filter.delegate = options.delegate;
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<api::ExtractedPayload> payloads,
-                           api::extractPayloads(options.path, options.outputDir, filter));
-  for (const api::ExtractedPayload& payload : payloads) {
+  std::vector<ExtractedPayload> payloads = extract(options.path, options.outputDir, options.plan, options.delegate.value_or(-1));
+  for (const ExtractedPayload& payload : payloads) {
     if (!payload.problem.empty()) {
-      spdlog::warn("{}: plan '{}' delegate {} ({}): payload: {}", options.path, payload.plan, payload.delegateIndex,
+      spdlog::warn("{}: plan '{}' delegate {} ({}): payload: {}", options.path, payload.plan, payload.delegate,
                    payload.backendId, payload.problem);
     }
   }
@@ -40,7 +40,8 @@ void setup(CLI::App& sub, Action& action) {
   sub.add_option("file", options->path, "ExecuTorch program (.pte)")->required();
   sub.add_option("-o,--output", options->outputDir, "Output folder")->required();
   sub.add_option("--plan", options->plan, "Only this execution plan (name or index)");
-  sub.add_option("--delegate", options->delegate, "Only this delegate index (within each selected plan)");
+  sub.add_option("--delegate", options->delegate, "Only this delegate index (within each selected plan)")
+      ->check(CLI::NonNegativeNumber);
   action = [options]() { return runExtract(*options); };
 }
 

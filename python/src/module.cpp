@@ -457,11 +457,19 @@ void bindTools(py::module_& m) {
   }, py::kw_only(), py::arg("validate") = false, "Every Vulkan device, as dicts.");
 
   m.def("convert", [](const std::string& input, const std::string& output, const std::string& target, bool cache,
-                      const std::string& passes, const std::string& device) {
+                      const std::string& passes, const std::string& device, const std::string& format,
+                      const std::string& precision) {
+    openvgf::ConvertOptions options;
+    options.target = target;
+    options.cache = cache;
+    options.passes = passes;
+    options.device = device;
+    options.format = format;
+    options.precision = precision;
     openvgf::ConvertStats stats;
     {
       py::gil_scoped_release release;
-      stats = openvgf::convert(input, output, {target, cache, passes, device});
+      stats = openvgf::convert(input, output, options);
     }
     py::dict d;
     d["target"] = stats.target;
@@ -472,9 +480,11 @@ void bindTools(py::module_& m) {
     d["peak_live_bytes"] = stats.peakLiveBytes;
     return d;
   }, py::arg("input"), py::arg("output"), py::kw_only(), py::arg("target") = "portable", py::arg("cache") = true,
-        py::arg("passes") = "", py::arg("device") = "",
+        py::arg("passes") = "all", py::arg("device") = "", py::arg("format") = "compute", py::arg("precision") = "fp32",
         "Converts a .tosa file to a VGF (or an Ethos-U stream); returns its statistics. device: for target "
-        "'native', the device to convert for (index or name substring; default: the one Model would pick).");
+        "'native', the device to convert for (index or name substring; default: the one Model would pick). "
+        "format: 'compute' or 'arm-graph' (one GRAPH segment, as Arm's model-converter writes). precision: 'fp32', "
+        "'fp16', 'bf16' or 'fp16x3' (see `openvgf convert --help`).");
 
   m.def("inspect_text", [](const std::string& path) { return openvgf::inspect(path, false); }, py::arg("path"));
   m.def("inspect_json", [](const std::string& path) { return openvgf::inspect(path, true); }, py::arg("path"));
@@ -511,7 +521,11 @@ void bindReferenceAndExtract(py::module_& m) {
         "Runs a .tosa graph on the CPU reference interpreter; inputs as a dict or a list in graph order.");
 
   m.def("extract", [](const std::string& path, const std::string& outputDir, const std::string& plan, int delegate) {
-    return openvgf::extract(path, outputDir, plan, delegate);
+    std::vector<std::string> files;
+    for (const openvgf::ExtractedPayload& payload : openvgf::extract(path, outputDir, plan, delegate)) {
+      files.push_back(payload.file);
+    }
+    return files;
   }, py::arg("path"), py::arg("output_dir"), py::kw_only(), py::arg("plan") = "", py::arg("delegate") = -1,
         "Writes the delegate payloads of a .pte and manifest.json to output_dir; returns the payload file names.");
 }

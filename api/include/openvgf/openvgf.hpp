@@ -31,6 +31,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -241,6 +242,11 @@ OPENVGF_API void writeFile(const std::string& path, const std::string& bytes);
 
 /// Every Vulkan device. Throws Environment when no Vulkan loader or driver is installed.
 OPENVGF_API std::vector<DeviceInfo> listDevices(bool validate = false);
+/// What `openvgf devices` prints: each device's type, API version, driver, subgroup size, the
+/// limits openvgf checks, the optional features it may enable (and those missing), host I/O
+/// facts, and which one a model opens by default; with `json`, the same as one JSON object
+/// {"devices": [...]} with every limit and feature by its Vulkan name.
+OPENVGF_API std::string describeDevices(bool json = false, bool validate = false);
 
 /// The kind of file a Model was opened from (detected from content, not the extension).
 enum class ModelFormat : int { Tosa = 0, Vgf = 1, Pte = 2 };
@@ -469,16 +475,54 @@ class OPENVGF_API Session {
   std::shared_ptr<detail::SessionState> state_;
 };
 
+struct BenchmarkOptions {
+  std::string device;               ///< as ModelOptions::device
+  std::string target = "portable";  ///< as ModelOptions::target
+  bool validate = false;            ///< Vulkan validation layer (slows everything down)
+  int warmup = 5;                   ///< untimed runs before the measurement
+  int iterations = 50;              ///< timed runs (at least); benchmarkTransfers: at most 20
+  double minTimeS = 0;              ///< keep timing until this many seconds have passed as well
+  int gpuIterations = 0;            ///< runs with GPU timestamps, in a separate session (0: min(20, iterations))
+  std::string cacheDir;             ///< empty folder for the cold/warm pipeline-cache measurement ("" = a temporary one)
+  unsigned pipelined = 0;           ///< also time runAsync with this many runs in flight (1..8; 0 = not)
+  bool uploadViaHost = false;       ///< stage uploads in host memory even where a resizable BAR could take them
+  bool json = false;                ///< the report as one JSON object instead of text
+};
+
+/// What `openvgf bench MODEL` prints: session creation (cold and warm pipeline cache), first
+/// inference, wall latency statistics, GPU time from timestamps, throughput and device
+/// memory of the model (a .tosa, .vgf, or .pte that runs as one VGF) on one device.
+OPENVGF_API std::string benchmark(const std::string& path, const BenchmarkOptions& options = {});
+/// What `openvgf bench --transfer` prints: host <-> device bandwidth of `bytes` bytes against a
+/// plain vkCmdCopyBuffer.
+OPENVGF_API std::string benchmarkTransfers(std::uint64_t bytes, const BenchmarkOptions& options = {});
+
 struct ConvertOptions {
-  std::string target = "portable";  ///< "portable", "native", or an Ethos-U configuration ("ethos-u55-128", ...)
-  bool cache = true;                ///< SPIR-V cache
-  std::string passes;               ///< "" or "all", "none", or a comma-separated list of pass names
+  /// "portable", "native", or an Ethos-U configuration ("ethos-u55-128", ...; writes a
+  /// vela_bin_stream).
+  std::string target = "portable";
   /// "native": the device to convert for, as ModelOptions::device names it ("" = the one
   /// Model::open would pick). Env OPENVGF_TUNING overrides its tuning-table entries.
   std::string device;
+  /// "compute" (COMPUTE segments for any Vulkan 1.3 device) or "arm-graph" (one GRAPH segment,
+  /// the SPIR-V TOSA graph, as Arm's model-converter writes it).
+  std::string format = "compute";
+  /// "fp32" (TOSA's precision), "fp16", "bf16" or "fp16x3": how fp32 MATMUL / CONV2D operands
+  /// are multiplied on cooperative matrices (`openvgf convert --help` has the details).
+  std::string precision = "fp32";
+  bool cache = true;    ///< SPIR-V cache (and the lowered-VGF cache of a GRAPH-segment input)
+  /// Graph passes: "all", "none", or a comma-separated list of graphPasses() (they run in
+  /// that order whatever the order of the list).
+  std::string passes = "all";
+  bool verifyEach = false;  ///< re-check the graph's invariants after every pass, naming the one that breaks them
+  /// Progress of shader compilation: (modules done, modules total).
+  std::function<void(std::size_t done, std::size_t total)> progress;
+  /// Called with "input" before the graph passes, then after each pass that ran: whether it
+  /// changed the graph, and the graph as text (one line per node with result types).
+  std::function<void(const std::string& pass, bool changed, const std::string& listing)> afterPass;
 };
 
-/// What a conversion produced (`openvgf convert --stats`).
+/// What a conversion produced.
 struct ConvertStats {
   std::string target;
   std::size_t outputBytes = 0;
@@ -486,11 +530,23 @@ struct ConvertStats {
   std::size_t uniqueModules = 0;  ///< Vulkan: distinct SPIR-V modules
   std::uint64_t constantBytes = 0;
   std::uint64_t peakLiveBytes = 0;  ///< Vulkan: intermediates live at once
+  bool fromCache = false;           ///< a GRAPH-segment VGF lowered earlier, taken from the cache
+  /// Every figure of the conversion as `openvgf convert --stats` prints it, one per line.
+  std::string report;
 };
+
+/// Every ConvertOptions::target: "portable", "native", then the Ethos-U configurations.
+OPENVGF_API std::vector<std::string> conversionTargets();
+/// The optional graph passes of a Vulkan conversion, in the order they run.
+OPENVGF_API std::vector<std::string> graphPasses();
+/// The passes a ConvertOptions::passes value runs, in order; InvalidInput listing the choices
+/// for a name that is none of them, or an empty value.
+OPENVGF_API std::vector<std::string> passesThatRun(const std::string& passes);
 
 /// Converts a .tosa file to a VGF (Vulkan targets) or an Ethos-U vela_bin_stream, or lowers
 /// a VGF with GRAPH segments (Arm's encoding) to a VGF of COMPUTE segments; the output is
-/// written atomically (no partial file on failure).
+/// written atomically (no partial file on failure). Options that do not apply to the target
+/// or format are refused (InvalidInput), not ignored.
 OPENVGF_API ConvertStats convert(const std::string& input, const std::string& output,
                                  const ConvertOptions& options = {});
 
@@ -509,9 +565,20 @@ struct ReferenceOptions {
 OPENVGF_API std::vector<NamedTensor> reference(const std::string& path, const std::vector<NamedTensor>& inputs,
                                                const ReferenceOptions& options = {});
 
-/// Writes the delegate payloads of a .pte (and manifest.json) to `outputDir`; returns the
-/// payload file names. `plan`: name or index, "" = all; `delegate` < 0 = all.
-OPENVGF_API std::vector<std::string> extract(const std::string& path, const std::string& outputDir,
-                                             const std::string& plan = "", int delegate = -1);
+/// One delegate payload extract() wrote.
+struct ExtractedPayload {
+  std::string file;       ///< its file name under the output folder
+  std::string plan;       ///< the execution plan it belongs to
+  int delegate = 0;       ///< its index in the plan's delegates
+  std::string backendId;  ///< e.g. "VgfBackend", "EthosUBackend"
+  /// Why the payload is not a valid VGF / vela_bin_stream ("" = it is). Such a payload is
+  /// still written: the bytes are what the caller asked for.
+  std::string problem;
+};
+
+/// Writes the delegate payloads of a .pte (and manifest.json) to `outputDir`, atomically.
+/// `plan`: name or index, "" = all; `delegate` < 0 = all.
+OPENVGF_API std::vector<ExtractedPayload> extract(const std::string& path, const std::string& outputDir,
+                                                  const std::string& plan = "", int delegate = -1);
 
 }  // namespace openvgf
