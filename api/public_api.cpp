@@ -161,13 +161,68 @@ std::string inspect(const std::string& path, bool json) {
   return inspection.text;
 }
 
-std::vector<NamedTensor> reference(const std::string& path, const std::vector<NamedTensor>& inputs,
-                                   const ReferenceOptions& options) {
-  tosa::Graph graph = unwrap(api::readVerifiedGraph(path, options.dynamic));
-  const tosa::Block& main = *graph.mainBlock();
+//===------------------------------------------------------------------===//
+// Reference interpreter
+//===------------------------------------------------------------------===//
+
+namespace detail {
+struct ReferenceState {
+  std::string path;
+  tosa::Graph graph;
+  std::vector<TensorInfo> inputs;
+  std::vector<TensorInfo> outputs;
+};
+}  // namespace detail
+
+ReferenceModel ReferenceModel::open(const std::string& path, bool dynamic) {
+  auto state = std::make_shared<detail::ReferenceState>();
+  state->path = path;
+  state->graph = unwrap(api::readVerifiedGraph(path, dynamic));
+  const tosa::Block& main = *state->graph.mainBlock();
+  auto infos = [&](const std::vector<std::string>& names, const char* what) {
+    std::vector<TensorInfo> out;
+    for (const std::string& name : names) {
+      const tosa::Tensor* t = main.findTensor(name);
+      if (t == nullptr) {
+        raiseInvalid(fmt::format("{}: {} '{}': expected a tensor declared in the main block", path, what, name));
+      }
+      TensorInfo info;
+      info.name = name;
+      info.dtype = fromDType(t->dtype);
+      info.anyShape = t->isUnranked;
+      if (!t->isUnranked) {
+        info.shape = t->shape;
+        info.byteSize = byteSizeOf(info.dtype, info.shape);
+      }
+      out.push_back(std::move(info));
+    }
+    return out;
+  };
+  state->inputs = infos(main.inputs, "input");
+  state->outputs = infos(main.outputs, "output");
+  return ReferenceModel(std::move(state));
+}
+
+const std::string& ReferenceModel::path() const { return state_->path; }
+const std::vector<TensorInfo>& ReferenceModel::inputs() const { return state_->inputs; }
+const std::vector<TensorInfo>& ReferenceModel::outputs() const { return state_->outputs; }
+
+std::vector<int> ReferenceModel::bindInputs(const std::vector<std::string>& names, const std::string& source) const {
+  std::vector<std::string> declared;
+  for (const TensorInfo& t : state_->inputs) declared.push_back(t.name);
+  std::vector<int> out;
+  for (std::size_t k : unwrap(openvgf::bindInputs(declaredInputs(declared), names, source.empty() ? state_->path : source))) {
+    out.push_back(static_cast<int>(k));
+  }
+  return out;
+}
+
+std::vector<NamedTensor> ReferenceModel::run(const std::vector<NamedTensor>& inputs, const ReferenceOptions& options) const {
+  const std::string& path = state_->path;
+  const tosa::Block& main = *state_->graph.mainBlock();
   std::vector<std::string> names;
   for (const NamedTensor& input : inputs) names.push_back(input.name);
-  std::vector<std::size_t> order = unwrap(bindInputs(declaredInputs(main.inputs), names, path));
+  std::vector<std::size_t> order = unwrap(openvgf::bindInputs(declaredInputs(main.inputs), names, path));
   std::vector<tosa::HostTensor> hostInputs;
   for (std::size_t k : order) {
     if (!isModelType(inputs[k].tensor.dtype())) {
@@ -178,7 +233,12 @@ std::vector<NamedTensor> reference(const std::string& path, const std::vector<Na
   tosa::reference::RunOptions run;
   run.precise = options.precise;
   run.strict = options.strict;
-  tosa::reference::RunResult result = unwrap(api::runReference(graph, path, hostInputs, run));
+  tosa::reference::RunResult result = unwrap(api::runReference(state_->graph, path, hostInputs, run));
+  if (options.onWarning) {
+    for (const auto& d : result.diagnostics) {
+      options.onWarning(fmt::format("{}: unpredictable result (REQUIRE failed): {}", path, tosa::reference::toString(d)));
+    }
+  }
   std::vector<NamedTensor> outputs;
   for (const tosa::reference::OutputValue& out : result.outputs) {
     if (options.precise && !out.precise.empty()) {
@@ -189,6 +249,11 @@ std::vector<NamedTensor> reference(const std::string& path, const std::vector<Na
     }
   }
   return outputs;
+}
+
+std::vector<NamedTensor> reference(const std::string& path, const std::vector<NamedTensor>& inputs,
+                                   const ReferenceOptions& options) {
+  return ReferenceModel::open(path, options.dynamic).run(inputs, options);
 }
 
 std::vector<ExtractedPayload> extract(const std::string& path, const std::string& outputDir, const std::string& plan,

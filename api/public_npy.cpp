@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The installed API's .npy files (openvgf/openvgf.hpp NpyArray, readNpy, writeNpy) over
-// tosa/npy.h, which holds the format and the NumPy <-> TOSA type rules.
+// tosa/npy.h, which holds the format and the NumPy <-> TOSA type rules, and toDoubles over
+// tosa/compliance.h's decoding of every element type.
 #include <cstring>
 
 #include <fmt/format.h>
 
 #include "api/public_state.h"
+#include "tosa/compliance.h"
 #include "tosa/npy.h"
 
 namespace openvgf {
@@ -46,9 +48,21 @@ Tensor NpyArray::toTensor(DataType dtype, const std::string& context) const {
 }
 
 Tensor NpyArray::toTensor(const TensorInfo& input, const std::string& context) const {
+  if (input.anyShape) return toTensor(input.dtype, context);
   if (!isModelType(input.dtype)) raiseInvalid(fmt::format("{}: expected a TOSA type, got FP64", prefixed(context, path())));
   return fromHost(
       unwrap(tosa::npy::toHostTensor(state_->array, toDType(input.dtype), input.shape, prefixed(context, path()))));
+}
+
+std::vector<double> toDoubles(const Tensor& tensor) {
+  if (tensor.location() != MemoryLocation::Host) raiseInvalid("toDoubles: expected a host tensor, got a device-resident one");
+  if (tensor.dtype() == DataType::Float64) {
+    const double* values = tensor.dataAs<double>();
+    return std::vector<double>(values, values + tensor.elementCount());
+  }
+  tosa::HostTensor host(toDType(tensor.dtype()), tensor.shape());
+  if (tensor.byteSize() != 0) std::memcpy(host.bytes.data(), tensor.data(), tensor.byteSize());
+  return unwrap(tosa::compliance::toDoubles(host));
 }
 
 Tensor readNpy(const std::string& path, DataType dtype) { return NpyArray::read(path).toTensor(dtype); }

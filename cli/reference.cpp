@@ -3,25 +3,23 @@
 // runs the CPU reference interpreter on a .tosa graph, prints a short summary of each output
 // and writes the outputs as .npy files. With --precise, floating-point outputs are computed
 // in fp64 and written as float64 (the reference of TOSA's compliance checks).
-#include <cstring>
+#include <cstdio>
 #include <filesystem>
-#include <map>
-#include <set>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "api/reference.h"
 #include "cli/command.h"
-#include "common/file_io.h"
-#include "tosa/npy.h"
-#include "tosa/reference/reference.h"
+#include "openvgf/openvgf.hpp"
 
 namespace openvgf::cli {
 namespace {
 
-struct ReferenceOptions {
+struct ReferenceArgs {
   std::string model;
   std::vector<std::string> inputs;
   std::string output;
@@ -33,86 +31,72 @@ struct ReferenceOptions {
 
 // Reads each input's file (bound by name or in the graph's input order) as the type and shape
 // of the graph input it binds to.
-Result<std::vector<tosa::HostTensor>> readInputs(const ReferenceOptions& options, const tosa::Block& main) {
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<std::string> files, bindInputPaths(options.model, options.inputs, main.inputs));
-  std::vector<tosa::HostTensor> tensors;
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    const tosa::Tensor* t = main.findTensor(main.inputs[i]);
-    if (t == nullptr) {
-      return invalidInput("{}: input '{}': expected a tensor declared in the main block", options.model, main.inputs[i]);
-    }
-    OPENVGF_ASSIGN_OR_RETURN(tosa::HostTensor tensor, t->isUnranked ? tosa::npy::readTensor(files[i], t->dtype)
-                                                                     : tosa::npy::readTensor(files[i], t->dtype, t->shape));
-    tensors.push_back(std::move(tensor));
+std::vector<NamedTensor> readInputs(const ReferenceArgs& options, const ReferenceModel& model) {
+  std::vector<std::string> names, files;
+  for (const std::string& argument : options.inputs) {
+    auto [name, file] = splitNamedInput(argument);
+    names.push_back(std::move(name));
+    files.push_back(std::move(file));
+  }
+  const std::vector<int> binding = model.bindInputs(names, options.model + ": --input");
+  std::vector<NamedTensor> tensors;
+  for (std::size_t i = 0; i < binding.size(); ++i) {
+    const TensorInfo& info = model.inputs()[i];
+    tensors.push_back({info.name, NpyArray::read(files[static_cast<std::size_t>(binding[i])]).toTensor(info)});
   }
   return tensors;
 }
 
-std::string preview(const tosa::reference::OutputValue& out) {
-  auto values = tosa::compliance::toDoubles(out.value);
-  if (!values) return "";
+std::string preview(const Tensor& value) {
+  const std::vector<double> values = toDoubles(value);
   constexpr std::size_t kShown = 8;
   std::vector<std::string> shown;
-  for (std::size_t i = 0; i < values->size() && i < kShown; ++i) shown.push_back(fmt::format("{:.6g}", (*values)[i]));
-  if (values->size() > kShown) shown.push_back("...");
+  for (std::size_t i = 0; i < values.size() && i < kShown; ++i) shown.push_back(fmt::format("{:.6g}", values[i]));
+  if (values.size() > kShown) shown.push_back("...");
   return fmt::format("[{}]", fmt::join(shown, ", "));
 }
 
-Status writeOutput(const std::filesystem::path& path, const tosa::reference::OutputValue& out, bool precise) {
-  if (precise && !out.precise.empty()) {
-    tosa::npy::Array array;
-    array.dtype = tosa::npy::DataType::Float64;
-    array.shape = out.value.shape;
-    array.data.resize(out.precise.size() * sizeof(double));
-    std::memcpy(array.data.data(), out.precise.data(), array.data.size());
-    return tosa::npy::writeFile(path, array);
-  }
-  return tosa::npy::writeTensor(path, out.value);
-}
-
-Result<int> runReference(const ReferenceOptions& options) {
+int runReference(const ReferenceArgs& options) {
   if (!options.output.empty() && !options.outputDir.empty()) {
-    return invalidInput("--output and --output-dir are mutually exclusive");
+    fail(ErrorCode::InvalidInput, "--output and --output-dir are mutually exclusive");
   }
-  if (!options.output.empty()) OPENVGF_TRY(checkOutputPath(options.output, "--output"));
-  if (!options.outputDir.empty()) OPENVGF_TRY(checkOutputFolder(options.outputDir, "--output-dir"));
-  OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, api::readVerifiedGraph(options.model, options.dynamic));
-  OPENVGF_ASSIGN_OR_RETURN(std::vector<tosa::HostTensor> inputs, readInputs(options, *graph.mainBlock()));
-  tosa::reference::RunOptions runOptions;
-  runOptions.precise = options.precise;
-  runOptions.strict = options.strict;
-  Result<tosa::reference::RunResult> result = api::runReference(graph, options.model, inputs, runOptions);
-  if (!result) return Unexpected(std::move(result).error());
-  for (const auto& d : result->diagnostics) {
-    spdlog::warn("{}: unpredictable result (REQUIRE failed): {}", options.model, tosa::reference::toString(d));
-  }
-  for (const auto& out : result->outputs) {
-    if (quiet()) break;
-    fmt::print("{} {} {} {}\n", out.name, tosa::toString(out.value.dtype), tosa::shapeToString(out.value.shape),
-               preview(out));
+  if (!options.output.empty()) checkWritableFile(options.output, "--output");
+  if (!options.outputDir.empty()) checkWritableFolder(options.outputDir, "--output-dir");
+  const ReferenceModel model = ReferenceModel::open(options.model, options.dynamic);
+  const std::vector<NamedTensor> inputs = readInputs(options, model);
+  openvgf::ReferenceOptions run;
+  run.precise = options.precise;
+  run.strict = options.strict;
+  run.onWarning = [](const std::string& warning) { spdlog::warn("{}", warning); };
+  const std::vector<NamedTensor> outputs = model.run(inputs, run);
+  for (std::size_t i = 0; i < outputs.size() && !quiet(); ++i) {
+    const Tensor& value = outputs[i].tensor;
+    fmt::print("{} {} [{}] {}\n", outputs[i].name, toString(model.outputs()[i].dtype), fmt::join(value.shape(), ","),
+               preview(value));
   }
   if (!options.output.empty()) {
-    if (result->outputs.size() != 1) {
-      return invalidInput("{}: --output: the graph has {} outputs; use --output-dir DIR to write each as "
-                          "DIR/<name>.npy",
-                          options.model, result->outputs.size());
+    if (outputs.size() != 1) {
+      fail(ErrorCode::InvalidInput, fmt::format("{}: --output: the graph has {} outputs; use --output-dir DIR to write "
+                                                "each as DIR/<name>.npy", options.model, outputs.size()));
     }
-    OPENVGF_TRY(writeOutput(options.output, result->outputs[0], options.precise));
+    writeNpy(options.output, outputs[0].tensor);
   }
   if (!options.outputDir.empty()) {
     std::vector<std::string> names;
-    for (const auto& out : result->outputs) names.push_back(out.name);
-    OPENVGF_ASSIGN_OR_RETURN(std::vector<std::filesystem::path> files, outputFiles(options.model, options.outputDir, names));
+    for (const NamedTensor& out : outputs) names.push_back(out.name);
+    const std::vector<std::filesystem::path> files = orThrow(outputFiles(options.model, options.outputDir, names));
     std::error_code ec;
     std::filesystem::create_directories(options.outputDir, ec);
-    if (ec) return environmentError("{}: cannot create the output directory: {}", options.outputDir, ec.message());
-    for (std::size_t i = 0; i < files.size(); ++i) OPENVGF_TRY(writeOutput(files[i], result->outputs[i], options.precise));
+    if (ec) {
+      fail(ErrorCode::Environment, fmt::format("{}: cannot create the output directory: {}", options.outputDir, ec.message()));
+    }
+    for (std::size_t i = 0; i < files.size(); ++i) writeNpy(files[i].string(), outputs[i].tensor);
   }
   return 0;
 }
 
 void setup(CLI::App& sub, Action& action) {
-  auto options = std::make_shared<ReferenceOptions>();
+  auto options = std::make_shared<ReferenceArgs>();
   sub.add_option("model", options->model, "A .tosa file")->required();
   sub.add_option("-i,--input", options->inputs, "[NAME=]FILE.npy; without NAME inputs bind in the graph's input order");
   sub.add_option("-o,--output", options->output, "Write the (single) output to FILE.npy");
@@ -122,7 +106,7 @@ void setup(CLI::App& sub, Action& action) {
   sub.add_flag("--strict", options->strict, "Fail on the first REQUIRE violation instead of warning");
   sub.add_flag("--dynamic", options->dynamic,
                "EXT-DYNAMIC: accept computed values where the spec requires compile-time constants");
-  action = [options]() { return runReference(*options); };
+  action = [options]() -> Result<int> { return runReference(*options); };
 }
 
 OPENVGF_REGISTER_COMMAND({"reference", "Run a .tosa graph on the CPU reference interpreter", 35, setup});

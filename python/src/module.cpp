@@ -509,9 +509,19 @@ void bindReferenceAndExtract(py::module_& m) {
       for (const py::handle& value : py::reinterpret_borrow<py::sequence>(inputs)) add("", value);
     }
     std::vector<openvgf::NamedTensor> outputs;
+    std::vector<std::string> warnings;
     {
       py::gil_scoped_release release;
-      outputs = openvgf::reference(path, given, {precise, strict, dynamic});
+      openvgf::ReferenceOptions options;
+      options.precise = precise;
+      options.strict = strict;
+      options.dynamic = dynamic;
+      options.onWarning = [&warnings](const std::string& warning) { warnings.push_back(warning); };
+      outputs = openvgf::reference(path, given, options);
+    }
+    // REQUIRE violations: the results are unpredictable (TOSA), which Python callers hear as warnings.
+    for (const std::string& warning : warnings) {
+      if (PyErr_WarnEx(PyExc_RuntimeWarning, warning.c_str(), 1) != 0) throw py::error_already_set();
     }
     py::dict result;
     for (const openvgf::NamedTensor& out : outputs) result[py::str(out.name)] = toArray(out.tensor);

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "api_test_util.h"
+#include "tosa/builder.h"
+#include "tosa/writer.h"
 
 namespace openvgf::testing {
 namespace {
@@ -141,6 +143,54 @@ TEST_F(RunToolsTest, OutputPathsAreCheckedBeforeTheWorkAndWrittenWhole) {
   expectError([&] { checkWritableFolder(path("file"), "--output-dir"); }, ErrorCode::InvalidInput, "expected a folder");
   writeFile(path("out.txt"), "hello");
   EXPECT_EQ(readBytes(dir_ / "out.txt"), "hello");
+}
+
+TEST_F(RunToolsTest, ReferenceModelReadsOnceRunsAndReportsRequireViolations) {
+  // The ADD fixture against TensorFlow's result.
+  ReferenceModel add = ReferenceModel::open(addModel());
+  ASSERT_EQ(add.inputs().size(), 2u);
+  EXPECT_EQ(add.inputs()[0].shape, kAddShape0);
+  EXPECT_EQ(add.outputs()[0].dtype, DataType::Float32);
+  EXPECT_EQ(add.bindInputs({add.inputs()[1].name, ""}), (std::vector<int>{1, 0}));
+  const std::vector<Tensor> given = addInputs();
+  const std::vector<NamedTensor> out = add.run({{"", given[0]}, {"", given[1]}});
+  EXPECT_EQ(toDoubles(out[0].tensor), [] {
+    std::vector<double> tf;
+    for (float v : readFloats(addDir() / "tf_result.npy")) tf.push_back(v);
+    return tf;
+  }());
+
+  // y = a + b in INT32: 2^31 - 1 + 1 overflows, which TOSA's REQUIRE calls unpredictable.
+  tosa::Builder b;
+  b.output(b.add(b.input("a", tosa::DType::Int32, {2}), b.input("b", tosa::DType::Int32, {2}), "y"));
+  Result<tosa::Graph> graph = b.build();
+  ASSERT_TRUE(graph) << graph.error().message();
+  ASSERT_TRUE(tosa::writeGraph(*graph, dir_ / "add_i32.tosa"));
+  ReferenceModel overflow = ReferenceModel::open(path("add_i32.tosa"));
+  const std::int32_t a[2] = {2147483647, 5}, one[2] = {1, 1};
+  const std::vector<NamedTensor> inputs{{"a", Tensor::copyOf(DataType::Int32, {2}, a, 8)},
+                                        {"b", Tensor::copyOf(DataType::Int32, {2}, one, 8)}};
+  std::vector<std::string> warnings;
+  ReferenceOptions options;
+  options.onWarning = [&](const std::string& w) { warnings.push_back(w); };
+  const std::vector<NamedTensor> y = overflow.run(inputs, options);
+  EXPECT_EQ(toDoubles(y[0].tensor)[1], 6.0);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0], HasSubstr("add_i32.tosa: unpredictable result (REQUIRE failed)"));
+  EXPECT_THAT(warnings[0], HasSubstr("overflows INT32"));
+  options.strict = true;
+  expectError([&] { overflow.run(inputs, options); }, ErrorCode::Runtime, "overflows INT32");
+}
+
+TEST(ToDoubles, DecodesEveryElementType) {
+  const std::uint16_t half[2] = {0x3C00, 0xC000};  // fp16 1.0, -2.0
+  EXPECT_EQ(toDoubles(Tensor::copyOf(DataType::Float16, {2}, half, 4)), (std::vector<double>{1.0, -2.0}));
+  const std::uint16_t bf16[1] = {0x3FC0};  // 1.5
+  EXPECT_EQ(toDoubles(Tensor::copyOf(DataType::BFloat16, {1}, bf16, 2)), (std::vector<double>{1.5}));
+  const bool flags[2] = {true, false};
+  EXPECT_EQ(toDoubles(Tensor::copyOf(DataType::Bool, {2}, flags, 2)), (std::vector<double>{1.0, 0.0}));
+  const double wide[1] = {0.1};
+  EXPECT_EQ(toDoubles(Tensor::copyOf(DataType::Float64, {1}, wide, 8)), (std::vector<double>{0.1}));
 }
 
 }  // namespace

@@ -153,6 +153,10 @@ class OPENVGF_API Tensor {
   std::shared_ptr<const detail::DeviceValue> device_;   // set for device-resident tensors
 };
 
+/// The values of a host tensor as doubles, in row-major order: every element type, fp16,
+/// bf16 and fp8 decoded, Bool as 0/1. InvalidInput for a device-resident tensor.
+OPENVGF_API std::vector<double> toDoubles(const Tensor& tensor);
+
 /// A tensor with a name (reference outputs, named inputs).
 struct NamedTensor {
   std::string name;
@@ -171,6 +175,9 @@ struct TensorInfo {
   /// An input that may be left out of a run: the initial value of an EXT-VARIABLE `state:`
   /// input, known when the model is a .tosa or ModelOptions::reference names one.
   bool hasDefault = false;
+  /// A .tosa input declared unranked (ReferenceModel::inputs): a value of any shape is taken;
+  /// `shape` is empty.
+  bool anyShape = false;
 };
 
 namespace detail {
@@ -196,7 +203,8 @@ class OPENVGF_API NpyArray {
   /// the raw bits (V2 or uint16) for BFloat16 and (V1, uint8 or int8) for the Float8 types.
   /// `context` prefixes error messages (e.g. "model.vgf: input 'x'").
   Tensor toTensor(DataType dtype, const std::string& context = "") const;
-  /// As above, for a model input: its dtype, and its shape, which the array must have.
+  /// As above, for a model input: its dtype, and its shape, which the array must have
+  /// (unless TensorInfo::anyShape).
   Tensor toTensor(const TensorInfo& input, const std::string& context = "") const;
 
  private:
@@ -516,10 +524,10 @@ struct ConvertOptions {
   std::string passes = "all";
   bool verifyEach = false;  ///< re-check the graph's invariants after every pass, naming the one that breaks them
   /// Progress of shader compilation: (modules done, modules total).
-  std::function<void(std::size_t done, std::size_t total)> progress;
+  std::function<void(std::size_t done, std::size_t total)> progress = nullptr;
   /// Called with "input" before the graph passes, then after each pass that ran: whether it
   /// changed the graph, and the graph as text (one line per node with result types).
-  std::function<void(const std::string& pass, bool changed, const std::string& listing)> afterPass;
+  std::function<void(const std::string& pass, bool changed, const std::string& listing)> afterPass = nullptr;
 };
 
 /// What a conversion produced.
@@ -557,11 +565,41 @@ OPENVGF_API std::string inspect(const std::string& path, bool json = false);
 struct ReferenceOptions {
   bool precise = false;  ///< floating-point operators in fp64; float outputs as Float64
   bool strict = false;   ///< a REQUIRE violation is an error instead of a warning
-  bool dynamic = false;  ///< EXT-DYNAMIC: computed values where the spec wants constants
+  bool dynamic = false;  ///< EXT-DYNAMIC: computed values where the spec wants constants (read time)
+  /// Called with each REQUIRE violation of a run when not `strict` (TOSA calls the results of
+  /// such a run unpredictable); unset: they are dropped.
+  std::function<void(const std::string& warning)> onWarning = nullptr;
 };
 
-/// Runs a .tosa graph on the CPU reference interpreter. Inputs by name, or with empty names
-/// in the graph's input order; outputs in graph order.
+namespace detail {
+struct ReferenceState;
+}  // namespace detail
+
+/// A .tosa graph read and checked against the spec's ERROR_IF rules once, to run on the CPU
+/// reference interpreter any number of times. Immutable: threads may share it.
+class OPENVGF_API ReferenceModel {
+ public:
+  /// `dynamic`: EXT-DYNAMIC, computed values accepted where the spec wants constants.
+  static ReferenceModel open(const std::string& path, bool dynamic = false);
+
+  const std::string& path() const;
+  /// The main block's inputs; an unranked one has TensorInfo::anyShape set.
+  const std::vector<TensorInfo>& inputs() const;
+  /// The main block's outputs, as declared (run() gives Float64 for float outputs when precise).
+  const std::vector<TensorInfo>& outputs() const;
+  /// Which of the values given with `names` each input takes, as run() binds them (a name binds
+  /// to that input, "" to the next unbound one in input order): an index into `names` per
+  /// input. InvalidInput naming the input otherwise; messages start with `source` ("" = the path).
+  std::vector<int> bindInputs(const std::vector<std::string>& names, const std::string& source = "") const;
+  /// Inputs by name, or with empty names in the graph's input order; outputs in graph order.
+  std::vector<NamedTensor> run(const std::vector<NamedTensor>& inputs, const ReferenceOptions& options = {}) const;
+
+ private:
+  explicit ReferenceModel(std::shared_ptr<const detail::ReferenceState> state) : state_(std::move(state)) {}
+  std::shared_ptr<const detail::ReferenceState> state_;
+};
+
+/// ReferenceModel::open(path, options.dynamic).run(inputs, options).
 OPENVGF_API std::vector<NamedTensor> reference(const std::string& path, const std::vector<NamedTensor>& inputs,
                                                const ReferenceOptions& options = {});
 
