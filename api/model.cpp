@@ -47,6 +47,7 @@ Result<converter::ConvertOptions> convertOptions(const std::string& path, const 
 
 struct ComputeVgf {
   std::vector<std::uint8_t> bytes;  // empty: the source file itself is the VGF
+  std::optional<vgf::File> file;    // `bytes` decoded, when it was (views bytes' buffer)
   bool fromCache = false;
   std::map<std::string, tosa::HostTensor> defaults;
 };
@@ -65,11 +66,15 @@ Result<ComputeVgf> convertTosa(std::span<const std::uint8_t> bytes, const std::s
   if (options.modelCache && !root.empty()) {
     key = modelCacheKey(bytes, converter::fingerprint(target));
     cached = modelCachePath(root, key);
-    if (std::optional<std::vector<std::uint8_t>> hit = readCachedModel(cached, key); hit && vgf::decode(*hit)) {
-      spdlog::debug("{}: converted model from the cache: {}", path, cached.string());
+    if (std::optional<std::vector<std::uint8_t>> hit = readCachedModel(cached, key)) {
       result.bytes = std::move(*hit);
-      result.fromCache = true;
-      return result;
+      if (Result<vgf::File> decoded = vgf::decode(result.bytes)) {
+        spdlog::debug("{}: converted model from the cache: {}", path, cached.string());
+        result.file = std::move(*decoded);
+        result.fromCache = true;
+        return result;
+      }
+      result.bytes.clear();  // a damaged entry is converted again and overwritten
     }
   }
   convert.customTarget = target;
@@ -87,10 +92,12 @@ Result<ComputeVgf> convertTosa(std::span<const std::uint8_t> bytes, const std::s
 // Makes `part` runnable from the VGF `bytes` (views of them stay valid for the LoadedModel's
 // life): a VGF with GRAPH segments (Arm's TOSA.001000.1 SPIR-V graphs) is lowered to COMPUTE
 // segments (converter/lower_vgf.h, cached under <cache root>/lowered) for the input shapes
-// `shapes` gives, else the VGF runs as it is.
+// `shapes` gives, else the VGF runs as it is. `decoded`: `bytes` already decoded (a cache
+// hit), so no VGF is decoded twice.
 using ShapesOf = std::function<Result<std::vector<tosa::Shape>>(const std::vector<std::string>& names)>;
-Status lowerPart(ModelPart& part, std::span<const std::uint8_t> bytes, const LoadOptions& options, const ShapesOf& shapes) {
-  Result<vgf::File> file = withContext(vgf::decode(bytes), part.where);
+Status lowerPart(ModelPart& part, std::span<const std::uint8_t> bytes, const LoadOptions& options, const ShapesOf& shapes,
+                 std::optional<vgf::File> decoded = std::nullopt) {
+  Result<vgf::File> file = decoded ? Result<vgf::File>(std::move(*decoded)) : withContext(vgf::decode(bytes), part.where);
   if (!file) return Unexpected(std::move(file).error());
   part.unsignedOutputs = converter::unsignedOutputs(*file);
   if (converter::hasGraphSegments(*file)) {
@@ -115,10 +122,8 @@ Status lowerPart(ModelPart& part, std::span<const std::uint8_t> bytes, const Loa
     }
     part.graphVgf = bytes;
     part.fromCache = lowered.cacheHit;
-    part.owned = std::move(lowered.vgf);
-    // A VGF made in memory is named after its source in messages: "<file>: ...".
-    file = withContext(vgf::decode(part.owned), part.where);
-    if (!file) return Unexpected(std::move(file).error());
+    part.owned = std::move(lowered.vgf);  // the buffer lowered.file views moves with it
+    file = std::move(*lowered.file);
   }
   part.file = std::move(*file);
   OPENVGF_ASSIGN_OR_RETURN(runner::Model model, runner::Model::create(*part.file, part.where));
@@ -221,12 +226,14 @@ Result<LoadedModel> LoadedModel::load(const std::filesystem::path& path, const L
   auto part = std::make_unique<ModelPart>();
   part->where = loaded.path_;
   std::span<const std::uint8_t> bytes = loaded.mapped_.bytes();
+  std::optional<vgf::File> decoded;
   switch (loaded.kind_) {
     case FileKind::Tosa: {
       OPENVGF_ASSIGN_OR_RETURN(ComputeVgf converted, convertTosa(bytes, loaded.path_, options));
       loaded.defaults_ = std::move(converted.defaults);
       part->fromCache = converted.fromCache;
-      part->owned = std::move(converted.bytes);
+      part->owned = std::move(converted.bytes);  // the buffer converted.file views moves with it
+      decoded = std::move(converted.file);
       bytes = part->owned;
       break;
     }
@@ -239,7 +246,7 @@ Result<LoadedModel> LoadedModel::load(const std::filesystem::path& path, const L
       return invalidInput("{}: expected a TOSA flatbuffer (.tosa), a VGF (.vgf) or an ExecuTorch program (.pte), got {}",
                           loaded.path_, describeFile(bytes));
   }
-  OPENVGF_TRY(lowerPart(*part, bytes, options, options.inputShapes));
+  OPENVGF_TRY(lowerPart(*part, bytes, options, options.inputShapes, std::move(decoded)));
   loaded.inputs_ = part->model->inputs();
   loaded.outputs_ = part->model->outputs();
   loaded.unsigned_ = part->unsignedOutputs;

@@ -293,14 +293,16 @@ Result<LoweredModel> lowerGraphSegments(std::span<const std::uint8_t> bytes, con
     OPENVGF_ASSIGN_OR_RETURN(model.cacheKey, cacheKey(bytes, file, inputShapes, options.convert));
     cacheFile = cacheDir / (model.cacheKey + ".vgf");
     {
-      auto cached = readCacheEntry(cacheFile, "lowered/" + model.cacheKey);
-      if (cached && vgf::decode(*cached)) {
+      if (auto cached = readCacheEntry(cacheFile, "lowered/" + model.cacheKey)) {
         model.vgf = std::move(*cached);
-        model.cacheHit = true;
-        model.cacheFile = cacheFile;
-        auto decoded = vgf::decode(model.vgf);
-        model.kernels = decoded->segments.size();
-        return model;
+        if (Result<vgf::File> decoded = vgf::decode(model.vgf)) {
+          model.cacheHit = true;
+          model.cacheFile = cacheFile;
+          model.kernels = decoded->segments.size();
+          model.file = std::move(*decoded);
+          return model;
+        }
+        model.vgf.clear();
       }
       // A damaged entry is lowered again and overwritten.
     }
@@ -328,7 +330,8 @@ Result<LoweredModel> lowerGraphSegments(std::span<const std::uint8_t> bytes, con
     ++runIndex;
   }
   OPENVGF_ASSIGN_OR_RETURN(model.vgf, splicer.finish());
-  model.kernels = vgf::decode(model.vgf)->segments.size();
+  OPENVGF_ASSIGN_OR_RETURN(model.file, withContext(vgf::decode(model.vgf), "lowered VGF"));
+  model.kernels = model.file->segments.size();
   if (cacheable) {
     model.cacheFile = cacheFile;
     // A cache that cannot be written only costs time on the next run.

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -39,6 +40,9 @@ struct LoweredModel {
   std::filesystem::path cacheFile;  // where the cache keeps it (empty: not cached)
   std::size_t graphRuns = 0;      // runs of consecutive GRAPH segments in the input
   std::size_t kernels = 0;        // COMPUTE segments of the result
+  // `vgf` decoded (and so validated) once. It views vgf's buffer, which moving the vector
+  // keeps: valid while the bytes live, wherever the vector is moved to.
+  std::optional<vgf::File> file;
 };
 
 /// True when `file` has a GRAPH segment.
