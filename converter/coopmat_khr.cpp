@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/spirv_words.h"
 #include "vgf/spirv_coopmat.h"
 
 namespace openvgf::converter {
@@ -37,8 +38,6 @@ constexpr std::uint32_t kOpPhi = 245;
 constexpr std::uint32_t kStorageFunction = 7;
 
 using namespace vgf::coopmat;
-
-std::uint32_t word0(std::uint32_t words, std::uint32_t opcode) { return (words << 16) | opcode; }
 
 struct Instruction {
   std::size_t offset = 0;  // first word in the module
@@ -305,10 +304,10 @@ class KhrEncoder {
     if (bf16Type_ != 0 && !bf16Used_) return bug("bf16 operands asked for, but no A or B matrix has fp16 components");
     std::vector<std::uint32_t> declarations;
     if (bf16Type_ != 0) {
-      declarations.insert(declarations.end(), {word0(4, kOpTypeFloat), bf16Type_, 16, kEncodingBfloat16});
+      declarations.insert(declarations.end(), {spirv::firstWord(4, kOpTypeFloat), bf16Type_, 16, kEncodingBfloat16});
     }
     for (auto [value, id] : constants_) {
-      declarations.insert(declarations.end(), {word0(4, kOpConstant), facts_.intType, id, value});
+      declarations.insert(declarations.end(), {spirv::firstWord(4, kOpConstant), facts_.intType, id, value});
     }
     body_.insert(body_.begin() + static_cast<std::ptrdiff_t>(insertAt_), declarations.begin(), declarations.end());
     std::vector<std::uint32_t> out(nv.begin(), nv.begin() + 5);
@@ -320,7 +319,7 @@ class KhrEncoder {
  private:
   void emit(std::uint32_t opcode, std::initializer_list<std::uint32_t> words,
             std::span<const std::uint32_t> tail = {}) {
-    body_.push_back(word0(static_cast<std::uint32_t>(1 + words.size() + tail.size()), opcode));
+    body_.push_back(spirv::firstWord(static_cast<std::uint32_t>(1 + words.size() + tail.size()), opcode));
     body_.insert(body_.end(), words);
     body_.insert(body_.end(), tail.begin(), tail.end());
   }
