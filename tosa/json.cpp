@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Graph -> JSON with nlohmann::json. Constant values are decoded from host layout; FP16/BF16/
 // FP8 values are printed as their bit patterns (exact, and what the file holds). Attributes
-// are printed as the op's serialized layout (tosa/ops.def) holds them.
+// are printed as the op's serialized layout holds them (tosa/attributes.def).
 #include "tosa/json.h"
 
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "tosa/attribute_layout.h"
+#include "tosa/attribute_fields.h"
 
 namespace openvgf::tosa {
 
@@ -64,76 +64,28 @@ json values(const Tensor& t, std::size_t maxValues) {
   return out;
 }
 
-json ints(const std::vector<std::int32_t>& v) {
-  return json(v);
+template <detail::FieldKind K, typename T>
+json fieldValue(const T& value) {
+  using detail::FieldKind;
+  if constexpr (K == FieldKind::AccType || K == FieldKind::NanMode || K == FieldKind::ResizeMode ||
+                K == FieldKind::RoundingMode) {
+    return toString(value);  // enumerations by their spec spelling
+  } else {
+    return json(value);  // numbers, booleans, strings and lists of numbers as they are
+  }
 }
 
+// The fields tosa/attributes.def lists for the op's layout, by schema name, in schema order.
 json attributes(const Operator& op) {
   json a = json::object();
-  std::visit(
-      [&](const auto& attrs) {
-        using T = std::decay_t<decltype(attrs)>;
-        if constexpr (std::is_same_v<T, ArgMaxAttrs>) {
-          a["axis"] = attrs.axis;
-          a["nan_mode"] = toString(attrs.nanMode);
-        } else if constexpr (std::is_same_v<T, AvgPool2dAttrs>) {
-          a["kernel"] = ints(attrs.kernel);
-          a["stride"] = ints(attrs.stride);
-          a["pad"] = ints(attrs.pad);
-          a["acc_type"] = toString(attrs.accType);
-        } else if constexpr (std::is_same_v<T, MaxPool2dAttrs>) {
-          a["kernel"] = ints(attrs.kernel);
-          a["stride"] = ints(attrs.stride);
-          a["pad"] = ints(attrs.pad);
-          a["nan_mode"] = toString(attrs.nanMode);
-        } else if constexpr (std::is_same_v<T, ConvAttrs>) {
-          a["pad"] = ints(attrs.pad);
-          a["stride"] = ints(attrs.stride);
-          a["dilation"] = ints(attrs.dilation);
-          a["local_bound"] = attrs.localBound;
-          a["acc_type"] = toString(attrs.accType);
-        } else if constexpr (std::is_same_v<T, TransposeConv2dAttrs>) {
-          a["out_pad"] = ints(attrs.outPad);
-          a["stride"] = ints(attrs.stride);
-          a["local_bound"] = attrs.localBound;
-          a["acc_type"] = toString(attrs.accType);
-        } else if constexpr (std::is_same_v<T, FftAttrs>) {
-          if (detail::attrLayout(op.op) == detail::AttrLayout::Fft) a["inverse"] = attrs.inverse;
-          a["local_bound"] = attrs.localBound;
-        } else if constexpr (std::is_same_v<T, ClampAttrs>) {
-          a["min_val"] = attrs.minVal;
-          a["max_val"] = attrs.maxVal;
-          a["nan_mode"] = toString(attrs.nanMode);
-        } else if constexpr (std::is_same_v<T, ArithmeticRightShiftAttrs>) {
-          a["round"] = attrs.round;
-        } else if constexpr (std::is_same_v<T, NanModeAttrs>) {
-          a["nan_mode"] = toString(attrs.nanMode);
-        } else if constexpr (std::is_same_v<T, AxisAttrs>) {
-          a["axis"] = attrs.axis;
-          if (detail::attrLayout(op.op) == detail::AttrLayout::AxisNan) a["nan_mode"] = toString(attrs.nanMode);
-        } else if constexpr (std::is_same_v<T, TransposeAttrs>) {
-          a["perms"] = ints(attrs.perms);
-        } else if constexpr (std::is_same_v<T, ResizeAttrs>) {
-          a["mode"] = toString(attrs.mode);
-        } else if constexpr (std::is_same_v<T, RescaleAttrs>) {
-          a["scale32"] = attrs.scale32;
-          a["rounding_mode"] = toString(attrs.roundingMode);
-          a["per_channel"] = attrs.perChannel;
-          a["input_unsigned"] = attrs.inputUnsigned;
-          a["output_unsigned"] = attrs.outputUnsigned;
-        } else if constexpr (std::is_same_v<T, CustomAttrs>) {
-          a["operator_name"] = attrs.operatorName;
-          a["domain_name"] = attrs.domainName;
-          a["implementation_attrs"] = attrs.implementationAttrs;
-        } else if constexpr (std::is_same_v<T, CondIfAttrs>) {
-          a["then_graph"] = attrs.thenGraph;
-          a["else_graph"] = attrs.elseGraph;
-        } else if constexpr (std::is_same_v<T, WhileLoopAttrs>) {
-          a["cond_graph"] = attrs.condGraph;
-          a["body_graph"] = attrs.bodyGraph;
-        }
-      },
-      op.attrs);
+  detail::visitLayout(detail::attrLayout(op.op), [&](auto layout) {
+    constexpr detail::AttrLayout kLayout = decltype(layout)::value;
+    const auto* attrs = std::get_if<detail::LayoutStruct<kLayout>>(&op.attrs);
+    if (attrs == nullptr) return;
+    detail::forEachField<kLayout>(*attrs, [&](auto kind, std::string_view name, std::uint16_t, const auto& value) {
+      a[std::string(name)] = fieldValue<decltype(kind)::value>(value);
+    });
+  });
   return a;
 }
 

@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "common/file_io.h"
-#include "tosa/attribute_layout.h"
+#include "tosa/attribute_fields.h"
 #include "tosa/packing.h"
 #include "tosa/tosa_generated.h"
 
@@ -22,6 +22,7 @@ namespace {
 namespace fb = ::openvgf::tosa::fb;
 using detail::AttrLayout;
 using detail::attrLayout;
+using detail::FieldKind;
 
 // Big models have many tables; the default (1M) would refuse a legitimate graph with a few
 // hundred thousand tensors. Depth stays small: the schema nests at most six levels.
@@ -304,7 +305,7 @@ class Reader {
     AttrLayout want = attrLayout(out.op);
     if (want == AttrLayout::Empty) return out;  // empty attribute struct; the tag is kept
     const void* table = o.attribute();
-    if (tag != 0 && attrLayout(tag) != want) {
+    if (tag != 0 && !detail::sameTable(attrLayout(tag), want)) {
       return invalidInput(
           "{}: attribute_type: expected {}'s attribute table (tag {}), got tag {} ({}Attribute)", what,
           toString(out.op), rawOp, tag, toString(static_cast<Op>(tag)));
@@ -314,173 +315,54 @@ class Reader {
     return out;
   }
 
-  template <typename T>
-  static const T* as(const void* table) {
-    return static_cast<const T*>(table);
+  // One reader for every layout: the fields tosa/attributes.def lists for the op's layout, each
+  // at its slot; a null table (tag NONE) leaves every field at its default.
+  Result<Attributes> readAttributes(Op op, const void* raw, const std::string& what) {
+    const auto* table = static_cast<const flatbuffers::Table*>(raw);
+    return detail::visitLayout(attrLayout(op), [&](auto layout) -> Result<Attributes> {
+      detail::LayoutStruct<decltype(layout)::value> attrs{};
+      Status status;
+      if (table != nullptr) {
+        detail::forEachField<decltype(layout)::value>(
+            attrs, [&](auto kind, std::string_view name, std::uint16_t slot, auto& field) {
+              if (status) status = readField<decltype(kind)::value>(*table, slot, field, what, name);
+            });
+      }
+      OPENVGF_TRY(status);
+      return Attributes(std::move(attrs));
+    });
   }
 
-  Result<DType> accType(fb::DType raw, std::string_view what) {
-    auto v = static_cast<std::uint32_t>(raw);
-    if (v == 0) return DType::Unknown;  // absent: the verifier reports it
-    return dtype(v, fmt::format("{}: acc_type", what));
-  }
-
-  // One reader per serialized attribute layout (tosa/ops.def names each op's); a null table
-  // (tag NONE) leaves every attribute at its default. ARGMAX and REDUCE_MAX/MIN share the
-  // layout {axis, nan_mode} but not the attribute struct.
-  Result<Attributes> readAttributes(Op op, const void* table, const std::string& what) {
-    switch (attrLayout(op)) {
-      case AttrLayout::AxisNan: {
-        std::int32_t axis = 0;
-        NanMode nan = NanMode::Propagate;
-        if (const auto* t = as<fb::ArgMaxAttribute>(table)) {
-          axis = t->axis();
-          nan = nanMode(t->nan_mode());
-        }
-        if (op == Op::ArgMax) return Attributes(ArgMaxAttrs{axis, nan});
-        return Attributes(AxisAttrs{axis, nan});
+  template <FieldKind K, typename T>
+  Status readField(const flatbuffers::Table& table, std::uint16_t slot, T& field, const std::string& what,
+                   std::string_view name) {
+    const flatbuffers::voffset_t at = flatbuffers::FieldIndexToOffset(slot);
+    if constexpr (K == FieldKind::Int32) {
+      field = table.GetField<std::int32_t>(at, 0);
+    } else if constexpr (K == FieldKind::Bool) {
+      field = table.GetField<std::uint8_t>(at, 0) != 0;
+    } else if constexpr (K == FieldKind::Int32List) {
+      field = ints(table.GetPointer<const flatbuffers::Vector<std::int32_t>*>(at));
+    } else if constexpr (K == FieldKind::ElementBytes || K == FieldKind::Bytes) {
+      field = bytesOf(table.GetPointer<const flatbuffers::Vector<std::uint8_t>*>(at));
+    } else if constexpr (K == FieldKind::String) {
+      field = str(table.GetPointer<const flatbuffers::String*>(at));
+    } else if constexpr (K == FieldKind::NanMode) {
+      field = nanMode(static_cast<fb::NanPropagationMode>(table.GetField<std::uint32_t>(at, 0)));
+    } else if constexpr (K == FieldKind::ResizeMode) {
+      field = static_cast<ResizeMode>(table.GetField<std::uint32_t>(at, 0));
+    } else if constexpr (K == FieldKind::RoundingMode) {
+      field = static_cast<RoundingMode>(table.GetField<std::uint32_t>(at, 0));
+    } else {
+      static_assert(K == FieldKind::AccType);
+      const std::uint32_t raw = table.GetField<std::uint32_t>(at, 0);
+      if (raw == 0) {
+        field = DType::Unknown;  // absent: the verifier reports it
+      } else {
+        OPENVGF_ASSIGN_OR_RETURN(field, dtype(raw, fmt::format("{}: {}", what, name)));
       }
-      case AttrLayout::Axis: {
-        AxisAttrs a;
-        if (const auto* t = as<fb::ReduceAllAttribute>(table)) a.axis = t->axis();
-        return Attributes(a);
-      }
-      case AttrLayout::AvgPool: return readAvgPool(table, what);
-      case AttrLayout::Conv: return readConv(table, what);
-      case AttrLayout::TransposeConv: return readTransposeConv(table, what);
-      case AttrLayout::Fft: {
-        FftAttrs a;
-        if (const auto* t = as<fb::FFT2dAttribute>(table)) {
-          a.inverse = t->inverse();
-          a.localBound = t->local_bound();
-        }
-        return Attributes(a);
-      }
-      case AttrLayout::Rfft: {
-        FftAttrs a;
-        if (const auto* t = as<fb::RFFT2dAttribute>(table)) a.localBound = t->local_bound();
-        return Attributes(a);
-      }
-      case AttrLayout::MaxPool: {
-        MaxPool2dAttrs a;
-        if (const auto* t = as<fb::MaxPool2dAttribute>(table)) {
-          a.kernel = ints(t->kernel());
-          a.stride = ints(t->stride());
-          a.pad = ints(t->pad());
-          a.nanMode = nanMode(t->nan_mode());
-        }
-        return Attributes(a);
-      }
-      default: return readOtherAttributes(attrLayout(op), table);
     }
-  }
-
-  Result<Attributes> readAvgPool(const void* table, const std::string& what) {
-    AvgPool2dAttrs a;
-    if (const auto* t = as<fb::AvgPool2dAttribute>(table)) {
-      a.kernel = ints(t->kernel());
-      a.stride = ints(t->stride());
-      a.pad = ints(t->pad());
-      OPENVGF_ASSIGN_OR_RETURN(a.accType, accType(t->acc_type(), what));
-    }
-    return Attributes(a);
-  }
-
-  Result<Attributes> readConv(const void* table, const std::string& what) {
-    ConvAttrs a;
-    if (const auto* t = as<fb::Conv2dAttribute>(table)) {
-      a.pad = ints(t->pad());
-      a.stride = ints(t->stride());
-      a.dilation = ints(t->dilation());
-      a.localBound = t->local_bound();
-      OPENVGF_ASSIGN_OR_RETURN(a.accType, accType(t->acc_type(), what));
-    }
-    return Attributes(a);
-  }
-
-  Result<Attributes> readTransposeConv(const void* table, const std::string& what) {
-    TransposeConv2dAttrs a;
-    if (const auto* t = as<fb::TransposeConv2dAttribute>(table)) {
-      a.outPad = ints(t->out_pad());
-      a.stride = ints(t->stride());
-      a.localBound = t->local_bound();
-      OPENVGF_ASSIGN_OR_RETURN(a.accType, accType(t->acc_type(), what));
-    }
-    return Attributes(a);
-  }
-
-  // The layouts whose fields need no validation.
-  Attributes readOtherAttributes(AttrLayout layout, const void* table) {
-    switch (layout) {
-      case AttrLayout::Clamp: {
-        ClampAttrs a;
-        if (const auto* t = as<fb::ClampAttribute>(table)) {
-          a.minVal = bytesOf(t->min_val());
-          a.maxVal = bytesOf(t->max_val());
-          a.nanMode = nanMode(t->nan_mode());
-        }
-        return a;
-      }
-      case AttrLayout::ArithmeticRightShift: {
-        ArithmeticRightShiftAttrs a;
-        if (const auto* t = as<fb::ArithmeticRightShiftAttribute>(table)) a.round = t->round();
-        return a;
-      }
-      case AttrLayout::NanOnly: {
-        NanModeAttrs a;
-        if (const auto* t = as<fb::MaximumAttribute>(table)) a.nanMode = nanMode(t->nan_mode());
-        return a;
-      }
-      case AttrLayout::Transpose: {
-        TransposeAttrs a;
-        if (const auto* t = as<fb::TransposeAttribute>(table)) a.perms = ints(t->perms());
-        return a;
-      }
-      case AttrLayout::Resize: {
-        ResizeAttrs a;
-        if (const auto* t = as<fb::ResizeAttribute>(table)) a.mode = static_cast<ResizeMode>(t->mode());
-        return a;
-      }
-      case AttrLayout::Rescale: return readRescale(table);
-      case AttrLayout::Custom: {
-        CustomAttrs a;
-        if (const auto* t = as<fb::CustomAttribute>(table)) {
-          a.operatorName = str(t->operator_name());
-          a.domainName = str(t->domain_name());
-          a.implementationAttrs = bytesOf(t->implementation_attrs());
-        }
-        return a;
-      }
-      case AttrLayout::CondIf: {
-        CondIfAttrs a;
-        if (const auto* t = as<fb::CondIfAttribute>(table)) {
-          a.thenGraph = str(t->then_graph());
-          a.elseGraph = str(t->else_graph());
-        }
-        return a;
-      }
-      case AttrLayout::WhileLoop: {
-        WhileLoopAttrs a;
-        if (const auto* t = as<fb::WhileLoopAttribute>(table)) {
-          a.condGraph = str(t->cond_graph());
-          a.bodyGraph = str(t->body_graph());
-        }
-        return a;
-      }
-      default: return Attributes();
-    }
-  }
-
-  Attributes readRescale(const void* table) {
-    RescaleAttrs a;
-    if (const auto* t = as<fb::RescaleAttribute>(table)) {
-      a.scale32 = t->scale32();
-      a.roundingMode = static_cast<RoundingMode>(t->rounding_mode());
-      a.perChannel = t->per_channel();
-      a.inputUnsigned = t->input_unsigned();
-      a.outputUnsigned = t->output_unsigned();
-    }
-    return a;
+    return {};
   }
 
   std::span<const std::uint8_t> file_;

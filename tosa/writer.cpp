@@ -7,11 +7,12 @@
 #include <flatbuffers/flatbuffers.h>
 #include <fmt/format.h>
 
+#include <array>
 #include <limits>
 #include <optional>
 
 #include "common/file_io.h"
-#include "tosa/attribute_layout.h"
+#include "tosa/attribute_fields.h"
 #include "tosa/packing.h"
 #include "tosa/tosa_generated.h"
 
@@ -22,6 +23,7 @@ namespace {
 namespace fb = ::openvgf::tosa::fb;
 using detail::AttrLayout;
 using detail::attrLayout;
+using detail::FieldKind;
 using flatbuffers::Offset;
 
 // FlatBuffers addresses at most 2 GiB; leave room for tables and strings.
@@ -158,10 +160,6 @@ class Writer {
     return fb::CreateTosaBasicBlock(fbb_, name, opVec, tensorVec, inputs, outputs, shapeVec);
   }
 
-  Offset<flatbuffers::Vector<std::int32_t>> vec(const std::vector<std::int32_t>& v) {
-    return fbb_.CreateVector(v);
-  }
-
   /// CLAMP bounds: exactly the element's bytes (8-byte aligned, not padded), so a bound of
   /// any length reads back unchanged.
   Offset<flatbuffers::Vector<std::uint8_t>> alignedBytes(const std::vector<std::uint8_t>& v) {
@@ -169,156 +167,68 @@ class Writer {
     return fbb_.CreateVector(v);
   }
 
-  static fb::NanPropagationMode nan(NanMode m) { return static_cast<fb::NanPropagationMode>(m); }
-  static fb::DType dt(DType t) { return static_cast<fb::DType>(t); }
-
-  /// Writes `op`'s attributes as a table of the op's own type (the caller makes sure the tag
-  /// has the same layout).
-  template <typename T>
-  static const T* get(const Attributes& attrs) {
-    return std::get_if<T>(&attrs);
-  }
-
-  // One writer per serialized attribute layout (tosa/ops.def names each op's).
+  // One writer for every layout: the fields tosa/attributes.def lists for the op's layout, each
+  // at its slot, from the op's attribute struct.
   Result<Offset<void>> attributeTable(const Operator& o, const std::string& what) {
-    auto mismatch = [&]() {
-      return invalidInput("{} {}: expected attributes of the op's kind, got another attribute struct", what,
-                          toString(o.op));
-    };
-    switch (attrLayout(o.op)) {
-      case AttrLayout::AxisNan: {
-        if (o.op == Op::ArgMax) {
-          const auto* a = get<ArgMaxAttrs>(o.attrs);
-          if (!a) return mismatch();
-          return fb::CreateArgMaxAttribute(fbb_, a->axis, nan(a->nanMode)).Union();
+    return detail::visitLayout(attrLayout(o.op), [&](auto layout) -> Result<Offset<void>> {
+      const auto* attrs = std::get_if<detail::LayoutStruct<decltype(layout)::value>>(&o.attrs);
+      if (attrs == nullptr) {
+        return invalidInput("{} {}: expected attributes of the op's kind, got another attribute struct", what,
+                            toString(o.op));
+      }
+      return writeTable<decltype(layout)::value>(*attrs);
+    });
+  }
+
+  /// A field as flatc's Create<Table> adds it: its byte size (4: ints, enums and offsets; 1:
+  /// booleans) and its value or offset.
+  struct PendingField {
+    std::uint8_t size = 0;
+    bool isOffset = false;
+    std::uint32_t value = 0;
+  };
+
+  template <AttrLayout L>
+  Offset<void> writeTable(const detail::LayoutStruct<L>& attrs) {
+    constexpr std::size_t kFields = detail::attrFields(L).size();
+    std::array<PendingField, kFields> fields{};
+    // Vectors and strings are built before the table, in field order.
+    detail::forEachField<L>(attrs, [&](auto kind, std::string_view, std::uint16_t slot, const auto& value) {
+      fields[slot] = pendingField<decltype(kind)::value>(value);
+    });
+    // Then the fields in the order flatc's Create<Table> adds them (by size, largest first, and
+    // within a size the last field first), so the bytes are those of a flatc-built file.
+    const flatbuffers::uoffset_t start = fbb_.StartTable();
+    for (std::uint8_t size : {4, 1}) {
+      for (std::size_t i = kFields; i-- > 0;) {
+        const PendingField& f = fields[i];
+        if (f.size != size) continue;
+        const auto at = flatbuffers::FieldIndexToOffset(static_cast<flatbuffers::voffset_t>(i));
+        if (f.isOffset) {
+          fbb_.AddOffset(at, Offset<void>(f.value));
+        } else if (size == 4) {
+          fbb_.AddElement<std::uint32_t>(at, f.value, 0);
+        } else {
+          fbb_.AddElement<std::uint8_t>(at, static_cast<std::uint8_t>(f.value), 0);
         }
-        const auto* a = get<AxisAttrs>(o.attrs);
-        if (!a) return mismatch();
-        return fb::CreateReduceMaxAttribute(fbb_, a->axis, nan(a->nanMode)).Union();
-      }
-      case AttrLayout::Axis: {
-        const auto* a = get<AxisAttrs>(o.attrs);
-        if (!a) return mismatch();
-        return fb::CreateReduceAllAttribute(fbb_, a->axis).Union();
-      }
-      case AttrLayout::AvgPool: {
-        const auto* a = get<AvgPool2dAttrs>(o.attrs);
-        if (!a) return mismatch();
-        auto k = vec(a->kernel);
-        auto s = vec(a->stride);
-        auto p = vec(a->pad);
-        return fb::CreateAvgPool2dAttribute(fbb_, k, s, p, dt(a->accType)).Union();
-      }
-      case AttrLayout::Conv: {
-        const auto* a = get<ConvAttrs>(o.attrs);
-        if (!a) return mismatch();
-        auto p = vec(a->pad);
-        auto s = vec(a->stride);
-        auto d = vec(a->dilation);
-        return fb::CreateConv2dAttribute(fbb_, p, s, d, a->localBound, dt(a->accType)).Union();
-      }
-      case AttrLayout::TransposeConv: {
-        const auto* a = get<TransposeConv2dAttrs>(o.attrs);
-        if (!a) return mismatch();
-        auto p = vec(a->outPad);
-        auto s = vec(a->stride);
-        return fb::CreateTransposeConv2dAttribute(fbb_, p, s, a->localBound, dt(a->accType)).Union();
-      }
-      case AttrLayout::Fft:
-      case AttrLayout::Rfft: {
-        const auto* a = get<FftAttrs>(o.attrs);
-        if (!a) return mismatch();
-        if (attrLayout(o.op) == AttrLayout::Fft) return fb::CreateFFT2dAttribute(fbb_, a->inverse, a->localBound).Union();
-        return fb::CreateRFFT2dAttribute(fbb_, a->localBound).Union();
-      }
-      case AttrLayout::MaxPool: {
-        const auto* a = get<MaxPool2dAttrs>(o.attrs);
-        if (!a) return mismatch();
-        auto k = vec(a->kernel);
-        auto s = vec(a->stride);
-        auto p = vec(a->pad);
-        return fb::CreateMaxPool2dAttribute(fbb_, k, s, p, nan(a->nanMode)).Union();
-      }
-      default: {
-        auto table = otherAttributeTable(o);
-        if (!table) return mismatch();
-        return *table;
       }
     }
+    return Offset<void>(fbb_.EndTable(start));
   }
 
-  // The remaining layouts; nullopt when the attribute struct is not the layout's.
-  std::optional<Offset<void>> otherAttributeTable(const Operator& o) {
-    switch (attrLayout(o.op)) {
-      case AttrLayout::Clamp: {
-        const auto* a = get<ClampAttrs>(o.attrs);
-        if (!a) return std::nullopt;
-        auto lo = alignedBytes(a->minVal);
-        auto hi = alignedBytes(a->maxVal);
-        return fb::CreateClampAttribute(fbb_, lo, hi, nan(a->nanMode)).Union();
-      }
-      case AttrLayout::ArithmeticRightShift: {
-        const auto* a = get<ArithmeticRightShiftAttrs>(o.attrs);
-        if (!a) return std::nullopt;
-        return fb::CreateArithmeticRightShiftAttribute(fbb_, a->round).Union();
-      }
-      case AttrLayout::NanOnly: {
-        const auto* a = get<NanModeAttrs>(o.attrs);
-        if (!a) return std::nullopt;
-        return fb::CreateMaximumAttribute(fbb_, nan(a->nanMode)).Union();
-      }
-      case AttrLayout::Transpose: {
-        const auto* a = get<TransposeAttrs>(o.attrs);
-        if (!a) return std::nullopt;
-        auto p = vec(a->perms);
-        return fb::CreateTransposeAttribute(fbb_, p).Union();
-      }
-      case AttrLayout::Resize: {
-        const auto* a = get<ResizeAttrs>(o.attrs);
-        if (!a) return std::nullopt;
-        return fb::CreateResizeAttribute(fbb_, static_cast<fb::ResizeMode>(a->mode)).Union();
-      }
-      case AttrLayout::Rescale: {
-        const auto* a = get<RescaleAttrs>(o.attrs);
-        if (!a) return std::nullopt;
-        return fb::CreateRescaleAttribute(fbb_, a->scale32, static_cast<fb::RoundingMode>(a->roundingMode),
-                                          a->perChannel, a->inputUnsigned, a->outputUnsigned)
-            .Union();
-      }
-      default: return controlAttributeTable(o);
-    }
-  }
-
-  // CUSTOM, COND_IF, WHILE_LOOP (strings), and the empty table of every other op.
-  std::optional<Offset<void>> controlAttributeTable(const Operator& o) {
-    switch (attrLayout(o.op)) {
-      case AttrLayout::Custom: {
-        const auto* a = get<CustomAttrs>(o.attrs);
-        if (!a) return std::nullopt;
-        auto n = fbb_.CreateString(a->operatorName);
-        auto d = fbb_.CreateString(a->domainName);
-        auto i = fbb_.CreateVector(a->implementationAttrs);
-        return fb::CreateCustomAttribute(fbb_, n, d, i).Union();
-      }
-      case AttrLayout::CondIf: {
-        const auto* a = get<CondIfAttrs>(o.attrs);
-        if (!a) return std::nullopt;
-        auto t = fbb_.CreateString(a->thenGraph);
-        auto e = fbb_.CreateString(a->elseGraph);
-        return fb::CreateCondIfAttribute(fbb_, t, e).Union();
-      }
-      case AttrLayout::WhileLoop: {
-        const auto* a = get<WhileLoopAttrs>(o.attrs);
-        if (!a) return std::nullopt;
-        auto c = fbb_.CreateString(a->condGraph);
-        auto b = fbb_.CreateString(a->bodyGraph);
-        return fb::CreateWhileLoopAttribute(fbb_, c, b).Union();
-      }
-      default: {
-        // Every attribute-less table is an empty table; any tag can name one.
-        flatbuffers::uoffset_t start = fbb_.StartTable();
-        return Offset<void>(fbb_.EndTable(start));
-      }
+  template <FieldKind K, typename T>
+  PendingField pendingField(const T& value) {
+    if constexpr (K == FieldKind::Int32List || K == FieldKind::Bytes) {
+      return {4, true, fbb_.CreateVector(value).o};
+    } else if constexpr (K == FieldKind::ElementBytes) {
+      return {4, true, alignedBytes(value).o};
+    } else if constexpr (K == FieldKind::String) {
+      return {4, true, fbb_.CreateString(value).o};
+    } else if constexpr (K == FieldKind::Bool) {
+      return {1, false, value ? 1u : 0u};
+    } else {
+      // int32 and the uint32 enumerations (DType, NanPropagationMode, ResizeMode, RoundingMode)
+      return {4, false, static_cast<std::uint32_t>(value)};
     }
   }
 
@@ -335,7 +245,7 @@ class Writer {
     Offset<void> table;
     if (tag != 0) {
       AttrLayout want = attrLayout(o.op);
-      if (want != AttrLayout::Empty && attrLayout(tag) != want) {
+      if (want != AttrLayout::Empty && !detail::sameTable(attrLayout(tag), want)) {
         return invalidInput("{} {}: attribute_type: tag {} cannot carry {}'s attributes", what,
                             toString(o.op), tag, toString(o.op));
       }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Attribute operands by name (see attributes.h). One function per direction, each a switch on
-// the op's attribute layout (tosa/attribute_layout.h), so both directions name the same
-// operands in the same places.
+// Attribute operands by name (see attributes.h). Both directions walk the fields that
+// tosa/attributes.def lists for the op's layout, one operand per field by its schema name, and
+// handle each field kind once, so an attribute is read exactly as it is written.
 #include "tosa/spirv/attributes.h"
 
 #include <cstring>
@@ -9,12 +9,12 @@
 
 #include <fmt/format.h>
 
-#include "tosa/attribute_layout.h"
+#include "tosa/attribute_fields.h"
 
 namespace openvgf::tosa::spirv {
 namespace {
 
-using detail::AttrLayout;
+using detail::FieldKind;
 
 std::string_view kindName(AttributeValue::Kind kind) {
   switch (kind) {
@@ -122,103 +122,6 @@ class Reader {
   std::vector<bool> used_;
 };
 
-Result<Attributes> readAttributes(Op op, Reader& r) {
-  switch (detail::attrLayout(op)) {
-    case AttrLayout::Empty: return Attributes{};
-    case AttrLayout::AxisNan: {
-      OPENVGF_ASSIGN_OR_RETURN(std::int32_t axis, r.integer("axis"));
-      OPENVGF_ASSIGN_OR_RETURN(NanMode nan, r.nanMode("nan_mode"));
-      if (op == Op::ArgMax) return Attributes{ArgMaxAttrs{axis, nan}};
-      return Attributes{AxisAttrs{axis, nan}};
-    }
-    case AttrLayout::AvgPool: {
-      AvgPool2dAttrs a;
-      OPENVGF_ASSIGN_OR_RETURN(a.kernel, r.list("kernel"));
-      OPENVGF_ASSIGN_OR_RETURN(a.stride, r.list("stride"));
-      OPENVGF_ASSIGN_OR_RETURN(a.pad, r.list("pad"));
-      OPENVGF_ASSIGN_OR_RETURN(a.accType, r.accType("acc_type"));
-      return Attributes{std::move(a)};
-    }
-    case AttrLayout::MaxPool: {
-      MaxPool2dAttrs a;
-      OPENVGF_ASSIGN_OR_RETURN(a.kernel, r.list("kernel"));
-      OPENVGF_ASSIGN_OR_RETURN(a.stride, r.list("stride"));
-      OPENVGF_ASSIGN_OR_RETURN(a.pad, r.list("pad"));
-      OPENVGF_ASSIGN_OR_RETURN(a.nanMode, r.nanMode("nan_mode"));
-      return Attributes{std::move(a)};
-    }
-    case AttrLayout::Conv: {
-      ConvAttrs a;
-      OPENVGF_ASSIGN_OR_RETURN(a.pad, r.list("pad"));
-      OPENVGF_ASSIGN_OR_RETURN(a.stride, r.list("stride"));
-      OPENVGF_ASSIGN_OR_RETURN(a.dilation, r.list("dilation"));
-      OPENVGF_ASSIGN_OR_RETURN(a.accType, r.accType("acc_type"));
-      OPENVGF_ASSIGN_OR_RETURN(a.localBound, r.flag("local_bound"));
-      return Attributes{std::move(a)};
-    }
-    case AttrLayout::TransposeConv: {
-      TransposeConv2dAttrs a;
-      OPENVGF_ASSIGN_OR_RETURN(a.outPad, r.list("out_pad"));
-      OPENVGF_ASSIGN_OR_RETURN(a.stride, r.list("stride"));
-      OPENVGF_ASSIGN_OR_RETURN(a.accType, r.accType("acc_type"));
-      OPENVGF_ASSIGN_OR_RETURN(a.localBound, r.flag("local_bound"));
-      return Attributes{std::move(a)};
-    }
-    case AttrLayout::Fft: {
-      FftAttrs a;
-      OPENVGF_ASSIGN_OR_RETURN(a.inverse, r.flag("inverse"));
-      OPENVGF_ASSIGN_OR_RETURN(a.localBound, r.flag("local_bound"));
-      return Attributes{a};
-    }
-    case AttrLayout::Rfft: {
-      FftAttrs a;
-      OPENVGF_ASSIGN_OR_RETURN(a.localBound, r.flag("local_bound"));
-      return Attributes{a};
-    }
-    case AttrLayout::Clamp: {
-      ClampAttrs a;
-      OPENVGF_ASSIGN_OR_RETURN(a.minVal, r.element("min_val"));
-      OPENVGF_ASSIGN_OR_RETURN(a.maxVal, r.element("max_val"));
-      OPENVGF_ASSIGN_OR_RETURN(a.nanMode, r.nanMode("nan_mode"));
-      return Attributes{std::move(a)};
-    }
-    case AttrLayout::ArithmeticRightShift: {
-      OPENVGF_ASSIGN_OR_RETURN(bool round, r.flag("round"));
-      return Attributes{ArithmeticRightShiftAttrs{round}};
-    }
-    case AttrLayout::NanOnly: {
-      OPENVGF_ASSIGN_OR_RETURN(NanMode nan, r.nanMode("nan_mode"));
-      return Attributes{NanModeAttrs{nan}};
-    }
-    case AttrLayout::Axis: {
-      OPENVGF_ASSIGN_OR_RETURN(std::int32_t axis, r.integer("axis"));
-      return Attributes{AxisAttrs{axis, NanMode::Propagate}};
-    }
-    case AttrLayout::Transpose: {
-      TransposeAttrs a;
-      OPENVGF_ASSIGN_OR_RETURN(a.perms, r.list("perms"));
-      return Attributes{std::move(a)};
-    }
-    case AttrLayout::Resize: {
-      OPENVGF_ASSIGN_OR_RETURN(ResizeMode mode, r.resizeMode("mode"));
-      return Attributes{ResizeAttrs{mode}};
-    }
-    case AttrLayout::Rescale: {
-      RescaleAttrs a;
-      OPENVGF_ASSIGN_OR_RETURN(a.scale32, r.flag("scale32"));
-      OPENVGF_ASSIGN_OR_RETURN(a.roundingMode, r.roundingMode("rounding_mode"));
-      OPENVGF_ASSIGN_OR_RETURN(a.perChannel, r.flag("per_channel"));
-      OPENVGF_ASSIGN_OR_RETURN(a.inputUnsigned, r.flag("input_unsigned"));
-      OPENVGF_ASSIGN_OR_RETURN(a.outputUnsigned, r.flag("output_unsigned"));
-      return Attributes{a};
-    }
-    case AttrLayout::Custom:
-    case AttrLayout::CondIf:
-    case AttrLayout::WhileLoop: break;
-  }
-  return unsupported("{}: expected an operator of TOSA.001000.1", toString(op));
-}
-
 AttributeValue intValue(std::int64_t v) { return {AttributeValue::Kind::Int, v, false, {}, DType::Unknown}; }
 AttributeValue boolValue(bool v) { return {AttributeValue::Kind::Bool, 0, v, {}, DType::Unknown}; }
 AttributeValue listValue(const std::vector<std::int32_t>& v) {
@@ -250,114 +153,95 @@ Result<std::int64_t> accTypeValue(DType t) {
   }
 }
 
+/// The operand `name` of kind K, as the field of that kind holds it.
+template <FieldKind K>
+Result<detail::FieldValue<K>> readField(Op op, Reader& r, std::string_view name) {
+  if constexpr (K == FieldKind::Int32) {
+    return r.integer(name);
+  } else if constexpr (K == FieldKind::Int32List) {
+    return r.list(name);
+  } else if constexpr (K == FieldKind::Bool) {
+    return r.flag(name);
+  } else if constexpr (K == FieldKind::AccType) {
+    return r.accType(name);
+  } else if constexpr (K == FieldKind::NanMode) {
+    return r.nanMode(name);
+  } else if constexpr (K == FieldKind::ResizeMode) {
+    return r.resizeMode(name);
+  } else if constexpr (K == FieldKind::RoundingMode) {
+    return r.roundingMode(name);
+  } else if constexpr (K == FieldKind::ElementBytes) {
+    return r.element(name);
+  } else {
+    // Strings and byte strings (CUSTOM, COND_IF, WHILE_LOOP) have no TOSA.001000.1 operand.
+    return unsupported("{}: expected an operator of TOSA.001000.1", toString(op));
+  }
+}
+
+/// The operand that encodes a field of kind K (CLAMP's bounds take the input's element type).
+template <FieldKind K>
+Result<AttributeValue> fieldOperand(Op op, const detail::FieldValue<K>& value, DType elementType) {
+  if constexpr (K == FieldKind::Int32) {
+    return intValue(value);
+  } else if constexpr (K == FieldKind::Int32List) {
+    return listValue(value);
+  } else if constexpr (K == FieldKind::Bool) {
+    return boolValue(value);
+  } else if constexpr (K == FieldKind::AccType) {
+    OPENVGF_ASSIGN_OR_RETURN(std::int64_t acc, accTypeValue(value));
+    return intValue(acc);
+  } else if constexpr (K == FieldKind::NanMode) {
+    return nanValue(value);  // TOSA's default for an unset nan_mode is PROPAGATE
+  } else if constexpr (K == FieldKind::ResizeMode) {
+    if (value != ResizeMode::Nearest && value != ResizeMode::Bilinear) {
+      return invalidInput("mode: expected NEAREST or BILINEAR, got {}", toString(value));
+    }
+    return intValue(static_cast<std::int64_t>(value));
+  } else if constexpr (K == FieldKind::RoundingMode) {
+    return intValue(static_cast<std::int64_t>(value));
+  } else if constexpr (K == FieldKind::ElementBytes) {
+    return elementValue(value, elementType);
+  } else {
+    return unsupported("{}: expected an operator of TOSA.001000.1", toString(op));
+  }
+}
+
 }  // namespace
 
 Result<Attributes> attributesFromOperands(Op op, const NamedAttributes& operands) {
   Reader reader(op, operands);
-  OPENVGF_ASSIGN_OR_RETURN(Attributes attrs, readAttributes(op, reader));
+  auto attrs = detail::visitLayout(detail::attrLayout(op), [&](auto layout) -> Result<Attributes> {
+    detail::LayoutStruct<decltype(layout)::value> out{};
+    Status status;
+    detail::forEachField<decltype(layout)::value>(out, [&](auto kind, std::string_view name, std::uint16_t, auto& field) {
+      if (!status) return;
+      auto value = readField<decltype(kind)::value>(op, reader, name);
+      if (value) field = std::move(*value);
+      else status = Unexpected(std::move(value).error());
+    });
+    OPENVGF_TRY(status);
+    return Attributes{std::move(out)};
+  });
+  if (!attrs) return attrs;
   OPENVGF_TRY(reader.finish());
   return attrs;
 }
 
 Result<NamedAttributes> attributesToOperands(Op op, const Attributes& attrs, DType elementType) {
-  NamedAttributes out;
-  auto wrong = [&]() { return internalError("{}: attributes of the wrong kind for the op", toString(op)); };
-  switch (detail::attrLayout(op)) {
-    case AttrLayout::Empty: return out;
-    case AttrLayout::AxisNan: {
-      if (const auto* a = std::get_if<ArgMaxAttrs>(&attrs)) {
-        out = {{"axis", intValue(a->axis)}, {"nan_mode", nanValue(a->nanMode)}};
-      } else if (const auto* x = std::get_if<AxisAttrs>(&attrs)) {
-        out = {{"axis", intValue(x->axis)}, {"nan_mode", nanValue(x->nanMode)}};
-      } else {
-        return wrong();
-      }
-      return out;
-    }
-    case AttrLayout::AvgPool: {
-      const auto* a = std::get_if<AvgPool2dAttrs>(&attrs);
-      if (a == nullptr) return wrong();
-      OPENVGF_ASSIGN_OR_RETURN(std::int64_t acc, accTypeValue(a->accType));
-      return NamedAttributes{{"kernel", listValue(a->kernel)}, {"stride", listValue(a->stride)},
-                             {"pad", listValue(a->pad)}, {"acc_type", intValue(acc)}};
-    }
-    case AttrLayout::MaxPool: {
-      const auto* a = std::get_if<MaxPool2dAttrs>(&attrs);
-      if (a == nullptr) return wrong();
-      return NamedAttributes{{"kernel", listValue(a->kernel)}, {"stride", listValue(a->stride)},
-                             {"pad", listValue(a->pad)}, {"nan_mode", nanValue(a->nanMode)}};
-    }
-    case AttrLayout::Conv: {
-      const auto* a = std::get_if<ConvAttrs>(&attrs);
-      if (a == nullptr) return wrong();
-      OPENVGF_ASSIGN_OR_RETURN(std::int64_t acc, accTypeValue(a->accType));
-      return NamedAttributes{{"pad", listValue(a->pad)},           {"stride", listValue(a->stride)},
-                             {"dilation", listValue(a->dilation)}, {"acc_type", intValue(acc)},
-                             {"local_bound", boolValue(a->localBound)}};
-    }
-    case AttrLayout::TransposeConv: {
-      const auto* a = std::get_if<TransposeConv2dAttrs>(&attrs);
-      if (a == nullptr) return wrong();
-      OPENVGF_ASSIGN_OR_RETURN(std::int64_t acc, accTypeValue(a->accType));
-      return NamedAttributes{{"out_pad", listValue(a->outPad)}, {"stride", listValue(a->stride)},
-                             {"acc_type", intValue(acc)}, {"local_bound", boolValue(a->localBound)}};
-    }
-    case AttrLayout::Fft:
-    case AttrLayout::Rfft: {
-      const auto* a = std::get_if<FftAttrs>(&attrs);
-      if (a == nullptr) return wrong();
-      if (op == Op::Rfft2d) return NamedAttributes{{"local_bound", boolValue(a->localBound)}};
-      return NamedAttributes{{"inverse", boolValue(a->inverse)}, {"local_bound", boolValue(a->localBound)}};
-    }
-    case AttrLayout::Clamp: {
-      const auto* a = std::get_if<ClampAttrs>(&attrs);
-      if (a == nullptr) return wrong();
-      OPENVGF_ASSIGN_OR_RETURN(AttributeValue lo, elementValue(a->minVal, elementType));
-      OPENVGF_ASSIGN_OR_RETURN(AttributeValue hi, elementValue(a->maxVal, elementType));
-      return NamedAttributes{{"min_val", lo}, {"max_val", hi}, {"nan_mode", nanValue(a->nanMode)}};
-    }
-    case AttrLayout::ArithmeticRightShift: {
-      const auto* a = std::get_if<ArithmeticRightShiftAttrs>(&attrs);
-      if (a == nullptr) return wrong();
-      return NamedAttributes{{"round", boolValue(a->round)}};
-    }
-    case AttrLayout::NanOnly: {
-      const auto* a = std::get_if<NanModeAttrs>(&attrs);
-      if (a == nullptr) return wrong();
-      return NamedAttributes{{"nan_mode", nanValue(a->nanMode)}};
-    }
-    case AttrLayout::Axis: {
-      const auto* a = std::get_if<AxisAttrs>(&attrs);
-      if (a == nullptr) return wrong();
-      return NamedAttributes{{"axis", intValue(a->axis)}};
-    }
-    case AttrLayout::Transpose: {
-      const auto* a = std::get_if<TransposeAttrs>(&attrs);
-      if (a == nullptr) return wrong();
-      return NamedAttributes{{"perms", listValue(a->perms)}};
-    }
-    case AttrLayout::Resize: {
-      const auto* a = std::get_if<ResizeAttrs>(&attrs);
-      if (a == nullptr) return wrong();
-      if (a->mode != ResizeMode::Nearest && a->mode != ResizeMode::Bilinear) {
-        return invalidInput("mode: expected NEAREST or BILINEAR, got {}", toString(a->mode));
-      }
-      return NamedAttributes{{"mode", intValue(static_cast<std::int64_t>(a->mode))}};
-    }
-    case AttrLayout::Rescale: {
-      const auto* a = std::get_if<RescaleAttrs>(&attrs);
-      if (a == nullptr) return wrong();
-      return NamedAttributes{{"scale32", boolValue(a->scale32)},
-                             {"rounding_mode", intValue(static_cast<std::int64_t>(a->roundingMode))},
-                             {"per_channel", boolValue(a->perChannel)},
-                             {"input_unsigned", boolValue(a->inputUnsigned)},
-                             {"output_unsigned", boolValue(a->outputUnsigned)}};
-    }
-    case AttrLayout::Custom:
-    case AttrLayout::CondIf:
-    case AttrLayout::WhileLoop: break;
-  }
-  return unsupported("{}: expected an operator of TOSA.001000.1", toString(op));
+  return detail::visitLayout(detail::attrLayout(op), [&](auto layout) -> Result<NamedAttributes> {
+    const auto* in = std::get_if<detail::LayoutStruct<decltype(layout)::value>>(&attrs);
+    if (in == nullptr) return internalError("{}: attributes of the wrong kind for the op", toString(op));
+    NamedAttributes out;
+    Status status;
+    detail::forEachField<decltype(layout)::value>(*in, [&](auto kind, std::string_view name, std::uint16_t, const auto& field) {
+      if (!status) return;
+      auto value = fieldOperand<decltype(kind)::value>(op, field, elementType);
+      if (value) out.emplace_back(name, std::move(*value));
+      else status = Unexpected(std::move(value).error());
+    });
+    OPENVGF_TRY(status);
+    return out;
+  });
 }
 
 }  // namespace openvgf::tosa::spirv
