@@ -12,8 +12,8 @@
 // - AbsError: |test - ref| <= absBound[i] (EXP, LOG, SIN, COS, SIGMOID, TANH, POW,
 //   REDUCE_PRODUCT, fp RESIZE); the bounds are computed by the reference from its inputs.
 // - DotProduct: the per-element and statistical error test of §3.4 over the fp64 reference
-//   and the "bounds" run on absolute values (CONV*, DEPTHWISE, TRANSPOSE_CONV, MATMUL,
-//   AVG_POOL2D, REDUCE_SUM, FFT2D, RFFT2D).
+//   and the "bounds" run on absolute values (the operators that
+//   tosa/reference/rules.cpp:isDotProductOp names: convolutions, MATMUL, average pooling, ...).
 // - IntRange: INEXACT_ROUND RESCALE: each result within [minInt[i], maxInt[i]].
 //
 // Multi-operator graphs (`openvgf run --check`): TOSA specifies accuracy per operator only,

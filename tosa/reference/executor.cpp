@@ -71,9 +71,9 @@ std::size_t outputCountOf(Op op) {
 }
 
 // The kernel of each operator, from the Reference column of tosa/ops.def; operators whose
-// kernel is None are data nodes, variables and control flow, which the executor runs itself.
+// kernel is None are data nodes, variables and control flow, which the executor runs itself
+// before it dispatches (evalNone, below, reports any other).
 using Kernel = Result<Outputs> (*)(Context&, Inputs);
-constexpr Kernel evalNone = nullptr;
 constexpr Kernel kKernels[] = {
 #define OVGF_OP(Name, Number, Spelling, Category, RulesName, Reference, ...) eval##Reference,
 #include "tosa/ops.def"
@@ -82,11 +82,7 @@ constexpr Kernel kKernels[] = {
 
 Result<Outputs> dispatch(Context& ctx, Inputs in) {
   const auto op = static_cast<std::uint32_t>(ctx.op().op);
-  const Kernel kernel = op <= kMaxOp ? kKernels[op] : nullptr;
-  if (kernel == nullptr) {
-    return ctx.notSupported("operator {} is not supported by the reference interpreter", toString(ctx.op().op));
-  }
-  return kernel(ctx, in);
+  return op <= kMaxOp ? kKernels[op](ctx, in) : evalNone(ctx, in);
 }
 
 class Executor {
@@ -466,6 +462,10 @@ Result<RunResult> run(const Graph& graph, std::span<const HostTensor> inputs, co
     result.outputs.push_back(std::move(o));
   }
   return result;
+}
+
+Result<Outputs> evalNone(Context& ctx, Inputs) {
+  return ctx.notSupported("operator {} is not supported by the reference interpreter", toString(ctx.op().op));
 }
 
 }  // namespace openvgf::tosa::reference

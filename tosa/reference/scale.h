@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The integer scaling helpers of TOSA 1.0 (apply_scale_32, apply_scale_16,
-// reciprocal_scale), shared by RESCALE and AVG_POOL2D. Products are formed in 128 bits so
+// reciprocal_scale), for every kernel that scales integers. Products are formed in 128 bits so
 // that arguments violating a REQUIRE still have defined behaviour; the violation is reported
 // through the context and the result wraps to 32 bits.
 #pragma once

@@ -126,26 +126,16 @@ using Inputs = std::span<const Value* const>;
 using Outputs = std::vector<Value>;
 
 //===------------------------------------------------------------------===//
-// Operator families. Each returns the op's outputs (in order) or an ERROR_IF error.
-// Input counts are checked by the executor before the call.
+// Operator families: one kernel per name in the Reference column of tosa/ops.def (the table
+// says which operators each runs). Each returns the op's outputs (in order) or an ERROR_IF
+// error. Input counts are checked by the executor before the call. evalNone (executor.cpp)
+// reports an operator without a kernel.
 //===------------------------------------------------------------------===//
 
-Result<Outputs> evalElementwiseBinary(Context& ctx, Inputs in);  // ADD..SUB, LOGICAL_*, shifts, MUL, POW, comparisons
-Result<Outputs> evalElementwiseUnary(Context& ctx, Inputs in);   // ABS..SIN, ERF, SIGMOID, TANH
-Result<Outputs> evalSelect(Context& ctx, Inputs in);
-Result<Outputs> evalClamp(Context& ctx, Inputs in);
-Result<Outputs> evalTable(Context& ctx, Inputs in);
-Result<Outputs> evalReduce(Context& ctx, Inputs in);             // REDUCE_*
-Result<Outputs> evalArgMax(Context& ctx, Inputs in);
-Result<Outputs> evalDataLayout(Context& ctx, Inputs in);         // CONCAT, PAD, RESHAPE, REVERSE, SLICE, TILE, TRANSPOSE, IDENTITY
-Result<Outputs> evalGatherScatter(Context& ctx, Inputs in);
-Result<Outputs> evalConv(Context& ctx, Inputs in);               // CONV2D, CONV3D, DEPTHWISE_CONV2D, TRANSPOSE_CONV2D
-Result<Outputs> evalMatMul(Context& ctx, Inputs in);
-Result<Outputs> evalPool(Context& ctx, Inputs in);               // AVG_POOL2D, MAX_POOL2D
-Result<Outputs> evalFft(Context& ctx, Inputs in);                // FFT2D, RFFT2D
-Result<Outputs> evalResize(Context& ctx, Inputs in);
-Result<Outputs> evalCast(Context& ctx, Inputs in);
-Result<Outputs> evalRescale(Context& ctx, Inputs in);
+#define OVGF_OP(Name, Number, Spelling, Category, RulesName, Reference, ...) \
+  Result<Outputs> eval##Reference(Context& ctx, Inputs in);
+#include "tosa/ops.def"
+#undef OVGF_OP
 
 //===------------------------------------------------------------------===//
 // Shared helpers.
