@@ -160,9 +160,10 @@ Status applyPrecision(Target& target, const std::string& precision) {
   const bool bf16 = precision == "bf16";
   const CoopMatTypes wanted = bf16 ? CoopMatTypes::Bf16xBf16ToF32 : CoopMatTypes::F16xF16ToF32;
   // bf16 matrices exist only in the KHR encoding.
-  const bool encodable = bf16 ? target.coopMatKhrEncoding : target.cooperativeMatrixNv || target.coopMatKhrEncoding;
-  const bool fragments = encodable && std::any_of(target.coopMatShapes.begin(), target.coopMatShapes.end(),
-                                                  [&](const CoopMatShape& s) { return s.types == wanted; });
+  const bool encodable = bf16 ? target.tuning.coopMatKhrEncoding : target.subgroupMatrices();
+  const bool fragments =
+      encodable && std::any_of(target.caps.coopMatShapes.begin(), target.caps.coopMatShapes.end(),
+                               [&](const CoopMatShape& s) { return s.types == wanted; });
   if (!fragments) {
     return unsupported("--precision {}: expected a target with {} cooperative matrices (--target native on a GPU that "
                        "has {}), got {}",
@@ -171,11 +172,7 @@ Status applyPrecision(Target& target, const std::string& precision) {
                             : "VK_NV_cooperative_matrix or VK_KHR_cooperative_matrix",
                        describeTarget(target));
   }
-  if (precision == "fp16x3") {
-    target.fp16x3Operands = true;
-  } else {
-    (bf16 ? target.bf16Operands : target.fp16Operands) = true;
-  }
+  target.precision = precision == "fp16x3" ? Precision::Fp16x3 : bf16 ? Precision::Bf16 : Precision::Fp16;
   return {};
 }
 

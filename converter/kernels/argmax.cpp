@@ -35,7 +35,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   for (std::int32_t d = 0; d < attrs.axis; ++d) outer *= input.shape[static_cast<std::size_t>(d)];
   for (std::int32_t d = attrs.axis + 1; d < rank; ++d) inner *= input.shape[static_cast<std::size_t>(d)];
   const std::int64_t kr = input.shape[static_cast<std::size_t>(attrs.axis)];
-  const int threads = ctx.target().reduceThreads;
+  const int threads = ctx.target().tuning.reduceThreads;
   int rx = inner > 1 ? static_cast<int>(std::min<std::uint64_t>(32, std::bit_ceil(static_cast<std::uint64_t>(inner)))) : 1;
   int ry = std::max(1, static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(threads / rx),
                                                                 std::bit_ceil(static_cast<std::uint64_t>(kr)))));

@@ -61,7 +61,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   shape.residualEpilogue = epilogueStartsWithResidualAdd(ctx.program(), node);
   shape.runA = ic;
   // Filter rows are contiguous in the input along x at dilation 1, and constant weights can
-  // be stored with zero rows between runs (GEMM_ROW_A, Target::coopMatRowRunsMaxPadding).
+  // be stored with zero rows between runs (GEMM_ROW_A, Tuning::coopMatRowRunsMaxPadding).
   if (weightsKN && attrs.dilation[1] == 1) shape.rowRun = kw * ic;
   GemmConfig gemm = chooseGemm(target, shape);
   std::optional<CoopMatPlan>& coopMat = gemm.coopMat;

@@ -81,13 +81,13 @@ Status addCopyKernel(LoweringContext& ctx, const std::string& name, DType dtype,
     d.set("PAD_MODE", 1);
     d.setCode("PAD_BITS", fmt::format("{}u{}", spec.padBits, storageBytes(dtype) == 8 ? "l" : ""));
   }
-  d.set("WG_X", ctx.target().elementwiseWg).set("EPT", ctx.target().elementsPerInvocation);
+  d.set("WG_X", ctx.target().tuning.elementwiseWg).set("EPT", ctx.target().tuning.elementsPerInvocation);
   PlanKernel kernel;
   kernel.name = name;
   kernel.bindings = {src, dst};
   kernel.writes = {false, true};
-  const std::uint64_t perGroup =
-      static_cast<std::uint64_t>(ctx.target().elementwiseWg) * static_cast<std::uint64_t>(ctx.target().elementsPerInvocation);
+  const std::uint64_t perGroup = static_cast<std::uint64_t>(ctx.target().tuning.elementwiseWg) *
+                                 static_cast<std::uint64_t>(ctx.target().tuning.elementsPerInvocation);
   kernel.grid = linearGrid((static_cast<std::uint64_t>(total) + perGroup - 1) / perGroup, d);
   kernel.shader = ShaderInstance{"data_layout.comp", std::move(d)};
   ctx.addKernel(std::move(kernel));

@@ -41,7 +41,7 @@ std::vector<const tosa::Operator*> chainOf(const Node& node) {
 bool fp16MathChain(const LoweringContext& ctx, const std::vector<const tosa::Operator*>& ops) {
   using tosa::Op;
   const Target& target = ctx.target();
-  if (!target.fp16Arithmetic || !target.fp16RoundingRte) return false;
+  if (!target.caps.fp16Arithmetic || !target.caps.fp16RoundingRte) return false;
   for (const tosa::Operator* op : ops) {
     switch (op->op) {
       case Op::Add: case Op::Sub: case Op::Mul: case Op::Maximum: case Op::Minimum: case Op::Abs:
@@ -217,8 +217,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
       .set("RANK", static_cast<std::int64_t>(dims.size()))
       .set("TOTAL", total)
       .set("LAST_DIM", outShape.back())
-      .set("WG_X", ctx.target().elementwiseWg)
-      .set("EPT", ctx.target().elementsPerInvocation)
+      .set("WG_X", ctx.target().tuning.elementwiseWg)
+      .set("EPT", ctx.target().tuning.elementsPerInvocation)
       .setCode("EW_BODY", body);
   if (!decls.empty()) defines.setCode("EW_DECLS", decls);
   for (std::size_t d = 0; d < dims.size(); ++d) defines.set(fmt::format("OUT_D{}", d), dims[d]);
@@ -245,8 +245,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
   kernel.bindings.push_back(ctx.tensorId(node.output()));
   kernel.writes.push_back(true);
   bindParams(ctx, std::move(params), defines, kernel);
-  const std::uint64_t perGroup =
-      static_cast<std::uint64_t>(ctx.target().elementwiseWg) * static_cast<std::uint64_t>(ctx.target().elementsPerInvocation);
+  const std::uint64_t perGroup = static_cast<std::uint64_t>(ctx.target().tuning.elementwiseWg) *
+                                 static_cast<std::uint64_t>(ctx.target().tuning.elementsPerInvocation);
   kernel.grid = linearGrid((static_cast<std::uint64_t>(total) + perGroup - 1) / perGroup, defines);
   kernel.shader = ShaderInstance{"elementwise.comp", std::move(defines)};
   ctx.addKernel(std::move(kernel));

@@ -99,7 +99,7 @@ PlanKernel kernelFor(std::string name, std::vector<std::size_t> bindings, std::s
 
 void lowerAxis(LoweringContext& ctx, Axis axis, bool forward) {
   const Target& target = ctx.target();
-  const std::int64_t capacity = std::max(target.maxSharedBytes / 8, 1);  // complex fp32 points
+  const std::int64_t capacity = std::max(target.caps.maxSharedBytes / 8, 1);  // complex fp32 points
   const auto points = static_cast<std::int64_t>(std::bit_floor(static_cast<std::uint64_t>(capacity)));
   const std::int64_t segment = std::min(axis.length, points);
   const std::int64_t lines = axis.outer * axis.inner;
@@ -113,7 +113,7 @@ void lowerAxis(LoweringContext& ctx, Axis axis, bool forward) {
     const std::int64_t lpw =
         std::clamp<std::int64_t>(std::min(std::max<std::int64_t>(8, 128 / half), capacity / half), 1,
                                  std::max<std::int64_t>(lines, 1));
-    const int wg = static_cast<int>(std::clamp<std::int64_t>(lpw * half / 2, 32, target.maxInvocations));
+    const int wg = static_cast<int>(std::clamp<std::int64_t>(lpw * half / 2, 32, target.caps.maxInvocations));
     ShaderDefines d;
     d.set("OUTER", axis.outer)
         .set("L", half)
@@ -143,7 +143,7 @@ void lowerAxis(LoweringContext& ctx, Axis axis, bool forward) {
   if (globalStages > 0) {
     const std::size_t scratchRe = ctx.addIntermediate(DType::Fp32, {axis.outer, axis.length, axis.inner});
     const std::size_t scratchIm = ctx.addIntermediate(DType::Fp32, {axis.outer, axis.length, axis.inner});
-    const int wg = std::min(256, target.maxInvocations);
+    const int wg = std::min(256, target.caps.maxInvocations);
     // Two stages per dispatch (radix-4) while two remain, then a last single one.
     for (std::int64_t stage = 0; stage < globalStages;) {
       const bool radix4 = globalStages - stage >= 2;
@@ -175,7 +175,8 @@ void lowerAxis(LoweringContext& ctx, Axis axis, bool forward) {
   const std::int64_t wanted = std::max<std::int64_t>(8, 128 / segment);
   const std::int64_t lpw =
       std::clamp<std::int64_t>(std::min(wanted, capacity / segment), 1, std::max<std::int64_t>(lines, 1));
-  const int wg = static_cast<int>(std::clamp<std::int64_t>(lpw * segment / 2, 32, target.maxInvocations));
+  const int wg =
+      static_cast<int>(std::clamp<std::int64_t>(lpw * segment / 2, 32, target.caps.maxInvocations));
   ShaderDefines d;
   setShape(d, axis, forward);
   d.set("MODE", 0).set("STAGE", 0).set("WG_X", wg).set("REAL_INPUT", axis.realInput).set("IN_PLACE", false);

@@ -46,13 +46,13 @@ Status lower(LoweringContext& ctx, const Node& node) {
   ShaderDefines d;
   d.set("SCATTER", scatter).set("BATCH", n).set("K", k).set("W", w).set("C", c);
   d.setCode("ETYPE", typeInfo(values.dtype)->rawBits);
-  d.set("WG_X", ctx.target().elementwiseWg).set("EPT", ctx.target().elementsPerInvocation);
+  d.set("WG_X", ctx.target().tuning.elementwiseWg).set("EPT", ctx.target().tuning.elementsPerInvocation);
   PlanKernel kernel;
   kernel.name = name;
   kernel.bindings = {ctx.tensorId(node.op.inputs[scatter ? 2 : 0]), ctx.tensorId(node.op.inputs[1]), dst};
   kernel.writes = {false, false, true};
-  const std::uint64_t perGroup =
-      static_cast<std::uint64_t>(ctx.target().elementwiseWg) * static_cast<std::uint64_t>(ctx.target().elementsPerInvocation);
+  const std::uint64_t perGroup = static_cast<std::uint64_t>(ctx.target().tuning.elementwiseWg) *
+                                 static_cast<std::uint64_t>(ctx.target().tuning.elementsPerInvocation);
   kernel.grid = linearGrid((static_cast<std::uint64_t>(n * w * c) + perGroup - 1) / perGroup, d);
   kernel.shader = ShaderInstance{"gather.comp", std::move(d)};
   ctx.addKernel(std::move(kernel));

@@ -97,7 +97,7 @@ std::uint32_t workgroupSize(const GemmTile& tile) {
 }
 
 void chooseResidualAccumulators(const LoweringContext& ctx, const Node& node, CoopMatPlan& plan) {
-  plan.residualAccumulators = ctx.target().coopMatResidualAccumulators && plan.fp32Operands &&
+  plan.residualAccumulators = ctx.target().tuning.coopMatResidualAccumulators && plan.fp32Operands &&
                               !plan.workgroupScope && epilogueStartsWithResidualAdd(ctx.program(), node);
   if (!plan.residualAccumulators) return;
   const FusedOp& add = node.epilogue.front();
@@ -117,7 +117,7 @@ bool partialFragmentStores(const CoopMatPlan& plan, const SplitK& split, std::in
 
 bool directFragmentStores(const LoweringContext& ctx, const Node& node, const CoopMatPlan& plan,
                           const SplitK& split, std::int64_t n, std::int64_t k) {
-  if (k > ctx.target().coopMatDirectStoreMaxDepth || plan.workgroupScope || !fp32Accumulators(plan) ||
+  if (k > ctx.target().tuning.coopMatDirectStoreMaxDepth || plan.workgroupScope || !fp32Accumulators(plan) ||
       plan.stagingBuffer() != 0 || split.slices > 1 || n % 8 != 0) {
     return false;
   }
@@ -138,8 +138,9 @@ bool directFragmentStores(const LoweringContext& ctx, const Node& node, const Co
 bool useDot4(const Target& target, DType in, DType weight, DType out, std::int64_t zeroPointA,
              std::int64_t zeroPointB) {
   auto int8Range = [](std::int64_t v) { return v >= -128 && v <= 127; };
-  return target.integerDotProduct && in == DType::Int8 && (weight == DType::Int8 || weight == DType::Int4) &&
-         out == DType::Int32 && int8Range(zeroPointA) && int8Range(zeroPointB);
+  return target.caps.integerDotProduct && in == DType::Int8 &&
+         (weight == DType::Int8 || weight == DType::Int4) && out == DType::Int32 && int8Range(zeroPointA) &&
+         int8Range(zeroPointB);
 }
 
 int CoopMatPlan::chunk() const { return shape.types == CoopMatTypes::S8xS8ToS32 ? 16 : 8; }

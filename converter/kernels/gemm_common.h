@@ -82,24 +82,24 @@ struct CoopMatPlan {
   int bm = 0, bn = 0, bk = 0;  // workgroup tile
   int wm = 0, wn = 0;          // fragments per subgroup along M and N
   int subgroupSize = 0;
-  bool fp32Operands = false;  // fp32 tensors rounded to fp16 on load (Target::fp16Operands)
-  bool khr = false;           // re-encoded as KHR matrices (Target::coopMatKhrEncoding)
+  bool fp32Operands = false;  // fp32 tensors rounded to fp16 on load (Precision::Fp16, Bf16, Fp16x3)
+  bool khr = false;           // re-encoded as KHR matrices (Tuning::coopMatKhrEncoding)
   // Workgroup-scope matrices (include/gemm_coopmat_wg.glsl): shape, wm, wn and subgroupSize
   // are unused; the workgroup has `invocations` invocations and partM-row accumulators.
   bool workgroupScope = false;
   int partM = 0;
-  bool bandEpilogue = false;  // stage the epilogue a band at a time where it fits (Target::coopMatBandEpilogue)
+  bool bandEpilogue = false;  // stage the epilogue a band at a time where it fits (Tuning::coopMatBandEpilogue)
   // The accumulators start from the epilogue's residual input (CM_RESIDUAL_ACC,
-  // Target::coopMatResidualAccumulators); only with fp32 operands and accumulators.
+  // Tuning::coopMatResidualAccumulators); only with fp32 operands and accumulators.
   bool residualAccumulators = false;
   // ... from a residual stored as fp16 (narrowStorage): loaded as fp16 matrices and converted.
   bool residualFp16 = false;
   // A is an fp32 tensor stored as fp16 (narrowStorage, with fp32Operands): the core reads it
   // as raw fp16 chunks, as it reads an fp16 tensor, and rounds nothing.
   bool narrowA = false;
-  // fp32 operands as two fp16 each, three products (CM_SPLIT, Target::fp16x3Operands).
+  // fp32 operands as two fp16 each, three products (CM_SPLIT, Precision::Fp16x3).
   bool splitOperands = false;
-  int prefetch = 1;  // K slices in flight (CM_PREFETCH, Target::coopMatPrefetchMaxDepth)
+  int prefetch = 1;  // K slices in flight (CM_PREFETCH, Tuning::coopMatPrefetchMaxDepth)
   int invocations = 0;
   /// Operands per 16-byte chunk (8 fp16 or 16 int8): dimensions that are multiples of it
   /// allow the template's vector loads (GEMM_VEC_A / GEMM_VEC_B).
@@ -124,7 +124,7 @@ struct CoopMatPlan {
 /// plan.residualFp16 where that residual is stored as fp16.
 void chooseResidualAccumulators(const LoweringContext& ctx, const Node& node, CoopMatPlan& plan);
 /// Whether a convolution on `plan` stores whole fragments directly (CM_DIRECT_STORE,
-/// Target::coopMatDirectStoreMaxDepth): K at most that deep, fp32 accumulators at subgroup
+/// Tuning::coopMatDirectStoreMaxDepth): K at most that deep, fp32 accumulators at subgroup
 /// scope with fragment staging, one kernel (no split-K), N a multiple of 8, an output stored
 /// as fp32 or fp16, an epilogue that epilogueIsPerElement accepts (with a residual only if it
 /// is stored as fp16, with fp16 operands and square A fragments), and room for the bias rows
@@ -172,11 +172,11 @@ struct GemmShape {
   /// How many consecutive operands of a row of A lie next to each other in memory (a
   /// convolution's input channels; 0: the whole row). Where that is not a multiple of the
   /// cooperative-matrix chunk, A is gathered element by element and the GEMM takes
-  /// Target::coopMatTileGather where the target has one and N is as wide.
+  /// Tuning::coopMatTileGather where the target has one and N is as wide.
   std::int64_t runA = 0;
   /// CONV2D with constant [K][OC] weights and filter rows contiguous in the input (dilation 1
   /// along x): the operands of one filter row (KW * IC), which a gathered A may read as one
-  /// run padded to whole chunks (Target::coopMatRowRunsMaxPadding); 0: not available.
+  /// run padded to whole chunks (Tuning::coopMatRowRunsMaxPadding); 0: not available.
   std::int64_t rowRun = 0;
 };
 

@@ -78,7 +78,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
     }
     default: return internalError("{}: not a reduction", nodeLabel(node));
   }
-  const int threads = ctx.target().reduceThreads;
+  const int threads = ctx.target().tuning.reduceThreads;
   int rx = 1;
   if (inner > 1) rx = static_cast<int>(std::min<std::uint64_t>(32, std::bit_ceil(static_cast<std::uint64_t>(inner))));
   int ry = threads / rx;

@@ -38,7 +38,7 @@ const KernelSpec* findKernel(tosa::Op op) {
 
 std::map<std::string, tosa::DType> narrowStorage(const Program& program, const Target& target) {
   std::map<std::string, tosa::DType> storage;
-  if (!target.fp16Operands || !target.fp16Storage) return storage;
+  if (target.precision != Precision::Fp16 || !target.tuning.fp16Storage) return storage;
   // Per buffer: whether every node that touches it (through any alias) binds it by storage.
   std::map<std::string, bool> narrowable;
   auto touch = [&](const std::string& name, bool capable) {

@@ -37,7 +37,7 @@ std::span<const KernelSpec> kernelSpecs();
 /// The spec of an operator, or nullptr.
 const KernelSpec* findKernel(tosa::Op op);
 
-/// Under --precision fp16 (Target::fp16Storage): the fp32 buffers that every node touching
+/// Under --precision fp16 (Tuning::fp16Storage): the fp32 buffers that every node touching
 /// them binds by storage (KernelSpec::storage), model inputs, outputs and constants excepted,
 /// each mapped to fp16; otherwise none. Keys are buffer names (Program::bufferOf).
 std::map<std::string, tosa::DType> narrowStorage(const Program& program, const Target& target);

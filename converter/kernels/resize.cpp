@@ -96,14 +96,14 @@ Status lower(LoweringContext& ctx, const Node& node) {
   } else {
     d.setCode("RT_ROUND(x)", "(x)");
   }
-  d.set("WG_X", ctx.target().elementwiseWg).set("EPT", ctx.target().elementsPerInvocation);
+  d.set("WG_X", ctx.target().tuning.elementwiseWg).set("EPT", ctx.target().tuning.elementsPerInvocation);
 
   PlanKernel kernel;
   kernel.name = fmt::format("RESIZE_{}", node.index);
   kernel.bindings = {ctx.tensorId(node.op.inputs[0]), ctx.tensorId(node.op.outputs[0])};
   kernel.writes = {false, true};
-  const std::uint64_t perGroup = static_cast<std::uint64_t>(ctx.target().elementwiseWg) *
-                                 static_cast<std::uint64_t>(ctx.target().elementsPerInvocation);
+  const std::uint64_t perGroup = static_cast<std::uint64_t>(ctx.target().tuning.elementwiseWg) *
+                                 static_cast<std::uint64_t>(ctx.target().tuning.elementsPerInvocation);
   kernel.grid =
       linearGrid((static_cast<std::uint64_t>(tosa::elementCount(output.shape)) + perGroup - 1) / perGroup, d);
   kernel.shader = ShaderInstance{"resize.comp", std::move(d)};

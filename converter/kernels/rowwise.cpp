@@ -283,8 +283,9 @@ Status lowerRowChain(LoweringContext& ctx, const Node& node) {
   }
   const std::int64_t rows = tosa::elementCount(shapes.full) / shapes.n;
   // About four columns per invocation, at least one subgroup's worth of invocations.
-  const int threads = static_cast<int>(std::clamp<std::uint64_t>(
-      std::bit_ceil(static_cast<std::uint64_t>((shapes.n + 3) / 4)), 32, static_cast<std::uint64_t>(ctx.target().reduceThreads)));
+  const int threads = static_cast<int>(
+      std::clamp<std::uint64_t>(std::bit_ceil(static_cast<std::uint64_t>((shapes.n + 3) / 4)), 32,
+                                static_cast<std::uint64_t>(ctx.target().tuning.reduceThreads)));
   RowChainWriter writer(ctx, shapes, threads);
   OPENVGF_TRY(writer.reduction(node.op, node.index));
   for (const FusedOp& f : node.epilogue) {

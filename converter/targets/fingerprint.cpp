@@ -37,6 +37,10 @@ static_assert(listsEveryMember<CoopMatNarrowTile>, "fieldsOf(CoopMatNarrowTile) 
 static_assert(listsEveryMember<CoopMatMidTile>, "fieldsOf(CoopMatMidTile) misses a member");
 static_assert(listsEveryMember<CoopMatWorkgroupTile>, "fieldsOf(CoopMatWorkgroupTile) misses a member");
 static_assert(listsEveryMember<CoopMatWorkgroupLimits>, "fieldsOf(CoopMatWorkgroupLimits) misses a member");
+static_assert(listsEveryMember<Capabilities>,
+              "fieldsOf(Capabilities) misses a member: list it in converter/targets/fingerprint.h");
+static_assert(listsEveryMember<Tuning>,
+              "fieldsOf(Tuning) misses a member: list it in converter/targets/fingerprint.h");
 static_assert(listsEveryMember<Target>, "fieldsOf(Target) misses a member: list it in converter/targets/fingerprint.h");
 
 template <class T>
@@ -71,7 +75,7 @@ void append(std::string& out, const T& value) {
 }  // namespace
 
 std::string fingerprint(const Target& target) {
-  std::string out = "target 1 ";
+  std::string out = "target 2 ";
   append(out, target);
   return out;
 }

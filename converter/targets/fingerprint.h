@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // One key for everything a Target decides (issue 32): fingerprint() serialises every member of
-// Target and of the types it nests, so no cache (the model cache, api/model.cpp; the GRAPH-
-// lowering cache, converter/lower_vgf.cpp) serves a VGF converted for other settings.
+// Target (its capabilities, precision and tuning) and of the types they nest, so no cache (the
+// model cache, api/model.cpp; the GRAPH-lowering cache, converter/lower_vgf.cpp) serves a VGF
+// converted for other settings.
 // fieldsOf() lists each struct's members in declaration order; fingerprint.cpp checks at
 // compile time that each list has as many entries as its struct has members, so a member
 // added to target.h but not here stops the build. describeTarget() stays the display line.
@@ -27,25 +28,30 @@ auto fieldsOf(StructOrConst<CoopMatTile> auto& t) {
 }
 auto fieldsOf(StructOrConst<CoopMatNarrowTile> auto& t) { return std::tie(t.maxN, t.tile); }
 auto fieldsOf(StructOrConst<CoopMatMidTile> auto& t) { return std::tie(t.tile, t.minTiles, t.minDepth); }
-auto fieldsOf(StructOrConst<CoopMatWorkgroupTile> auto& t) { return std::tie(t.bm, t.bn, t.bk, t.partM); }
+auto fieldsOf(StructOrConst<CoopMatWorkgroupTile> auto& t) {
+  return std::tie(t.bm, t.bn, t.bk, t.partM, t.invocations);
+}
 auto fieldsOf(StructOrConst<CoopMatWorkgroupLimits> auto& w) {
   return std::tie(w.granularityM, w.granularityN, w.granularityK, w.invocations, w.maxDimension, w.reservedShared,
                   w.fp16Accumulators, w.invocationCounts);
 }
-auto fieldsOf(StructOrConst<Target> auto& t) {
-  return std::tie(t.name, t.gemm, t.gemmSmall, t.gemmLarge, t.gemmLargeMinGroups, t.gemmLargeConvolutions,
-                  t.gemmSplitKGroups, t.gemmSplitKMinDepth, t.gemmSplitKMinSlices, t.elementwiseWg,
-                  t.elementsPerInvocation, t.reduceThreads, t.maxSharedBytes, t.maxInvocations, t.subgroupSize,
-                  t.fp16Arithmetic, t.fp16RoundingRte, t.integerDotProduct, t.cooperativeMatrixNv,
-                  t.cooperativeMatrixKhr, t.coopMatKhrEncoding, t.coopMatShapes, t.coopMatFragment,
-                  t.coopMatWorkgroup, t.coopMatWorkgroupTile, t.fp16Operands, t.bf16Operands, t.fp16OperandsMinDepth,
-                  t.fp16x3Operands, t.coopMatTileSplit, t.coopMatSplitMinTiles, t.coopMatSplitMinDepth, t.coopMatTile,
-                  t.coopMatTileSmall, t.coopMatTileHalfAcc, t.coopMatHalfAccMinTiles, t.coopMatTilesNarrow,
-                  t.coopMatLargeMinTiles, t.coopMatTileResidual, t.coopMatResidualMinTiles, t.coopMatTileGather,
-                  t.coopMatRowRunsMaxPadding, t.coopMatPrefetchMaxDepth, t.coopMatPrefetchMaxChunks,
-                  t.coopMatTilesMid, t.coopMatBandEpilogue, t.coopMatResidualAccumulators, t.fp16Storage,
-                  t.coopMatDirectStoreMaxDepth, t.deviceName);
+auto fieldsOf(StructOrConst<Capabilities> auto& c) {
+  return std::tie(c.maxSharedBytes, c.maxInvocations, c.subgroupSize, c.fp16Arithmetic, c.fp16RoundingRte,
+                  c.integerDotProduct, c.cooperativeMatrixNv, c.cooperativeMatrixKhr, c.coopMatShapes,
+                  c.coopMatWorkgroup);
 }
+auto fieldsOf(StructOrConst<Tuning> auto& t) {
+  return std::tie(t.gemm, t.gemmSmall, t.gemmLarge, t.gemmLargeMinGroups, t.gemmLargeConvolutions,
+                  t.gemmSplitKGroups, t.gemmSplitKMinDepth, t.gemmSplitKMinSlices, t.elementwiseWg,
+                  t.elementsPerInvocation, t.reduceThreads, t.coopMatKhrEncoding, t.coopMatFragment,
+                  t.coopMatWorkgroupTile, t.fp16OperandsMinDepth, t.coopMatTileSplit, t.coopMatSplitMinTiles,
+                  t.coopMatSplitMinDepth, t.coopMatTile, t.coopMatTileSmall, t.coopMatTileHalfAcc,
+                  t.coopMatHalfAccMinTiles, t.coopMatTilesNarrow, t.coopMatLargeMinTiles, t.coopMatTileResidual,
+                  t.coopMatResidualMinTiles, t.coopMatTileGather, t.coopMatRowRunsMaxPadding,
+                  t.coopMatPrefetchMaxDepth, t.coopMatPrefetchMaxChunks, t.coopMatTilesMid, t.coopMatBandEpilogue,
+                  t.coopMatResidualAccumulators, t.fp16Storage, t.coopMatDirectStoreMaxDepth);
+}
+auto fieldsOf(StructOrConst<Target> auto& t) { return std::tie(t.name, t.caps, t.precision, t.tuning, t.deviceName); }
 
 /// Every member of `target`, nested ones field by field, as text in which no two targets that
 /// differ in any member agree (strings are length-prefixed, lists counted). For cache keys.

@@ -17,29 +17,43 @@ bool isBf16(const CoopMatShape& s) { return s.types == CoopMatTypes::Bf16xBf16To
 // (GL_KHR_memory_scope_semantics), and need a known subgroup size.
 bool matricesUsable(const DeviceCaps& d) { return d.shaderFloat16 && d.vulkanMemoryModel && d.subgroupSize != 0; }
 
-void addCooperativeMatrices(Target& t, const DeviceCaps& d) {
+void addCooperativeMatrices(Capabilities& caps, const DeviceCaps& d) {
   if (d.cooperativeMatrixNv && matricesUsable(d)) {
     // NV lists no bf16 shapes; int8 fragments are stored in shared memory as int8_t (Int8).
     for (const CoopMatShape& s : d.coopMatShapesNv) {
-      if (!isBf16(s) && (d.shaderInt8 || !isInt8(s))) t.coopMatShapes.push_back(s);
+      if (!isBf16(s) && (d.shaderInt8 || !isInt8(s))) caps.coopMatShapes.push_back(s);
     }
-    t.cooperativeMatrixNv = !t.coopMatShapes.empty();
+    caps.cooperativeMatrixNv = !caps.coopMatShapes.empty();
   }
   // Devices without the NV extension (AMD, Intel, newer drivers) list their shapes through KHR.
   if (!d.cooperativeMatrixKhr || !matricesUsable(d)) return;
-  t.cooperativeMatrixKhr = true;
-  if (!t.cooperativeMatrixNv) {
+  caps.cooperativeMatrixKhr = true;
+  if (!caps.cooperativeMatrixNv) {
     for (const CoopMatShape& s : d.coopMatShapesKhr) {
-      if ((d.shaderInt8 || !isInt8(s)) && (d.bfloat16Matrices || !isBf16(s))) t.coopMatShapes.push_back(s);
+      if ((d.shaderInt8 || !isInt8(s)) && (d.bfloat16Matrices || !isBf16(s))) caps.coopMatShapes.push_back(s);
     }
-    t.coopMatKhrEncoding = !t.coopMatShapes.empty();
   } else if (d.bfloat16Matrices) {
     // bf16 shapes come from the KHR query (usable with the KHR encoding, --precision bf16).
     for (const CoopMatShape& s : d.coopMatShapesKhr) {
-      if (isBf16(s)) t.coopMatShapes.push_back(s);
+      if (isBf16(s)) caps.coopMatShapes.push_back(s);
     }
   }
-  t.coopMatWorkgroup = d.coopMatWorkgroup;
+  caps.coopMatWorkgroup = d.coopMatWorkgroup;
+}
+
+// What kernels may use of `device`: its limits, clamped to the largest the kernels are sized
+// for, and its optional features.
+Capabilities capabilitiesOf(const DeviceCaps& device) {
+  Capabilities caps;
+  caps.subgroupSize = device.subgroupSize;
+  caps.maxInvocations =
+      static_cast<int>(std::min<std::uint32_t>(device.maxComputeWorkGroupInvocations, 1024));
+  caps.maxSharedBytes = static_cast<int>(std::min<std::uint32_t>(device.maxComputeSharedMemorySize, 49152));
+  caps.fp16Arithmetic = device.shaderFloat16;
+  caps.fp16RoundingRte = device.roundingModeRteFloat16;
+  caps.integerDotProduct = device.shaderIntegerDotProduct;
+  addCooperativeMatrices(caps, device);
+  return caps;
 }
 
 }  // namespace
@@ -48,13 +62,11 @@ Target nativeTarget(const DeviceCaps& device) {
   Target t = portableTarget();
   t.name = "native";
   t.deviceName = device.name;
-  t.subgroupSize = device.subgroupSize;
-  t.maxInvocations = static_cast<int>(std::min<std::uint32_t>(device.maxComputeWorkGroupInvocations, 1024));
-  t.maxSharedBytes = static_cast<int>(std::min<std::uint32_t>(device.maxComputeSharedMemorySize, 49152));
-  t.fp16Arithmetic = device.shaderFloat16;
-  t.fp16RoundingRte = device.roundingModeRteFloat16;
-  t.integerDotProduct = device.shaderIntegerDotProduct;
-  addCooperativeMatrices(t, device);
+  t.caps = capabilitiesOf(device);
+  // A device whose matrices come only through VK_KHR_cooperative_matrix has them only in the
+  // KHR encoding (its shapes are then the KHR query's).
+  t.tuning.coopMatKhrEncoding =
+      !t.caps.cooperativeMatrixNv && t.caps.cooperativeMatrixKhr && !t.caps.coopMatShapes.empty();
   applyTuningTable(t, deviceClass(device.vendorId, device.cpu));
   return t;
 }

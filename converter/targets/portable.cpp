@@ -17,8 +17,8 @@ namespace openvgf::converter {
 Target portableTarget() {
   Target t;
   t.name = "portable";
-  t.gemm = GemmTile{64, 64, 16, 4, 4};
-  t.gemmSmall = GemmTile{16, 64, 16, 4, 4};
+  t.tuning.gemm = GemmTile{64, 64, 16, 4, 4};
+  t.tuning.gemmSmall = GemmTile{16, 64, 16, 4, 4};
   return t;
 }
 
@@ -44,12 +44,12 @@ std::string describeTarget(const Target& target) {
   std::string out = target.name;
   if (!target.deviceName.empty()) out += fmt::format(" ({})", target.deviceName);
   std::vector<std::string> features;
-  if (target.subgroupSize != 0) features.push_back(fmt::format("subgroup {}", target.subgroupSize));
-  if (target.fp16Arithmetic) features.push_back(target.fp16RoundingRte ? "fp16 (RTE)" : "fp16");
-  if (target.integerDotProduct) features.push_back("integer dot product");
-  if (target.cooperativeMatrixNv || target.coopMatKhrEncoding) {
+  if (target.caps.subgroupSize != 0) features.push_back(fmt::format("subgroup {}", target.caps.subgroupSize));
+  if (target.caps.fp16Arithmetic) features.push_back(target.caps.fp16RoundingRte ? "fp16 (RTE)" : "fp16");
+  if (target.caps.integerDotProduct) features.push_back("integer dot product");
+  if (target.subgroupMatrices()) {
     std::string shapes;
-    for (const CoopMatShape& s : target.coopMatShapes) {
+    for (const CoopMatShape& s : target.caps.coopMatShapes) {
       const char* types = s.types == CoopMatTypes::F16xF16ToF32     ? "f16+f32"
                           : s.types == CoopMatTypes::F16xF16ToF16   ? "f16+f16"
                           : s.types == CoopMatTypes::Bf16xBf16ToF32 ? "bf16+f32"
@@ -58,32 +58,40 @@ std::string describeTarget(const Target& target) {
     }
     features.push_back("cooperative matrix" + shapes);
   }
-  if (target.cooperativeMatrixKhr) features.push_back(target.coopMatKhrEncoding ? "KHR cooperative matrix (used)" : "KHR cooperative matrix");
-  if (const CoopMatWorkgroupLimits& wg = target.coopMatWorkgroup; wg.invocations > 0) {
-    features.push_back(fmt::format("workgroup-scope matrices (granularity {}x{}x{}, {} invocations of [{}], max {}, "
-                                   "{} bytes of shared memory reserved{})",
-                                   wg.granularityM, wg.granularityN, wg.granularityK, wg.invocations,
-                                   fmt::join(wg.invocationCounts, " "), wg.maxDimension, wg.reservedShared,
-                                   wg.fp16Accumulators ? ", fp16 accumulators" : ""));
+  if (target.caps.cooperativeMatrixKhr)
+    features.push_back(target.tuning.coopMatKhrEncoding ? "KHR cooperative matrix (used)"
+                                                        : "KHR cooperative matrix");
+  if (const CoopMatWorkgroupLimits& wg = target.caps.coopMatWorkgroup; wg.invocations > 0) {
+    features.push_back(
+        fmt::format("workgroup-scope matrices (granularity {}x{}x{}, {} invocations of [{}], max {}, "
+                    "{} bytes of shared memory reserved{})",
+                    wg.granularityM, wg.granularityN, wg.granularityK, target.workgroupMatrixInvocations(),
+                    fmt::join(wg.invocationCounts, " "), wg.maxDimension, wg.reservedShared,
+                    wg.fp16Accumulators ? ", fp16 accumulators" : ""));
   }
-  if (target.fp16Operands) features.push_back("fp16 GEMM operands (--precision fp16)");
-  if (target.bf16Operands) features.push_back("bf16 GEMM operands (--precision bf16)");
-  if (target.fp16x3Operands) features.push_back("fp32 GEMM operands as fp16 pairs (--precision fp16x3)");
+  switch (target.precision) {
+    case Precision::Fp32: break;
+    case Precision::Fp16: features.push_back("fp16 GEMM operands (--precision fp16)"); break;
+    case Precision::Bf16: features.push_back("bf16 GEMM operands (--precision bf16)"); break;
+    case Precision::Fp16x3:
+      features.push_back("fp32 GEMM operands as fp16 pairs (--precision fp16x3)");
+      break;
+  }
   if (!features.empty()) out += ": " + fmt::format("{}", fmt::join(features, ", "));
   return out;
 }
 
 Status verifyTarget(const Target& target) {
-  for (const GemmTile* tile : {&target.gemm, &target.gemmSmall, &target.gemmLarge}) {
-    if (tile == &target.gemmLarge && target.gemmLargeMinGroups <= 0) continue;
+  for (const GemmTile* tile : {&target.tuning.gemm, &target.tuning.gemmSmall, &target.tuning.gemmLarge}) {
+    if (tile == &target.tuning.gemmLarge && target.tuning.gemmLargeMinGroups <= 0) continue;
     if (tile->bm % tile->tm != 0 || tile->bn % tile->tn != 0) {
       return internalError("target {}: GEMM tile {}x{}: expected multiples of the register block {}x{}", target.name,
                            tile->bm, tile->bn, tile->tm, tile->tn);
     }
     int invocations = (tile->bm / tile->tm) * (tile->bn / tile->tn);
-    if (invocations > target.maxInvocations) {
+    if (invocations > target.caps.maxInvocations) {
       return internalError("target {}: GEMM tile needs {} invocations, limit {}", target.name, invocations,
-                           target.maxInvocations);
+                           target.caps.maxInvocations);
     }
     // Two staged tiles of fp32/int32, padded by one column (scalar layout) or one vec4
     // (vec4 layout, TM and TN multiples of 4) per row; the vec4 layout may double-buffer.
@@ -98,20 +106,21 @@ Status verifyTarget(const Target& target) {
     }
     const int pad = vec4 ? 4 : 1;
     int shared = tile->stages * tile->bk * (tile->bm + pad + tile->bn + pad) * 4;
-    if (shared > target.maxSharedBytes) {
-      return internalError("target {}: GEMM tile needs {} bytes of shared memory, limit {}", target.name, shared,
-                           target.maxSharedBytes);
+    if (shared > target.caps.maxSharedBytes) {
+      return internalError("target {}: GEMM tile needs {} bytes of shared memory, limit {}", target.name,
+                           shared, target.caps.maxSharedBytes);
     }
   }
-  std::vector<const CoopMatTile*> coopMatTiles{&target.coopMatTile, &target.coopMatTileSmall,
-                                               &target.coopMatTileSplit};
+  std::vector<const CoopMatTile*> coopMatTiles{&target.tuning.coopMatTile, &target.tuning.coopMatTileSmall,
+                                               &target.tuning.coopMatTileSplit};
   // The optional tiles, where set (subgroupsM = 0: none).
-  for (const CoopMatTile* tile :
-       {&target.coopMatTileHalfAcc, &target.coopMatTileResidual, &target.coopMatTileGather}) {
+  for (const CoopMatTile* tile : {&target.tuning.coopMatTileHalfAcc, &target.tuning.coopMatTileResidual,
+                                  &target.tuning.coopMatTileGather}) {
     if (tile->subgroupsM != 0) coopMatTiles.push_back(tile);
   }
-  for (const CoopMatNarrowTile& narrow : target.coopMatTilesNarrow) coopMatTiles.push_back(&narrow.tile);
-  for (const CoopMatMidTile& mid : target.coopMatTilesMid) coopMatTiles.push_back(&mid.tile);
+  for (const CoopMatNarrowTile& narrow : target.tuning.coopMatTilesNarrow)
+    coopMatTiles.push_back(&narrow.tile);
+  for (const CoopMatMidTile& mid : target.tuning.coopMatTilesMid) coopMatTiles.push_back(&mid.tile);
   for (const CoopMatTile* tile : coopMatTiles) {
     // Shared tiles are stored in 16-byte chunks (8 fp16 / 16 int8 along K and N).
     if (tile->subgroupsM < 1 || tile->subgroupsN < 1 || tile->blockM < 8 || tile->blockN < 8 || tile->bk < 16 ||
@@ -121,7 +130,7 @@ Status verifyTarget(const Target& target) {
                            target.name, tile->subgroupsM, tile->subgroupsN, tile->blockM, tile->blockN, tile->bk);
     }
   }
-  if (const CoopMatWorkgroupTile& wg = target.coopMatWorkgroupTile; wg.bm > 0) {
+  if (const CoopMatWorkgroupTile& wg = target.tuning.coopMatWorkgroupTile; wg.bm > 0) {
     // 16-byte chunks along K and N: the row strides of the vector views.
     if (wg.partM <= 0 || wg.bm % wg.partM != 0 || wg.bn <= 0 || wg.bk <= 0 || wg.bn % 8 != 0 || wg.bk % 8 != 0) {
       return internalError("target {}: workgroup cooperative-matrix tile {}x{}x{} with {}-row parts: expected BM a "
@@ -129,8 +138,10 @@ Status verifyTarget(const Target& target) {
                            target.name, wg.bm, wg.bn, wg.bk, wg.partM);
     }
   }
-  if (target.elementwiseWg > target.maxInvocations || target.reduceThreads > target.maxInvocations) {
-    return internalError("target {}: workgroup size exceeds {} invocations", target.name, target.maxInvocations);
+  if (target.tuning.elementwiseWg > target.caps.maxInvocations ||
+      target.tuning.reduceThreads > target.caps.maxInvocations) {
+    return internalError("target {}: workgroup size exceeds {} invocations", target.name,
+                         target.caps.maxInvocations);
   }
   return {};
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Conversion targets: the device features a VGF may use and the tile/workgroup configs
-// of the heavy kernels (STYLE.md item 8: strategy apart from lowering). `portable` uses
-// only what Vulkan 1.3 desktop GPUs and lavapipe share; `native` probes the local device.
+// Conversion targets: the device features a VGF may use (Capabilities), the numerics the user
+// accepts (Precision) and the tile/workgroup configs of the heavy kernels (Tuning), kept apart
+// from lowering (STYLE.md item 8: strategy apart from lowering). `portable` uses only what
+// Vulkan 1.3 desktop GPUs and lavapipe share; `native` the facts of the device that will run
+// the model (DeviceCaps, probed by vulkan/).
 #pragma once
 
 #include <cstdint>
@@ -37,14 +39,14 @@ struct CoopMatTile {
   bool operator==(const CoopMatTile&) const = default;
 };
 
-/// A cooperative-matrix tile for GEMMs at most maxN wide (Target::coopMatTilesNarrow).
+/// A cooperative-matrix tile for GEMMs at most maxN wide (Tuning::coopMatTilesNarrow).
 struct CoopMatNarrowTile {
   int maxN = 0;
   CoopMatTile tile;
   bool operator==(const CoopMatNarrowTile&) const = default;
 };
 
-/// A cooperative-matrix tile between the common and the small one (Target::coopMatTilesMid),
+/// A cooperative-matrix tile between the common and the small one (Tuning::coopMatTilesMid),
 /// for GEMMs at least as wide as the tile, at least minDepth deep and with at least minTiles
 /// of its workgroups.
 struct CoopMatMidTile {
@@ -57,19 +59,66 @@ struct CoopMatMidTile {
 /// Workgroup-scope cooperative-matrix GEMM tiling (include/gemm_coopmat_wg.glsl): the
 /// workgroup tile, its K step and the rows of each accumulator matrix. bm = 0: never, which is
 /// the default until a tuning-table entry measures it faster (OPENVGF_TUNING coopmat-wg=...).
+/// invocations: the workgroup size, one the device lists (coopmat-wg-threads); 0: the device's
+/// largest (CoopMatWorkgroupLimits::invocations).
 struct CoopMatWorkgroupTile {
   int bm = 0, bn = 128, bk = 32;
   int partM = 64;
+  int invocations = 0;
   bool operator==(const CoopMatWorkgroupTile&) const = default;
 };
 
-struct Target {
-  std::string name;                       // "portable", "native"
+/// What the device lets kernels use: the converter's view of DeviceCaps (common/device_caps.h),
+/// made by nativeTarget from the device that will run the model (limits clamped to what the
+/// kernels are written for, matrix shapes filtered to the kinds they use); portableTarget's is
+/// what every Vulkan 1.3 desktop GPU and lavapipe share. Nothing here is a choice.
+struct Capabilities {
+  int maxSharedBytes = 16384;             // shared memory a kernel may use
+  int maxInvocations = 256;               // per workgroup
+  std::uint32_t subgroupSize = 0;         // 0 = unknown (portable)
+  bool fp16Arithmetic = false;            // shaderFloat16 (fp16 math in shaders)
+  bool fp16RoundingRte = false;           // shaderRoundingModeRTEFloat16
+  bool integerDotProduct = false;         // GL_EXT_integer_dot_product
+  bool cooperativeMatrixNv = false;       // GL_NV_cooperative_matrix (+ fp16, memory model), with shapes
+  bool cooperativeMatrixKhr = false;      // VK_KHR_cooperative_matrix (+ fp16, memory model)
+  std::vector<CoopMatShape> coopMatShapes;  // shapes the device lists (subgroup scope)
+  CoopMatWorkgroupLimits coopMatWorkgroup;  // VK_NV_cooperative_matrix2 workgroup scope
+  bool operator==(const Capabilities&) const = default;
+};
+
+/// The numerics the user accepts for fp32 MATMUL / CONV2D (--precision, ConvertOptions::precision).
+/// Off Fp32, fp32 operands are rounded as they are loaded and multiplied on cooperative
+/// matrices with fp32 accumulators: TOSA judges fp32 GEMMs at fp32 accuracy, which K-deep fp16
+/// products do not meet, so Fp32 is the default.
+enum class Precision {
+  Fp32,
+  // fp16 operands on fp16 matrices (for GEMMs at least Tuning::fp16OperandsMinDepth deep), and
+  // fp32 tensors between kernels stored as fp16 where Tuning::fp16Storage allows.
+  Fp16,
+  // bf16 operands (fp32's exponent range, 8-bit significand) on bf16 matrices (KHR encoding);
+  // Tuning::fp16OperandsMinDepth applies to it too.
+  Bf16,
+  // Each fp32 operand split into two fp16 (a rounded value and its scaled remainder) and
+  // multiplied as three fp16 products with fp32 accumulators (CM_SPLIT,
+  // include/gemm_coopmat.glsl): 22 of fp32's 24 significant bits, at a third of the fp16
+  // products' rate, on Tuning::coopMatTileSplit (fp16OperandsMinDepth does not apply;
+  // coopMatSplitMinDepth does).
+  Fp16x3,
+};
+
+/// How kernels use what the device has: tiles, workgroup sizes and the thresholds that choose
+/// between them. Set per device class by the tuning table (applyTuningTable, tuning.cpp), each
+/// entry with the measurement that decided it, and by OPENVGF_TUNING (applyTuningOverrides,
+/// for measuring entries). Changing a value changes speed, never which device features a VGF
+/// needs (coopMatKhrEncoding picks between encodings the device has) nor the accuracy the
+/// precision promises (fp16Storage and coopMatResidualAccumulators act only off
+/// Precision::Fp32, where the user accepted fp16 rounding).
+struct Tuning {
   GemmTile gemm;                          // CONV2D / MATMUL / CONV3D / TRANSPOSE_CONV2D
   GemmTile gemmSmall{16, 64, 16, 4, 4};   // GEMMs whose M or N is small (transposed for small N)
   // Large register blocks (fewer invocations, more work each) for GEMMs whose grid has at
   // least gemmLargeMinGroups workgroups of this tile and whose padding it does not grow by
-  // more than an eighth; 0 = never. Set per device class by the tuning table (tuning.cpp).
+  // more than an eighth; 0 = never.
   GemmTile gemmLarge{64, 64, 16, 8, 8};
   int gemmLargeMinGroups = 0;
   bool gemmLargeConvolutions = true;  // false: MATMUL only (implicit-GEMM gathers keep `gemm`)
@@ -89,44 +138,22 @@ struct Target {
   int elementwiseWg = 256;                // invocations per elementwise workgroup
   int elementsPerInvocation = 4;
   int reduceThreads = 256;                // RX*RY of reductions
-  int maxSharedBytes = 16384;             // shared memory a kernel may use
-  int maxInvocations = 256;               // per workgroup
-  std::uint32_t subgroupSize = 0;         // 0 = unknown (portable)
-  bool fp16Arithmetic = false;            // native: shaderFloat16 (fp16 math in shaders)
-  bool fp16RoundingRte = false;           // native: shaderRoundingModeRTEFloat16
-  bool integerDotProduct = false;         // native: GL_EXT_integer_dot_product
-  bool cooperativeMatrixNv = false;       // native: GL_NV_cooperative_matrix (+ fp16, memory model)
-  bool cooperativeMatrixKhr = false;      // native: VK_KHR_cooperative_matrix (+ fp16, memory model)
   // The subgroup-scope core is written against GL_NV_cooperative_matrix and re-encoded as KHR
-  // (converter/coopmat_khr.h) when this is set: devices without the NV extension, or the
-  // OPENVGF_TUNING override coopmat-khr=1.
+  // (converter/coopmat_khr.h) when this is set: on devices whose matrices come only through
+  // VK_KHR_cooperative_matrix (nativeTarget), where the tuning table measured it faster, or
+  // by the override coopmat-khr=1. Only with Capabilities::cooperativeMatrixKhr.
   bool coopMatKhrEncoding = false;
-  std::vector<CoopMatShape> coopMatShapes;  // native: shapes the device lists (subgroup scope)
   // Only this fragment shape (m x n x k; types ignored) when m != 0, else the largest that fits.
   CoopMatShape coopMatFragment{0, 0, 0};
-  CoopMatWorkgroupLimits coopMatWorkgroup;  // native: VK_NV_cooperative_matrix2 workgroup scope
   CoopMatWorkgroupTile coopMatWorkgroupTile;
-  // --precision fp16: fp32 MATMUL / CONV2D operands are rounded to fp16 as they are loaded and
-  // multiplied on fp16 cooperative matrices with fp32 accumulators. Off by default: TOSA
-  // judges fp32 GEMMs at fp32 accuracy, which K-deep fp16 products do not meet.
-  bool fp16Operands = false;
-  // --precision bf16: the same with bf16 (fp32's exponent range, 8-bit significand) on bf16
-  // matrices; fp16OperandsMinDepth applies to it too.
-  bool bf16Operands = false;
-  // ... only for GEMMs at least this deep: set per device class by the tuning table. On an
-  // H100 fp16 fragments were faster for 33 of the 34 ResNet-50 convolutions with K >= 512
-  // and slower for 16 of the 20 with K < 512, whose staging and epilogue cost more than the
-  // products save (benchmarks/results/experiments/h100-precision-fp16.md).
+  // Precision::Fp16 / Bf16 only for GEMMs at least this deep. On an H100 fp16 fragments were
+  // faster for 33 of the 34 ResNet-50 convolutions with K >= 512 and slower for 16 of the 20
+  // with K < 512, whose staging and epilogue cost more than the products save
+  // (benchmarks/results/experiments/h100-precision-fp16.md).
   int fp16OperandsMinDepth = 0;
-  // --precision fp16x3: fp32 MATMUL / CONV2D operands split into two fp16 each (a rounded
-  // value and its scaled remainder) and multiplied as three fp16 products with fp32
-  // accumulators (CM_SPLIT, include/gemm_coopmat.glsl): 22 of fp32's 24 significant bits,
-  // at a third of the fp16 products' rate, on tiles of coopMatTileSplit
-  // (fp16OperandsMinDepth does not apply; coopMatSplitMinDepth does).
-  bool fp16x3Operands = false;
-  // Two sets of accumulators per subgroup, so its block is a quarter of coopMatTile's, and
-  // four operand buffers. GEMMs with fewer than coopMatSplitMinTiles of its workgroups, or
-  // less deep than coopMatSplitMinDepth, stay on the scalar core.
+  // Precision::Fp16x3's tile: two sets of accumulators per subgroup, so its block is a quarter
+  // of coopMatTile's, and four operand buffers. GEMMs with fewer than coopMatSplitMinTiles of
+  // its workgroups, or less deep than coopMatSplitMinDepth, stay on the scalar core.
   CoopMatTile coopMatTileSplit{2, 2, 32, 32, 32};
   int coopMatSplitMinTiles = 0;
   int coopMatSplitMinDepth = 0;
@@ -176,14 +203,14 @@ struct Target {
   std::vector<CoopMatMidTile> coopMatTilesMid;
   // MATMUL's subgroup core stages its accumulators for the epilogue a band of fragments at a
   // time in the operand buffers, where a band fits (CoopMatPlan::stagingBuffer), rather than
-  // one fragment at a time. Set per device class by the tuning table: convolutions keep the
-  // fragment staging, which measured faster for them.
+  // one fragment at a time. Convolutions keep the fragment staging, which measured faster for
+  // them.
   bool coopMatBandEpilogue = false;
-  // --precision: a GEMM whose epilogue starts by adding a tensor shaped like the output (a
-  // residual ADD) starts its accumulators from that tensor (CM_RESIDUAL_ACC,
+  // Off Precision::Fp32: a GEMM whose epilogue starts by adding a tensor shaped like the
+  // output (a residual ADD) starts its accumulators from that tensor (CM_RESIDUAL_ACC,
   // include/gemm_coopmat.glsl) instead of reading it element by element in the epilogue.
   bool coopMatResidualAccumulators = false;
-  // --precision fp16: fp32 tensors between kernels that type each binding by its storage
+  // Precision::Fp16: fp32 tensors between kernels that type each binding by its storage
   // (KernelSpec::narrowStorage) are stored as fp16, halving the bytes they move; the values
   // are rounded to fp16 once, where they are stored. The OPENVGF_TUNING key fp16-storage=0
   // turns it off (for measuring it).
@@ -195,7 +222,27 @@ struct Target {
   // memory for an element-wise epilogue. Only GEMMs at most this deep (0: none): deeper ones,
   // whose epilogue is a small part of their time, measured slower with it.
   int coopMatDirectStoreMaxDepth = 0;
-  std::string deviceName;                 // native: the device converted for
+  bool operator==(const Tuning&) const = default;
+};
+
+/// A conversion target: what the device has, the precision the user asked for and how kernels
+/// are tuned for the device. Each choice reads the part it belongs to (chooseGemm: can the
+/// device, may the numerics, which tile is fastest). fingerprint() keys every cache on all of it.
+struct Target {
+  std::string name;        // "portable", "native"
+  Capabilities caps;       // written only by portableTarget / nativeTarget
+  Precision precision = Precision::Fp32;  // written only by resolveTarget (--precision)
+  Tuning tuning;           // written only by the tuning table and OPENVGF_TUNING
+  std::string deviceName;  // native: the device converted for
+
+  /// Whether subgroup cooperative matrices can be written: the device's NV matrices, or its KHR
+  /// ones in the KHR encoding.
+  bool subgroupMatrices() const { return caps.cooperativeMatrixNv || tuning.coopMatKhrEncoding; }
+  /// The workgroup size of workgroup-scope matrices: the tuning's, else the device's largest.
+  int workgroupMatrixInvocations() const {
+    const int tuned = tuning.coopMatWorkgroupTile.invocations;
+    return tuned > 0 ? tuned : caps.coopMatWorkgroup.invocations;
+  }
 };
 
 Target portableTarget();
@@ -206,12 +253,14 @@ Target nativeTarget(const DeviceCaps& device);
 /// Device classes of the tuning table (tuning.cpp): what the probe can tell apart.
 enum class DeviceClass { Cpu, NvidiaGpu, OtherGpu };
 DeviceClass deviceClass(std::uint32_t vendorId, bool cpu);
-/// Sets the tile configs of `target` that the tuning table holds for `device`.
+/// Sets target.tuning to what the tuning table holds for `device` (some entries depend on
+/// target.caps, which nativeTarget has set).
 void applyTuningTable(Target& target, DeviceClass device);
 /// Overrides tuning entries from a spec such as "gemm=128x128x8/8x8/2,gemm-min-groups=256,
 /// gemm-default=64x64x16/4x4/2,gemm-convolutions=0,coopmat=2x2/64x64/32,coopmat-min-tiles=256,
 /// fp16-min-depth=512" (the OPENVGF_TUNING environment variable of `--target native`, for
-/// measuring table entries); an invalid spec is an invalid-input error.
+/// measuring table entries) in target.tuning; an invalid spec, or one the capabilities cannot
+/// take (coopmat-khr=1 without KHR matrices), is an invalid-input error.
 Status applyTuningOverrides(Target& target, std::string_view spec);
 
 /// "portable" | "native". `device`: the facts of the device that will run the model, which

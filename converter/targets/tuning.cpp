@@ -98,28 +98,28 @@ struct TuningEntry {
 Status setGemmLarge(Target& target, const TuningEntry& e) {
   const auto& v = e.positive;
   if (!v || v->size() != 6) return e.bad("gemm=BMxBNxBK/TMxTN/STAGES, e.g. gemm=128x128x8/8x8/2");
-  target.gemmLarge = GemmTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4], (*v)[5]};
-  if (target.gemmLargeMinGroups <= 0) target.gemmLargeMinGroups = 1;
+  target.tuning.gemmLarge = GemmTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4], (*v)[5]};
+  if (target.tuning.gemmLargeMinGroups <= 0) target.tuning.gemmLargeMinGroups = 1;
   return {};
 }
 
 Status setGemmDefault(Target& target, const TuningEntry& e) {
   const auto& v = e.positive;
   if (!v || v->size() != 6) return e.bad("gemm-default=BMxBNxBK/TMxTN/STAGES, e.g. gemm-default=64x64x16/4x4/2");
-  target.gemm = GemmTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4], (*v)[5]};
+  target.tuning.gemm = GemmTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4], (*v)[5]};
   return {};
 }
 
 Status setGemmLargeConvolutions(Target& target, const TuningEntry& e) {
   const std::optional<bool> on = e.flag();
   if (!on) return e.bad("gemm-convolutions=0 or 1 (1: the large tile for convolutions too)");
-  target.gemmLargeConvolutions = *on;
+  target.tuning.gemmLargeConvolutions = *on;
   return {};
 }
 
 Status setGemmLargeMinGroups(Target& target, const TuningEntry& e) {
   if (!e.positive || e.positive->size() != 1) return e.bad("gemm-min-groups=N (N >= 1)");
-  target.gemmLargeMinGroups = (*e.positive)[0];
+  target.tuning.gemmLargeMinGroups = (*e.positive)[0];
   return {};
 }
 
@@ -130,8 +130,8 @@ Status setSplitK(Target& target, const TuningEntry& e) {
         "splitk-groups=N[/DEPTH] (split GEMMs of fewer than N workgroups along K, in slices at least "
         "DEPTH deep; 0: never)");
   }
-  target.gemmSplitKGroups = (*parsed)[0];
-  if (parsed->size() == 2) target.gemmSplitKMinDepth = (*parsed)[1];
+  target.tuning.gemmSplitKGroups = (*parsed)[0];
+  if (parsed->size() == 2) target.tuning.gemmSplitKMinDepth = (*parsed)[1];
   return {};
 }
 
@@ -140,13 +140,13 @@ Status setSplitK(Target& target, const TuningEntry& e) {
 Status setCoopMatTile(Target& target, const TuningEntry& e) {
   const auto& v = e.positive;
   if (!v || v->size() != 5) return e.bad("coopmat=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat=2x2/64x64/32");
-  target.coopMatTile = coopMatTileOf(*v);
+  target.tuning.coopMatTile = coopMatTileOf(*v);
   return {};
 }
 
 Status setCoopMatLargeMinTiles(Target& target, const TuningEntry& e) {
   if (!e.positive || e.positive->size() != 1) return e.bad("coopmat-min-tiles=N (N >= 1)");
-  target.coopMatLargeMinTiles = (*e.positive)[0];
+  target.tuning.coopMatLargeMinTiles = (*e.positive)[0];
   return {};
 }
 
@@ -155,8 +155,8 @@ Status setCoopMatTileHalfAcc(Target& target, const TuningEntry& e) {
   if (!v || (v->size() != 5 && v->size() != 6)) {
     return e.bad("coopmat-acc16=SGMxSGN/BLOCKMxBLOCKN/BK[/MINTILES], e.g. coopmat-acc16=2x2/64x128/16/256");
   }
-  target.coopMatTileHalfAcc = coopMatTileOf(*v);
-  if (v->size() == 6) target.coopMatHalfAccMinTiles = (*v)[5];
+  target.tuning.coopMatTileHalfAcc = coopMatTileOf(*v);
+  if (v->size() == 6) target.tuning.coopMatHalfAccMinTiles = (*v)[5];
   return {};
 }
 
@@ -165,7 +165,7 @@ Status setCoopMatTileSmall(Target& target, const TuningEntry& e) {
   if (!v || v->size() != 5) {
     return e.bad("coopmat-small=SGMxSGN/BLOCKMxBLOCKN/BK, e.g. coopmat-small=2x2/32x32/32");
   }
-  target.coopMatTileSmall = coopMatTileOf(*v);
+  target.tuning.coopMatTileSmall = coopMatTileOf(*v);
   return {};
 }
 
@@ -176,9 +176,9 @@ Status setCoopMatTileSplit(Target& target, const TuningEntry& e) {
         "coopmat-split=SGMxSGN/BLOCKMxBLOCKN/BK[/MINTILES[/MINK]], e.g. "
         "coopmat-split=2x2/32x64/16/128/256");
   }
-  target.coopMatTileSplit = coopMatTileOf(*v);
-  if (v->size() >= 6) target.coopMatSplitMinTiles = (*v)[5];
-  if (v->size() == 7) target.coopMatSplitMinDepth = (*v)[6];
+  target.tuning.coopMatTileSplit = coopMatTileOf(*v);
+  if (v->size() >= 6) target.tuning.coopMatSplitMinTiles = (*v)[5];
+  if (v->size() == 7) target.tuning.coopMatSplitMinDepth = (*v)[6];
   return {};
 }
 
@@ -191,7 +191,7 @@ Status setCoopMatTilesMid(Target& target, const TuningEntry& e) {
   }
   std::vector<CoopMatMidTile> tiles;
   for (const std::vector<int>& t : *items) tiles.push_back({coopMatTileOf(t), t[5], t[6]});
-  target.coopMatTilesMid = std::move(tiles);
+  target.tuning.coopMatTilesMid = std::move(tiles);
   return {};
 }
 
@@ -208,17 +208,17 @@ Status setCoopMatTilesNarrow(Target& target, const TuningEntry& e) {
     const CoopMatTile tile = coopMatTileOf(t);
     tiles.push_back({t.size() == 6 ? t[5] : tile.subgroupsN * tile.blockN, tile});
   }
-  target.coopMatTilesNarrow = std::move(tiles);
+  target.tuning.coopMatTilesNarrow = std::move(tiles);
   return {};
 }
 
 Status setCoopMatTileResidual(Target& target, const TuningEntry& e) {
   const auto& v = e.positive;
   if (e.off()) {
-    target.coopMatTileResidual.subgroupsM = 0;
+    target.tuning.coopMatTileResidual.subgroupsM = 0;
   } else if (v && v->size() == 6) {
-    target.coopMatTileResidual = coopMatTileOf(*v);
-    target.coopMatResidualMinTiles = (*v)[5];
+    target.tuning.coopMatTileResidual = coopMatTileOf(*v);
+    target.tuning.coopMatResidualMinTiles = (*v)[5];
   } else {
     return e.bad("coopmat-residual=SGMxSGN/BLOCKMxBLOCKN/BK/MINTILES, e.g. "
                  "coopmat-residual=2x2/32x32/32/2000, or coopmat-residual=0");
@@ -229,9 +229,9 @@ Status setCoopMatTileResidual(Target& target, const TuningEntry& e) {
 Status setCoopMatTileGather(Target& target, const TuningEntry& e) {
   const auto& v = e.positive;
   if (e.off()) {
-    target.coopMatTileGather.subgroupsM = 0;
+    target.tuning.coopMatTileGather.subgroupsM = 0;
   } else if (v && v->size() == 5) {
-    target.coopMatTileGather = coopMatTileOf(*v);
+    target.tuning.coopMatTileGather = coopMatTileOf(*v);
   } else {
     return e.bad(
         "coopmat-gather=SGMxSGN/BLOCKMxBLOCKN/BK (convolutions that gather A element by element), "
@@ -248,7 +248,7 @@ Status setCoopMatRowRuns(Target& target, const TuningEntry& e) {
         "coopmat-row-runs=PERCENT (gathered convolutions read filter rows as contiguous runs where "
         "padding the runs to whole chunks adds at most PERCENT % to K; 0: never)");
   }
-  target.coopMatRowRunsMaxPadding = (*e.parsed)[0];
+  target.tuning.coopMatRowRunsMaxPadding = (*e.parsed)[0];
   return {};
 }
 
@@ -259,15 +259,15 @@ Status setCoopMatPrefetch(Target& target, const TuningEntry& e) {
         "coopmat-prefetch=K[/CHUNKS] (GEMMs at most K deep, fetching at most CHUNKS 16-byte chunks "
         "per invocation and K slice, keep two slices in flight; 0: none)");
   }
-  target.coopMatPrefetchMaxDepth = (*parsed)[0];
-  if (parsed->size() == 2) target.coopMatPrefetchMaxChunks = (*parsed)[1];
+  target.tuning.coopMatPrefetchMaxDepth = (*parsed)[0];
+  if (parsed->size() == 2) target.tuning.coopMatPrefetchMaxChunks = (*parsed)[1];
   return {};
 }
 
 Status setCoopMatBandEpilogue(Target& target, const TuningEntry& e) {
   const std::optional<bool> on = e.flag();
   if (!on) return e.bad("coopmat-band=0 or 1 (1: MATMUL stages its epilogue a band at a time)");
-  target.coopMatBandEpilogue = *on;
+  target.tuning.coopMatBandEpilogue = *on;
   return {};
 }
 
@@ -276,7 +276,7 @@ Status setCoopMatResidualAccumulators(Target& target, const TuningEntry& e) {
   if (!on) {
     return e.bad("coopmat-residual-acc=0 or 1 (1: --precision GEMMs start their accumulators from a residual input)");
   }
-  target.coopMatResidualAccumulators = *on;
+  target.tuning.coopMatResidualAccumulators = *on;
   return {};
 }
 
@@ -285,7 +285,7 @@ Status setCoopMatDirectStore(Target& target, const TuningEntry& e) {
     return e.bad("coopmat-direct-store=K (convolutions at most K deep store whole fragments, their epilogue per "
                  "component; 0: none)");
   }
-  target.coopMatDirectStoreMaxDepth = static_cast<int>((*e.parsed)[0]);
+  target.tuning.coopMatDirectStoreMaxDepth = static_cast<int>((*e.parsed)[0]);
   return {};
 }
 
@@ -294,17 +294,17 @@ Status setCoopMatDirectStore(Target& target, const TuningEntry& e) {
 Status setCoopMatKhrEncoding(Target& target, const TuningEntry& e) {
   const std::optional<bool> on = e.flag();
   if (!on) return e.bad("coopmat-khr=0 or 1 (1: KHR encoding)");
-  if (*on && !target.cooperativeMatrixKhr) {
+  if (*on && !target.caps.cooperativeMatrixKhr) {
     return invalidInput("OPENVGF_TUNING: coopmat-khr=1: the device has no VK_KHR_cooperative_matrix");
   }
-  target.coopMatKhrEncoding = *on;
+  target.tuning.coopMatKhrEncoding = *on;
   return {};
 }
 
 Status setCoopMatFragment(Target& target, const TuningEntry& e) {
   const auto& v = e.positive;
   if (!v || v->size() != 3) return e.bad("coopmat-fragment=MxNxK, e.g. coopmat-fragment=16x8x16");
-  target.coopMatFragment = CoopMatShape{(*v)[0], (*v)[1], (*v)[2]};
+  target.tuning.coopMatFragment = CoopMatShape{(*v)[0], (*v)[1], (*v)[2]};
   return {};
 }
 
@@ -312,9 +312,14 @@ Status setCoopMatFragment(Target& target, const TuningEntry& e) {
 Status setCoopMatWorkgroupTile(Target& target, const TuningEntry& e) {
   const auto& v = e.positive;
   if (e.off()) {
-    target.coopMatWorkgroupTile.bm = 0;
+    target.tuning.coopMatWorkgroupTile.bm = 0;
   } else if (v && v->size() == 4) {
-    target.coopMatWorkgroupTile = CoopMatWorkgroupTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3]};
+    // Field by field: the invocations that coopmat-wg-threads set stay.
+    CoopMatWorkgroupTile& tile = target.tuning.coopMatWorkgroupTile;
+    tile.bm = (*v)[0];
+    tile.bn = (*v)[1];
+    tile.bk = (*v)[2];
+    tile.partM = (*v)[3];
   } else {
     return e.bad("coopmat-wg=BMxBNxBK/PARTM, e.g. coopmat-wg=128x128x32/64, or coopmat-wg=0 (never)");
   }
@@ -323,11 +328,11 @@ Status setCoopMatWorkgroupTile(Target& target, const TuningEntry& e) {
 
 Status setCoopMatWorkgroupInvocations(Target& target, const TuningEntry& e) {
   const auto& v = e.positive;
-  const auto& counts = target.coopMatWorkgroup.invocationCounts;
+  const auto& counts = target.caps.coopMatWorkgroup.invocationCounts;
   if (!v || v->size() != 1 || std::find(counts.begin(), counts.end(), (*v)[0]) == counts.end()) {
     return e.bad("coopmat-wg-threads=N, one of the workgroup sizes the device lists for workgroup-scope matrices");
   }
-  target.coopMatWorkgroup.invocations = (*v)[0];
+  target.tuning.coopMatWorkgroupTile.invocations = (*v)[0];
   return {};
 }
 
@@ -335,14 +340,14 @@ Status setCoopMatWorkgroupInvocations(Target& target, const TuningEntry& e) {
 
 Status setFp16OperandsMinDepth(Target& target, const TuningEntry& e) {
   if (!e.positive || e.positive->size() != 1) return e.bad("fp16-min-depth=K (K >= 1)");
-  target.fp16OperandsMinDepth = (*e.positive)[0];
+  target.tuning.fp16OperandsMinDepth = (*e.positive)[0];
   return {};
 }
 
 Status setFp16Storage(Target& target, const TuningEntry& e) {
   const std::optional<bool> on = e.flag();
   if (!on) return e.bad("fp16-storage=0 or 1 (1: --precision fp16 stores intermediate tensors as fp16)");
-  target.fp16Storage = *on;
+  target.tuning.fp16Storage = *on;
   return {};
 }
 
@@ -402,9 +407,9 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // lavapipe runs every GEMM fastest with the 8x8 register block, whatever the grid
       // (about 2x the 4x4 block: docs/performance.md, lavapipe); its few cores are filled by
       // a handful of tiles, so no split-K.
-      target.gemmLarge = GemmTile{64, 64, 16, 8, 8};
-      target.gemmLargeMinGroups = 1;
-      target.gemmSplitKGroups = 0;
+      target.tuning.gemmLarge = GemmTile{64, 64, 16, 8, 8};
+      target.tuning.gemmLargeMinGroups = 1;
+      target.tuning.gemmSplitKGroups = 0;
       break;
     case DeviceClass::NvidiaGpu:
       // H100, benchmarks/results/experiments/h100-gemm-tiles.md (benchmarks/gemm_tiles.sh):
@@ -414,10 +419,10 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // - MATMUL with at least 264 tiles (2 per SM): 128x128 tiles of 8x8 blocks, K step 8,
       //   two buffers: 33.4 TFLOP/s at 4096 fp32 against 30.3 (64x64). Convolutions keep the
       //   64x64 tile: with the large one on full grids ResNet-50 batch 32 took 12.4 ms.
-      target.gemm = GemmTile{64, 64, 16, 4, 4, 2};
-      target.gemmLarge = GemmTile{128, 128, 8, 8, 8, 2};
-      target.gemmLargeMinGroups = 264;
-      target.gemmLargeConvolutions = false;
+      target.tuning.gemm = GemmTile{64, 64, 16, 4, 4, 2};
+      target.tuning.gemmLarge = GemmTile{128, 128, 8, 8, 8, 2};
+      target.tuning.gemmLargeMinGroups = 264;
+      target.tuning.gemmLargeConvolutions = false;
       // --precision fp16 / bf16: every fp32 GEMM on fp16 fragments (fp16OperandsMinDepth stays
       // 0), residual ADDs in the accumulators' initial value, and a 128x64 tile of eight
       // subgroups for N <= 64 (since benchmarks/results/experiments/h100-gemm-limits.md, call 16,
@@ -427,7 +432,7 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // residual accumulators alone 5.30 ms, with the 4x1-subgroup narrow tile 5.08; MobileNetV2
       // batch 32 1.69 against 1.84 ms; BERT unchanged at 0.17 ms
       // (benchmarks/results/experiments/h100-gemm-limits.md, call 9).
-      target.coopMatResidualAccumulators = true;
+      target.tuning.coopMatResidualAccumulators = true;
       // Tiles by grid size: the common tile from 600 of its workgroups (not 256); the small
       // tile below 2000 for GEMMs that start from a residual; a 64x128 mid tile of 2x4
       // subgroups for GEMMs at least 128 wide and 256 deep with 392 of its tiles (three per
@@ -437,49 +442,49 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // and 1.262 / 1.289, batch 1 and BERT --precision fp16 unchanged). Per dispatch the
       // stage-2 3x3 convolutions went from 72 to 52-65 us and the stage-1 residual ones from
       // 91-105 to 81-90 (benchmarks/results/experiments/h100-gemm-limits.md, call 16).
-      target.coopMatTilesNarrow = {{32, CoopMatTile{8, 1, 16, 64, 32}},
-                                   {64, CoopMatTile{4, 2, 32, 32, 32}}};
-      target.coopMatLargeMinTiles = 600;
-      target.coopMatTileResidual = CoopMatTile{2, 2, 32, 32, 32};
-      target.coopMatResidualMinTiles = 2000;
+      target.tuning.coopMatTilesNarrow = {{32, CoopMatTile{8, 1, 16, 64, 32}},
+                                          {64, CoopMatTile{4, 2, 32, 32, 32}}};
+      target.tuning.coopMatLargeMinTiles = 600;
+      target.tuning.coopMatTileResidual = CoopMatTile{2, 2, 32, 32, 32};
+      target.tuning.coopMatResidualMinTiles = 2000;
       // Then (benchmarks/results/experiments/h100-gemm-limits.md, call 18) 4x2 subgroups of 16x32
       // (64x64, eight subgroups) where they give 392 workgroups: the stage-3 3x3 convolutions of
       // ResNet-50 batch 32 55-57 against 60-65 us, its K = 1024 ones 28-29 against 31-35, where the
       // stage-4 ones (200 of these tiles) lost 15 us each with it; the whole network 2.923 against
       // 2.970 ms, MobileNetV2 batch 32 1.276 against 1.281, BERT unchanged.
-      target.coopMatTilesMid = {{CoopMatTile{2, 4, 32, 32, 32}, 392, 256},
-                                {CoopMatTile{4, 2, 16, 32, 32}, 392, 1}};
+      target.tuning.coopMatTilesMid = {{CoopMatTile{2, 4, 32, 32, 32}, 392, 256},
+                                       {CoopMatTile{4, 2, 16, 32, 32}, 392, 1}};
       // Split-K below 264 workgroups (two per multiprocessor) rather than 128: ResNet-50 batch
       // 32 --precision fp16 4.53 against 4.74 ms, batch 1 fp32 1.10 against 1.17 ms,
       // MobileNetV2 batch 32 1.60 against 1.65 ms, BERT --precision fp16 0.161 against
       // 0.172 ms; ResNet-50 batch 32 fp32 10.22 against 10.12 ms and BERT fp16 0.116 against
       // 0.114 ms (benchmarks/results/experiments/h100-gemm-limits.md, call 10).
-      target.gemmSplitKGroups = 264;
+      target.tuning.gemmSplitKGroups = 264;
       // Convolutions at most 576 deep store whole fragments with a per-element epilogue
       // (CM_DIRECT_STORE): ResNet-50 batch 32 --precision fp16 3.29 against 3.65 ms with every
       // depth, MobileNetV2 batch 32 1.30 against 1.50 ms; convolutions 1024 and more deep were
       // 2-10 % slower with it (benchmarks/results/experiments/h100-gemm-limits.md, call 14).
-      target.coopMatDirectStoreMaxDepth = 576;
+      target.tuning.coopMatDirectStoreMaxDepth = 576;
       // Cooperative matrices encoded as KHR rather than NV (converter/coopmat_khr.h), which the
       // KHR encoding's 16x8x16 fragments bring with them: fp16 MATMUL 4096 at 265-267 TFLOP/s
       // against 179-180 (NV, 16x16x16), 2048 at 210 against 152, ResNet-50 batch 32 with
       // --precision fp16 in 7.77 against 8.23 ms, BERT fp16 0.114 against 0.118 ms
       // (benchmarks/results/experiments/h100-coopmat-khr.md). Workgroup-scope matrices
       // (VK_NV_cooperative_matrix2) stay off: their best tile ran MATMUL 4096 at 192 TFLOP/s.
-      target.coopMatKhrEncoding = target.cooperativeMatrixKhr;
+      target.tuning.coopMatKhrEncoding = target.caps.cooperativeMatrixKhr;
       // fp16 accumulators: 2x2 subgroups of 64x128 with a K slice of 16 ran fp16 MATMUL 4096 at
       // 311-319 TFLOP/s against 276 with the common tile; 2048 keeps the common tile (128 of
       // the larger tiles: 153 TFLOP/s against 218), and BERT fp16 is unchanged at 0.113 ms
       // (benchmarks/results/experiments/h100-coopmat-khr.md, call 5).
-      target.coopMatTileHalfAcc = CoopMatTile{2, 2, 64, 128, 16};
+      target.tuning.coopMatTileHalfAcc = CoopMatTile{2, 2, 64, 128, 16};
       // From 256 of these tiles, as measured (MATMUL 4096 has 512), whatever coopMatLargeMinTiles.
-      target.coopMatHalfAccMinTiles = 256;
+      target.tuning.coopMatHalfAccMinTiles = 256;
       // MATMUL stages its epilogue a band at a time: MATMUL 4096 --precision fp16 in 0.845
       // against 0.913 ms. Convolutions lost with it (ResNet-50 batch 32 --precision fp16 6.68
       // against 6.60 ms; its 3x3 and N <= 128 convolutions 10-50 % each), so they keep
       // staging one fragment at a time (benchmarks/results/experiments/h100-gemm-limits.md,
       // call 6).
-      target.coopMatBandEpilogue = true;
+      target.tuning.coopMatBandEpilogue = true;
       // --precision fp16x3: 2x2 subgroups of 32x32 (the default tile) from 16 of its workgroups.
       // H200, against the fp32 scalar core in the same call: MATMUL 4096 52.0 against 33.4
       // TFLOP/s (torch.matmul fp32 51.0), ResNet-50 batch 32 8.81 against 10.12 ms, MobileNetV2
@@ -487,7 +492,7 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // tiles: 0.208). 64x128 workgroups ran MATMUL 4096 at 55.7 TFLOP/s but ResNet-50 at 9.81
       // ms; a minimum depth of 256 or 512 made both CNNs slower
       // (benchmarks/results/experiments/h100-gemm-limits.md, call 20).
-      target.coopMatSplitMinTiles = 16;
+      target.tuning.coopMatSplitMinTiles = 16;
       // ResNet-50's 3-channel stem convolution, whose A operand the core gathers element by
       // element, on 2x2 subgroups of 32x32 (64x64, 128 invocations) rather than the narrow
       // tile of 4x2 (128x64, 256): 134-136 against 142-144 us at batch 32 --precision fp16 in
@@ -497,7 +502,7 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // reads its filter rows as runs (coopMatRowRunsMaxPadding), a K slice of 16: 117.8
       // against 124.9 us with 32, 134-135 without runs (same H200 call;
       // benchmarks/results/experiments/h100-gemm-limits.md, call 30).
-      target.coopMatTileGather = CoopMatTile{2, 2, 32, 32, 16};
+      target.tuning.coopMatTileGather = CoopMatTile{2, 2, 32, 32, 16};
       // Two K slices in flight for GEMMs at most 512 deep whose invocations fetch at most 4
       // chunks per slice: ResNet-50 batch 32 --precision fp16 2.815 / 2.807 against 2.843 /
       // 2.841 ms with the stem tile above (its 1x1 convolutions 1-6 us faster each), BERT
@@ -505,11 +510,11 @@ void applyTuningTable(Target& target, DeviceClass device) {
       // 3x3 convolutions of the third stage 57 -> 88 us, the deep split ones 40 -> 57) and
       // fp16x3 MATMUL 4096 52.5 -> 48.8 TFLOP/s; fp16 MATMUL 4096 stayed at 304 TFLOP/s
       // (benchmarks/results/experiments/h100-gemm-limits.md, calls 24 and 25).
-      target.coopMatPrefetchMaxDepth = 512;
+      target.tuning.coopMatPrefetchMaxDepth = 512;
       break;
     case DeviceClass::OtherGpu:
       // No measurement yet: the portable tiles.
-      target.gemmLargeMinGroups = 0;
+      target.tuning.gemmLargeMinGroups = 0;
       break;
   }
 }

@@ -61,23 +61,23 @@ TEST(NativeDevice, TheTargetIsMadeForTheDeviceTheSelectorPicks) {
 
   const converter::Target gpu = converter::nativeTarget(*best);
   EXPECT_EQ(gpu.deviceName, "Fake Tensor GPU");
-  EXPECT_EQ(gpu.subgroupSize, 32u);
-  EXPECT_TRUE(gpu.cooperativeMatrixNv);
-  EXPECT_FALSE(gpu.cooperativeMatrixKhr);
-  EXPECT_EQ(gpu.coopMatShapes, best->coopMatShapesNv);
-  EXPECT_TRUE(gpu.fp16Arithmetic && gpu.fp16RoundingRte && gpu.integerDotProduct);
+  EXPECT_EQ(gpu.caps.subgroupSize, 32u);
+  EXPECT_TRUE(gpu.caps.cooperativeMatrixNv);
+  EXPECT_FALSE(gpu.caps.cooperativeMatrixKhr);
+  EXPECT_EQ(gpu.caps.coopMatShapes, best->coopMatShapesNv);
+  EXPECT_TRUE(gpu.caps.fp16Arithmetic && gpu.caps.fp16RoundingRte && gpu.caps.integerDotProduct);
 
   const converter::Target cpu = converter::nativeTarget(*byIndex);
   EXPECT_EQ(cpu.deviceName, "Fake CPU rasterizer");
-  EXPECT_EQ(cpu.subgroupSize, 8u);
-  EXPECT_FALSE(cpu.cooperativeMatrixNv || cpu.fp16Arithmetic || cpu.integerDotProduct);
-  EXPECT_TRUE(cpu.coopMatShapes.empty());
+  EXPECT_EQ(cpu.caps.subgroupSize, 8u);
+  EXPECT_FALSE(cpu.caps.cooperativeMatrixNv || cpu.caps.fp16Arithmetic || cpu.caps.integerDotProduct);
+  EXPECT_TRUE(cpu.caps.coopMatShapes.empty());
   // Each device class has its own tuning-table tiles (the CPU class: 8x8 register blocks for
   // every GEMM, no split-K).
-  EXPECT_EQ(cpu.gemmLarge, (converter::GemmTile{64, 64, 16, 8, 8}));
-  EXPECT_EQ(cpu.gemmLargeMinGroups, 1);
-  EXPECT_EQ(cpu.gemmSplitKGroups, 0);
-  EXPECT_NE(gpu.gemmSplitKGroups, 0);
+  EXPECT_EQ(cpu.tuning.gemmLarge, (converter::GemmTile{64, 64, 16, 8, 8}));
+  EXPECT_EQ(cpu.tuning.gemmLargeMinGroups, 1);
+  EXPECT_EQ(cpu.tuning.gemmSplitKGroups, 0);
+  EXPECT_NE(gpu.tuning.gemmSplitKGroups, 0);
   // So the caches keep them apart.
   EXPECT_NE(converter::fingerprint(cpu), converter::fingerprint(gpu));
 }
@@ -106,7 +106,7 @@ TEST(NativeDevice, NativeNeedsTheDeviceAndTuningAppliesToItsTable) {
   options.tuning = "gemm=64x64x16/4x4/1";
   Result<converter::Target> tuned = converter::resolveTarget(options);
   ASSERT_TRUE(tuned) << tuned.error().message();
-  EXPECT_EQ(tuned->gemm, (converter::GemmTile{64, 64, 16, 4, 4, 1}));
+  EXPECT_EQ(tuned->tuning.gemm, (converter::GemmTile{64, 64, 16, 4, 4, 1}));
   EXPECT_NE(converter::fingerprint(*tuned), converter::fingerprint(*table));
   options.tuning = "gemm=1x2";
   Result<converter::Target> bad = converter::resolveTarget(options);

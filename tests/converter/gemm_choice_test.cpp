@@ -21,6 +21,7 @@ using converter::CoopMatTypes;
 using converter::GemmKind;
 using converter::GemmShape;
 using converter::GemmTile;
+using converter::Precision;
 using tosa::DType;
 
 converter::Target portable() { return converter::portableTarget(); }
@@ -84,7 +85,7 @@ std::vector<Case> cases() {
   c.push_back({"portable_conv_3136x64x576_splits_3", portable(),
                gemm(GemmKind::Convolution, DType::Fp32, 3136, 64, 576), {.scalarTile = portableTile, .slices = 3, .sliceDepth = 192}});
   converter::Target fourOrMore = portable();
-  fourOrMore.gemmSplitKMinSlices = 4;
+  fourOrMore.tuning.gemmSplitKMinSlices = 4;
   c.push_back({"fewer_slices_than_the_minimum_stay_whole", fourOrMore,
                gemm(GemmKind::Convolution, DType::Fp32, 3136, 64, 576), {.scalarTile = portableTile}});
   // INT16 x INT8 accumulates in int64, which the split's partial sums cannot hold.
@@ -148,8 +149,8 @@ std::vector<Case> cases() {
   // the small tile. Filter rows of 9 operands padded to 16: 3 x 7 = 21 <= 100 % of 27, so K
   // becomes 3 runs of 16 = 48.
   converter::Target fp16 = nvidia();
-  fp16.fp16Operands = true;
-  fp16.fp16OperandsMinDepth = 0;
+  fp16.precision = Precision::Fp16;
+  fp16.tuning.fp16OperandsMinDepth = 0;
   GemmShape stem = gemm(GemmKind::Convolution, DType::Fp32, 12544, 32, 27);
   stem.runA = 3;
   stem.rowRun = 9;
@@ -164,8 +165,8 @@ std::vector<Case> cases() {
   // fit in 48 KiB less the 8 KiB reserved; MATMUL fp16 -> fp16 accumulates in fp16, which
   // the device offers at that size.
   converter::Target wg = nvidia();
-  wg.coopMatWorkgroup = {32, 32, 16, 256, 1024, 8192, true, {256}};
-  wg.coopMatWorkgroupTile = {128, 128, 32, 64};
+  wg.caps.coopMatWorkgroup = {32, 32, 16, 256, 1024, 8192, true, {256}};
+  wg.tuning.coopMatWorkgroupTile = {128, 128, 32, 64};
   GemmShape plain = gemm(GemmKind::Matmul, DType::Fp16, 4096, 4096, 4096);
   plain.plainOperands = true;
   c.push_back({"plain_fp16_operands_take_workgroup_scope", wg, plain,
@@ -192,7 +193,8 @@ TEST_P(GemmChoice, MatchesTheRules) {
     EXPECT_EQ(got.coopMat->workgroupScope, want.workgroupScope);
     EXPECT_EQ(got.tile, got.coopMat->tile());
     // MATMUL's epilogue takes the target's band staging; convolutions never do.
-    EXPECT_EQ(got.coopMat->bandEpilogue, c.shape.kind == GemmKind::Matmul && c.target.coopMatBandEpilogue);
+    EXPECT_EQ(got.coopMat->bandEpilogue,
+              c.shape.kind == GemmKind::Matmul && c.target.tuning.coopMatBandEpilogue);
   } else {
     EXPECT_EQ(got.tile, *want.scalarTile);
   }

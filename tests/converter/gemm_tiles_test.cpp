@@ -44,9 +44,9 @@ HostTensor randomFp32(tosa::Shape shape, std::mt19937& rng, float lo = -1.0f, fl
 // 32 KiB of shared memory; split-K only where a case asks for it.
 converter::ConvertOptions withTile(const GemmTile& tile, bool splitK) {
   converter::Target target = converter::portableTarget();
-  target.gemm = tile;
-  target.maxSharedBytes = 32768;
-  if (!splitK) target.gemmSplitKGroups = 0;
+  target.tuning.gemm = tile;
+  target.caps.maxSharedBytes = 32768;
+  if (!splitK) target.tuning.gemmSplitKGroups = 0;
   EXPECT_TRUE(converter::verifyTarget(target));
   converter::ConvertOptions options;
   options.customTarget = target;
@@ -136,18 +136,18 @@ INSTANTIATE_TEST_SUITE_P(Tiles, GemmTiles,
 
 TEST(TuningOverrides, SetEntriesAndRejectBadSpecs) {
   converter::Target t = converter::portableTarget();
-  t.maxSharedBytes = 49152;
-  t.maxInvocations = 1024;
+  t.caps.maxSharedBytes = 49152;
+  t.caps.maxInvocations = 1024;
   ASSERT_TRUE(converter::applyTuningOverrides(t, "gemm=128x64x8/8x4/2,gemm-min-groups=7,coopmat=2x4/64x32/16,"
                                                  "coopmat-min-tiles=9,gemm-default=32x64x8/4x4/1,gemm-convolutions=0,"
                                                  "fp16-min-depth=256"));
-  EXPECT_EQ(t.fp16OperandsMinDepth, 256);
-  EXPECT_EQ(t.gemm, (GemmTile{32, 64, 8, 4, 4, 1}));
-  EXPECT_FALSE(t.gemmLargeConvolutions);
-  EXPECT_EQ(t.gemmLarge, (GemmTile{128, 64, 8, 8, 4, 2}));
-  EXPECT_EQ(t.gemmLargeMinGroups, 7);
-  EXPECT_EQ(t.coopMatTile, (converter::CoopMatTile{2, 4, 64, 32, 16}));
-  EXPECT_EQ(t.coopMatLargeMinTiles, 9);
+  EXPECT_EQ(t.tuning.fp16OperandsMinDepth, 256);
+  EXPECT_EQ(t.tuning.gemm, (GemmTile{32, 64, 8, 4, 4, 1}));
+  EXPECT_FALSE(t.tuning.gemmLargeConvolutions);
+  EXPECT_EQ(t.tuning.gemmLarge, (GemmTile{128, 64, 8, 8, 4, 2}));
+  EXPECT_EQ(t.tuning.gemmLargeMinGroups, 7);
+  EXPECT_EQ(t.tuning.coopMatTile, (converter::CoopMatTile{2, 4, 64, 32, 16}));
+  EXPECT_EQ(t.tuning.coopMatLargeMinTiles, 9);
   for (const char* bad : {"gemm=128x128x8", "gemm=128x128x8/8x8/x", "gemm-min-groups=0", "coopmat=2x2/64x64",
                           "tile=1", "gemm=128x128x8/8x8/3", "gemm=512x512x16/8x8/2", "gemm-convolutions=2",
                           "gemm=128x128x0/8x8/2"}) {
@@ -159,114 +159,146 @@ TEST(TuningOverrides, SetEntriesAndRejectBadSpecs) {
   }
 }
 
+// OPENVGF_TUNING is tuning only: a spec that names every key changes Target::tuning and leaves
+// the device's capabilities, the precision and the names as they were.
+TEST(TuningOverrides, WriteOnlyTheTuning) {
+  converter::Target t = converter::portableTarget();
+  t.name = "native";
+  t.deviceName = "Fake GPU";
+  t.caps.maxSharedBytes = 49152;
+  t.caps.maxInvocations = 1024;
+  t.caps.subgroupSize = 32;
+  t.caps.cooperativeMatrixKhr = true;
+  t.caps.coopMatWorkgroup.invocations = 256;
+  t.caps.coopMatWorkgroup.invocationCounts = {128, 256};
+  t.precision = converter::Precision::Fp16;
+  const converter::Target before = t;
+  const std::string everyKey =
+      "gemm=128x64x8/8x4/2,gemm-default=32x64x8/4x4/1,gemm-convolutions=0,gemm-min-groups=7,"
+      "splitk-groups=8/64,coopmat=2x4/64x32/16,coopmat-small=2x2/32x32/16,coopmat-split=2x2/32x64/16/16/256,"
+      "coopmat-mid=2x4/32x32/32/392/256,coopmat-min-tiles=9,coopmat-residual=2x2/32x32/32/2000,"
+      "coopmat-gather=2x2/32x32/16,coopmat-row-runs=50,coopmat-prefetch=256/8,"
+      "coopmat-acc16=2x2/64x128/16/300,coopmat-khr=1,coopmat-fragment=16x8x16,coopmat-wg=256x128x32/64,"
+      "coopmat-wg-threads=128,coopmat-band=1,coopmat-residual-acc=1,coopmat-narrow=8x1/16x64/32/32,"
+      "coopmat-direct-store=576,fp16-min-depth=256,fp16-storage=0";
+  ASSERT_TRUE(converter::applyTuningOverrides(t, everyKey));
+  EXPECT_EQ(t.caps, before.caps);
+  EXPECT_EQ(t.precision, before.precision);
+  EXPECT_EQ(t.name, before.name);
+  EXPECT_EQ(t.deviceName, before.deviceName);
+  EXPECT_NE(t.tuning, before.tuning);
+}
+
 TEST(TuningOverrides, CooperativeMatrixEncodingAndWorkgroupScope) {
   converter::Target t = converter::portableTarget();
-  t.maxSharedBytes = 49152;
-  t.maxInvocations = 1024;
+  t.caps.maxSharedBytes = 49152;
+  t.caps.maxInvocations = 1024;
   // NVIDIA GPUs take the KHR encoding when the device has it, and no workgroup-scope tile.
   converter::Target nvidia = t;
-  nvidia.cooperativeMatrixKhr = true;
+  nvidia.caps.cooperativeMatrixKhr = true;
   converter::applyTuningTable(nvidia, converter::DeviceClass::NvidiaGpu);
-  EXPECT_TRUE(nvidia.coopMatKhrEncoding);
-  EXPECT_EQ(nvidia.coopMatWorkgroupTile.bm, 0);
+  EXPECT_TRUE(nvidia.tuning.coopMatKhrEncoding);
+  EXPECT_EQ(nvidia.tuning.coopMatWorkgroupTile.bm, 0);
   converter::Target nvOnly = t;
   converter::applyTuningTable(nvOnly, converter::DeviceClass::NvidiaGpu);
-  EXPECT_FALSE(nvOnly.coopMatKhrEncoding);
+  EXPECT_FALSE(nvOnly.tuning.coopMatKhrEncoding);
 
-  t.cooperativeMatrixKhr = true;
-  t.coopMatWorkgroup.invocationCounts = {32, 128, 256};
+  t.caps.cooperativeMatrixKhr = true;
+  t.caps.coopMatWorkgroup.invocationCounts = {32, 128, 256};
   ASSERT_TRUE(converter::applyTuningOverrides(t, "coopmat-khr=1,coopmat-wg=256x128x32/64,coopmat-wg-threads=128"));
-  EXPECT_TRUE(t.coopMatKhrEncoding);
-  EXPECT_EQ(t.coopMatWorkgroupTile, (converter::CoopMatWorkgroupTile{256, 128, 32, 64}));
-  EXPECT_EQ(t.coopMatWorkgroup.invocations, 128);
+  EXPECT_TRUE(t.tuning.coopMatKhrEncoding);
+  // The workgroup size is the tuning's choice among the device's; the device's facts stay.
+  EXPECT_EQ(t.tuning.coopMatWorkgroupTile, (converter::CoopMatWorkgroupTile{256, 128, 32, 64, 128}));
+  EXPECT_EQ(t.workgroupMatrixInvocations(), 128);
+  EXPECT_EQ(t.caps.coopMatWorkgroup.invocations, 0);
   ASSERT_TRUE(converter::applyTuningOverrides(t, "coopmat-acc16=2x2/64x128/16"));
-  EXPECT_EQ(t.coopMatTileHalfAcc, (converter::CoopMatTile{2, 2, 64, 128, 16}));
+  EXPECT_EQ(t.tuning.coopMatTileHalfAcc, (converter::CoopMatTile{2, 2, 64, 128, 16}));
   ASSERT_TRUE(converter::applyTuningOverrides(t, "coopmat-acc16=2x2/64x128/16/300"));
-  EXPECT_EQ(t.coopMatHalfAccMinTiles, 300);
+  EXPECT_EQ(t.tuning.coopMatHalfAccMinTiles, 300);
   ASSERT_TRUE(converter::applyTuningOverrides(t, "coopmat-fragment=16x8x16"));
-  EXPECT_EQ(t.coopMatFragment, (converter::CoopMatShape{16, 8, 16}));
+  EXPECT_EQ(t.tuning.coopMatFragment, (converter::CoopMatShape{16, 8, 16}));
   ASSERT_TRUE(converter::applyTuningOverrides(t, "coopmat-wg=0,coopmat-khr=0"));
-  EXPECT_EQ(t.coopMatWorkgroupTile.bm, 0);
-  EXPECT_FALSE(t.coopMatKhrEncoding);
-  EXPECT_TRUE(nvidia.coopMatBandEpilogue);
-  EXPECT_TRUE(nvidia.coopMatResidualAccumulators);
+  EXPECT_EQ(t.tuning.coopMatWorkgroupTile.bm, 0);
+  EXPECT_FALSE(t.tuning.coopMatKhrEncoding);
+  EXPECT_TRUE(nvidia.tuning.coopMatBandEpilogue);
+  EXPECT_TRUE(nvidia.tuning.coopMatResidualAccumulators);
   using Narrow = converter::CoopMatNarrowTile;
-  EXPECT_EQ(nvidia.coopMatTilesNarrow,
+  EXPECT_EQ(nvidia.tuning.coopMatTilesNarrow,
             (std::vector<Narrow>{{32, {8, 1, 16, 64, 32}}, {64, {4, 2, 32, 32, 32}}}));
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-residual-acc=0,coopmat-narrow=0"));
-  EXPECT_FALSE(nvidia.coopMatResidualAccumulators);
-  EXPECT_TRUE(nvidia.coopMatTilesNarrow.empty());
+  EXPECT_FALSE(nvidia.tuning.coopMatResidualAccumulators);
+  EXPECT_TRUE(nvidia.tuning.coopMatTilesNarrow.empty());
   // The gather tile and two slices in flight up to 512 deep, 4 chunks; both can be turned off.
-  EXPECT_EQ(nvidia.coopMatTileGather, (converter::CoopMatTile{2, 2, 32, 32, 16}));
-  EXPECT_EQ(nvidia.coopMatPrefetchMaxDepth, 512);
-  EXPECT_EQ(nvidia.coopMatPrefetchMaxChunks, 4);
+  EXPECT_EQ(nvidia.tuning.coopMatTileGather, (converter::CoopMatTile{2, 2, 32, 32, 16}));
+  EXPECT_EQ(nvidia.tuning.coopMatPrefetchMaxDepth, 512);
+  EXPECT_EQ(nvidia.tuning.coopMatPrefetchMaxChunks, 4);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-gather=4x1/16x64/32,coopmat-prefetch=256/8"));
-  EXPECT_EQ(nvidia.coopMatTileGather, (converter::CoopMatTile{4, 1, 16, 64, 32}));
-  EXPECT_EQ(nvidia.coopMatPrefetchMaxDepth, 256);
-  EXPECT_EQ(nvidia.coopMatPrefetchMaxChunks, 8);
+  EXPECT_EQ(nvidia.tuning.coopMatTileGather, (converter::CoopMatTile{4, 1, 16, 64, 32}));
+  EXPECT_EQ(nvidia.tuning.coopMatPrefetchMaxDepth, 256);
+  EXPECT_EQ(nvidia.tuning.coopMatPrefetchMaxChunks, 8);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-gather=0,coopmat-prefetch=0"));
-  EXPECT_EQ(nvidia.coopMatTileGather.subgroupsM, 0);
-  EXPECT_EQ(nvidia.coopMatPrefetchMaxDepth, 0);
+  EXPECT_EQ(nvidia.tuning.coopMatTileGather.subgroupsM, 0);
+  EXPECT_EQ(nvidia.tuning.coopMatPrefetchMaxDepth, 0);
   // Gathered convolutions read filter rows as runs where the padding adds at most 100 % to K.
-  EXPECT_EQ(nvidia.coopMatRowRunsMaxPadding, 100);
+  EXPECT_EQ(nvidia.tuning.coopMatRowRunsMaxPadding, 100);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-row-runs=0"));
-  EXPECT_EQ(nvidia.coopMatRowRunsMaxPadding, 0);
+  EXPECT_EQ(nvidia.tuning.coopMatRowRunsMaxPadding, 0);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-row-runs=100"));
-  EXPECT_EQ(nvidia.coopMatRowRunsMaxPadding, 100);
+  EXPECT_EQ(nvidia.tuning.coopMatRowRunsMaxPadding, 100);
   for (const char* bad : {"coopmat-gather=2x2/32x32", "coopmat-gather=2x2/32x32/24", "coopmat-prefetch=512/0",
                           "coopmat-prefetch=1/2/3", "coopmat-row-runs", "coopmat-row-runs=1/2"}) {
     converter::Target u = nvidia;
     EXPECT_FALSE(converter::applyTuningOverrides(u, bad)) << bad;
   }
-  EXPECT_EQ(nvidia.gemmSplitKGroups, 264);
+  EXPECT_EQ(nvidia.tuning.gemmSplitKGroups, 264);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "splitk-groups=0"));
-  EXPECT_EQ(nvidia.gemmSplitKGroups, 0);
-  EXPECT_EQ(nvidia.gemmSplitKMinDepth, 128);
+  EXPECT_EQ(nvidia.tuning.gemmSplitKGroups, 0);
+  EXPECT_EQ(nvidia.tuning.gemmSplitKMinDepth, 128);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "splitk-groups=800/1024"));
-  EXPECT_EQ(nvidia.gemmSplitKGroups, 800);
-  EXPECT_EQ(nvidia.gemmSplitKMinDepth, 1024);
+  EXPECT_EQ(nvidia.tuning.gemmSplitKGroups, 800);
+  EXPECT_EQ(nvidia.tuning.gemmSplitKMinDepth, 1024);
   for (const char* bad : {"splitk-groups=800/0", "splitk-groups=1/2/3", "splitk-groups="}) {
     converter::Target u = nvidia;
     EXPECT_FALSE(converter::applyTuningOverrides(u, bad)) << bad;
   }
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-narrow=4x1/32x64/32"));
-  EXPECT_EQ(nvidia.coopMatTilesNarrow, (std::vector<Narrow>{{64, {4, 1, 32, 64, 32}}}));
+  EXPECT_EQ(nvidia.tuning.coopMatTilesNarrow, (std::vector<Narrow>{{64, {4, 1, 32, 64, 32}}}));
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-narrow=8x1/16x64/32/24+2x2/32x32/32"));
-  EXPECT_EQ(nvidia.coopMatTilesNarrow,
+  EXPECT_EQ(nvidia.tuning.coopMatTilesNarrow,
             (std::vector<Narrow>{{24, {8, 1, 16, 64, 32}}, {64, {2, 2, 32, 32, 32}}}));
   // The tiles by grid size, and their overrides.
-  EXPECT_EQ(nvidia.coopMatLargeMinTiles, 600);
+  EXPECT_EQ(nvidia.tuning.coopMatLargeMinTiles, 600);
   using Mid = converter::CoopMatMidTile;
-  EXPECT_EQ(nvidia.coopMatTilesMid,
+  EXPECT_EQ(nvidia.tuning.coopMatTilesMid,
             (std::vector<Mid>{{{2, 4, 32, 32, 32}, 392, 256}, {{4, 2, 16, 32, 32}, 392, 1}}));
-  EXPECT_EQ(nvidia.coopMatTileResidual, (converter::CoopMatTile{2, 2, 32, 32, 32}));
+  EXPECT_EQ(nvidia.tuning.coopMatTileResidual, (converter::CoopMatTile{2, 2, 32, 32, 32}));
   ASSERT_TRUE(converter::applyTuningOverrides(
       nvidia,
       "coopmat-mid=4x2/32x32/32/100/256,coopmat-residual=4x2/32x32/32/900,coopmat-small=2x2/32x64/32"));
-  EXPECT_EQ(nvidia.coopMatTilesMid, (std::vector<Mid>{{{4, 2, 32, 32, 32}, 100, 256}}));
-  EXPECT_EQ(nvidia.coopMatTileResidual, (converter::CoopMatTile{4, 2, 32, 32, 32}));
-  EXPECT_EQ(nvidia.coopMatResidualMinTiles, 900);
-  EXPECT_EQ(nvidia.coopMatTileSmall, (converter::CoopMatTile{2, 2, 32, 64, 32}));
-  EXPECT_EQ(nvidia.coopMatTileSplit, (converter::CoopMatTile{2, 2, 32, 32, 32}));
-  EXPECT_EQ(nvidia.coopMatSplitMinTiles, 16);
+  EXPECT_EQ(nvidia.tuning.coopMatTilesMid, (std::vector<Mid>{{{4, 2, 32, 32, 32}, 100, 256}}));
+  EXPECT_EQ(nvidia.tuning.coopMatTileResidual, (converter::CoopMatTile{4, 2, 32, 32, 32}));
+  EXPECT_EQ(nvidia.tuning.coopMatResidualMinTiles, 900);
+  EXPECT_EQ(nvidia.tuning.coopMatTileSmall, (converter::CoopMatTile{2, 2, 32, 64, 32}));
+  EXPECT_EQ(nvidia.tuning.coopMatTileSplit, (converter::CoopMatTile{2, 2, 32, 32, 32}));
+  EXPECT_EQ(nvidia.tuning.coopMatSplitMinTiles, 16);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-split=4x2/32x32/16"));
-  EXPECT_EQ(nvidia.coopMatTileSplit, (converter::CoopMatTile{4, 2, 32, 32, 16}));
+  EXPECT_EQ(nvidia.tuning.coopMatTileSplit, (converter::CoopMatTile{4, 2, 32, 32, 16}));
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-split=2x2/32x64/16/50"));
-  EXPECT_EQ(nvidia.coopMatTileSplit, (converter::CoopMatTile{2, 2, 32, 64, 16}));
-  EXPECT_EQ(nvidia.coopMatSplitMinTiles, 50);
-  EXPECT_EQ(nvidia.coopMatSplitMinDepth, 0);
+  EXPECT_EQ(nvidia.tuning.coopMatTileSplit, (converter::CoopMatTile{2, 2, 32, 64, 16}));
+  EXPECT_EQ(nvidia.tuning.coopMatSplitMinTiles, 50);
+  EXPECT_EQ(nvidia.tuning.coopMatSplitMinDepth, 0);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-split=2x2/32x64/16/50/256"));
-  EXPECT_EQ(nvidia.coopMatSplitMinDepth, 256);
+  EXPECT_EQ(nvidia.tuning.coopMatSplitMinDepth, 256);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-mid=0,coopmat-residual=0"));
-  EXPECT_TRUE(nvidia.coopMatTilesMid.empty());
-  EXPECT_EQ(nvidia.coopMatTileResidual.subgroupsM, 0);
+  EXPECT_TRUE(nvidia.tuning.coopMatTilesMid.empty());
+  EXPECT_EQ(nvidia.tuning.coopMatTileResidual.subgroupsM, 0);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-band=0"));
-  EXPECT_FALSE(nvidia.coopMatBandEpilogue);
-  EXPECT_EQ(nvidia.coopMatDirectStoreMaxDepth, 576);
-  EXPECT_TRUE(nvidia.fp16Storage);
+  EXPECT_FALSE(nvidia.tuning.coopMatBandEpilogue);
+  EXPECT_EQ(nvidia.tuning.coopMatDirectStoreMaxDepth, 576);
+  EXPECT_TRUE(nvidia.tuning.fp16Storage);
   ASSERT_TRUE(converter::applyTuningOverrides(nvidia, "coopmat-direct-store=0,fp16-storage=0"));
-  EXPECT_EQ(nvidia.coopMatDirectStoreMaxDepth, 0);
-  EXPECT_FALSE(nvidia.fp16Storage);
+  EXPECT_EQ(nvidia.tuning.coopMatDirectStoreMaxDepth, 0);
+  EXPECT_FALSE(nvidia.tuning.fp16Storage);
   // A part that does not divide the tile, a K step off the 16-byte chunks, a workgroup size the
   // device does not list, a device without KHR matrices.
   for (const char* bad :

@@ -42,6 +42,7 @@ namespace {
 
 using converter::CoopMatShape;
 using converter::CoopMatTypes;
+using converter::Precision;
 using tosa::DType;
 using tosa::HostTensor;
 using tosa::Value;
@@ -49,17 +50,17 @@ using tosa::Value;
 converter::Target coopMatTarget() {
   converter::Target t = converter::portableTarget();
   t.name = "native";
-  t.subgroupSize = 32;
-  t.maxInvocations = 1024;
-  t.maxSharedBytes = 49152;
-  t.fp16Arithmetic = true;
-  t.cooperativeMatrixNv = true;
+  t.caps.subgroupSize = 32;
+  t.caps.maxInvocations = 1024;
+  t.caps.maxSharedBytes = 49152;
+  t.caps.fp16Arithmetic = true;
+  t.caps.cooperativeMatrixNv = true;
   // Shapes of the kind drivers list for VK_NV_cooperative_matrix. int8 needs N a multiple of
   // 16 (one 16-byte chunk), so 16x8x32 is listed but not chosen.
-  t.coopMatShapes = {CoopMatShape{16, 16, 16, CoopMatTypes::F16xF16ToF32},
-                     CoopMatShape{16, 8, 16, CoopMatTypes::F16xF16ToF16},
-                     CoopMatShape{16, 8, 32, CoopMatTypes::S8xS8ToS32},
-                     CoopMatShape{16, 16, 32, CoopMatTypes::S8xS8ToS32}};
+  t.caps.coopMatShapes = {CoopMatShape{16, 16, 16, CoopMatTypes::F16xF16ToF32},
+                          CoopMatShape{16, 8, 16, CoopMatTypes::F16xF16ToF16},
+                          CoopMatShape{16, 8, 32, CoopMatTypes::S8xS8ToS32},
+                          CoopMatShape{16, 16, 32, CoopMatTypes::S8xS8ToS32}};
   return t;
 }
 
@@ -228,11 +229,11 @@ void expectCoopMat(const Converted& c) {
 TEST(NativeTargetCoopMat, Fp16MatmulDeclaresCooperativeMatrix) {
   std::mt19937 rng(11);
   // 16-byte vector loads (K and N multiples of 8) and element-wise packing (neither).
-  // The last one takes the large tile (Target::coopMatTile) and has partial tiles.
+  // The last one takes the large tile (Tuning::coopMatTile) and has partial tiles.
   for (auto [m, k, n] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{96, 80, 72}, {96, 81, 70}, {256, 64, 264}}) {
     TestGraph g = matmulGraph(DType::Fp16, m, k, n, rng);
     converter::Target target = coopMatTarget();
-    target.coopMatLargeMinTiles = 1;
+    target.tuning.coopMatLargeMinTiles = 1;
     auto c = convertWith(g.graph, target);
     ASSERT_TRUE(c);
     expectCoopMat(*c);
@@ -252,16 +253,16 @@ TEST(NativeTargetCoopMat, Fp16Conv2dFp32AndFp16AccumulatorsDeclareCooperativeMat
   }
 }
 
-// Target::coopMatBandEpilogue: MATMUL stages its epilogue a band of fragments at a time in the
+// Tuning::coopMatBandEpilogue: MATMUL stages its epilogue a band of fragments at a time in the
 // A operand buffers, so its module declares only the operand buffers; CONV2D, and MATMUL
 // without the entry, keep one staging fragment per subgroup beside them. The runner validates
 // every module with spirv-val (expectCoopMat).
 TEST(NativeTargetCoopMat, MatmulStagesItsEpilogueInTheOperandBuffers) {
   std::mt19937 rng(31);
   converter::Target target = coopMatTarget();
-  target.coopMatLargeMinTiles = 1;
+  target.tuning.coopMatLargeMinTiles = 1;
   auto sharedBytes = [&](const tosa::Graph& graph, bool band) -> std::uint64_t {
-    target.coopMatBandEpilogue = band;
+    target.tuning.coopMatBandEpilogue = band;
     auto c = convertWith(graph, target);
     if (!c) return 0;
     expectCoopMat(*c);
@@ -311,7 +312,7 @@ int matrixLoads(std::span<const std::uint32_t> spirv) {
   return loads;
 }
 
-// Target::coopMatResidualAccumulators: under --precision, a GEMM whose epilogue starts by
+// Tuning::coopMatResidualAccumulators: under --precision, a GEMM whose epilogue starts by
 // adding an fp32 tensor shaped like the output (and reads no other tensor) loads that tensor
 // into its accumulators (matrix loads the kernel without it does not have), under both staging
 // schemes and with tiles cut by M and N (whose edge fragments add it in the epilogue). Every
@@ -355,13 +356,13 @@ TEST(NativeTargetCoopMat, PrecisionResidualAddsStartTheAccumulators) {
       SCOPED_TRACE(fmt::format("{} chain {} {} band {}", c.matmul ? "MATMUL" : "CONV2D", static_cast<int>(c.chain),
                                tosa::toString(c.type), band));
       converter::Target target = coopMatTarget();
-      target.coopMatLargeMinTiles = 1;
-      target.coopMatBandEpilogue = band;
-      target.fp16Operands = c.type == DType::Fp32;
-      target.fp16OperandsMinDepth = 512;
-      target.gemmSplitKGroups = 0;  // split-K partials have no epilogue
+      target.tuning.coopMatLargeMinTiles = 1;
+      target.tuning.coopMatBandEpilogue = band;
+      target.precision = c.type == DType::Fp32 ? Precision::Fp16 : Precision::Fp32;
+      target.tuning.fp16OperandsMinDepth = 512;
+      target.tuning.gemmSplitKGroups = 0;  // split-K partials have no epilogue
       auto plain = convertWith(graph, target);
-      target.coopMatResidualAccumulators = true;
+      target.tuning.coopMatResidualAccumulators = true;
       auto started = convertWith(graph, target);
       ASSERT_TRUE(plain && started);
       expectCoopMat(*started);
@@ -395,15 +396,15 @@ Value conv3x3x64(tosa::Builder& b, const Value& x, std::mt19937& rng) {
 /// and no split-K (whose partial passes have no epilogue).
 converter::Target precisionTarget(bool khr) {
   converter::Target target = coopMatTarget();
-  target.coopMatKhrEncoding = khr;
-  target.coopMatLargeMinTiles = 1;
-  target.fp16Operands = true;
-  target.coopMatResidualAccumulators = true;
-  target.gemmSplitKGroups = 0;
+  target.tuning.coopMatKhrEncoding = khr;
+  target.tuning.coopMatLargeMinTiles = 1;
+  target.precision = Precision::Fp16;
+  target.tuning.coopMatResidualAccumulators = true;
+  target.tuning.gemmSplitKGroups = 0;
   return target;
 }
 
-// Target::fp16Storage: under --precision fp16, an fp32 tensor that only storage-typed kernels
+// Tuning::fp16Storage: under --precision fp16, an fp32 tensor that only storage-typed kernels
 // read and write (here a CONV2D's result that the next CONV2D reads and adds back) is stored
 // as fp16: its VGF resource is fp16 and the second CONV2D loads the residual as fp16 matrices
 // and widens them into its accumulators, in both encodings. Model inputs and outputs stay fp32.
@@ -417,9 +418,9 @@ TEST(NativeTargetCoopMat, PrecisionFp16StoresIntermediatesAsFp16) {
   for (bool khr : {false, true}) {
     SCOPED_TRACE(khr ? "KHR encoding" : "NV encoding");
     converter::Target target = precisionTarget(khr);
-    target.fp16Storage = false;
+    target.tuning.fp16Storage = false;
     auto wide = convertWith(*graph, target);
-    target.fp16Storage = true;
+    target.tuning.fp16Storage = true;
     auto narrow = convertWith(*graph, target);
     ASSERT_TRUE(wide && narrow);
     auto fp16Resources = [](const vgf::File& file) {
@@ -468,7 +469,7 @@ int matrixStores(std::span<const std::uint32_t> spirv) {
   return stores;
 }
 
-// Target::coopMatDirectStoreMaxDepth: a convolution whose epilogue works per element (a CLAMP; or a
+// Tuning::coopMatDirectStoreMaxDepth: a convolution whose epilogue works per element (a CLAMP; or a
 // residual ADD of an fp16-stored tensor, then a CLAMP) stores whole fragments to its output
 // besides staging the edge ones (one more matrix store), in both encodings; a per-channel
 // epilogue input (a MUL by a constant vector) keeps every fragment staged: the module does not
@@ -495,7 +496,7 @@ TEST(NativeTargetCoopMat, PerElementEpiloguesStoreWholeFragments) {
       SCOPED_TRACE(fmt::format("chain {} {}", static_cast<int>(chain), khr ? "KHR" : "NV"));
       converter::Target target = precisionTarget(khr);
       auto staged = convertWith(g, target);
-      target.coopMatDirectStoreMaxDepth = 576;
+      target.tuning.coopMatDirectStoreMaxDepth = 576;
       auto direct = convertWith(g, target);
       ASSERT_TRUE(staged && direct);
       ASSERT_EQ(direct->file.modules.size(), 2u);
@@ -521,7 +522,7 @@ TEST(NativeTargetDot4, Int8WithoutCooperativeMatrixUsesIntegerDotProduct) {
   std::mt19937 rng(16);
   converter::Target target = converter::portableTarget();
   target.name = "native";
-  target.integerDotProduct = true;
+  target.caps.integerDotProduct = true;
   TestGraph mm = matmulGraph(DType::Int8, 40, 36, 24, rng, 3, -5);
   TestGraph conv = conv2dGraph(DType::Int8, 6, 7, 12, 20, std::nullopt, rng, -7);
   for (const TestGraph* g : {&mm, &conv}) {
@@ -546,8 +547,8 @@ TEST(NativeTargetFp16, ElementwiseChainsComputeInFp16WithRoundToNearestEven) {
   TestGraph g = fp16ChainGraph(rng);
   converter::Target target = converter::portableTarget();
   target.name = "native";
-  target.fp16Arithmetic = true;
-  target.fp16RoundingRte = true;
+  target.caps.fp16Arithmetic = true;
+  target.caps.fp16RoundingRte = true;
   auto c = convertWith(g.graph, target);
   ASSERT_TRUE(c);
   EXPECT_TRUE(contains(c->model.stats.capabilities, "Float16"));
@@ -563,7 +564,7 @@ TEST(NativeTargetFp16, ElementwiseChainsComputeInFp16WithRoundToNearestEven) {
   device.roundingModeRte = vulkan::kFloatWidth16;
   EXPECT_TRUE(model->checkDevice(device));
   // Without the rounding guarantee the chain stays in fp32.
-  target.fp16RoundingRte = false;
+  target.caps.fp16RoundingRte = false;
   auto fp32 = convertWith(g.graph, target);
   ASSERT_TRUE(fp32);
   EXPECT_FALSE(contains(fp32->model.stats.capabilities, "RoundingModeRTE"));
@@ -573,7 +574,7 @@ TEST(NativeTargetFp16, ElementwiseChainsComputeInFp16WithRoundToNearestEven) {
 TEST(NativeTargetCoopMat, TileConfigsAreVerified) {
   converter::Target target = coopMatTarget();
   EXPECT_TRUE(converter::verifyTarget(target));
-  target.coopMatTile.blockN = 12;
+  target.tuning.coopMatTile.blockN = 12;
   Status bad = converter::verifyTarget(target);
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message().find("cooperative-matrix tile"), std::string::npos) << bad.error().message();
@@ -596,15 +597,15 @@ TEST(NativeTargetCoopMat, PortableAndSmallProblemsStayScalar) {
   }
 }
 
-// --precision fp16: fp32 MATMUL and CONV2D at least Target::fp16OperandsMinDepth deep (vector
+// --precision fp16: fp32 MATMUL and CONV2D at least Tuning::fp16OperandsMinDepth deep (vector
 // loads and element-wise packing alike) take fp16 fragments with fp32 accumulators, shallower
 // ones stay scalar; a target without fp16 fragments refuses the option, and an unknown
 // precision is invalid input.
 TEST(NativeTargetCoopMat, PrecisionFp16PutsDeepFp32GemmsOnCooperativeMatrices) {
   std::mt19937 rng(15);
   converter::Target target = coopMatTarget();
-  target.fp16OperandsMinDepth = 512;  // the H100 entry of the tuning table
-  const std::int64_t deep = target.fp16OperandsMinDepth;
+  target.tuning.fp16OperandsMinDepth = 512;  // the H100 entry of the tuning table
+  const std::int64_t deep = target.tuning.fp16OperandsMinDepth;
   TestGraph matmuls[] = {matmulGraph(DType::Fp32, 96, deep, 72, rng), matmulGraph(DType::Fp32, 96, deep + 3, 70, rng),
                          matmulGraph(DType::Fp32, 96, deep - 8, 72, rng)};
   TestGraph conv = conv2dGraph(DType::Fp32, 9, 10, 64, 40, std::nullopt, rng);  // K = 576
@@ -632,15 +633,15 @@ TEST(NativeTargetCoopMat, PrecisionFp16PutsDeepFp32GemmsOnCooperativeMatrices) {
   EXPECT_EQ(invalid.error().kind(), ErrorKind::InvalidInput);
 }
 
-// Target::coopMatTilesNarrow: GEMMs no wider than a tile's maxN take the first such tile (here
+// Tuning::coopMatTilesNarrow: GEMMs no wider than a tile's maxN take the first such tile (here
 // 8 subgroups of 16 x 64, 256 invocations, up to N 40; 2 x 1 subgroups of 32 x 64, 64
 // invocations, up to 64), wider ones the common tile (2 x 2 subgroups, 128 invocations).
 TEST(NativeTargetCoopMat, NarrowGemmsTakeTheNarrowTile) {
   std::mt19937 rng(41);
   converter::Target target = coopMatTarget();
-  target.coopMatLargeMinTiles = 1;
-  target.coopMatTilesNarrow = {{40, converter::CoopMatTile{8, 1, 16, 64, 32}},
-                               {64, converter::CoopMatTile{2, 1, 32, 64, 32}}};
+  target.tuning.coopMatLargeMinTiles = 1;
+  target.tuning.coopMatTilesNarrow = {{40, converter::CoopMatTile{8, 1, 16, 64, 32}},
+                                      {64, converter::CoopMatTile{2, 1, 32, 64, 32}}};
   for (auto [oc, invocations] :
        {std::pair<std::int64_t, std::uint32_t>{40, 256}, {48, 64}, {64, 64}, {72, 128}}) {
     auto c = convertWith(conv2dGraph(DType::Fp16, 9, 10, 16, oc, DType::Fp32, rng).graph, target);
@@ -653,20 +654,20 @@ TEST(NativeTargetCoopMat, NarrowGemmsTakeTheNarrowTile) {
 }
 
 // Tiles by grid size: a GEMM with fewer common tiles than coopMatLargeMinTiles takes the first
-// tile of Target::coopMatTilesMid it is as wide and deep as and has enough workgroups of (here
+// tile of Tuning::coopMatTilesMid it is as wide and deep as and has enough workgroups of (here
 // 2 x 4 subgroups, 256 invocations, from K 512; then 2 x 1 subgroups of 32 x 32, 64
-// invocations, from 24 workgroups), else the small tile (2 x 2, 128); one whose accumulators start from a residual
-// takes coopMatTileResidual (1 x 2, 64) however deep.
+// invocations, from 24 workgroups), else the small tile (2 x 2, 128); one whose accumulators start from a
+// residual takes coopMatTileResidual (1 x 2, 64) however deep.
 TEST(NativeTargetCoopMat, TilesFollowTheGridSize) {
   std::mt19937 rng(43);
   converter::Target target = precisionTarget(false);
-  target.coopMatLargeMinTiles = 1000;
+  target.tuning.coopMatLargeMinTiles = 1000;
   // M 512 / 64 x N 128 / 128 tiles of 64 x 128; of the second's 64 x 32, 8 x 4 for N 128,
   // 8 x 3 for N 96 and 8 x 2 for N 40.
-  target.coopMatTilesMid = {{converter::CoopMatTile{2, 4, 32, 32, 32}, 8, 512},
-                            {converter::CoopMatTile{2, 1, 32, 32, 32}, 24, 1}};
-  target.coopMatTileResidual = converter::CoopMatTile{1, 2, 32, 32, 32};
-  target.coopMatResidualMinTiles = 1000;
+  target.tuning.coopMatTilesMid = {{converter::CoopMatTile{2, 4, 32, 32, 32}, 8, 512},
+                                   {converter::CoopMatTile{2, 1, 32, 32, 32}, 24, 1}};
+  target.tuning.coopMatTileResidual = converter::CoopMatTile{1, 2, 32, 32, 32};
+  target.tuning.coopMatResidualMinTiles = 1000;
   struct Case {
     std::int64_t ic, oc;
     bool residual;
@@ -691,7 +692,7 @@ TEST(NativeTargetCoopMat, TilesFollowTheGridSize) {
   }
 }
 
-// Target::coopMatTileGather: a convolution whose input channels are not a multiple of the
+// Tuning::coopMatTileGather: a convolution whose input channels are not a multiple of the
 // 16-byte chunk (3 here, a stem) gathers A element by element and takes that tile (4 x 1
 // subgroups of 16 x 64) before any other, if it is at least as wide (64); 16 channels, or 48
 // outputs, keep the common tile (2 x 2 subgroups of 64 x 64). Both have 128 invocations, so
@@ -699,8 +700,8 @@ TEST(NativeTargetCoopMat, TilesFollowTheGridSize) {
 TEST(NativeTargetCoopMat, GatheredConvolutionsTakeTheGatherTile) {
   std::mt19937 rng(47);
   converter::Target target = coopMatTarget();
-  target.coopMatLargeMinTiles = 1;
-  target.coopMatTileGather = converter::CoopMatTile{4, 1, 16, 64, 32};
+  target.tuning.coopMatLargeMinTiles = 1;
+  target.tuning.coopMatTileGather = converter::CoopMatTile{4, 1, 16, 64, 32};
   // M = 2 x 16 x 16 = 512 rows: 8 workgroups of the gather tile's 64, 4 of the common 128.
   for (auto [ic, oc, rowGroups] :
        {std::tuple<std::int64_t, std::int64_t, std::uint32_t>{3, 64, 8}, {16, 64, 4}, {3, 48, 4}}) {
@@ -717,7 +718,7 @@ TEST(NativeTargetCoopMat, GatheredConvolutionsTakeTheGatherTile) {
   }
 }
 
-// Target::coopMatRowRunsMaxPadding: a gathered convolution with constant weights reads each
+// Tuning::coopMatRowRunsMaxPadding: a gathered convolution with constant weights reads each
 // filter row's KW x IC operands as one run of the input row (GEMM_ROW_A), so its weights are
 // stored as KH runs padded with zero rows to whole chunks of 8: a 7x7 stride-2 stem over 3
 // channels goes from K = 147 to 7 x 24 = 168 (14 % more), a 3x3 one from 27 to 3 x 16 = 48
@@ -753,9 +754,9 @@ TEST(NativeTargetCoopMat, GatheredConvolutionsReadFilterRowsAsRuns) {
     auto graph = b.build();
     ASSERT_TRUE(graph) << graph.error().message();
     converter::Target target = coopMatTarget();
-    target.coopMatLargeMinTiles = 1;
-    target.gemmSplitKGroups = 0;
-    target.coopMatRowRunsMaxPadding = c.maxPadding;
+    target.tuning.coopMatLargeMinTiles = 1;
+    target.tuning.gemmSplitKGroups = 0;
+    target.tuning.coopMatRowRunsMaxPadding = c.maxPadding;
     auto converted = convertWith(*graph, target);
     ASSERT_TRUE(converted);
     expectCoopMat(*converted);
@@ -787,7 +788,7 @@ TEST(NativeTargetCoopMat, GatheredConvolutionsReadFilterRowsAsRuns) {
   }
 }
 
-// Target::coopMatPrefetchMaxDepth: a GEMM at most that deep keeps two K slices in flight (a
+// Tuning::coopMatPrefetchMaxDepth: a GEMM at most that deep keeps two K slices in flight (a
 // loop unrolled by two, so a module of its own, which compiles and validates for odd and even
 // slice counts and for fp32 operands rounded in the core) when A is read in 16-byte chunks,
 // the operands are not split (fp16x3) and an invocation fetches at most
@@ -797,12 +798,12 @@ TEST(NativeTargetCoopMat, ShallowGemmsKeepTwoSlicesInFlight) {
   std::mt19937 rng(53);
   auto module = [&](const tosa::Graph& graph, int maxDepth, int maxChunks, bool precision) {
     converter::Target target = coopMatTarget();
-    target.coopMatLargeMinTiles = 1;
-    target.gemmSplitKGroups = 0;
-    target.fp16Operands = precision;
-    target.fp16Storage = false;
-    target.coopMatPrefetchMaxDepth = maxDepth;
-    target.coopMatPrefetchMaxChunks = maxChunks;
+    target.tuning.coopMatLargeMinTiles = 1;
+    target.tuning.gemmSplitKGroups = 0;
+    target.precision = precision ? Precision::Fp16 : Precision::Fp32;
+    target.tuning.fp16Storage = false;
+    target.tuning.coopMatPrefetchMaxDepth = maxDepth;
+    target.tuning.coopMatPrefetchMaxChunks = maxChunks;
     auto c = convertWith(graph, target);
     if (!c) return std::vector<std::uint32_t>{};
     expectCoopMat(*c);
@@ -839,13 +840,13 @@ TEST(NativeTargetCoopMat, ShallowGemmsKeepTwoSlicesInFlight) {
   }
   // fp16x3 splits its operands: one slice in flight whatever the limits.
   converter::Target split = coopMatTarget();
-  split.coopMatLargeMinTiles = 1;
-  split.gemmSplitKGroups = 0;
-  split.fp16x3Operands = true;
-  split.coopMatPrefetchMaxChunks = 64;
+  split.tuning.coopMatLargeMinTiles = 1;
+  split.tuning.gemmSplitKGroups = 0;
+  split.precision = Precision::Fp16x3;
+  split.tuning.coopMatPrefetchMaxChunks = 64;
   const tosa::Graph fp32 = matmulGraph(DType::Fp32, 64, 96, 64, rng).graph;
   auto plain = convertWith(fp32, split);
-  split.coopMatPrefetchMaxDepth = 512;
+  split.tuning.coopMatPrefetchMaxDepth = 512;
   auto limited = convertWith(fp32, split);
   ASSERT_TRUE(plain && limited);
   expectCoopMat(*plain);
@@ -863,7 +864,7 @@ TEST(NativeTargetCoopMat, DeepKSplitsIntoPartialAndReductionKernels) {
     expectCoopMat(*c);
     EXPECT_EQ(c->model.stats.kernels, 2u);
     converter::Target whole = coopMatTarget();
-    whole.gemmSplitKGroups = 0;
+    whole.tuning.gemmSplitKGroups = 0;
     auto unsplit = convertWith(g.graph, whole);
     ASSERT_TRUE(unsplit);
     EXPECT_EQ(unsplit->model.stats.kernels, 1u);
@@ -953,11 +954,11 @@ KhrMatrices khrMatrices(std::span<const std::uint32_t> words) {
 
 converter::Target khrTarget() {
   converter::Target t = coopMatTarget();
-  t.cooperativeMatrixNv = false;
-  t.cooperativeMatrixKhr = true;
-  t.coopMatKhrEncoding = true;
-  t.coopMatShapes.push_back(CoopMatShape{16, 8, 16, CoopMatTypes::F16xF16ToF32});
-  t.coopMatShapes.push_back(CoopMatShape{16, 16, 16, CoopMatTypes::F16xF16ToF16});
+  t.caps.cooperativeMatrixNv = false;
+  t.caps.cooperativeMatrixKhr = true;
+  t.tuning.coopMatKhrEncoding = true;
+  t.caps.coopMatShapes.push_back(CoopMatShape{16, 8, 16, CoopMatTypes::F16xF16ToF32});
+  t.caps.coopMatShapes.push_back(CoopMatShape{16, 16, 16, CoopMatTypes::F16xF16ToF16});
   return t;
 }
 
@@ -997,7 +998,7 @@ TEST(NativeTargetCoopMatKhr, SubgroupCoresAreReencodedWithOneTypePerUse) {
   TestGraph conv16 = conv2dGraph(DType::Fp16, 9, 10, 24, 40, DType::Fp16, rng);
   converter::Target target = khrTarget();
   converter::Target narrow = khrTarget();
-  narrow.coopMatFragment = CoopMatShape{16, 8, 16};
+  narrow.tuning.coopMatFragment = CoopMatShape{16, 8, 16};
   for (const TestGraph* g : {&mm, &mmOdd, &conv32, &conv16}) {
     for (const converter::Target* t : {&target, &narrow}) {
       auto c = convertWith(g->graph, *t);
@@ -1029,24 +1030,24 @@ TEST(NativeTargetCoopMat, Fp16AccumulatorsTakeTheirOwnLargeTile) {
   // MATMUL fp16 -> fp16 accumulates in fp16: 2x2 subgroups of 64x128 make 128x256 tiles.
   TestGraph g = matmulGraph(DType::Fp16, 256, 64, 512, rng);
   converter::Target target = coopMatTarget();
-  target.coopMatShapes.push_back(CoopMatShape{16, 16, 16, CoopMatTypes::F16xF16ToF16});
-  target.coopMatLargeMinTiles = 1;
+  target.caps.coopMatShapes.push_back(CoopMatShape{16, 16, 16, CoopMatTypes::F16xF16ToF16});
+  target.tuning.coopMatLargeMinTiles = 1;
   auto grid = [&](const converter::Target& t) {
     auto c = convertWith(g.graph, t);
     EXPECT_TRUE(c);
     return c ? c->file.segments.at(0).dispatchShape.value_or(std::array<std::uint32_t, 3>{}) : std::array<std::uint32_t, 3>{};
   };
   EXPECT_EQ(grid(target), (std::array<std::uint32_t, 3>{4, 2, 1}));  // the 128x128 tile
-  target.coopMatTileHalfAcc = converter::CoopMatTile{2, 2, 64, 128, 16};
+  target.tuning.coopMatTileHalfAcc = converter::CoopMatTile{2, 2, 64, 128, 16};
   EXPECT_EQ(grid(target), (std::array<std::uint32_t, 3>{2, 2, 1}));
   // Too few of the larger tiles (4 < 5): the common tile (8 of them) before the small one.
-  target.coopMatLargeMinTiles = 5;
+  target.tuning.coopMatLargeMinTiles = 5;
   EXPECT_EQ(grid(target), (std::array<std::uint32_t, 3>{4, 2, 1}));
-  target.coopMatLargeMinTiles = 9;
+  target.tuning.coopMatLargeMinTiles = 9;
   EXPECT_EQ(grid(target), (std::array<std::uint32_t, 3>{8, 4, 1}));  // 2x2 subgroups of 32x32
-  target.coopMatLargeMinTiles = 1;
+  target.tuning.coopMatLargeMinTiles = 1;
   // fp32 accumulators keep the common tile.
-  target.coopMatShapes = {CoopMatShape{16, 16, 16, CoopMatTypes::F16xF16ToF32}};
+  target.caps.coopMatShapes = {CoopMatShape{16, 16, 16, CoopMatTypes::F16xF16ToF32}};
   EXPECT_EQ(grid(target), (std::array<std::uint32_t, 3>{4, 2, 1}));
 }
 
@@ -1061,8 +1062,8 @@ TEST(NativeTargetCoopMatKhr, Int8MultipliesDeclareSignedComponents) {
 TEST(NativeTargetCoopMatKhr, WholeTileFp16MatmulsUseWorkgroupScopeMatrices) {
   std::mt19937 rng(23);
   converter::Target target = khrTarget();
-  target.coopMatWorkgroup = converter::CoopMatWorkgroupLimits{16, 16, 16, 256, 256, 0, false, {256}};
-  target.coopMatWorkgroupTile = converter::CoopMatWorkgroupTile{128, 128, 32, 64};
+  target.caps.coopMatWorkgroup = converter::CoopMatWorkgroupLimits{16, 16, 16, 256, 256, 0, false, {256}};
+  target.tuning.coopMatWorkgroupTile = converter::CoopMatWorkgroupTile{128, 128, 32, 64};
   // 256 x 128 x 96 is whole 128x128x32 tiles; 96 x 80 x 72 is not and keeps subgroup scope.
   TestGraph whole = matmulGraph(DType::Fp16, 256, 96, 128, rng);
   auto c = convertWith(whole.graph, target);
@@ -1074,12 +1075,12 @@ TEST(NativeTargetCoopMatKhr, WholeTileFp16MatmulsUseWorkgroupScopeMatrices) {
   ASSERT_TRUE(p);
   expectKhr(*p, 3);
   // 32-row parts of a 64x32x32 tile make A and B one NV type, split by the encoding.
-  target.coopMatWorkgroupTile = converter::CoopMatWorkgroupTile{64, 32, 32, 32};
+  target.tuning.coopMatWorkgroupTile = converter::CoopMatWorkgroupTile{64, 32, 32, 32};
   auto square = convertWith(whole.graph, target);
   ASSERT_TRUE(square);
   expectKhr(*square, 2);
   // Off through the tuning table's tile.
-  target.coopMatWorkgroupTile.bm = 0;
+  target.tuning.coopMatWorkgroupTile.bm = 0;
   auto off = convertWith(whole.graph, target);
   ASSERT_TRUE(off);
   expectKhr(*off, 3);
@@ -1088,8 +1089,8 @@ TEST(NativeTargetCoopMatKhr, WholeTileFp16MatmulsUseWorkgroupScopeMatrices) {
 TEST(NativeTargetCoopMatKhr, RunnerRefusesDeviceWithoutTheExtensions) {
   std::mt19937 rng(26);
   converter::Target target = khrTarget();
-  target.coopMatWorkgroup = converter::CoopMatWorkgroupLimits{16, 16, 16, 256, 256, 0, false, {256}};
-  target.coopMatWorkgroupTile = converter::CoopMatWorkgroupTile{128, 128, 32, 64};
+  target.caps.coopMatWorkgroup = converter::CoopMatWorkgroupLimits{16, 16, 16, 256, 256, 0, false, {256}};
+  target.tuning.coopMatWorkgroupTile = converter::CoopMatWorkgroupTile{128, 128, 32, 64};
   // A device with every feature but workgroup-scope matrices refuses the workgroup-scope VGF
   // only, by its extension.
   vulkan::DeviceSnapshot device = fakeGpu(
@@ -1142,9 +1143,9 @@ std::map<std::uint32_t, std::set<std::string>> componentsByUse(std::span<const s
 TEST(NativeTargetCoopMatKhr, PrecisionBf16UsesBf16Matrices) {
   std::mt19937 rng(29);
   converter::Target target = khrTarget();
-  target.fp16OperandsMinDepth = 512;
-  target.coopMatShapes.push_back(CoopMatShape{16, 16, 16, CoopMatTypes::Bf16xBf16ToF32});
-  target.coopMatShapes.push_back(CoopMatShape{16, 8, 16, CoopMatTypes::Bf16xBf16ToF32});
+  target.tuning.fp16OperandsMinDepth = 512;
+  target.caps.coopMatShapes.push_back(CoopMatShape{16, 16, 16, CoopMatTypes::Bf16xBf16ToF32});
+  target.caps.coopMatShapes.push_back(CoopMatShape{16, 8, 16, CoopMatTypes::Bf16xBf16ToF32});
   TestGraph deep = matmulGraph(DType::Fp32, 96, 512, 72, rng);
   TestGraph odd = matmulGraph(DType::Fp32, 96, 515, 70, rng);  // element-wise packing
   TestGraph conv = conv2dGraph(DType::Fp32, 9, 10, 64, 40, std::nullopt, rng);  // K = 576
@@ -1187,7 +1188,7 @@ TEST(NativeTargetCoopMatKhr, PrecisionBf16UsesBf16Matrices) {
   }
   // Refused without bf16 shapes, and where only the NV encoding is used.
   converter::Target nvOnly = coopMatTarget();
-  nvOnly.coopMatShapes.push_back(CoopMatShape{16, 16, 16, CoopMatTypes::Bf16xBf16ToF32});
+  nvOnly.caps.coopMatShapes.push_back(CoopMatShape{16, 16, 16, CoopMatTypes::Bf16xBf16ToF32});
   for (const converter::Target& t : {khrTarget(), nvOnly}) {
     auto refused = convert(deep, t);
     ASSERT_FALSE(refused);
@@ -1204,8 +1205,8 @@ TEST(NativeTargetCoopMatKhr, PrecisionBf16UsesBf16Matrices) {
 TEST(NativeTargetCoopMatKhr, PrecisionStoresConvWeightsInTheOperandType) {
   std::mt19937 rng(37);
   converter::Target target = khrTarget();
-  target.fp16OperandsMinDepth = 512;
-  target.coopMatShapes.push_back(CoopMatShape{16, 16, 16, CoopMatTypes::Bf16xBf16ToF32});
+  target.tuning.fp16OperandsMinDepth = 512;
+  target.caps.coopMatShapes.push_back(CoopMatShape{16, 16, 16, CoopMatTypes::Bf16xBf16ToF32});
   const std::int64_t k = 3 * 3 * 64;
   for (const std::string precision : {"fp16", "bf16"}) {
     for (const std::int64_t oc : {40, 36}) {
@@ -1257,7 +1258,7 @@ TEST(NativeTargetCoopMatKhr, PrecisionStoresConvWeightsInTheOperandType) {
 }
 
 // --precision fp16x3: fp32 GEMMs, whatever their grid, run on the split tile
-// (Target::coopMatTileSplit, here 4 x 2 subgroups: 256 invocations) with fp16 x fp16 -> fp32
+// (Tuning::coopMatTileSplit, here 4 x 2 subgroups: 256 invocations) with fp16 x fp16 -> fp32
 // matrices in both encodings, and fp32 weights stay fp32 (each is split as the core stages
 // it). Refused, like fp16, where the target has no fp16 matrices.
 TEST(NativeTargetCoopMatKhr, PrecisionFp16x3SplitsFp32OperandsOnTheSplitTile) {
@@ -1274,9 +1275,9 @@ TEST(NativeTargetCoopMatKhr, PrecisionFp16x3SplitsFp32OperandsOnTheSplitTile) {
   TestGraph odd = matmulGraph(DType::Fp32, 96, 515, 70, rng);  // element-wise packing
   for (const bool khr : {false, true}) {
     converter::Target target = khr ? khrTarget() : coopMatTarget();
-    target.coopMatResidualAccumulators = true;
-    target.coopMatDirectStoreMaxDepth = 1024;
-    target.coopMatTileSplit = converter::CoopMatTile{4, 2, 32, 32, 16};
+    target.tuning.coopMatResidualAccumulators = true;
+    target.tuning.coopMatDirectStoreMaxDepth = 1024;
+    target.tuning.coopMatTileSplit = converter::CoopMatTile{4, 2, 32, 32, 16};
     for (const tosa::Graph* graph : {&*convGraph, &wide.graph, &odd.graph}) {
       SCOPED_TRACE(fmt::format("khr {}, graph {}", khr,
                                graph == &*convGraph   ? "conv"
@@ -1323,10 +1324,10 @@ TEST(NativeTargetCoopMatKhr, PrecisionFp16x3SplitsFp32OperandsOnTheSplitTile) {
   // Below coopMatSplitMinTiles of the split tile's workgroups (the wide MATMUL has 2 x 4) or
   // coopMatSplitMinDepth (it is 512 deep) a GEMM stays on the scalar core.
   converter::Target fewTiles = khrTarget();
-  fewTiles.coopMatTileSplit = converter::CoopMatTile{4, 2, 32, 32, 16};
+  fewTiles.tuning.coopMatTileSplit = converter::CoopMatTile{4, 2, 32, 32, 16};
   for (const auto& [minTiles, minDepth] : {std::pair{8, 512}, std::pair{9, 512}, std::pair{8, 513}}) {
-    fewTiles.coopMatSplitMinTiles = minTiles;
-    fewTiles.coopMatSplitMinDepth = minDepth;
+    fewTiles.tuning.coopMatSplitMinTiles = minTiles;
+    fewTiles.tuning.coopMatSplitMinDepth = minDepth;
     converter::ConvertOptions options;
     options.customTarget = fewTiles;
     options.precision = "fp16x3";
@@ -1351,7 +1352,7 @@ TEST(NativeTargetCoopMatKhr, RunnerValidatesKhrModulesThroughTheirNvEncoding) {
   std::mt19937 rng(28);
   TestGraph g = matmulGraph(DType::Fp16, 96, 80, 72, rng);
   converter::Target target = khrTarget();
-  target.coopMatShapes.push_back(CoopMatShape{16, 16, 16, CoopMatTypes::F16xF16ToF16});
+  target.caps.coopMatShapes.push_back(CoopMatShape{16, 16, 16, CoopMatTypes::F16xF16ToF16});
   auto c = convertWith(g.graph, target);
   ASSERT_TRUE(c);
   std::vector<std::uint32_t> words(c->file.modules[0].spirv.begin(), c->file.modules[0].spirv.end());
@@ -1370,7 +1371,7 @@ TEST(NativeTargetCoopMatKhr, RunnerValidatesKhrModulesThroughTheirNvEncoding) {
 
   // A multiply whose A and B are swapped (16x8 times 16x16 fragments) is refused through the view.
   converter::Target narrow = khrTarget();
-  narrow.coopMatFragment = CoopMatShape{16, 8, 16};
+  narrow.tuning.coopMatFragment = CoopMatShape{16, 8, 16};
   c = convertWith(g.graph, narrow);
   ASSERT_TRUE(c);
   words.assign(c->file.modules[0].spirv.begin(), c->file.modules[0].spirv.end());
@@ -1391,8 +1392,8 @@ TEST(NativeTargetCoopMatKhr, RunnerValidatesKhrModulesThroughTheirNvEncoding) {
   EXPECT_NE(model.error().message().find("checked in their NV encoding"), std::string::npos) << model.error().message();
 
   // Workgroup-scope matrices are viewed at subgroup scope, and validate too.
-  target.coopMatWorkgroup = converter::CoopMatWorkgroupLimits{16, 16, 16, 256, 256, 0, false, {256}};
-  target.coopMatWorkgroupTile = converter::CoopMatWorkgroupTile{128, 128, 32, 64};
+  target.caps.coopMatWorkgroup = converter::CoopMatWorkgroupLimits{16, 16, 16, 256, 256, 0, false, {256}};
+  target.tuning.coopMatWorkgroupTile = converter::CoopMatWorkgroupTile{128, 128, 32, 64};
   TestGraph whole = matmulGraph(DType::Fp16, 256, 96, 128, rng);
   auto wg = convertWith(whole.graph, target);
   ASSERT_TRUE(wg);
@@ -1471,16 +1472,17 @@ TEST(NativeTargetProbe, RecordsWhatTheDeviceOffers) {
   if (!device) GTEST_SKIP() << "no Vulkan device";
   const converter::Target target = converter::nativeTarget(*device);
   std::string shapes;
-  for (const CoopMatShape& s : target.coopMatShapes) {
+  for (const CoopMatShape& s : target.caps.coopMatShapes) {
     shapes += fmt::format("{}{}x{}x{} {}", shapes.empty() ? "" : ", ", s.m, s.n, s.k, typesName(s.types));
   }
   // Shown in the test log: what `--target native` will use on this device.
   std::printf("device %s: subgroup %u, fp16 %d, integer dot %d, cooperative matrix %d [%s]\n",
-              target.deviceName.c_str(), target.subgroupSize, target.fp16Arithmetic ? 1 : 0,
-              target.integerDotProduct ? 1 : 0, target.cooperativeMatrixNv ? 1 : 0, shapes.c_str());
+              target.deviceName.c_str(), target.caps.subgroupSize, target.caps.fp16Arithmetic ? 1 : 0,
+              target.caps.integerDotProduct ? 1 : 0, target.caps.cooperativeMatrixNv ? 1 : 0, shapes.c_str());
   EXPECT_EQ(target.deviceName, device->name);
-  EXPECT_EQ(target.cooperativeMatrixNv, !target.coopMatShapes.empty() && !target.coopMatKhrEncoding);
-  EXPECT_NE(target.subgroupSize, 0u);
+  EXPECT_EQ(target.caps.cooperativeMatrixNv,
+            !target.caps.coopMatShapes.empty() && !target.tuning.coopMatKhrEncoding);
+  EXPECT_NE(target.caps.subgroupSize, 0u);
 }
 
 /// `--target native` on this machine's device (lavapipe in CI; a GPU runs the
@@ -1498,7 +1500,8 @@ class NativeTargetRun : public ::testing::Test {
     RunOutcome outcome = convertRunCheck(g.graph, g.inputs, options);
     expectAllPass(outcome);
     // int8 GEMMs take a fast path wherever the device has one.
-    if (g.inputs.front().dtype == DType::Int8 && (target_.integerDotProduct || target_.cooperativeMatrixNv)) {
+    if (g.inputs.front().dtype == DType::Int8 &&
+        (target_.caps.integerDotProduct || target_.caps.cooperativeMatrixNv)) {
       EXPECT_TRUE(contains(outcome.stats.capabilities, "DotProduct") ||
                   contains(outcome.stats.capabilities, "CooperativeMatrixNV"));
     }
@@ -1507,7 +1510,7 @@ class NativeTargetRun : public ::testing::Test {
   converter::Target target_;
 };
 
-// Target::fp16Storage on this machine's kernels (lavapipe: the scalar cores): CONV2D, CLAMP,
+// Tuning::fp16Storage on this machine's kernels (lavapipe: the scalar cores): CONV2D, CLAMP,
 // MAX_POOL2D, DEPTHWISE_CONV2D, a residual ADD and an elementwise node pass fp16-stored
 // tensors between them. The outputs stay within fp16 rounding of the same model with fp32
 // storage (which, without cooperative matrices, passes the fp32 compliance check) and differ
@@ -1542,15 +1545,15 @@ TEST_F(NativeTargetRun, Fp16StorageStaysWithinFp16Rounding) {
 
   converter::ConvertOptions options;
   converter::Target target = target_;
-  target.fp16Operands = true;
-  target.fp16Storage = false;
+  target.precision = Precision::Fp16;
+  target.tuning.fp16Storage = false;
   options.customTarget = target;
   RunOutcome wide = convertRunCheck(g.graph, g.inputs, options);
-  target.fp16Storage = true;
+  target.tuning.fp16Storage = true;
   options.customTarget = target;
   RunOutcome narrow = convertRunCheck(g.graph, g.inputs, options);
   ASSERT_TRUE(wide.ran && narrow.ran);
-  if (!target_.cooperativeMatrixNv && !target_.coopMatKhrEncoding) expectAllPass(wide);
+  if (!target_.caps.cooperativeMatrixNv && !target_.tuning.coopMatKhrEncoding) expectAllPass(wide);
   ASSERT_EQ(wide.outputs.size(), 1u);
   ASSERT_EQ(narrow.outputs.size(), 1u);
   const auto a = wide.outputs[0].as<float>();
@@ -1584,7 +1587,7 @@ TEST_F(NativeTargetRun, Fp16ElementwiseChain) {
   std::mt19937 rng(24);
   TestGraph g = fp16ChainGraph(rng);
   RunOutcome outcome = expectPasses(g);
-  if (target_.fp16Arithmetic && target_.fp16RoundingRte) {
+  if (target_.caps.fp16Arithmetic && target_.caps.fp16RoundingRte) {
     EXPECT_TRUE(contains(outcome.stats.capabilities, "RoundingModeRTE"));
   }
 }

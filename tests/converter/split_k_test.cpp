@@ -37,8 +37,8 @@ HostTensor randomInts(DType dtype, tosa::Shape shape, std::mt19937& rng, int lo,
 converter::ConvertOptions withSplitK(bool on, bool dot4 = false) {
   converter::ConvertOptions options;
   converter::Target target = converter::portableTarget();
-  target.integerDotProduct = dot4;
-  if (!on) target.gemmSplitKGroups = 0;
+  target.caps.integerDotProduct = dot4;
+  if (!on) target.tuning.gemmSplitKGroups = 0;
   options.customTarget = target;
   return options;
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // fingerprint(Target) (converter/targets/fingerprint.h), the key of the model cache and the
-// GRAPH-lowering cache, covers every member: for each leaf reached through fieldsOf (the list
-// the fingerprint is built from, so a member added there is covered here without a new line),
-// a target that differs only in it gets a fingerprint of its own. fingerprint.cpp's
-// static_asserts check that fieldsOf lists every member. No GPU.
+// GRAPH-lowering cache, covers every member of the target's capabilities, precision and
+// tuning: for each leaf reached through fieldsOf (the list the fingerprint is built from, so a
+// member added there is covered here without a new line), a target that differs only in it
+// gets a fingerprint of its own. fingerprint.cpp's static_asserts check that fieldsOf lists
+// every member. No GPU.
 #include <cstddef>
 #include <set>
 #include <string>
@@ -85,11 +86,12 @@ void expectEveryLeafChangesTheFingerprint(converter::Target base, std::size_t ex
 }
 
 TEST(TargetFingerprint, EveryMemberChangesIt) {
-  // Counted by hand from target.h: 35 scalar members of Target, 3 GemmTiles (6 each), 6
-  // CoopMatTiles (5 each), the fragment shape (4), the workgroup tile (4) and limits (7 and a
-  // list of ints: 9), the shape list (its length and a shape: 1 + 4), the narrow list (1 + 1 +
-  // a tile) and the mid list (1 + a tile + 2): 35 + 18 + 30 + 4 + 4 + 9 + 5 + 7 + 8.
-  expectEveryLeafChangesTheFingerprint(converter::portableTarget(), 120);
+  // Counted by hand from target.h, part by part. Target: its name, precision and device name
+  // (3). Capabilities: 8 scalars, the shape list (its length and a shape: 1 + 4) and the
+  // workgroup limits (7 and a list of ints: 9): 22. Tuning: 3 GemmTiles (6 each), 22 scalars,
+  // 6 CoopMatTiles (5 each), the fragment shape (4), the workgroup tile (5), the narrow list
+  // (1 + 1 + a tile) and the mid list (1 + a tile + 2): 18 + 22 + 30 + 4 + 5 + 7 + 8 = 94.
+  expectEveryLeafChangesTheFingerprint(converter::portableTarget(), 3 + 22 + 94);
 }
 
 TEST(TargetFingerprint, EqualTargetsAgree) {

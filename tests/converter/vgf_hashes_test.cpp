@@ -44,28 +44,28 @@ const std::filesystem::path kHashFile = std::filesystem::path(OPENVGF_TEST_DATA)
 std::vector<converter::Target> targets() {
   converter::Target gpu = converter::portableTarget();
   gpu.name = "gpu";
-  gpu.subgroupSize = 32;
-  gpu.maxInvocations = 1024;
-  gpu.maxSharedBytes = 49152;
-  gpu.fp16Arithmetic = true;
-  gpu.fp16RoundingRte = true;
-  gpu.integerDotProduct = true;
-  gpu.cooperativeMatrixNv = true;
-  gpu.coopMatShapes = {CoopMatShape{16, 16, 16, CoopMatTypes::F16xF16ToF32},
-                       CoopMatShape{16, 8, 16, CoopMatTypes::F16xF16ToF16},
-                       CoopMatShape{16, 8, 32, CoopMatTypes::S8xS8ToS32},
-                       CoopMatShape{16, 16, 32, CoopMatTypes::S8xS8ToS32}};
+  gpu.caps.subgroupSize = 32;
+  gpu.caps.maxInvocations = 1024;
+  gpu.caps.maxSharedBytes = 49152;
+  gpu.caps.fp16Arithmetic = true;
+  gpu.caps.fp16RoundingRte = true;
+  gpu.caps.integerDotProduct = true;
+  gpu.caps.cooperativeMatrixNv = true;
+  gpu.caps.coopMatShapes = {CoopMatShape{16, 16, 16, CoopMatTypes::F16xF16ToF32},
+                            CoopMatShape{16, 8, 16, CoopMatTypes::F16xF16ToF16},
+                            CoopMatShape{16, 8, 32, CoopMatTypes::S8xS8ToS32},
+                            CoopMatShape{16, 16, 32, CoopMatTypes::S8xS8ToS32}};
   // What `native` makes of a CPU device (lavapipe): large register blocks, no split-K.
   converter::Target cpu = converter::portableTarget();
   cpu.name = "cpu";
-  cpu.subgroupSize = 8;
-  cpu.maxInvocations = 1024;
-  cpu.maxSharedBytes = 32768;
-  cpu.fp16Arithmetic = true;
-  cpu.fp16RoundingRte = true;
-  cpu.integerDotProduct = true;
-  cpu.gemmLargeMinGroups = 1;
-  cpu.gemmSplitKGroups = 0;
+  cpu.caps.subgroupSize = 8;
+  cpu.caps.maxInvocations = 1024;
+  cpu.caps.maxSharedBytes = 32768;
+  cpu.caps.fp16Arithmetic = true;
+  cpu.caps.fp16RoundingRte = true;
+  cpu.caps.integerDotProduct = true;
+  cpu.tuning.gemmLargeMinGroups = 1;
+  cpu.tuning.gemmSplitKGroups = 0;
   converter::Target portable = converter::portableTarget();
   return {portable, gpu, cpu};
 }
