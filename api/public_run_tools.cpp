@@ -50,6 +50,11 @@ runner::ProfileRecorder recorderOf(const std::vector<Profile>& runs) {
 }  // namespace
 
 std::vector<int> Model::bindInputs(const std::vector<std::string>& names, const std::string& source) const {
+  if (state_->ethosu) {
+    std::vector<int> out;
+    for (std::size_t k : detail::bindEthosUInputs(*state_, names, source)) out.push_back(static_cast<int>(k));
+    return out;
+  }
   std::vector<api::Model::BoundInput> bound = unwrap(state_->model->bindInputs(names, source));
   std::vector<int> out;
   for (const api::Model::BoundInput& b : bound) out.push_back(b.fallback ? -1 : static_cast<int>(b.given));
@@ -59,6 +64,7 @@ std::vector<int> Model::bindInputs(const std::vector<std::string>& names, const 
 CheckReport Session::check(const std::map<std::string, Tensor>& inputs, const std::vector<Tensor>& outputs) const {
   std::lock_guard lock(state_->mutex);
   const detail::ModelState& model = *state_->model;
+  if (model.ethosu) return detail::checkEthosU(model, inputs, outputs);
   const api::LoadedModel& loaded = model.model->loaded();
   std::vector<std::string> names;
   std::vector<const Tensor*> given;
@@ -87,7 +93,7 @@ CheckReport Session::check(const std::map<std::string, Tensor>& inputs, const st
     std::vector<tosa::Graph> decoded;
     if (model.carried.empty()) decoded = unwrap(loaded.carriedGraphs());
     const std::vector<tosa::Graph>& graphs = model.carried.empty() ? decoded : model.carried;
-    parts = unwrap(api::checkCarriedGraphs(state_->session, graphs, hostInputs, hostOutputs));
+    parts = unwrap(api::checkCarriedGraphs(*state_->session, graphs, hostInputs, hostOutputs));
   }
   CheckReport report;
   for (const api::PartCheck& part : parts) {
@@ -102,7 +108,8 @@ CheckReport Session::check(const std::map<std::string, Tensor>& inputs, const st
 std::vector<PipelineStatistics> Session::pipelineStatistics() const {
   std::lock_guard lock(state_->mutex);
   std::vector<PipelineStatistics> out;
-  for (const runner::PipelineStatistics& p : unwrap(state_->session.pipelineStatistics())) {
+  if (!state_->session) return out;  // an Ethos-U model: no pipelines
+  for (const runner::PipelineStatistics& p : unwrap(state_->session->pipelineStatistics())) {
     PipelineStatistics stats{p.module, p.segments, {}};
     for (const vulkan::PipelineStatistic& s : p.statistics) stats.statistics.push_back({s.executable, s.name, s.value});
     out.push_back(std::move(stats));

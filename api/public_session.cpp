@@ -178,7 +178,7 @@ void SessionState::finishUpTo(RunState& target) {
   while (!target.finished && !pending.empty()) {
     RunState* run = pending.front();
     pending.erase(pending.begin());
-    Status status = withContext(session.single()->wait(run->ticket), session.model().loaded().path());
+    Status status = withContext(session->single()->wait(run->ticket), session->model().loaded().path());
     if (!status) run->failure = status.error();
     run->finished = true;
     for (SessionState* producer : run->producers) eraseValue(producer->readers, run);
@@ -262,12 +262,17 @@ Tensor TensorAccess::deviceTensor(const TensorInfo& info, std::shared_ptr<const 
 //===------------------------------------------------------------------===//
 
 Model Model::open(const std::string& path, const ModelOptions& options) {
+  if (std::shared_ptr<detail::ModelState> ethosu = detail::openEthosU(path, options)) return Model(std::move(ethosu));
   api::LoadedModel loaded = unwrap(api::LoadedModel::load(path, loadOptions(options, path)));
   CheckGraphs graphs = readCheckGraphs(loaded, options);
   return Model(modelState(unwrap(api::Model::create(std::move(loaded), deviceOptions(options))), std::move(graphs)));
 }
 
 Model Model::open(const std::string& path, const ModelOptions& options, const Model& shareDeviceOf) {
+  if (shareDeviceOf.state_->ethosu) detail::refuseForEthosU(*shareDeviceOf.state_, "shareDeviceOf (for " + path + ")");
+  if (std::shared_ptr<detail::ModelState> ethosu = detail::openEthosU(path, options)) {
+    detail::refuseForEthosU(*ethosu, "shareDeviceOf");
+  }
   api::LoadOptions load = loadOptions(options, path);
   // The device is the shared one: "native" converts for it, named by its index.
   const std::shared_ptr<const runner::Context> shared = shareDeviceOf.state_->model->sharedContext();
@@ -277,18 +282,26 @@ Model Model::open(const std::string& path, const ModelOptions& options, const Mo
   return Model(modelState(unwrap(api::Model::create(std::move(loaded), shared)), std::move(graphs)));
 }
 
-const std::string& Model::path() const { return state_->model->loaded().path(); }
+const std::string& Model::path() const {
+  return state_->ethosu ? state_->ethosu->path() : state_->model->loaded().path();
+}
+const std::string& Model::source() const {
+  return state_->ethosu ? state_->ethosu->source() : state_->model->loaded().path();
+}
 ModelFormat Model::format() const { return state_->format; }
 const std::vector<TensorInfo>& Model::inputs() const { return state_->inputs; }
 const std::vector<TensorInfo>& Model::outputs() const { return state_->outputs; }
-const std::string& Model::deviceName() const { return state_->model->deviceName(); }
-bool Model::fromCache() const { return state_->model->loaded().fromCache(); }
+const std::string& Model::deviceName() const {
+  return state_->ethosu ? state_->ethosu->simulatorName() : state_->model->deviceName();
+}
+bool Model::fromCache() const { return state_->model && state_->model->loaded().fromCache(); }
 
 bool Model::sharesDeviceWith(const Model& other) const {
-  return &state_->model->context() == &other.state_->model->context();
+  return state_->model && other.state_->model && &state_->model->context() == &other.state_->model->context();
 }
 
 Tensor Model::allocatePinned(DataType dtype, Shape shape) const {
+  if (state_->ethosu) detail::refuseForEthosU(*state_, "allocatePinned (pinned memory of a Vulkan device)");
   const std::size_t bytes = byteSizeOf(dtype, shape);
   runner::PinnedMemory memory =
       unwrap(runner::PinnedMemory::allocate(state_->model->context(), std::max<std::size_t>(bytes, 1)));
@@ -298,6 +311,7 @@ Tensor Model::allocatePinned(DataType dtype, Shape shape) const {
 }
 
 Tensor Model::importPinned(DataType dtype, Shape shape, void* data, std::size_t byteSize) const {
+  if (state_->ethosu) detail::refuseForEthosU(*state_, "importPinned (pinned memory of a Vulkan device)");
   Tensor checked = Tensor::view(dtype, shape, data, byteSize);
   Result<runner::PinnedMemory> memory =
       runner::PinnedMemory::import(state_->model->context(), {static_cast<std::uint8_t*>(data), byteSize});
@@ -314,6 +328,7 @@ Tensor Model::importPinned(DataType dtype, Shape shape, void* data, std::size_t 
 }
 
 std::size_t Model::importAlignment() const {
+  if (state_->ethosu) return 0;
   const vulkan::Device& device = state_->model->context().device();
   return device.canImportHostMemory()
              ? static_cast<std::size_t>(std::max<std::uint64_t>(device.snapshot().minImportedHostPointerAlignment, 1))
@@ -321,6 +336,13 @@ std::size_t Model::importAlignment() const {
 }
 
 Session Model::createSession(const SessionOptions& options) const {
+  if (state_->ethosu) {
+    if (options.profile) detail::refuseForEthosU(*state_, "SessionOptions::profile (GPU timestamps)");
+    if (options.inFlight < 1 || options.inFlight > 8) {
+      raiseInvalid(fmt::format("{}: runs in flight: expected 1 to 8, got {}", source(), options.inFlight));
+    }
+    return Session(std::make_shared<detail::SessionState>(state_, std::nullopt, options.inFlight));
+  }
   runner::SessionOptions sessionOptions;
   sessionOptions.profile = options.profile;
   sessionOptions.inFlight = options.inFlight;
@@ -388,7 +410,7 @@ const runner::PinnedMemory* pinnedOn(const detail::SessionState& state, const Te
 
 // The runner input of `t`, model input `index` of `state`'s session, recorded in `run`.
 runner::InputRef inputRef(detail::SessionState& state, std::size_t index, const Tensor& t, detail::RunState& run) {
-  const std::string& source = state.session.model().loaded().path();
+  const std::string& source = state.session->model().loaded().path();
   const std::string& name = state.model->inputs[index].name;
   runner::InputRef ref;
   if (const auto& value = detail::TensorAccess::device(t)) {
@@ -397,7 +419,7 @@ runner::InputRef inputRef(detail::SessionState& state, std::size_t index, const 
                                "one of an earlier run (that session has run {} time(s) since)",
                                source, name, value->producer->runs - value->run));
     }
-    ref.producer = value->producer->session.single();
+    ref.producer = value->producer->session->single();
     ref.producerOutput = value->output;
     if (std::find(run.producers.begin(), run.producers.end(), value->producer.get()) == run.producers.end()) {
       run.producers.push_back(value->producer.get());
@@ -417,8 +439,6 @@ std::shared_ptr<detail::RunState> Session::start(const std::vector<std::string>&
                                                  const std::vector<Tensor>& given, std::vector<Tensor> outputs,
                                                  const RunOptions& options) {
   detail::SessionState& state = *state_;
-  const api::Model& model = *state.model->model;
-  const std::string& source = model.loaded().path();
   auto run = std::make_shared<detail::RunState>();  // before the locks: it may go after them
   run->session = state_;
   run->start = Clock::now();
@@ -428,6 +448,12 @@ std::shared_ptr<detail::RunState> Session::start(const std::vector<std::string>&
     if (const auto& value = detail::TensorAccess::device(t)) producers.push_back(value->producer);
   }
   detail::SessionLocks locks(state, producers);
+  if (state.model->ethosu) {
+    detail::runEthosU(state, names, given, std::move(outputs), options, *run);
+    return run;
+  }
+  const api::Model& model = *state.model->model;
+  const std::string& source = model.loaded().path();
   std::vector<api::Model::BoundInput> bound = unwrap(model.bindInputs(names));
   std::vector<Tensor> inputs;
   for (const api::Model::BoundInput& b : bound) inputs.push_back(b.fallback ? viewOf(*b.fallback) : given[b.given]);
@@ -437,10 +463,10 @@ std::shared_ptr<detail::RunState> Session::start(const std::vector<std::string>&
     if (!isModelType(t.dtype())) {
       raiseInvalid(fmt::format("{}: input '{}': expected dtype {}, got FP64", source, info.name, toString(info.dtype)));
     }
-    unwrap(withContext(state.session.checkInput(i, toDType(t.dtype()), t.shape(), t.byteSize()), source));
+    unwrap(withContext(state.session->checkInput(i, toDType(t.dtype()), t.shape(), t.byteSize()), source));
   }
   outputs.resize(state.model->outputs.size());
-  runner::Session* single = state.session.single();
+  runner::Session* single = state.session->single();
   if (single == nullptr) {
     const bool device = std::any_of(inputs.begin(), inputs.end(),
                                     [](const Tensor& t) { return t.location() != MemoryLocation::Host; });
@@ -451,17 +477,17 @@ std::shared_ptr<detail::RunState> Session::start(const std::vector<std::string>&
                                   source, device ? "inputs" : "outputs (keepOnDevice)"));
     }
     for (std::size_t i = 0; i < inputs.size(); ++i) {
-      std::span<std::uint8_t> memory = state.session.inputMemory(i);
+      std::span<std::uint8_t> memory = state.session->inputMemory(i);
       if (!memory.empty()) std::memcpy(memory.data(), inputs[i].data(), memory.size());
     }
     ++state.runs;
-    Status status = withContext(state.session.runInPlace(), source);
+    Status status = withContext(state.session->runInPlace(), source);
     if (!status) run->failure = status.error();
     for (std::size_t o = 0; o < outputs.size() && status; ++o) {
       const TensorInfo& info = state.model->outputs[o];
       Tensor& out = outputs[o];
       if (out.dtype() != info.dtype || out.shape() != info.shape || out.data() == nullptr) out = Tensor(info.dtype, info.shape);
-      std::span<const std::uint8_t> memory = state.session.outputMemory(o);
+      std::span<const std::uint8_t> memory = state.session->outputMemory(o);
       if (!memory.empty()) std::memcpy(out.data(), memory.data(), memory.size());
     }
     run->outputs = std::move(outputs);
@@ -505,10 +531,15 @@ Profile Session::profile() const {
   std::lock_guard lock(state_->mutex);
   Profile profile;
   profile.hostMs = state_->hostMs;
-  const runner::RunTiming& timing = state_->session.lastTiming();
+  if (!state_->session) {
+    profile.npuOperations = state_->simulated.operations;
+    profile.macs = state_->simulated.macs;
+    return profile;
+  }
+  const runner::RunTiming& timing = state_->session->lastTiming();
   profile.gpuMs = timing.gpuMs();
   profile.timestampsNs = timing.timestampsNs;
-  const std::vector<std::string>& names = state_->session.segmentNames();
+  const std::vector<std::string>& names = state_->session->segmentNames();
   for (std::size_t i = 0; i + 1 < timing.timestampsNs.size() && i < names.size(); ++i) {
     profile.segments.push_back(
         {names[i], static_cast<double>(timing.timestampsNs[i + 1] - timing.timestampsNs[i]) * 1e-6});

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "api/ethosu_model.h"
 #include "api/model.h"
 #include "api/session.h"
 #include "common/error.h"
@@ -46,7 +48,8 @@ Tensor viewOf(const tosa::HostTensor& t);
 namespace detail {
 
 struct ModelState {
-  std::unique_ptr<api::Model> model;
+  std::unique_ptr<api::Model> model;  // null for an Ethos-U model
+  std::unique_ptr<const api::EthosUModel> ethosu;  // an Ethos-U stream, run in the simulator
   ModelFormat format = ModelFormat::Vgf;
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> outputs;
@@ -80,11 +83,12 @@ struct RunState;
 // written only under `mutex` (taken through SessionLocks), so threads sharing a Session or its
 // RunHandles serialise: a second caller waits for the first.
 struct SessionState : std::enable_shared_from_this<SessionState> {
-  SessionState(std::shared_ptr<const ModelState> owner, api::Session made, unsigned runsInFlight)
+  SessionState(std::shared_ptr<const ModelState> owner, std::optional<api::Session> made, unsigned runsInFlight)
       : model(std::move(owner)), session(std::move(made)), inFlight(runsInFlight) {}
 
   std::shared_ptr<const ModelState> model;  // keeps the device alive
-  api::Session session;
+  std::optional<api::Session> session;      // none for an Ethos-U model
+  runner::ethosu::SimulatorStats simulated;  // an Ethos-U model: the last run's counts
   double hostMs = 0;
   unsigned inFlight = 1;   // SessionOptions::inFlight
   std::uint64_t runs = 0;  // runs started; a device-resident output names the run it came from
@@ -142,6 +146,23 @@ struct RunState {
   RunState& operator=(const RunState&) = delete;
   ~RunState();
 };
+
+/// Model::open of an Ethos-U model (openvgf.hpp, "Ethos-U models"); null when `path` is not
+/// one (a .tosa, a .vgf, a .pte with other delegates).
+std::shared_ptr<ModelState> openEthosU(const std::string& path, const ModelOptions& options);
+/// Session::start of an Ethos-U model: binds and checks the inputs (throws), then runs to the
+/// end into `outputs`; a failure of the run goes to run.failure.
+void runEthosU(SessionState& state, const std::vector<std::string>& names, const std::vector<Tensor>& given,
+               std::vector<Tensor> outputs, const RunOptions& options, RunState& run);
+/// Session::check of an Ethos-U model: bit for bit against the reference interpreter.
+CheckReport checkEthosU(const ModelState& model, const std::map<std::string, Tensor>& inputs,
+                        const std::vector<Tensor>& outputs);
+/// Model::bindInputs of an Ethos-U model (no input has a default).
+std::vector<std::size_t> bindEthosUInputs(const ModelState& model, const std::vector<std::string>& names,
+                                          const std::string& source);
+/// Unsupported: `what` (an option or a call) needs a Vulkan device, and `model` (an Ethos-U
+/// model) runs in the simulator.
+[[noreturn]] void refuseForEthosU(const ModelState& model, const std::string& what);
 
 /// Tensor's private parts, for the API's implementation.
 struct TensorAccess {

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""openvgf: run TOSA (.tosa), VGF (.vgf) and ExecuTorch (.pte) models on Vulkan devices.
+"""openvgf: run TOSA (.tosa), VGF (.vgf) and ExecuTorch (.pte) models on Vulkan devices, and
+Ethos-U command streams (.ethosu, or a .pte of Ethos-U delegates) in the bit-exact simulator.
 
     import numpy as np, openvgf
     s = openvgf.Session("model.tosa")             # .tosa is converted once, then cached
@@ -15,6 +16,7 @@ dtype) is a numpy array in pinned memory, moved by DMA. Models and Sessions may 
 threads: calls of one Session (and of its RunHandles) take turns, each gets its own answer, and
 a RunHandle dropped unwaited finishes its run first.
 devices(), convert(), reference(), inspect() and extract() mirror the openvgf command.
+Model("x.ethosu") runs in the Ethos-U simulator (format "ethosu", no device options).
 Errors raise openvgf.Error with the message the command prints, .code and .exit_code.
 """
 

@@ -391,6 +391,7 @@ void bindModel(py::module_& m) {
           case openvgf::ModelFormat::Tosa: return "tosa";
           case openvgf::ModelFormat::Vgf: return "vgf";
           case openvgf::ModelFormat::Pte: return "pte";
+          case openvgf::ModelFormat::EthosU: return "ethosu";
         }
         return "vgf";
       })

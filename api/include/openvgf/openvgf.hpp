@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// openvgf C++ API: open a model file (.tosa, .vgf, .pte), run it on a Vulkan 1.3 device,
-// convert, inspect and run the TOSA reference interpreter. C++17; depends on the standard
+// openvgf C++ API: open a model file (.tosa, .vgf, .pte), run it on a Vulkan 1.3 device (or
+// an Ethos-U command stream in the bit-exact simulator, see "Ethos-U models" below), convert,
+// inspect and run the TOSA reference interpreter. C++17; depends on the standard
 // library only. Errors are thrown as openvgf::Exception.
 //
 // Thread safety:
@@ -256,8 +257,36 @@ OPENVGF_API std::vector<DeviceInfo> listDevices(bool validate = false);
 /// {"devices": [...]} with every limit and feature by its Vulkan name.
 OPENVGF_API std::string describeDevices(bool json = false, bool validate = false);
 
-/// The kind of file a Model was opened from (detected from content, not the extension).
-enum class ModelFormat : int { Tosa = 0, Vgf = 1, Pte = 2 };
+/// What a Model runs, from the file's content (not its extension).
+enum class ModelFormat : int {
+  Tosa = 0,
+  Vgf = 1,
+  Pte = 2,     ///< an ExecuTorch program's VGF delegates, on a device
+  EthosU = 3,  ///< an Ethos-U command stream in the simulator: a .ethosu file (vela_bin_stream), or
+               ///< the one Ethos-U delegate of a .pte whose delegates are all Ethos-U (source() names it)
+};
+
+// Ethos-U models. Model::open runs a .ethosu file (vela_bin_stream), or a .pte whose
+// delegates are all Ethos-U streams (exactly one, in ModelOptions::plan when given), in
+// openvgf's bit-exact Ethos-U simulator on the CPU: no Vulkan device is opened, and
+// deviceName() is the simulated NPU ("Ethos-U55 simulator (ethos-u55-128)"). The stream holds
+// no names, no rank and only element sizes: its tensors are input_<i> / output_<i>, INT8,
+// INT16 or INT32 by element size, with the stream's shape less the padding 1s in front
+// (down to 4 dimensions: NHWC). With ModelOptions::reference (the .tosa it was compiled
+// from) they take the graph's names, types and shapes, and Session::check compares every
+// output with the reference interpreter's byte for byte (OutputCheck::line "output 'y':
+// bit-exact (256 elements)" or "... MISMATCH: ..."). Inputs of any shape with the tensor's
+// element count are taken (the stream does not know the rank).
+// Options that name what the simulator does not have are refused (Unsupported, naming the
+// option), never ignored: ModelOptions::device (non-empty), validate, pipelineStatistics,
+// opening with shareDeviceOf, SessionOptions::profile (GPU timestamps), RunOptions::keepOnDevice,
+// device-resident inputs, allocatePinned and importPinned (importAlignment() is 0); check
+// without a reference is refused as for a VGF of COMPUTE segments (the stream carries no
+// graph). Options about converting or caching do not apply and are ignored: target,
+// pipelineCache, modelCache, cacheDir, inputShapes, inputShapeNames;
+// SessionOptions::inFlight is range-checked, and runAsync completes the run before it
+// returns. Session::profile() gives the host time and the simulator's counts
+// (Profile::npuOperations, macs); pipelineStatistics() is empty.
 
 struct ModelOptions {
   std::string device;               ///< "" best device; digits: index; else a name substring
@@ -313,6 +342,10 @@ struct Profile {
   /// The GPU timestamps in ns (the device's clock): [0] before the first dispatch, [i+1]
   /// after segment i (SessionOptions::profile).
   std::vector<std::uint64_t> timestampsNs;
+  /// An Ethos-U model (ModelFormat::EthosU, or a .pte of Ethos-U delegates): the NPU
+  /// operations and multiply-accumulates the simulator ran.
+  std::uint64_t npuOperations = 0;
+  std::uint64_t macs = 0;
 };
 
 /// A Chrome trace-event JSON document of profiled runs (one process row per run, a slice per
@@ -371,6 +404,9 @@ class OPENVGF_API Model {
   static Model open(const std::string& path, const ModelOptions& options, const Model& shareDeviceOf);
 
   const std::string& path() const;
+  /// What runs, as messages about it name it: the path, or for a .pte run in the Ethos-U
+  /// simulator "<path>: execution_plan[p] 'name' delegates[d] (EthosUBackend)".
+  const std::string& source() const;
   ModelFormat format() const;
   const std::vector<TensorInfo>& inputs() const;
   const std::vector<TensorInfo>& outputs() const;
