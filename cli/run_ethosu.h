@@ -1,23 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Ethos-U parts of `openvgf run`, callable from a combined .pte run handler.
+// The Ethos-U part of `openvgf run`: a model that Model::open runs in the Ethos-U simulator
+// (ModelFormat::EthosU: a .ethosu file, or the Ethos-U delegate of a .pte).
 #pragma once
 
-#include <cstdint>
-#include <span>
-#include <string_view>
+#include <string>
+#include <vector>
 
 #include "cli/command.h"
-#include "common/error.h"
-#include "runner/ethosu/session.h"
+#include "openvgf/openvgf.hpp"
 
 namespace openvgf::cli {
 
-/// Runs a loaded Ethos-U model with the command's inputs, outputs and --check; `name` is the
-/// file (and delegate) the model came from and prefixes every message.
-Result<int> runEthosUModel(const RunOptions& options, const runner::ethosu::LoadedModel& model, std::string_view name);
-
-/// `openvgf run program.pte` for a program whose plans hold one Ethos-U delegate: the inputs
-/// and outputs are that delegate's (quantized) tensors.
-Result<int> runEthosUPte(const RunOptions& options, std::span<const std::uint8_t> bytes);
+/// Runs `model` on the --input arrays (`names[i]`: the name arrays[i] was given under, "" =
+/// none), writes --output / --output-dir and, with --check MODEL.tosa (the model was opened
+/// with it as its reference), compares every output with the reference interpreter bit for
+/// bit. Returns the exit code: 1 when the check fails.
+int runEthosU(const RunOptions& options, const Model& model, const std::vector<std::string>& names,
+              const std::vector<NpyArray>& arrays);
 
 }  // namespace openvgf::cli

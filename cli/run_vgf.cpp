@@ -18,7 +18,6 @@
 #include "cli/command.h"
 #include "cli/run_ethosu.h"
 #include "openvgf/openvgf.hpp"
-#include "pte/program.h"
 
 namespace openvgf::cli {
 namespace {
@@ -130,6 +129,8 @@ ModelOptions modelOptions(const RunOptions& options, const GivenInputs& given) {
 int runModel(const RunOptions& options) {
   const GivenInputs given = readGivenInputs(options);
   const Model model = Model::open(options.path, modelOptions(options, given));
+  // A .ethosu stream or a .pte of Ethos-U delegates: the simulator's run (its own options).
+  if (model.format() == ModelFormat::EthosU) return runEthosU(options, model, given.names, given.arrays);
   if (!options.output.empty() && model.outputs().size() != 1) {
     fail(ErrorCode::InvalidInput, fmt::format("{}: --output: expected a model with one output, got {}; use "
                                               "--output-dir DIR", options.path, model.outputs().size()));
@@ -165,25 +166,14 @@ int runModel(const RunOptions& options) {
   return exitCode;
 }
 
-Result<int> runVulkan(const RunOptions& options, std::span<const std::uint8_t>) { return runModel(options); }
+Result<int> runFile(const RunOptions& options, std::span<const std::uint8_t>) { return runModel(options); }
 
-// A .pte whose delegates are all Ethos-U streams runs in the simulator; any other goes through
-// the api, which runs VgfBackend delegates and names what it cannot run.
-Result<int> runProgram(const RunOptions& options, std::span<const std::uint8_t> bytes) {
-  OPENVGF_ASSIGN_OR_RETURN(pte::Program program, withContext(pte::readProgram(bytes), options.path));
-  bool ethosU = false, other = false;
-  for (const pte::ExecutionPlan& plan : program.plans) {
-    for (const pte::Delegate& delegate : plan.delegates) {
-      (delegate.kind == pte::PayloadKind::VelaBinStream ? ethosU : other) = true;
-    }
-  }
-  if (ethosU && !other) return runEthosUPte(options, bytes);
-  return runModel(options);
-}
-
-OPENVGF_REGISTER_RUN(FileKind::Tosa, runVulkan);
-OPENVGF_REGISTER_RUN(FileKind::Vgf, runVulkan);
-OPENVGF_REGISTER_RUN(FileKind::Pte, runProgram);
+// Model::open tells what runs: a .pte whose delegates are all Ethos-U streams runs in the
+// simulator (as a .ethosu does), any other on the device, naming what it cannot run.
+OPENVGF_REGISTER_RUN(FileKind::Tosa, runFile);
+OPENVGF_REGISTER_RUN(FileKind::Vgf, runFile);
+OPENVGF_REGISTER_RUN(FileKind::Pte, runFile);
+OPENVGF_REGISTER_RUN(FileKind::EthosU, runFile);
 
 }  // namespace
 }  // namespace openvgf::cli

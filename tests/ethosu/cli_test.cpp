@@ -171,6 +171,32 @@ TEST(EthosUCli, InputsBindByNameOrInTheGraphsOrder) {
   fs::remove_all(dir);
 }
 
+// Without --check the outputs keep the stream's NHWC shape: `run x.ethosu -o` wrote the
+// (1,4,4,16) output as (4,4,16), every leading 1 dropped. --output-dir names them output_<i>.
+TEST(EthosUCli, OutputsKeepTheirFullShapeWithoutCheck) {
+  const fs::path dir = tempDir();
+  const tosa::Graph graph = smallModel();
+  auto model = converter::ethosu::compile(graph, {}, "small.tosa");
+  ASSERT_TRUE(model) << model.error().message();
+  ASSERT_TRUE(writeFileAtomic(dir / "small.ethosu", model->velaBinStream));
+  std::mt19937 rng(12);
+  const tosa::HostTensor x = randomInt8({1, 8, 8, 16}, rng);
+  ASSERT_TRUE(tosa::npy::writeTensor(dir / "x.npy", x));
+  for (const std::string& out : {" --output " + (dir / "y.npy").string(), " --output-dir " + (dir / "out").string()}) {
+    CommandResult run = runCli("run " + (dir / "small.ethosu").string() + " --input " + (dir / "x.npy").string() + out);
+    ASSERT_EQ(run.exitCode, 0) << run.output;
+  }
+  auto reference = tosa::reference::run(graph, std::vector<tosa::HostTensor>{x});
+  ASSERT_TRUE(reference) << reference.error().message();
+  for (const fs::path& file : {dir / "y.npy", dir / "out" / "output_0.npy"}) {
+    auto y = tosa::npy::readTensor(file, DType::Int8);
+    ASSERT_TRUE(y) << file << ": " << y.error().message();
+    EXPECT_EQ(y->shape, (tosa::Shape{1, 4, 4, 16})) << file;
+    EXPECT_EQ(y->bytes, reference->outputs[0].value.bytes) << file;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(EthosUCli, ConvertToEthosUWritesTheFileAndPrintsStats) {
   const fs::path dir = tempDir();
   ASSERT_TRUE(tosa::writeGraph(smallModel(), dir / "small.tosa"));
