@@ -165,9 +165,10 @@ Result<Inspection> inspectFile(const std::string& path, bool json) {
     case FileKind::Tosa: return inspectTosa(file.bytes(), path, json);
     case FileKind::Vgf: return inspectVgf(file.bytes(), path, json);
     case FileKind::Pte: return inspectPte(file.bytes(), path, json);
+    case FileKind::EthosU: return inspectEthosU(file.bytes(), path, json);
     default: break;
   }
-  return invalidInput("{}: expected a TOSA flatbuffer, VGF or ExecuTorch program, got {}", path,
+  return invalidInput("{}: expected a TOSA flatbuffer, VGF, ExecuTorch program or Ethos-U command stream, got {}", path,
                       describeFile(file.bytes()));
 }
 

@@ -23,7 +23,10 @@ struct Inspection {
 Result<Inspection> inspectTosa(std::span<const std::uint8_t> bytes, const std::string& path, bool json);
 Result<Inspection> inspectVgf(std::span<const std::uint8_t> bytes, const std::string& path, bool json);
 Result<Inspection> inspectPte(std::span<const std::uint8_t> bytes, const std::string& path, bool json);
-/// Any of the three, by content; InvalidInput naming what the file looks like otherwise.
+/// An Ethos-U vela_bin_stream or bare COP1 payload: accelerator, regions, I/O placement and the
+/// disassembled command stream.
+Result<Inspection> inspectEthosU(std::span<const std::uint8_t> bytes, const std::string& path, bool json);
+/// Any of the four, by content; InvalidInput naming what the file looks like otherwise.
 Result<Inspection> inspectFile(const std::string& path, bool json);
 
 /// Writes module `index`'s SPIR-V words to `output`.

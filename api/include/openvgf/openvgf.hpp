@@ -594,7 +594,8 @@ OPENVGF_API std::vector<std::string> passesThatRun(const std::string& passes);
 OPENVGF_API ConvertStats convert(const std::string& input, const std::string& output,
                                  const ConvertOptions& options = {});
 
-/// A text summary of a .tosa, .vgf or .pte file, or with `json` its JSON form
+/// A text summary of a .tosa, .vgf, .pte or Ethos-U command stream (.ethosu, bare COP1
+/// payload) file, or with `json` its JSON form
 /// (`openvgf inspect [--json]`). Throws when the file is invalid.
 OPENVGF_API std::string inspect(const std::string& path, bool json = false);
 
