@@ -51,6 +51,14 @@ std::size_t byteSizeOf(DataType dtype, const Shape& shape) {
   return bytes;
 }
 
+std::vector<TensorInfo> publicInfos(const std::vector<runner::TensorInfo>& infos) {
+  std::vector<TensorInfo> out;
+  for (const runner::TensorInfo& info : infos) {
+    out.push_back({info.name, fromDType(info.dtype), info.shape, static_cast<std::size_t>(info.bytes)});
+  }
+  return out;
+}
+
 Tensor viewOf(const tosa::HostTensor& t) {
   return Tensor::view(fromDType(t.dtype), t.shape, const_cast<std::uint8_t*>(t.bytes.data()), t.bytes.size());
 }

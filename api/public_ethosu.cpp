@@ -15,20 +15,6 @@
 namespace openvgf::detail {
 namespace {
 
-std::vector<TensorInfo> publicInfos(const std::vector<runner::TensorInfo>& infos) {
-  std::vector<TensorInfo> out;
-  for (const runner::TensorInfo& info : infos) {
-    out.push_back({info.name, fromDType(info.dtype), info.shape, static_cast<std::size_t>(info.bytes)});
-  }
-  return out;
-}
-
-std::int64_t elementsOf(const Shape& shape) {
-  std::int64_t n = 1;
-  for (std::int64_t d : shape) n *= d;
-  return n;
-}
-
 // `t`'s bytes as tensor `info` of `source`: a host tensor of its dtype and element count (the
 // stream does not know the rank, so any shape with that many elements is taken).
 tosa::HostTensor hostValue(const Tensor& t, const TensorInfo& info, const std::string& source, const char* role) {
@@ -38,9 +24,9 @@ tosa::HostTensor hostValue(const Tensor& t, const TensorInfo& info, const std::s
                                 "in the simulator)",
                                 source, role, info.name));
   }
-  if (t.dtype() != info.dtype || t.elementCount() != elementsOf(info.shape)) {
+  if (t.dtype() != info.dtype || t.elementCount() != tosa::elementCount(info.shape)) {
     raiseInvalid(fmt::format("{}: {} '{}': expected {} [{}] ({} elements), got {} [{}]", source, role, info.name,
-                             toString(info.dtype), fmt::join(info.shape, ","), elementsOf(info.shape),
+                             toString(info.dtype), fmt::join(info.shape, ","), tosa::elementCount(info.shape),
                              toString(t.dtype()), fmt::join(t.shape(), ",")));
   }
   tosa::HostTensor host(toDType(info.dtype), info.shape);

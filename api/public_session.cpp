@@ -21,14 +21,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::vector<TensorInfo> publicInfos(const std::vector<runner::TensorInfo>& infos) {
-  std::vector<TensorInfo> out;
-  for (const runner::TensorInfo& info : infos) {
-    out.push_back({info.name, fromDType(info.dtype), info.shape, static_cast<std::size_t>(info.bytes)});
-  }
-  return out;
-}
-
 api::LoadOptions loadOptions(const ModelOptions& options, const std::string& path) {
   api::LoadOptions load;
   load.target = options.target;

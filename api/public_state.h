@@ -42,6 +42,8 @@ inline DataType fromDType(tosa::DType type) { return static_cast<DataType>(stati
 
 /// Bytes of a dense tensor; InvalidInput for a negative dimension.
 std::size_t byteSizeOf(DataType dtype, const Shape& shape);
+/// The public form of model inputs or outputs (names, types, shapes, sizes).
+std::vector<TensorInfo> publicInfos(const std::vector<runner::TensorInfo>& infos);
 /// A read-only view of a HostTensor (the reference interpreter's and the defaults' type).
 Tensor viewOf(const tosa::HostTensor& t);
 

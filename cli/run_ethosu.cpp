@@ -33,12 +33,19 @@ void checkUnnamedInputs(const std::string& source, const std::size_t declared, c
                    arrays.size() < declared ? fmt::format(" (no value for '#{}')", arrays.size()) : ""));
 }
 
-void writeOutputs(const RunOptions& options, const Model& model, const std::vector<Tensor>& outputs) {
-  if (!options.output.empty()) writeNpy(options.output, outputs[0]);
-  if (options.outputDir.empty()) return;
+// The --output-dir files, one per output (none without --output-dir); refused before the run
+// when two outputs would share one.
+std::vector<std::filesystem::path> outputDirFiles(const RunOptions& options, const Model& model) {
+  if (options.outputDir.empty()) return {};
   std::vector<std::string> names;
   for (const TensorInfo& out : model.outputs()) names.push_back(out.name);
-  const std::vector<std::filesystem::path> files = orThrow(outputFiles(options.path, options.outputDir, names));
+  return orThrow(outputFiles(options.path, options.outputDir, names));
+}
+
+void writeOutputs(const RunOptions& options, const std::vector<std::filesystem::path>& files,
+                  const std::vector<Tensor>& outputs) {
+  if (!options.output.empty()) writeNpy(options.output, outputs[0]);
+  if (options.outputDir.empty()) return;
   std::error_code ec;
   std::filesystem::create_directories(options.outputDir, ec);
   if (ec) fail(ErrorCode::Environment, fmt::format("{}: cannot create directory: {}", options.outputDir, ec.message()));
@@ -74,6 +81,7 @@ int runEthosU(const RunOptions& options, const Model& model, const std::vector<s
     inputs[info.name] = arrays[static_cast<std::size_t>(binding[i])].toTensor(
         info.dtype, fmt::format("{}: input '{}'", source, info.name));
   }
+  const std::vector<std::filesystem::path> files = outputDirFiles(options, model);
   Session session = model.createSession();
   const std::vector<Tensor> outputs = session.runNamed(inputs);
   if (!quiet()) {
@@ -81,7 +89,7 @@ int runEthosU(const RunOptions& options, const Model& model, const std::vector<s
     fmt::print("{}: ran {} NPU operations ({} MACs) in the Ethos-U simulator\n", source, profile.npuOperations,
                profile.macs);
   }
-  writeOutputs(options, model, outputs);
+  writeOutputs(options, files, outputs);
   if (options.check.empty()) return 0;
   const CheckReport report = session.check(inputs, outputs);
   for (const OutputCheck& c : report.outputs) fmt::print("{}\n", c.line);
