@@ -63,8 +63,9 @@ int runEthosU(const RunOptions& options, const Model& model, const std::vector<s
                                               source));
   }
   if (!options.output.empty() && model.outputs().size() != 1) {
-    fail(ErrorCode::InvalidInput,
-         fmt::format("--output: the model has {} outputs; use --output-dir", model.outputs().size()));
+    fail(ErrorCode::InvalidInput, fmt::format("{}: --output: expected a model with one output, got {}; use "
+                                              "--output-dir DIR",
+                                              source, model.outputs().size()));
   }
   // Inputs bind by name (the names --check's graph gives them) or in order.
   std::vector<int> binding;
