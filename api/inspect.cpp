@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <charconv>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "pte/run_plan.h"
 #include "tosa/json.h"
 #include "tosa/reader.h"
+#include "tosa/spirv/decoder.h"
 #include "tosa/verifier.h"
 #include "vgf/decoder.h"
 #include "vgf/json.h"
@@ -108,6 +110,14 @@ std::optional<std::size_t> parseIndex(const std::string& text) {
   return value;
 }
 
+std::string describeInterface(const tosa::spirv::InterfaceTensor& t) {
+  const std::string type = t.shape ? fmt::format("{}{}", tosa::toString(t.dtype), tosa::shapeToString(*t.shape))
+                           : t.rank ? fmt::format("{} of rank {}", tosa::toString(t.dtype), *t.rank)
+                                    : fmt::format("{} of any rank", tosa::toString(t.dtype));
+  return fmt::format("{} '{}' {}{}", t.index, t.name, type,
+                     t.binding ? fmt::format(" (set {} binding {})", t.descriptorSet.value_or(0), *t.binding) : "");
+}
+
 }  // namespace
 
 Result<Inspection> inspectTosa(std::span<const std::uint8_t> bytes, const std::string& path, bool json) {
@@ -159,6 +169,27 @@ Result<Inspection> inspectPte(std::span<const std::uint8_t> bytes, const std::st
   return inspection;
 }
 
+Result<Inspection> inspectSpirv(std::span<const std::uint8_t> bytes, const std::string& path, bool json) {
+  if (json) return invalidInput("{}: --json: expected a .vgf, .tosa or .pte; a SPIR-V module is listed as text", path);
+  std::vector<std::uint32_t> words(bytes.size() / 4);
+  if (!words.empty()) std::memcpy(words.data(), bytes.data(), words.size() * 4);
+  OPENVGF_ASSIGN_OR_RETURN(tosa::spirv::Module module, tosa::spirv::parseModule(words, path));
+  Inspection inspection;
+  std::string& text = inspection.text;
+  for (const tosa::spirv::GraphEntryPoint& entry : module.entryPoints) {
+    OPENVGF_ASSIGN_OR_RETURN(tosa::spirv::GraphSignature sig, tosa::spirv::graphSignature(module, entry.name));
+    text += fmt::format("graph '{}': {} inputs, {} outputs, {} graph constants\n", sig.entryPoint, sig.inputs.size(),
+                        sig.outputs.size(), sig.constants.size());
+    for (const auto& t : sig.inputs) text += "  input " + describeInterface(t) + "\n";
+    for (const auto& t : sig.outputs) text += "  output " + describeInterface(t) + "\n";
+    for (const auto& c : sig.constants) {
+      text += fmt::format("  graph constant {}: {}{}\n", c.id, tosa::toString(c.dtype), tosa::shapeToString(c.shape));
+    }
+    text += tosa::spirv::listGraph(module, sig);
+  }
+  return inspection;
+}
+
 Result<Inspection> inspectFile(const std::string& path, bool json) {
   OPENVGF_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(path));
   switch (detectFileKind(file.bytes())) {
@@ -166,9 +197,37 @@ Result<Inspection> inspectFile(const std::string& path, bool json) {
     case FileKind::Vgf: return inspectVgf(file.bytes(), path, json);
     case FileKind::Pte: return inspectPte(file.bytes(), path, json);
     case FileKind::EthosU: return inspectEthosU(file.bytes(), path, json);
+    case FileKind::SpirV: return inspectSpirv(file.bytes(), path, json);
+    case FileKind::Unknown:
+      return invalidInput("{}: unrecognised file ({}): expected a TOSA flatbuffer, VGF, ExecuTorch .pte or Ethos-U "
+                          "command stream (detected from the first bytes)",
+                          path, describeFile(file.bytes()));
     default: break;
   }
-  return invalidInput("{}: expected a TOSA flatbuffer, VGF, ExecuTorch program or Ethos-U command stream, got {}", path,
+  return unsupported("{}: inspecting {} is not supported", path, describeFile(file.bytes()));
+}
+
+Status dumpFromFile(const std::string& path, std::optional<int> spirvModule, const std::string& constant,
+                    const std::filesystem::path& output) {
+  OPENVGF_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(path));
+  switch (detectFileKind(file.bytes())) {
+    case FileKind::Tosa:
+      if (spirvModule) return invalidInput("{}: --dump-spirv applies to VGF files, not TOSA graphs", path);
+      return dumpTosaConstant(file.bytes(), path, constant, output);
+    case FileKind::Vgf: {
+      OPENVGF_ASSIGN_OR_RETURN(vgf::File decoded, withContext(vgf::decode(file.bytes()), path));
+      return spirvModule ? dumpVgfSpirv(decoded, path, *spirvModule, output)
+                         : dumpVgfConstant(decoded, path, constant, output);
+    }
+    case FileKind::Pte:
+      return invalidInput("{}: --dump-spirv / --dump-constant: expected a .vgf file; extract the payload first with "
+                          "`openvgf extract`", path);
+    case FileKind::EthosU:
+      return invalidInput("{}: --dump-spirv / --dump-constant: expected a .vgf file, got an Ethos-U command stream",
+                          path);
+    default: break;
+  }
+  return invalidInput("{}: --dump-spirv / --dump-constant: expected a .vgf or .tosa file, got {}", path,
                       describeFile(file.bytes()));
 }
 

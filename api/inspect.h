@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -26,8 +27,16 @@ Result<Inspection> inspectPte(std::span<const std::uint8_t> bytes, const std::st
 /// An Ethos-U vela_bin_stream or bare COP1 payload: accelerator, regions, I/O placement and the
 /// disassembled command stream.
 Result<Inspection> inspectEthosU(std::span<const std::uint8_t> bytes, const std::string& path, bool json);
-/// Any of the four, by content; InvalidInput naming what the file looks like otherwise.
+/// The graphs of a SPIR-V module of TOSA graphs (TOSA.001000.1): interface and operators, as text.
+Result<Inspection> inspectSpirv(std::span<const std::uint8_t> bytes, const std::string& path, bool json);
+/// Any of these, by content; InvalidInput naming what the file looks like otherwise.
 Result<Inspection> inspectFile(const std::string& path, bool json);
+
+/// `inspect --dump-spirv N` (spirvModule) or `--dump-constant NAME|N` of the file at `path`:
+/// dumpVgfSpirv / dumpVgfConstant for a VGF, dumpTosaConstant for a .tosa; InvalidInput
+/// saying what to do for any other kind.
+Status dumpFromFile(const std::string& path, std::optional<int> spirvModule, const std::string& constant,
+                    const std::filesystem::path& output);
 
 /// Writes module `index`'s SPIR-V words to `output`.
 Status dumpVgfSpirv(const vgf::File& file, const std::string& path, int index, const std::filesystem::path& output);

@@ -243,7 +243,8 @@ Result<LoadedModel> LoadedModel::load(const std::filesystem::path& path, const L
                          "the simulator of `openvgf run`, not on a Vulkan device",
                          loaded.path_);
     default:
-      return invalidInput("{}: expected a TOSA flatbuffer (.tosa), a VGF (.vgf) or an ExecuTorch program (.pte), got {}",
+      return invalidInput("{}: cannot run {}: expected a TOSA flatbuffer, a VGF, an ExecuTorch program or an Ethos-U "
+                          "command stream",
                           loaded.path_, describeFile(bytes));
   }
   OPENVGF_TRY(lowerPart(*part, bytes, options, options.inputShapes, std::move(decoded)));

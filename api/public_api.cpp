@@ -163,10 +163,29 @@ std::vector<DeviceInfo> listDevices(bool validate) {
 // Free functions
 //===------------------------------------------------------------------===//
 
-std::string inspect(const std::string& path, bool json) {
+InspectReport inspectReport(const std::string& path, bool json) {
   api::Inspection inspection = unwrap(api::inspectFile(path, json));
-  unwrap(std::move(inspection.problem));
-  return inspection.text;
+  InspectReport report;
+  report.text = std::move(inspection.text);
+  if (!inspection.problem) {
+    report.problem = inspection.problem.error().message();
+    report.problemCode = static_cast<ErrorCode>(static_cast<int>(inspection.problem.error().kind()) + 1);
+  }
+  return report;
+}
+
+std::string inspect(const std::string& path, bool json) {
+  InspectReport report = inspectReport(path, json);
+  if (!report.problem.empty()) throw Exception(report.problemCode, report.problem);
+  return report.text;
+}
+
+void dumpSpirv(const std::string& path, int module, const std::string& output) {
+  unwrap(api::dumpFromFile(path, module, "", output));
+}
+
+void dumpConstant(const std::string& path, const std::string& selector, const std::string& output) {
+  unwrap(api::dumpFromFile(path, std::nullopt, selector, output));
 }
 
 //===------------------------------------------------------------------===//

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "cli/command.h"
+#include "command.h"
 #include "openvgf/openvgf.hpp"
 
 namespace openvgf::cli {
@@ -56,7 +56,7 @@ void setup(CLI::App& sub, Action& action) {
   sub.add_option("--transfer", options->transferMiB,
                  "No model: host<->device bandwidth of MIB mebibytes against vkCmdCopyBuffer (--iterations, max 20)")
       ->check(CLI::PositiveNumber);
-  action = [options]() -> Result<int> {
+  action = [options]() -> int {
     if (options->transferMiB > 0) {
       if (!options->path.empty()) fail(ErrorCode::InvalidInput, "bench: expected a model or --transfer, got both");
       std::fputs(benchmarkTransfers(static_cast<std::uint64_t>(options->transferMiB * 1048576.0), options->bench).c_str(),

@@ -1,36 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
-// Subcommand registry of the openvgf CLI. Each cli/<command>.cpp registers one subcommand;
-// `inspect` and `run` dispatch on the detected file kind to handlers that register
-// themselves the same way, so each format's CLI code lives in its own file.
+// Subcommand registry of the openvgf CLI. Each cli/<command>.cpp registers one subcommand and
+// is written on the installed API (openvgf/openvgf.hpp) alone: errors are its exceptions,
+// which main() prints with their exit code.
 #pragma once
 
-#include <cstdint>
+#include <filesystem>
 #include <functional>
-#include <map>
-#include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
-#include "api/file_kind.h"
-#include "common/error.h"
 #include "openvgf/openvgf.hpp"
-#include "tosa/host_tensor.h"
 
 namespace openvgf::cli {
 
-/// Errors of the commands written on the installed API are its exceptions; main() prints them.
 [[noreturn]] inline void fail(ErrorCode code, const std::string& message) { throw Exception(code, message); }
-template <typename T>
-T orThrow(Result<T>&& result) {
-  if (!result) fail(static_cast<ErrorCode>(static_cast<int>(result.error().kind()) + 1), result.error().message());
-  return std::move(*result);
-}
 
 /// What a chosen subcommand runs after parsing. Returns the exit code (0 success; a
-/// command may return 1 for a negative verdict such as a failed --check).
-using Action = std::function<Result<int>()>;
+/// command may return 1 for a negative verdict such as a failed --check); errors are thrown.
+using Action = std::function<int()>;
 
 struct Command {
   std::string name;
@@ -43,20 +34,6 @@ struct Command {
 /// Called from static initialisers; see OPENVGF_REGISTER_COMMAND.
 bool registerCommand(Command command);
 const std::vector<Command>& registeredCommands();
-
-/// File kinds, detected from content (magic bytes), never from the extension.
-using api::FileKind;
-using api::detectFileKind;
-using api::describeFile;
-using api::toString;
-
-struct InspectOptions {
-  std::string path;
-  bool json = false;
-  std::optional<int> dumpSpirv;     // --dump-spirv N
-  std::optional<std::string> dumpConstant;  // --dump-constant N (VGF) or NAME|N (TOSA)
-  std::string output;               // -o for dumps
-};
 
 struct RunOptions {
   std::string path;
@@ -75,13 +52,9 @@ struct RunOptions {
   std::string plan;                 // --plan: the .pte execution plan ("" = the only one, or forward)
 };
 
-using InspectHandler = std::function<Result<int>(const InspectOptions&, std::span<const std::uint8_t>)>;
-using RunHandler = std::function<Result<int>(const RunOptions&, std::span<const std::uint8_t>)>;
-
-bool registerInspectHandler(FileKind kind, InspectHandler handler);
-bool registerRunHandler(FileKind kind, RunHandler handler);
-const InspectHandler* findInspectHandler(FileKind kind);
-const RunHandler* findRunHandler(FileKind kind);
+/// `openvgf run` once its options are parsed and checked (run_vgf.cpp): opens the model with
+/// Model::open, which tells a Vulkan model from an Ethos-U one, and runs it.
+int runModel(const RunOptions& options);
 
 /// -q/--quiet: commands print only what was asked for (listings, JSON, --stats, dumps) and
 /// errors; no progress, summaries, previews or passing check lines.
@@ -92,22 +65,14 @@ bool quiet();
 /// before it is not an existing path.
 std::pair<std::string, std::string> splitNamedInput(const std::string& argument);
 
-/// The .npy file of each of the inputs `names` (the model `source`'s, in order) from the
-/// --input `arguments`, bound by openvgf::bindInputs: "NAME=FILE" binds by name, plain files fill the
-/// remaining inputs in order. Inputs in `defaults` not named take their default when fewer
-/// files than inputs are given: their path is empty.
-Result<std::vector<std::string>> bindInputPaths(std::string_view source, const std::vector<std::string>& arguments,
-                                                const std::vector<std::string>& names,
-                                                const std::map<std::string, tosa::HostTensor>& defaults = {});
-
 /// Output file name for a tensor name: characters outside [A-Za-z0-9._-] become '_'.
 std::string sanitizeFileName(std::string_view name);
 
-/// DIR/<sanitized name>.npy for each output name, in order; an invalid-input error naming
-/// `source` and both outputs when two names map to one file ('a/b' and 'a_b'), so that no
-/// output overwrites another. The one rule for every command that writes outputs by name.
-Result<std::vector<std::filesystem::path>> outputFiles(std::string_view source, const std::filesystem::path& dir,
-                                                       const std::vector<std::string>& names);
+/// DIR/<sanitized name>.npy for each output name, in order; InvalidInput naming `source` and
+/// both outputs when two names map to one file ('a/b' and 'a_b'), so that no output
+/// overwrites another. The one rule for every command that writes outputs by name.
+std::vector<std::filesystem::path> outputFiles(std::string_view source, const std::filesystem::path& dir,
+                                               const std::vector<std::string>& names);
 
 }  // namespace openvgf::cli
 
@@ -115,7 +80,3 @@ Result<std::vector<std::filesystem::path>> outputFiles(std::string_view source, 
 #define OPENVGF_CLI_CONCAT(a, b) OPENVGF_CLI_CONCAT_INNER(a, b)
 #define OPENVGF_REGISTER_COMMAND(...) \
   static const bool OPENVGF_CLI_CONCAT(openvgf_command_, __LINE__) = ::openvgf::cli::registerCommand(__VA_ARGS__)
-#define OPENVGF_REGISTER_INSPECT(kind, handler) \
-  static const bool OPENVGF_CLI_CONCAT(openvgf_inspect_, __LINE__) = ::openvgf::cli::registerInspectHandler(kind, handler)
-#define OPENVGF_REGISTER_RUN(kind, handler) \
-  static const bool OPENVGF_CLI_CONCAT(openvgf_run_, __LINE__) = ::openvgf::cli::registerRunHandler(kind, handler)

@@ -18,7 +18,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cli/command.h"
+#include "command.h"
 #include "openvgf/openvgf.hpp"
 
 namespace openvgf::cli {
@@ -159,7 +159,7 @@ void setup(CLI::App& sub, Action& action) {
   sub.add_flag("--verify-each", args->verifyEach,
                "Check the graph's invariants after every pass and name the pass that breaks them (always on in "
                "Debug builds)");
-  action = [args]() -> Result<int> { return runConvert(*args); };
+  action = [args]() -> int { return runConvert(*args); };
 }
 
 OPENVGF_REGISTER_COMMAND({"convert", "Convert a TOSA graph to a VGF for Vulkan compute", 20, setup});

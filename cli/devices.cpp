@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "cli/command.h"
+#include "command.h"
 #include "openvgf/openvgf.hpp"
 
 namespace openvgf::cli {
@@ -15,7 +15,7 @@ void setup(CLI::App& sub, Action& action) {
   auto validate = std::make_shared<bool>(false);
   sub.add_flag("--json", *json, "Print JSON");
   sub.add_flag("--validate", *validate, "Enable the Vulkan validation layer");
-  action = [json, validate]() -> Result<int> {
+  action = [json, validate]() -> int {
     std::fputs(describeDevices(*json, *validate).c_str(), stdout);
     return 0;
   };

@@ -10,7 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "cli/command.h"
+#include "command.h"
 #include "openvgf/openvgf.hpp"
 
 namespace openvgf::cli {
@@ -23,7 +23,7 @@ struct ExtractOptions {
   std::optional<int> delegate;
 };
 
-Result<int> runExtract(const ExtractOptions& options) {
+int runExtract(const ExtractOptions& options) {
   std::vector<ExtractedPayload> payloads = extract(options.path, options.outputDir, options.plan, options.delegate.value_or(-1));
   for (const ExtractedPayload& payload : payloads) {
     if (!payload.problem.empty()) {

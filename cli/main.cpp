@@ -11,7 +11,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "cli/command.h"
+#include "command.h"
 
 int main(int argc, char** argv) {
   using namespace openvgf;
@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
       "File kinds (.tosa, .vgf, .pte, Ethos-U streams, .npy) are detected from their content."};
   app.require_subcommand(1);
   app.fallthrough();  // global flags are accepted after the subcommand too
-  app.set_version_flag("--version", std::string("openvgf ") + OPENVGF_VERSION);
+  app.set_version_flag("--version", std::string("openvgf ") + version());
   int verbosity = 0;
   bool quiet = false;
   app.add_flag("-v,--verbose", verbosity, "More log output (repeat for trace level)");
@@ -71,18 +71,12 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "openvgf: error: '%s' is not available in this build\n", sub->get_name().c_str());
       return 1;
     }
-    Result<int> result = 0;
     try {
-      result = action();
+      return action();
     } catch (const Exception& e) {
       std::fprintf(stderr, "openvgf: error: %s\n", e.what());
       return e.exitCode();
     }
-    if (!result) {
-      std::fprintf(stderr, "openvgf: error: %s\n", result.error().message().c_str());
-      return result.error().exitCode();
-    }
-    return *result;
   }
   return 2;
 }

@@ -13,7 +13,7 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "cli/command.h"
+#include "command.h"
 #include "openvgf/openvgf.hpp"
 
 namespace openvgf::cli {
@@ -84,7 +84,7 @@ int runReference(const ReferenceArgs& options) {
   if (!options.outputDir.empty()) {
     std::vector<std::string> names;
     for (const NamedTensor& out : outputs) names.push_back(out.name);
-    const std::vector<std::filesystem::path> files = orThrow(outputFiles(options.model, options.outputDir, names));
+    const std::vector<std::filesystem::path> files = (outputFiles(options.model, options.outputDir, names));
     std::error_code ec;
     std::filesystem::create_directories(options.outputDir, ec);
     if (ec) {
@@ -106,7 +106,7 @@ void setup(CLI::App& sub, Action& action) {
   sub.add_flag("--strict", options->strict, "Fail on the first REQUIRE violation instead of warning");
   sub.add_flag("--dynamic", options->dynamic,
                "EXT-DYNAMIC: accept computed values where the spec requires compile-time constants");
-  action = [options]() -> Result<int> { return runReference(*options); };
+  action = [options]() -> int { return runReference(*options); };
 }
 
 OPENVGF_REGISTER_COMMAND({"reference", "Run a .tosa graph on the CPU reference interpreter", 35, setup});

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `openvgf run MODEL`: runs a .vgf, .tosa or .pte on a Vulkan device or an Ethos-U stream in
 // the simulator, chosen from the file's content, through the handler registered for that kind.
-#include "cli/command.h"
-#include "common/file_io.h"
+#include "command.h"
 
 namespace openvgf::cli {
 namespace {
@@ -37,24 +36,16 @@ void setup(CLI::App& sub, Action& action) {
                  "How a .tosa is converted and GRAPH segments are lowered: portable (default) or native")
       ->capture_default_str();
   sub.add_option("--plan", options->plan, "A .pte's execution plan (name or index; default: the only one, or forward)");
-  action = [options, check]() -> Result<int> {
+  action = [options, check]() -> int {
     options->checkSelf = check->count() > 0 && options->check.empty();
     if (!options->output.empty() && !options->outputDir.empty()) {
-      return invalidInput("--output and --output-dir are mutually exclusive");
+      fail(ErrorCode::InvalidInput, "--output and --output-dir are mutually exclusive");
     }
     // Output paths are checked before the work, so a long run never ends in a refused write.
-    if (!options->output.empty()) OPENVGF_TRY(checkOutputPath(options->output, "--output"));
-    if (!options->outputDir.empty()) OPENVGF_TRY(checkOutputFolder(options->outputDir, "--output-dir"));
-    if (!options->profile.empty()) OPENVGF_TRY(checkOutputPath(options->profile, "--profile"));
-    OPENVGF_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(options->path));
-    FileKind kind = detectFileKind(file.bytes());
-    const RunHandler* handler = findRunHandler(kind);
-    if (handler == nullptr) {
-      return invalidInput("{}: cannot run {}: expected a TOSA flatbuffer, a VGF, an ExecuTorch program or an Ethos-U "
-                          "command stream",
-                          options->path, describeFile(file.bytes()));
-    }
-    return (*handler)(*options, file.bytes());
+    if (!options->output.empty()) checkWritableFile(options->output, "--output");
+    if (!options->outputDir.empty()) checkWritableFolder(options->outputDir, "--output-dir");
+    if (!options->profile.empty()) checkWritableFile(options->profile, "--profile");
+    return runModel(*options);
   };
 }
 

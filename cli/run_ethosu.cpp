@@ -3,7 +3,7 @@
 // installed API only: the model runs in the functional simulator; with --check model.tosa the
 // outputs are compared bit for bit with the TOSA reference interpreter. Every message names
 // the file (and the delegate).
-#include "cli/run_ethosu.h"
+#include "run_ethosu.h"
 
 #include <filesystem>
 #include <map>
@@ -39,7 +39,7 @@ std::vector<std::filesystem::path> outputDirFiles(const RunOptions& options, con
   if (options.outputDir.empty()) return {};
   std::vector<std::string> names;
   for (const TensorInfo& out : model.outputs()) names.push_back(out.name);
-  return orThrow(outputFiles(options.path, options.outputDir, names));
+  return (outputFiles(options.path, options.outputDir, names));
 }
 
 void writeOutputs(const RunOptions& options, const std::vector<std::filesystem::path>& files,

@@ -15,8 +15,8 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "cli/command.h"
-#include "cli/run_ethosu.h"
+#include "command.h"
+#include "run_ethosu.h"
 #include "openvgf/openvgf.hpp"
 
 namespace openvgf::cli {
@@ -77,7 +77,7 @@ void writeOutputs(const RunOptions& options, const Model& model, const std::vect
     return;
   }
   if (options.outputDir.empty()) return;
-  std::vector<std::filesystem::path> files = orThrow(outputFiles(options.path, options.outputDir, outputNames(model)));
+  std::vector<std::filesystem::path> files = (outputFiles(options.path, options.outputDir, outputNames(model)));
   std::error_code ec;
   std::filesystem::create_directories(options.outputDir, ec);
   if (ec) fail(ErrorCode::Environment, fmt::format("{}: cannot create the output directory: {}", options.outputDir, ec.message()));
@@ -126,6 +126,8 @@ ModelOptions modelOptions(const RunOptions& options, const GivenInputs& given) {
   return open;
 }
 
+}  // namespace
+
 int runModel(const RunOptions& options) {
   const GivenInputs given = readGivenInputs(options);
   const Model model = Model::open(options.path, modelOptions(options, given));
@@ -136,7 +138,7 @@ int runModel(const RunOptions& options) {
                                               "--output-dir DIR", options.path, model.outputs().size()));
   }
   // Refused before any work, not after the run.
-  if (!options.outputDir.empty()) orThrow(outputFiles(options.path, options.outputDir, outputNames(model)));
+  if (!options.outputDir.empty()) (outputFiles(options.path, options.outputDir, outputNames(model)));
   const std::map<std::string, Tensor> inputs = bindGivenInputs(options, model, given);
   spdlog::info("device: {}", model.deviceName());
   SessionOptions sessionOptions;
@@ -166,14 +168,4 @@ int runModel(const RunOptions& options) {
   return exitCode;
 }
 
-Result<int> runFile(const RunOptions& options, std::span<const std::uint8_t>) { return runModel(options); }
-
-// Model::open tells what runs: a .pte whose delegates are all Ethos-U streams runs in the
-// simulator (as a .ethosu does), any other on the device, naming what it cannot run.
-OPENVGF_REGISTER_RUN(FileKind::Tosa, runFile);
-OPENVGF_REGISTER_RUN(FileKind::Vgf, runFile);
-OPENVGF_REGISTER_RUN(FileKind::Pte, runFile);
-OPENVGF_REGISTER_RUN(FileKind::EthosU, runFile);
-
-}  // namespace
 }  // namespace openvgf::cli

@@ -108,8 +108,9 @@ class OpenvgfTest(OpenvgfTestCase):
         self.assertError("InvalidInput", "expected a dict", session.run, self.a)
         garbage = self.dir / "garbage.onnx"
         garbage.write_bytes(b"\x08\x07\x12\x07pytorch")
-        self.assertError("InvalidInput", str(garbage) + ": expected a TOSA flatbuffer (.tosa), a VGF (.vgf) or an "
-                         "ExecuTorch program (.pte), got an ONNX model", openvgf.Session, str(garbage), **self.options)
+        self.assertError("InvalidInput", str(garbage) + ": cannot run an ONNX model: expected a TOSA flatbuffer, a VGF, "
+                         "an ExecuTorch program or an Ethos-U command stream", openvgf.Session, str(garbage),
+                         **self.options)
         self.assertError("InvalidInput", "missing.vgf: cannot open", openvgf.Model, str(self.dir / "missing.vgf"))
         self.assertError("InvalidInput", "target: expected portable or native", openvgf.Model, path, target="fast")
         # The session still runs after the refusals.

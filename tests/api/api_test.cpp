@@ -147,12 +147,12 @@ TEST_F(ApiTest, FilesThatAreNoModelAreRefusedWithWhatTheyLookLike) {
   };
   const std::string garbage = write("garbage.bin", "hello, this is not a model");
   expectError([&] { Model::open(garbage, options_); }, ErrorCode::InvalidInput,
-              garbage + ": expected a TOSA flatbuffer (.tosa), a VGF (.vgf) or an ExecuTorch program (.pte), got a "
-                        "file of unknown format");
+              garbage + ": cannot run a file of unknown format: expected a TOSA flatbuffer, a VGF, an ExecuTorch "
+                        "program or an Ethos-U command stream");
   const std::string onnx = write("model.onnx", std::string("\x08\x07\x12\x07pytorch", 10));
-  expectError([&] { Model::open(onnx, options_); }, ErrorCode::InvalidInput, "got an ONNX model");
+  expectError([&] { Model::open(onnx, options_); }, ErrorCode::InvalidInput, "cannot run an ONNX model");
   const std::string tflite = write("model.tflite", std::string("\x1c\0\0\0TFL3\0\0\0\0", 12));
-  expectError([&] { Model::open(tflite, options_); }, ErrorCode::InvalidInput, "got a TensorFlow Lite model");
+  expectError([&] { Model::open(tflite, options_); }, ErrorCode::InvalidInput, "cannot run a TensorFlow Lite model");
   expectError([&] { Model::open((dir_ / "missing.tosa").string(), options_); }, ErrorCode::InvalidInput,
               "missing.tosa: cannot open");
   std::string truncated = testing::readBytes(testing::addModel());

@@ -43,6 +43,9 @@ foreach(h ${headers})
   endforeach()
 endforeach()
 step(COMMAND ${prefix}/bin/openvgf --version EXPECT "openvgf [0-9]")
+# The command is written on the installed library alone (cli/CMakeLists.txt): it runs from the
+# prefix, finding lib/libopenvgf.so by its RPATH.
+step(COMMAND ${prefix}/bin/openvgf inspect ${MODEL} EXPECT "TosaInput_0")
 
 # An out-of-tree CMake project: find_package(openvgf CONFIG), shared and static.
 step(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/consumer -G ${GENERATOR}
@@ -64,7 +67,7 @@ foreach(example openvgf_host_io_example openvgf_c_host_io_example)
        EXPECT "second run: 3 3 3 3\nfirst run: 3 3 3 3\nchained: 4.5 4.5 4.5 4.5")
 endforeach()
 step(COMMAND ${WORK_DIR}/consumer/openvgf_example ${CONSUMER_DIR}/main.cpp EXIT 2
-     EXPECT "main.cpp: expected a TOSA flatbuffer .* got a file of unknown format")
+     EXPECT "main.cpp: cannot run a file of unknown format: expected a TOSA flatbuffer")
 
 # A C program built with pkg-config against the shared library.
 if(PKG_CONFIG)

@@ -156,8 +156,8 @@ TEST_F(Bench, CliTextAndBadInput) {
   ASSERT_TRUE(writeFileAtomic(dir_ / "not.vgf", std::string_view("this is not a VGF")));
   r = runCli("bench " + (dir_ / "not.vgf").string(), env_);
   EXPECT_EQ(r.exitCode, 2) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("not.vgf: expected a TOSA flatbuffer (.tosa), a VGF (.vgf) or an ExecuTorch program "
-                                  "(.pte), got a file of unknown format"));
+  EXPECT_THAT(r.output, HasSubstr("not.vgf: cannot run a file of unknown format: expected a TOSA flatbuffer, a VGF, "
+                                  "an ExecuTorch program or an Ethos-U command stream"));
   r = runCli("bench " + model_ + " --iterations 0", env_);
   EXPECT_EQ(r.exitCode, 2) << r.output;
 }

@@ -599,6 +599,23 @@ OPENVGF_API ConvertStats convert(const std::string& input, const std::string& ou
 /// (`openvgf inspect [--json]`). Throws when the file is invalid.
 OPENVGF_API std::string inspect(const std::string& path, bool json = false);
 
+/// inspect() of a file that may be invalid: the listing of what could be read, and beside it
+/// what makes the file invalid (a graph that breaks the spec's rules, a bad delegate payload),
+/// as `openvgf inspect` prints both. Throws only when nothing could be listed.
+struct InspectReport {
+  std::string text;
+  std::string problem;  ///< "" when the file is valid
+  ErrorCode problemCode = ErrorCode::InvalidInput;
+};
+OPENVGF_API InspectReport inspectReport(const std::string& path, bool json = false);
+/// Writes the SPIR-V code of module `module` of a VGF to `output` (`inspect --dump-spirv`).
+OPENVGF_API void dumpSpirv(const std::string& path, int module, const std::string& output);
+/// Writes a constant to `output` (`inspect --dump-constant`): a .npy when the name ends in .npy,
+/// else the raw bytes. TOSA: the main block's tensor `selector` (a name, or its position among
+/// the constants) in TOSA layout; VGF: constant `selector` (an index) with its resource's
+/// shape and type, in the layout the kernels read.
+OPENVGF_API void dumpConstant(const std::string& path, const std::string& selector, const std::string& output);
+
 struct ReferenceOptions {
   bool precise = false;  ///< floating-point operators in fp64; float outputs as Float64
   bool strict = false;   ///< a REQUIRE violation is an error instead of a warning
