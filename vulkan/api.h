@@ -26,6 +26,7 @@
   X(vkCreateCommandPool) X(vkDestroyCommandPool) X(vkAllocateCommandBuffers)                           \
   X(vkBeginCommandBuffer) X(vkEndCommandBuffer)                                                        \
   X(vkCmdBindPipeline) X(vkCmdBindDescriptorSets) X(vkCmdDispatch) X(vkCmdCopyBuffer) X(vkCmdFillBuffer) \
+  X(vkCmdPushConstants)                                                                                \
   X(vkCmdPipelineBarrier2) X(vkCmdResetQueryPool) X(vkCmdWriteTimestamp2)                             \
   X(vkCreateQueryPool) X(vkDestroyQueryPool) X(vkGetQueryPoolResults)                                  \
   X(vkCreateDescriptorPool) X(vkDestroyDescriptorPool) X(vkAllocateDescriptorSets)                     \

@@ -98,6 +98,11 @@ Result<ComputePipeline> ComputePipeline::create(const Device& device, const Pipe
   VkPipelineLayoutCreateInfo layoutInfo = vkStruct<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
   layoutInfo.setLayoutCount = static_cast<std::uint32_t>(layouts.size());
   layoutInfo.pSetLayouts = layouts.data();
+  VkPushConstantRange pushRange{VK_SHADER_STAGE_COMPUTE_BIT, 0, desc.pushConstantBytes};
+  if (desc.pushConstantBytes > 0) {
+    layoutInfo.pushConstantRangeCount = 1;
+    layoutInfo.pPushConstantRanges = &pushRange;
+  }
   VkPipelineLayout layout = VK_NULL_HANDLE;
   OPENVGF_VK_TRY(vkCreatePipelineLayout(vk, &layoutInfo, nullptr, &layout));
   pipeline.layout_ = DeviceHandle<VkPipelineLayout, &vkDestroyPipelineLayout>(vk, layout);

@@ -47,6 +47,9 @@ struct ComputePipelineDesc {
   std::string entryPoint = "main";
   /// Binding numbers per descriptor set, indexed by set number (empty sets allowed).
   std::vector<std::vector<std::uint32_t>> sets;
+  /// Bytes of one push-constant range at offset 0 for the compute stage; 0 = none (openvgf's
+  /// own kernels compile their parameters in; scenario shaders may take push constants).
+  std::uint32_t pushConstantBytes = 0;
 };
 
 class ComputePipeline {
