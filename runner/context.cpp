@@ -11,6 +11,12 @@ Result<std::unique_ptr<Context>> Context::create(const ContextOptions& options, 
   vulkan::FeatureSet features;
   features.add(vulkan::Feature::Synchronization2);
   features.add(vulkan::Feature::TimelineSemaphore);  // sessions order their submissions with timelines
+  if (vulkan::FeatureSet missing = options.features.minus(snapshot.features); !missing.empty()) {
+    vulkan::Feature first = vulkan::features(missing).front();
+    return unsupported("a compute shader needs SPIR-V capability {} (device feature {}), expected {} to support it",
+                       vulkan::capabilityForFeature(first), vulkan::featureName(first), snapshot.name);
+  }
+  features |= options.features;
   for (const Model* model : models) {
     OPENVGF_TRY(model->checkDevice(snapshot));
     features |= model->requiredFeatures();

@@ -26,6 +26,9 @@ struct ContextOptions {
   /// Keep the driver's statistics of each compiled pipeline (Session::pipelineStatistics);
   /// needs VK_KHR_pipeline_executable_properties.
   bool pipelineStatistics = false;
+  /// Optional features to enable besides those the models need (a scenario's compute shaders,
+  /// runner/scenario.h); Unsupported naming the first one when the device lacks it.
+  vulkan::FeatureSet features;
 };
 
 class Context {

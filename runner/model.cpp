@@ -221,7 +221,29 @@ Result<ResourceInfo> checkResource(const vgf::Resource& r, std::uint32_t index) 
   return info;
 }
 
+
+// Drivers reserve private memory for every invocation they may keep resident, lavapipe for
+// every invocation of a workgroup as it builds the pipeline: a fuzzed array length (int
+// [35332][35332] in a Function variable) made it take 24 GB and 50 s for one pipeline.
+// openvgf's own kernels use at most 640 bytes (the zoo, portable and native).
+Status checkBarriersAndPrivateMemory(const vgf::SpirvModule& spirv, const vgf::SpirvEntryPoint& entry) {
+  OPENVGF_TRY(checkBarriers(spirv, entry));
+  if (spirv.privateBytes > kMaxPrivateBytes) {
+    return unsupported(
+        "expected at most {} bytes of private memory per invocation (Private and Function "
+        "variables), got {}",
+        kMaxPrivateBytes, spirv.privateBytes);
+  }
+  return {};
+}
+
 }  // namespace
+
+Status checkComputeModule(std::span<const std::uint32_t> words, const vgf::SpirvModule& reflected,
+                          const vgf::SpirvEntryPoint& entry) {
+  OPENVGF_TRY(validateSpirv(words, reflected));
+  return checkBarriersAndPrivateMemory(reflected, entry);
+}
 
 Result<Model> Model::create(const vgf::File& file, std::string source) {
   Model model;
@@ -385,17 +407,7 @@ Status Model::checkModule(const vgf::File& file, std::uint32_t index, const std:
                         "WorkgroupSize), got {}x{}x{}",
                         entryName, size[0], size[1], size[2]);
   }
-  OPENVGF_TRY(checkBarriers(spirv, *entry));
-  // Drivers reserve private memory for every invocation they may keep resident, lavapipe for
-  // every invocation of a workgroup as it builds the pipeline: a fuzzed array length (int
-  // [35332][35332] in a Function variable) made it take 24 GB and 50 s for one pipeline.
-  // openvgf's own kernels use at most 640 bytes (the zoo, portable and native).
-  if (spirv.privateBytes > kMaxPrivateBytes) {
-    return unsupported(
-        "expected at most {} bytes of private memory per invocation (Private and Function "
-        "variables), got {}",
-        kMaxPrivateBytes, spirv.privateBytes);
-  }
+  OPENVGF_TRY(checkBarriersAndPrivateMemory(spirv, *entry));
   if (entry->pushConstants) {
     return unsupported("entry point '{}': expected no push constants (openvgf compiles parameters into the SPIR-V), "
                        "got a PushConstant variable",

@@ -85,6 +85,12 @@ inline constexpr std::uint64_t kMaxModelBytes = std::uint64_t{1} << 40;
 /// trillion invocations is hours on lavapipe and minutes on a datacentre GPU.
 inline constexpr std::uint64_t kMaxRunInvocations = std::uint64_t{1} << 40;
 
+/// The checks every compute module passes before a pipeline is made from it, whoever wrote it
+/// (a VGF segment's module, a scenario's shader): spirv-val for Vulkan 1.3, workgroup barriers
+/// that make shared memory visible, and at most 64 KiB of private memory per invocation.
+Status checkComputeModule(std::span<const std::uint32_t> words, const vgf::SpirvModule& reflected,
+                          const vgf::SpirvEntryPoint& entry);
+
 class Model {
  public:
   /// Validates `file` for execution. `source` names the file in messages. GRAPH segments,
