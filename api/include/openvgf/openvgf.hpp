@@ -673,4 +673,27 @@ struct ExtractedPayload {
 OPENVGF_API std::vector<ExtractedPayload> extract(const std::string& path, const std::string& outputDir,
                                                   const std::string& plan = "", int delegate = -1);
 
+// ---- Scenario files of Arm's ML SDK scenario-runner (docs/scenario.md) ----
+
+struct ScenarioOptions {
+  std::string device;          ///< as ModelOptions::device
+  bool validate = false;       ///< Vulkan validation layer; a validation error fails the run
+  bool pipelineCache = true;   ///< read and write the on-disk pipeline cache
+  bool modelCache = true;      ///< reuse lowered graphs (ModelOptions::modelCache)
+  std::string cacheDir;        ///< as ModelOptions::cacheDir
+};
+
+struct ScenarioResult {
+  std::size_t commands = 0;          ///< commands run
+  std::vector<std::string> written;  ///< the `dst` .npy files written, in resource order
+};
+
+/// Runs a JSON scenario of Arm's scenario-runner: buffers and tensors (.npy `src` / `dst`),
+/// graphs (`src` .vgf, run as Model) and SPIR-V compute shaders; commands dispatch_graph,
+/// dispatch_compute, dispatch_barrier and mark_boundary, in order. The whole file is checked
+/// before anything runs; a field or command outside that subset is refused (Unsupported)
+/// naming its JSON path. Relative paths resolve against the scenario's folder; `dst` files are
+/// written only once every command has run.
+OPENVGF_API ScenarioResult runScenario(const std::string& path, const ScenarioOptions& options = {});
+
 }  // namespace openvgf
