@@ -35,15 +35,11 @@ Result<int> runScenarioCommand(const ScenarioArgs& args) {
   options.validate = args.validate;
   options.pipelineCache = !args.noCache;
   options.modelCache = !args.noCache;
-  try {
-    ScenarioResult result = runScenario(args.path, options);
-    if (!quiet()) {
-      std::printf("%s: ran %zu command(s)\n", args.path.c_str(), result.commands);
-      for (const std::string& file : result.written) std::printf("wrote %s\n", file.c_str());
-    }
-  } catch (const Exception& e) {
-    std::fprintf(stderr, "openvgf: error: %s\n", e.what());
-    return e.exitCode();
+  // An openvgf::Exception reaches cli/main.cpp, which prints it and exits with its code.
+  ScenarioResult result = runScenario(args.path, options);
+  if (!quiet()) {
+    std::printf("%s: ran %zu command(s)\n", args.path.c_str(), result.commands);
+    for (const std::string& file : result.written) std::printf("wrote %s\n", file.c_str());
   }
   return 0;
 }
