@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "cli/command.h"
+#include "command.h"
 #include "openvgf/openvgf.hpp"
 
 namespace openvgf::cli {
@@ -29,7 +29,7 @@ struct ScenarioArgs {
   bool noCache = false;
 };
 
-Result<int> runScenarioCommand(const ScenarioArgs& args) {
+int runScenarioCommand(const ScenarioArgs& args) {
   ScenarioOptions options;
   options.device = args.device;
   options.validate = args.validate;
