@@ -82,7 +82,8 @@ struct FieldRule {
 
 Status checkFields(const json& object, const std::string& path, std::initializer_list<FieldRule> rules) {
   if (!object.is_object()) return invalidInput("{}: expected an object, got {}", path, object.type_name());
-  for (const auto& [key, value] : object.items()) {
+  for (const auto& item : object.items()) {
+    const std::string& key = item.key();
     auto rule = std::find_if(rules.begin(), rules.end(), [&](const FieldRule& r) { return key == r.name; });
     if (rule == rules.end()) {
       std::vector<std::string> known;
