@@ -315,24 +315,8 @@ class Reader {
     return out;
   }
 
-  // One reader for every layout: the fields tosa/attributes.def lists for the op's layout, each
-  // at its slot; a null table (tag NONE) leaves every field at its default.
-  Result<Attributes> readAttributes(Op op, const void* raw, const std::string& what) {
-    const auto* table = static_cast<const flatbuffers::Table*>(raw);
-    return detail::visitLayout(attrLayout(op), [&](auto layout) -> Result<Attributes> {
-      detail::LayoutStruct<decltype(layout)::value> attrs{};
-      Status status;
-      if (table != nullptr) {
-        detail::forEachField<decltype(layout)::value>(
-            attrs, [&](auto kind, std::string_view name, std::uint16_t slot, auto& field) {
-              if (status) status = readField<decltype(kind)::value>(*table, slot, field, what, name);
-            });
-      }
-      OPENVGF_TRY(status);
-      return Attributes(std::move(attrs));
-    });
-  }
-
+  // Defined before readAttributes, its caller: clang 14 does not instantiate a member template
+  // first used inside a generic lambda when its definition follows.
   template <FieldKind K, typename T>
   Status readField(const flatbuffers::Table& table, std::uint16_t slot, T& field, const std::string& what,
                    std::string_view name) {
@@ -363,6 +347,24 @@ class Reader {
       }
     }
     return {};
+  }
+
+  // One reader for every layout: the fields tosa/attributes.def lists for the op's layout, each
+  // at its slot; a null table (tag NONE) leaves every field at its default.
+  Result<Attributes> readAttributes(Op op, const void* raw, const std::string& what) {
+    const auto* table = static_cast<const flatbuffers::Table*>(raw);
+    return detail::visitLayout(attrLayout(op), [&](auto layout) -> Result<Attributes> {
+      detail::LayoutStruct<decltype(layout)::value> attrs{};
+      Status status;
+      if (table != nullptr) {
+        detail::forEachField<decltype(layout)::value>(
+            attrs, [&](auto kind, std::string_view name, std::uint16_t slot, auto& field) {
+              if (status) status = readField<decltype(kind)::value>(*table, slot, field, what, name);
+            });
+      }
+      OPENVGF_TRY(status);
+      return Attributes(std::move(attrs));
+    });
   }
 
   std::span<const std::uint8_t> file_;

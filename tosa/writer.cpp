@@ -167,19 +167,6 @@ class Writer {
     return fbb_.CreateVector(v);
   }
 
-  // One writer for every layout: the fields tosa/attributes.def lists for the op's layout, each
-  // at its slot, from the op's attribute struct.
-  Result<Offset<void>> attributeTable(const Operator& o, const std::string& what) {
-    return detail::visitLayout(attrLayout(o.op), [&](auto layout) -> Result<Offset<void>> {
-      const auto* attrs = std::get_if<detail::LayoutStruct<decltype(layout)::value>>(&o.attrs);
-      if (attrs == nullptr) {
-        return invalidInput("{} {}: expected attributes of the op's kind, got another attribute struct", what,
-                            toString(o.op));
-      }
-      return writeTable<decltype(layout)::value>(*attrs);
-    });
-  }
-
   /// A field as flatc's Create<Table> adds it: its byte size (4: ints, enums and offsets; 1:
   /// booleans) and its value or offset.
   struct PendingField {
@@ -187,6 +174,24 @@ class Writer {
     bool isOffset = false;
     std::uint32_t value = 0;
   };
+
+  // The templates come before attributeTable, their caller: clang 14 does not instantiate a
+  // member template first used inside a generic lambda when its definition follows.
+  template <FieldKind K, typename T>
+  PendingField pendingField(const T& value) {
+    if constexpr (K == FieldKind::Int32List || K == FieldKind::Bytes) {
+      return {4, true, fbb_.CreateVector(value).o};
+    } else if constexpr (K == FieldKind::ElementBytes) {
+      return {4, true, alignedBytes(value).o};
+    } else if constexpr (K == FieldKind::String) {
+      return {4, true, fbb_.CreateString(value).o};
+    } else if constexpr (K == FieldKind::Bool) {
+      return {1, false, value ? 1u : 0u};
+    } else {
+      // int32 and the uint32 enumerations (DType, NanPropagationMode, ResizeMode, RoundingMode)
+      return {4, false, static_cast<std::uint32_t>(value)};
+    }
+  }
 
   template <AttrLayout L>
   Offset<void> writeTable(const detail::LayoutStruct<L>& attrs) {
@@ -216,20 +221,17 @@ class Writer {
     return Offset<void>(fbb_.EndTable(start));
   }
 
-  template <FieldKind K, typename T>
-  PendingField pendingField(const T& value) {
-    if constexpr (K == FieldKind::Int32List || K == FieldKind::Bytes) {
-      return {4, true, fbb_.CreateVector(value).o};
-    } else if constexpr (K == FieldKind::ElementBytes) {
-      return {4, true, alignedBytes(value).o};
-    } else if constexpr (K == FieldKind::String) {
-      return {4, true, fbb_.CreateString(value).o};
-    } else if constexpr (K == FieldKind::Bool) {
-      return {1, false, value ? 1u : 0u};
-    } else {
-      // int32 and the uint32 enumerations (DType, NanPropagationMode, ResizeMode, RoundingMode)
-      return {4, false, static_cast<std::uint32_t>(value)};
-    }
+  // One writer for every layout: the fields tosa/attributes.def lists for the op's layout, each
+  // at its slot, from the op's attribute struct.
+  Result<Offset<void>> attributeTable(const Operator& o, const std::string& what) {
+    return detail::visitLayout(attrLayout(o.op), [&](auto layout) -> Result<Offset<void>> {
+      const auto* attrs = std::get_if<detail::LayoutStruct<decltype(layout)::value>>(&o.attrs);
+      if (attrs == nullptr) {
+        return invalidInput("{} {}: expected attributes of the op's kind, got another attribute struct", what,
+                            toString(o.op));
+      }
+      return writeTable<decltype(layout)::value>(*attrs);
+    });
   }
 
   Result<Offset<fb::TosaOperator>> writeOperator(const Operator& o, const std::string& what) {
