@@ -35,6 +35,11 @@ struct openvgf_device_tensor {
   openvgf::Tensor tensor;
 };
 
+struct openvgf_pool {
+  openvgf::DevicePool pool;
+  std::vector<openvgf_model> models;  // the pool's models, for openvgf_pool_model
+};
+
 namespace {
 
 // Returned when even the status cannot be allocated (never freed).
@@ -145,9 +150,8 @@ openvgf_status* checkInputCount(const char* function, const openvgf_session* ses
 
 // The caller's output buffers as views. They must match exactly: the C++ API would otherwise
 // allocate instead of writing into them.
-std::vector<openvgf::Tensor> outputViews(const openvgf::Session& session, const char* function,
+std::vector<openvgf::Tensor> outputViews(const std::vector<openvgf::TensorInfo>& expected, const char* function,
                                          const openvgf_tensor* outputs, size_t count) {
-  const std::vector<openvgf::TensorInfo>& expected = session.outputs();
   if (count != expected.size()) {
     throw openvgf::Exception(openvgf::ErrorCode::InvalidInput, std::string(function) + ": output_count: expected " +
                                                                    std::to_string(expected.size()) + ", got " +
@@ -187,6 +191,11 @@ openvgf::ModelOptions modelOptions(const openvgf_model_options* options) {
     o.modelCache = options->model_cache != 0;
   }
   return o;
+}
+
+// The item statuses of openvgf_pool_run_many, all NULL, so a call that fails leaves no garbage.
+void clearStatuses(openvgf_status** statuses, size_t count) {
+  for (size_t i = 0; i < count; ++i) statuses[i] = nullptr;
 }
 
 }  // namespace
@@ -286,7 +295,7 @@ openvgf_status* openvgf_session_run(openvgf_session* session, const openvgf_tens
   if (openvgf_status* count = checkInputCount("openvgf_session_run", session, input_count)) return count;
   return guarded([&] {
     std::vector<openvgf::Tensor> in = inputTensors(inputs, input_count, nullptr);
-    std::vector<openvgf::Tensor> out = outputViews(session->session, "openvgf_session_run", outputs, output_count);
+    std::vector<openvgf::Tensor> out = outputViews(session->session.outputs(), "openvgf_session_run", outputs, output_count);
     session->session.run(in, out);
   });
 }
@@ -322,7 +331,7 @@ openvgf_status* openvgf_session_run_async(openvgf_session* session, const openvg
                                      std::to_string(output_count));
       }
     } else {
-      out = outputViews(session->session, function, outputs, output_count);
+      out = outputViews(session->session.outputs(), function, outputs, output_count);
     }
     auto run = std::make_unique<openvgf_run>();
     run->handle = session->session.runAsync(in, std::move(out), o);
@@ -403,6 +412,88 @@ void openvgf_session_last_timing(const openvgf_session* session, double* out_hos
   if (session != nullptr) profile = session->session.profile();
   if (out_host_ms != nullptr) *out_host_ms = profile.hostMs;
   if (out_gpu_ms != nullptr) *out_gpu_ms = profile.gpuMs;
+}
+
+void openvgf_pool_options_init(openvgf_pool_options* options) {
+  if (options == nullptr) return;
+  std::memset(options, 0, sizeof *options);
+  options->struct_size = sizeof *options;
+  options->in_flight = 2;
+}
+
+openvgf_status* openvgf_pool_open(const char* path, const openvgf_model_options* model_options,
+                                  const openvgf_pool_options* options, openvgf_pool** out_pool) {
+  if (path == nullptr) return nullArgument("openvgf_pool_open", "path");
+  if (out_pool == nullptr) return nullArgument("openvgf_pool_open", "out_pool");
+  return guarded([&] {
+    checkStructSize(options, "openvgf_pool_open", "openvgf_pool_options_init");
+    openvgf::PoolOptions o;
+    o.model = modelOptions(model_options);
+    if (options != nullptr) {
+      o.devices = orEmpty(options->devices);
+      o.inFlight = options->in_flight;
+    }
+    openvgf::DevicePool pool = openvgf::DevicePool::open(path, o);
+    std::vector<openvgf_model> models;
+    for (const openvgf::Model& model : pool.models()) models.push_back({model});
+    *out_pool = new openvgf_pool{std::move(pool), std::move(models)};
+  });
+}
+
+void openvgf_pool_release(openvgf_pool* pool) { delete pool; }
+
+size_t openvgf_pool_device_count(const openvgf_pool* pool) { return pool ? pool->models.size() : 0; }
+
+const openvgf_model* openvgf_pool_model(const openvgf_pool* pool, size_t index) {
+  return pool != nullptr && index < pool->models.size() ? &pool->models[index] : nullptr;
+}
+
+openvgf_status* openvgf_pool_run_many(openvgf_pool* pool, const openvgf_tensor* inputs, size_t input_count,
+                                      const openvgf_tensor* outputs, size_t output_count, size_t item_count,
+                                      openvgf_status** item_statuses) {
+  const char* function = "openvgf_pool_run_many";
+  if (pool == nullptr) return nullArgument(function, "pool");
+  if (item_count != 0 && item_statuses == nullptr) return nullArgument(function, "item_statuses");
+  clearStatuses(item_statuses, item_count);
+  const std::vector<openvgf::TensorInfo>& expected = pool->pool.outputs();
+  if (input_count > pool->pool.inputs().size() || output_count != expected.size()) {
+    return makeStatus(OPENVGF_INVALID_INPUT, std::string(function) + ": expected at most " +
+                                                 std::to_string(pool->pool.inputs().size()) + " inputs and " +
+                                                 std::to_string(expected.size()) + " outputs per item, got " +
+                                                 std::to_string(input_count) + " and " + std::to_string(output_count));
+  }
+  if (item_count != 0 && ((input_count != 0 && inputs == nullptr) || (output_count != 0 && outputs == nullptr))) {
+    return nullArgument(function, inputs == nullptr ? "inputs" : "outputs");
+  }
+  const size_t most = SIZE_MAX / (input_count + output_count + 1);
+  if (item_count > most) {
+    return makeStatus(OPENVGF_INVALID_INPUT, std::string(function) + ": item_count: expected at most " +
+                                                 std::to_string(most) + ", got " + std::to_string(item_count));
+  }
+  openvgf_status* status = guarded([&] {
+    // Every output buffer is checked before anything runs; inputs per item (a bad one fails its item).
+    std::vector<std::vector<openvgf::Tensor>> views;
+    for (size_t i = 0; i < item_count; ++i) {
+      views.push_back(outputViews(expected, function, outputs + i * output_count, output_count));
+    }
+    pool->pool.run(
+        item_count,
+        [&](size_t i, std::vector<openvgf::Tensor>& in) { in = inputTensors(inputs + i * input_count, input_count, nullptr); },
+        [&](size_t i, openvgf::PoolResult result) {
+          if (!result.ok) {
+            item_statuses[i] = makeStatus(static_cast<openvgf_code>(result.code), result.error);
+            return;
+          }
+          for (size_t o = 0; o < output_count; ++o) {
+            if (expected[o].byteSize != 0) std::memcpy(views[i][o].data(), result.outputs[o].data(), expected[o].byteSize);
+          }
+        });
+  });
+  if (status != nullptr) {  // the call failed: no item statuses to free
+    for (size_t i = 0; i < item_count; ++i) openvgf_status_free(item_statuses[i]);
+    clearStatuses(item_statuses, item_count);
+  }
+  return status;
 }
 
 openvgf_status* openvgf_convert(const char* input, const char* output, const char* target) {

@@ -205,6 +205,40 @@ OPENVGF_API void openvgf_session_last_timing(const openvgf_session* session, dou
 /* Converts a .tosa file; target NULL = "portable". The output is written atomically. */
 OPENVGF_API openvgf_status* openvgf_convert(const char* input, const char* output, const char* target);
 
+/* ---- Several devices in one process (docs/multi-device.md) ----
+ * A pool opens one model on several devices (a model and a session each) and spreads input
+ * sets over them, one host thread per device, results in input order. Calls on one pool take
+ * turns. */
+typedef struct openvgf_pool openvgf_pool;
+
+typedef struct openvgf_pool_options {
+  size_t struct_size;
+  /* NULL/"" the default device; "all" every usable device of the best kind (the discrete GPUs
+   * when there are any); else indices and name substrings separated by commas ("0,1", "H200"). */
+  const char* devices;
+  unsigned in_flight; /* runs in flight per device, 1..8; default 2 */
+} openvgf_pool_options;
+OPENVGF_API void openvgf_pool_options_init(openvgf_pool_options* options);
+
+/* Opens `path` on every device options->devices names; model_options->device must be NULL or ""
+ * (the pool names the devices). Either options pointer may be NULL (defaults). */
+OPENVGF_API openvgf_status* openvgf_pool_open(const char* path, const openvgf_model_options* model_options,
+                                              const openvgf_pool_options* options, openvgf_pool** out_pool);
+OPENVGF_API void openvgf_pool_release(openvgf_pool* pool);
+OPENVGF_API size_t openvgf_pool_device_count(const openvgf_pool* pool);
+/* The model on device `index` of the pool (for openvgf_model_input, _device_name, ...); NULL past
+ * the end. Owned by the pool. */
+OPENVGF_API const openvgf_model* openvgf_pool_model(const openvgf_pool* pool, size_t index);
+/* Runs item_count input sets over the pool's devices. Item i's inputs are inputs[i * input_count
+ * ...] (model input order) and its outputs are written to outputs[i * output_count ...] (buffers of
+ * the model's output dtypes and shapes). item_statuses (item_count entries) gets each item's
+ * outcome: NULL when it ran, else its error (free each with openvgf_status_free); a failed item
+ * leaves its outputs unwritten and the others go on. The returned status is the call's own:
+ * bad arguments, or a failure that stopped the whole run (then every item status is NULL). */
+OPENVGF_API openvgf_status* openvgf_pool_run_many(openvgf_pool* pool, const openvgf_tensor* inputs, size_t input_count,
+                                                  const openvgf_tensor* outputs, size_t output_count, size_t item_count,
+                                                  openvgf_status** item_statuses);
+
 #ifdef __cplusplus
 }
 #endif

@@ -673,6 +673,92 @@ struct ExtractedPayload {
 OPENVGF_API std::vector<ExtractedPayload> extract(const std::string& path, const std::string& outputDir,
                                                   const std::string& plan = "", int delegate = -1);
 
+// ---- Several devices in one process (docs/multi-device.md) ----
+//
+// A DevicePool opens one model on several Vulkan devices, one Model and one Session per device,
+// and spreads a sequence of input sets over them: each device has its own host thread that
+// keeps up to PoolOptions::inFlight runs submitted (Session::runAsync), so devices never wait
+// for each other. Results come back in input order; an item that fails (a bad input, a failed
+// run) reports its error and the others go on.
+
+/// The devices `selector` names among `devices` (listDevices()), as device indices in the
+/// order named: "" the device a Model opens by default (DeviceInfo::isDefault); "all" every
+/// usable device of the best kind present (the discrete GPUs when there are any; lavapipe, a
+/// CPU device, only where nothing better exists); else a comma-separated list of indices and
+/// case-insensitive name substrings, a substring naming every usable device whose name holds
+/// it ("H200"). InvalidInput for an empty entry, an index past the last device, a name no
+/// device has, or a device named twice; Environment for a named device that is not usable
+/// (DeviceInfo::usable) or when none is. Pure: tests pass made-up lists.
+OPENVGF_API std::vector<int> selectDevices(const std::string& selector, const std::vector<DeviceInfo>& devices);
+
+struct PoolOptions {
+  std::string devices;  ///< which devices, as selectDevices names them ("" = the default device)
+  /// How each device's Model opens; `device` must be empty (the pool sets it per device).
+  ModelOptions model;
+  /// Runs each device keeps in flight (SessionOptions::inFlight), 1..8: the next run's upload
+  /// and the host's work on inputs and outputs overlap the device's compute.
+  unsigned inFlight = 2;
+};
+
+/// The outcome of one input set run by a DevicePool.
+struct PoolResult {
+  bool ok = false;
+  std::vector<Tensor> outputs;  ///< owning, in the model's output order; empty when not ok
+  ErrorCode code = ErrorCode::Internal;  ///< what the item failed with (when not ok)
+  std::string error;                     ///< its message, as Exception::what() (when not ok)
+  int device = -1;  ///< index of the device that ran it (listDevices); -1 when it never reached one
+};
+
+namespace detail {
+struct PoolState;
+}  // namespace detail
+
+/// One model open on several devices (a Model and a Session each); runs input sets on them
+/// in parallel, in order. Calls on one pool take turns (a second caller waits); each run call
+/// starts one host thread per device and joins them before it returns.
+class OPENVGF_API DevicePool {
+ public:
+  /// Opens `path` on every device options.devices names: the first device first (a .tosa is
+  /// converted once and cached), then the others in parallel.
+  static DevicePool open(const std::string& path, const PoolOptions& options = {});
+  DevicePool(DevicePool&&) noexcept;
+  DevicePool& operator=(DevicePool&&) noexcept;
+  DevicePool(const DevicePool&) = delete;
+  DevicePool& operator=(const DevicePool&) = delete;
+  ~DevicePool();
+
+  /// One per device, in the order selectDevices gave them.
+  const std::vector<Model>& models() const;
+  /// The device index (listDevices) of each model.
+  const std::vector<int>& deviceIndices() const;
+  const std::vector<TensorInfo>& inputs() const;
+  const std::vector<TensorInfo>& outputs() const;
+
+  /// Fills `inputs` with the inputs of item `index`, in the model's input order (as
+  /// Session::run takes them); an Exception it throws is that item's error.
+  using Prepare = std::function<void(std::size_t index, std::vector<Tensor>& inputs)>;
+  /// As Prepare, or returns false when there is no item `index` (the stream has ended).
+  using Next = std::function<bool(std::size_t index, std::vector<Tensor>& inputs)>;
+  /// Called with each item's result, in index order, on the calling thread.
+  using Done = std::function<void(std::size_t index, PoolResult result)>;
+
+  /// Runs items 0..count-1. `prepare` is called from the devices' threads, several at once
+  /// (distinct indices, each once): it must be safe to call so (reading files is). At most
+  /// 2 x inFlight x devices items are taken and not yet given to `done`. An exception other
+  /// than openvgf::Exception from `prepare`, or any from `done`, stops the run: the runs in
+  /// flight finish, and it is rethrown here.
+  void run(std::size_t count, const Prepare& prepare, const Done& done);
+  /// Runs a stream of unknown length: `next` is called with 0, 1, 2, ... one call at a time
+  /// (from the devices' threads) until it returns false.
+  void runStream(const Next& next, const Done& done);
+  /// Runs every input set; the results in the same order.
+  std::vector<PoolResult> runMany(const std::vector<std::vector<Tensor>>& inputs);
+
+ private:
+  explicit DevicePool(std::unique_ptr<detail::PoolState> state);
+  std::unique_ptr<detail::PoolState> state_;
+};
+
 // ---- Scenario files of Arm's ML SDK scenario-runner (docs/scenario.md) ----
 
 struct ScenarioOptions {
