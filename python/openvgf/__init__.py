@@ -15,6 +15,8 @@ inputs of any Session on the same device with no host round trip; Model.pinned_e
 dtype) is a numpy array in pinned memory, moved by DMA. Models and Sessions may be shared by
 threads: calls of one Session (and of its RunHandles) take turns, each gets its own answer, and
 a RunHandle dropped unwaited finishes its run first.
+DevicePool(path, devices="all", in_flight=2, ...) opens a model on several devices;
+run_many(items) runs a list of input sets over them, results in order (docs/multi-device.md).
 devices(), convert(), reference(), inspect() and extract() mirror the openvgf command.
 Model("x.ethosu") runs in the Ethos-U simulator (format "ethosu", no device options).
 Errors raise openvgf.Error with the message the command prints, .code and .exit_code.
@@ -34,6 +36,7 @@ class Error(RuntimeError):
 
 
 from ._openvgf import (  # noqa: E402  (Error must exist before the module translates errors)
+    DevicePool,
     DeviceTensor,
     Model,
     RunHandle,
@@ -55,4 +58,4 @@ def inspect(path, text=False):
     return _json.loads(_openvgf.inspect_json(path))
 
 
-__all__ = ["DeviceTensor", "Error", "Model", "RunHandle", "Session", "convert", "devices", "extract", "inspect", "reference", "__version__"]
+__all__ = ["DevicePool", "DeviceTensor", "Error", "Model", "RunHandle", "Session", "convert", "devices", "extract", "inspect", "reference", "__version__"]

@@ -449,6 +449,120 @@ void bindSession(py::module_& m) {
 
 }
 
+// A DevicePool with its item conversions: DevicePool.run_many.
+struct PyPool {
+  openvgf::DevicePool pool;
+
+  // One item (a dict by input name or a list in input order) as views of its arrays, kept in
+  // `keep`; an openvgf::Exception names what is wrong with it.
+  std::vector<openvgf::Tensor> itemInputs(const py::handle& item, std::vector<py::array>& keep) const {
+    const std::vector<openvgf::TensorInfo>& infos = pool.inputs();
+    const std::string& source = pool.models()[0].path();
+    std::vector<openvgf::Tensor> tensors;
+    if (py::isinstance<py::dict>(item)) {
+      py::dict dict = py::reinterpret_borrow<py::dict>(item);
+      for (const openvgf::TensorInfo& info : infos) {
+        if (!dict.contains(info.name)) invalid(source + ": input '" + info.name + "': expected it in the dict");
+        tensors.push_back(inputTensor(dict[py::str(info.name)], info, source, keep));
+      }
+      if (dict.size() != infos.size()) invalid(source + ": expected a dict of the model's " +
+                                               std::to_string(infos.size()) + " inputs, got " +
+                                               std::to_string(dict.size()) + " entries");
+      return tensors;
+    }
+    if (py::isinstance<py::array>(item) || !py::isinstance<py::sequence>(item) || py::isinstance<py::str>(item)) {
+      invalid(source + ": run_many: expected each item as a dict {name: array} or a list of arrays in input order");
+    }
+    py::sequence sequence = py::reinterpret_borrow<py::sequence>(item);
+    if (sequence.size() > infos.size()) {
+      invalid(source + ": expected at most " + std::to_string(infos.size()) + " inputs, got " +
+              std::to_string(sequence.size()));
+    }
+    for (std::size_t i = 0; i < sequence.size(); ++i) tensors.push_back(inputTensor(sequence[i], infos[i], source, keep));
+    return tensors;
+  }
+
+  py::list runMany(const py::iterable& items, bool returnErrors) {
+    std::vector<py::array> keep;
+    std::vector<bool> byName;
+    std::vector<std::vector<openvgf::Tensor>> inputs;
+    std::vector<std::optional<openvgf::Exception>> refused;  // items that could not be read
+    for (const py::handle& item : items) {
+      byName.push_back(py::isinstance<py::dict>(item));
+      try {
+        inputs.push_back(itemInputs(item, keep));
+        refused.emplace_back();
+      } catch (const openvgf::Exception& e) {
+        inputs.emplace_back();
+        refused.emplace_back(e);
+      }
+    }
+    std::vector<openvgf::PoolResult> results(inputs.size());
+    {
+      py::gil_scoped_release release;
+      pool.run(
+          inputs.size(),
+          [&](std::size_t i, std::vector<openvgf::Tensor>& in) {
+            if (refused[i]) throw *refused[i];
+            in = inputs[i];
+          },
+          [&](std::size_t i, openvgf::PoolResult result) { results[i] = std::move(result); });
+    }
+    py::list out;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const openvgf::PoolResult& r = results[i];
+      if (!r.ok) {
+        openvgf::Exception error(r.code, r.error);
+        if (!returnErrors) throw error;
+        out.append(py::module_::import("openvgf").attr("Error")(r.error, codeName(r.code), error.exitCode()));
+        continue;
+      }
+      py::list list;
+      py::dict dict;
+      for (std::size_t o = 0; o < r.outputs.size(); ++o) {
+        py::array array = toArray(r.outputs[o]);
+        list.append(array);
+        dict[py::str(pool.outputs()[o].name)] = array;
+      }
+      out.append(byName[i] ? py::object(dict) : py::object(list));
+    }
+    return out;
+  }
+};
+
+void bindPool(py::module_& m) {
+  py::class_<PyPool>(m, "DevicePool",
+                     "One model open on several devices (a session each): run_many spreads input sets over them, "
+                     "one thread per device, results in input order.")
+      .def(py::init([](const std::string& path, const std::string& devices, unsigned inFlight, const std::string& target,
+                       const std::string& plan, bool validate, bool pipelineCache, bool modelCache,
+                       const std::string& cacheDir) {
+             openvgf::PoolOptions options;
+             options.devices = devices;
+             options.inFlight = inFlight;
+             options.model = modelOptions("", target, plan, validate, pipelineCache, modelCache, cacheDir);
+             py::gil_scoped_release release;
+             return PyPool{openvgf::DevicePool::open(path, options)};
+           }),
+           py::arg("path"), py::kw_only(), py::arg("devices") = "", py::arg("in_flight") = 2,
+           py::arg("target") = "portable", py::arg("plan") = "", py::arg("validate") = false,
+           py::arg("pipeline_cache") = true, py::arg("model_cache") = true, py::arg("cache_dir") = "",
+           "devices: '' the default device, 'all' every device of the best kind, or indices and name substrings "
+           "separated by commas ('0,1', 'H200'); in_flight: runs in flight per device (1..8).")
+      .def("run_many", &PyPool::runMany, py::arg("items"), py::kw_only(), py::arg("return_errors") = false,
+           "Runs every item (a dict {name: array} or a list in input order) and returns their outputs in item "
+           "order, as Session.run would. A failed item raises openvgf.Error once all have run; with "
+           "return_errors=True its place holds the openvgf.Error instead and the others are kept.")
+      .def_property_readonly("devices", [](const PyPool& p) {
+        std::vector<std::string> names;
+        for (const openvgf::Model& model : p.pool.models()) names.push_back(model.deviceName());
+        return names;
+      }, "The device name of each session, in pool order.")
+      .def_property_readonly("device_indices", [](const PyPool& p) { return p.pool.deviceIndices(); })
+      .def_property_readonly("inputs", [](const PyPool& p) { return infoList(p.pool.inputs()); })
+      .def_property_readonly("outputs", [](const PyPool& p) { return infoList(p.pool.outputs()); });
+}
+
 // devices, convert, inspect: the command-line tools as functions.
 void bindTools(py::module_& m) {
   m.def("devices", [](bool validate) {
@@ -560,6 +674,7 @@ PYBIND11_MODULE(_openvgf, m) {
   bindHandles(m);
   bindModel(m);
   bindSession(m);
+  bindPool(m);
   bindTools(m);
   bindReferenceAndExtract(m);
 }
