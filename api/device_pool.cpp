@@ -351,7 +351,17 @@ DevicePool DevicePool::open(const std::string& path, const PoolOptions& options)
     raiseInvalid(fmt::format("{}: runs in flight per device: expected 1 to 8, got {}", path, options.inFlight));
   }
   auto state = std::make_unique<detail::PoolState>();
-  state->indices = selectDevices(options.devices, listDevices());
+  if (unwrap(api::EthosUModel::load(path, options.model.plan))) {
+    // An Ethos-U stream runs in the simulator on the CPU: one session, no Vulkan device.
+    if (!options.devices.empty()) {
+      throw Exception(ErrorCode::Unsupported,
+                      fmt::format("{}: devices '{}': expected none: an Ethos-U stream runs in openvgf's simulator "
+                                  "on the CPU, not on a Vulkan device", path, options.devices));
+    }
+    state->indices = {-1};
+  } else {
+    state->indices = selectDevices(options.devices, listDevices());
+  }
   state->inFlight = options.inFlight;
   const std::size_t n = state->indices.size();
   std::vector<std::optional<Model>> models(n);
@@ -360,7 +370,7 @@ DevicePool DevicePool::open(const std::string& path, const PoolOptions& options)
   auto openOn = [&](std::size_t d) {
     try {
       ModelOptions model = options.model;
-      model.device = std::to_string(state->indices[d]);
+      if (state->indices[d] >= 0) model.device = std::to_string(state->indices[d]);
       models[d] = Model::open(path, model);
       sessions[d] = models[d]->createSession({.profile = false, .inFlight = options.inFlight});
     } catch (...) {

@@ -5,6 +5,7 @@
 // inputs for a model of two inputs and two outputs; device selection and usage errors.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -164,6 +165,34 @@ TEST_F(Batch, FoldersOfNamedInputsForAModelOfTwoInputsAndTwoOutputs) {
   CommandResult file = run("batch " + path("two.tosa") + " " + path("c/x.npy") + " -o " + path("out"));
   EXPECT_EQ(file.exitCode, 2) << file.output;
   EXPECT_THAT(file.output, HasSubstr("expected a folder of <input name>.npy files"));
+}
+
+// An Ethos-U stream runs in the simulator: no Vulkan device, and --devices is refused.
+TEST_F(Batch, AnEthosUStreamRunsInTheSimulator) {
+  tosa::Builder b;
+  b.output(b.clamp(b.input("x", tosa::DType::Int8, {1, 2, 2, 8}), -10, 10, tosa::NanMode::Propagate, "y"));
+  ASSERT_TRUE(b.write(dir_ / "clamp.tosa"));
+  CommandResult converted = run("convert " + path("clamp.tosa") + " --target ethos-u55-128 -o " + path("clamp.ethosu"));
+  ASSERT_EQ(converted.exitCode, 0) << converted.output;
+  for (int item = 0; item < 3; ++item) {
+    tosa::HostTensor x(tosa::DType::Int8, {1, 2, 2, 8});
+    for (int i = 0; i < 32; ++i) x.as<std::int8_t>()[i] = static_cast<std::int8_t>(item * 7 + i - 16);
+    fs::create_directories(dir_ / "in");
+    ASSERT_TRUE(tosa::npy::writeTensor(dir_ / ("in/x" + std::to_string(item) + ".npy"), x));
+  }
+  CommandResult r = run("batch " + path("clamp.ethosu") + " " + path("in") + " -o " + path("out"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("batch: 3 done, 0 failed, 0 skipped"));
+  for (int item = 0; item < 3; ++item) {
+    Result<tosa::HostTensor> y = tosa::npy::readTensor(dir_ / ("out/x" + std::to_string(item) + ".npy"), tosa::DType::Int8);
+    ASSERT_TRUE(y) << y.error().message();
+    for (int i = 0; i < 32; ++i) {
+      EXPECT_EQ(y->as<std::int8_t>()[i], std::clamp(item * 7 + i - 16, -10, 10)) << "item " << item << " [" << i << "]";
+    }
+  }
+  CommandResult devices = run("batch " + path("clamp.ethosu") + " " + path("in") + " -o " + path("o2") + " --devices all");
+  EXPECT_EQ(devices.exitCode, 2) << devices.output;
+  EXPECT_THAT(devices.output, HasSubstr("devices 'all': expected none: an Ethos-U stream runs in openvgf's simulator"));
 }
 
 TEST_F(Batch, DeviceSelectionAndUsageErrorsAreRefusedBeforeAnyItemRuns) {

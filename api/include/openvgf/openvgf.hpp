@@ -719,7 +719,8 @@ struct PoolState;
 class OPENVGF_API DevicePool {
  public:
   /// Opens `path` on every device options.devices names: the first device first (a .tosa is
-  /// converted once and cached), then the others in parallel.
+  /// converted once and cached), then the others in parallel. An Ethos-U model (see "Ethos-U
+  /// models") runs in the simulator: one session, device index -1; options.devices must be "".
   static DevicePool open(const std::string& path, const PoolOptions& options = {});
   DevicePool(DevicePool&&) noexcept;
   DevicePool& operator=(DevicePool&&) noexcept;
@@ -729,7 +730,7 @@ class OPENVGF_API DevicePool {
 
   /// One per device, in the order selectDevices gave them.
   const std::vector<Model>& models() const;
-  /// The device index (listDevices) of each model.
+  /// The device index (listDevices) of each model; -1 for the Ethos-U simulator.
   const std::vector<int>& deviceIndices() const;
   const std::vector<TensorInfo>& inputs() const;
   const std::vector<TensorInfo>& outputs() const;
