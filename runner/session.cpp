@@ -68,6 +68,20 @@ struct Session::PipelinePlan {
   std::vector<std::size_t> ofSegment;              // per segment: index into descs and pipelines_
 };
 
+namespace {
+
+// One GPU copy a run records: an input into its bound region, or an output out of it.
+struct CopyRegion {
+  VkBuffer from = VK_NULL_HANDLE;
+  VkDeviceSize fromOffset = 0;
+  VkBuffer to = VK_NULL_HANDLE;
+  VkDeviceSize toOffset = 0;
+  VkDeviceSize bytes = 0;
+  bool operator==(const CopyRegion&) const = default;
+};
+
+}  // namespace
+
 // One in-flight run's I/O: where each input and output is staged and bound, the command
 // buffers, and what wait() still has to copy out.
 struct Session::Slot {
@@ -82,8 +96,15 @@ struct Session::Slot {
   std::vector<Io> inputs;
   std::vector<Io> outputs;
   std::optional<vulkan::CommandBuffer> compute;   // recorded once
-  std::optional<vulkan::CommandBuffer> upload;    // transfer queue, recorded per run
-  std::optional<vulkan::CommandBuffer> download;  // compute queue, recorded per run
+  std::optional<vulkan::CommandBuffer> upload;    // transfer queue: the copies in uploadCopies
+  std::optional<vulkan::CommandBuffer> download;  // compute queue: the copies in downloadCopies
+  // What upload and download hold (nullopt: nothing recorded yet). A run whose copies equal
+  // these submits the buffers as they are: at batch 1 re-recording costs microseconds that
+  // show in host-to-host latency, and most callers pass the same kind of memory every run.
+  std::optional<std::vector<CopyRegion>> uploadCopies;
+  std::optional<std::vector<CopyRegion>> downloadCopies;
+  std::vector<CopyRegion> wantedUploads;    // this run's copies (kept for their capacity)
+  std::vector<CopyRegion> wantedDownloads;
   std::optional<vulkan::TimestampQueries> queries;
   // Signaled with the compute submission. The host waits for this fence rather than for the
   // timeline value: a fence means the whole batch has completed, so the semaphores and command
@@ -392,8 +413,8 @@ constexpr VkPipelineStageFlags2 kHost = VK_PIPELINE_STAGE_2_HOST_BIT;
 }  // namespace
 
 // A slot's compute command buffer: every dispatch with the barriers its data dependencies
-// need, timestamps with SessionOptions::profile. Copies in and out are recorded per run in
-// the slot's upload and download buffers.
+// need, timestamps with SessionOptions::profile. Copies in and out go in the slot's upload
+// and download buffers, recorded when a run's copies differ from the last ones (submit()).
 Status Session::recordSlot(const vulkan::Device& device, const Model& model, const MemoryPlan& plan,
                            const PipelinePlan& pipelines, std::size_t slotIndex) {
   const std::vector<SegmentInfo>& segments = model.segments();
@@ -534,6 +555,35 @@ Status Session::checkRefs(std::span<const InputRef> inputs, std::span<const Outp
   return {};
 }
 
+namespace {
+
+enum class CopyDirection { In, Out };
+
+// Records a slot's upload (In) or download (Out) buffer, to be submitted as often as a run
+// needs exactly these copies.
+Status recordCopies(const vulkan::CommandBuffer& buffer, std::span<const CopyRegion> copies, CopyDirection direction,
+                    bool separateTransferQueue) {
+  OPENVGF_TRY(buffer.reset());
+  VkCommandBuffer cmd = buffer.handle();
+  OPENVGF_TRY(buffer.begin());
+  if (direction == CopyDirection::In) {
+    // The regions written here were last read by an earlier run's dispatches (same queue) or
+    // written by its uploads.
+    vulkan::recordMemoryBarrier(cmd, separateTransferQueue ? kCopy : kCopy | kCompute, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                                kCopy, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+  }
+  for (const CopyRegion& c : copies) {
+    VkBufferCopy region{c.fromOffset, c.toOffset, c.bytes};
+    vkCmdCopyBuffer(cmd, c.from, c.to, 1, &region);
+  }
+  if (direction == CopyDirection::Out && !copies.empty()) {
+    vulkan::recordMemoryBarrier(cmd, kCopy, VK_ACCESS_2_TRANSFER_WRITE_BIT, kHost, VK_ACCESS_2_HOST_READ_BIT);
+  }
+  return buffer.end();
+}
+
+}  // namespace
+
 Result<RunTicket> Session::runAsync(std::span<const InputRef> inputs, std::span<const OutputRef> outputs) {
   OPENVGF_TRY(checkRefs(inputs, outputs));
   const std::uint64_t ticket = submitted_ + 1;
@@ -559,15 +609,10 @@ Status Session::submit(std::size_t slotIndex, std::span<const InputRef> inputs, 
   // Uploads: pinned memory and other sessions' outputs by DMA, host bytes through staging.
   std::vector<VkSemaphoreSubmitInfo> uploadWaits;
   const bool separate = device.hasTransferQueue();
-  bool uploads = false;
-  OPENVGF_TRY(slot.upload->reset());
-  VkCommandBuffer up = slot.upload->handle();
-  OPENVGF_TRY(slot.upload->begin(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT));
+  slot.wantedUploads.clear();
   // The slot's device inputs were last read by run ticket - slots (finished: its wait
-  // returned); the dependency is stated anyway, for the queue (barrier) and across queues
-  // (semaphore wait, already satisfied).
-  vulkan::recordMemoryBarrier(up, separate ? kCopy : kCopy | kCompute, VK_ACCESS_2_TRANSFER_WRITE_BIT, kCopy,
-                              VK_ACCESS_2_TRANSFER_WRITE_BIT);
+  // returned); the dependency is stated anyway, for the queue (the upload buffer's first
+  // barrier) and across queues (semaphore wait, already satisfied).
   if (separate && ticket > slots_.size()) {
     VkSemaphoreSubmitInfo previous = vkStruct<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
     previous.semaphore = done_->handle();
@@ -602,17 +647,17 @@ Status Session::submit(std::size_t slotIndex, std::span<const InputRef> inputs, 
       if (in.host.data() != io.mapped) parallelCopy(io.mapped, in.host.data(), bytes);
       if (!io.copied()) continue;  // Direct mode: the shaders read the staging itself
     }
-    VkBufferCopy region{sourceOffset, io.boundOffset, bytes};
-    vkCmdCopyBuffer(up, source, io.bound, 1, &region);
-    uploads = true;
+    slot.wantedUploads.push_back({source, sourceOffset, io.bound, io.boundOffset, bytes});
   }
-  OPENVGF_TRY(slot.upload->end());
+  const bool uploads = !slot.wantedUploads.empty();
+  if (slot.uploadCopies != slot.wantedUploads) {
+    OPENVGF_TRY(recordCopies(*slot.upload, slot.wantedUploads, CopyDirection::In, separate));
+    slot.uploadCopies = slot.wantedUploads;
+  }
+  VkCommandBuffer up = slot.upload->handle();
 
   // Downloads, after the slot's compute buffer (which ends with a compute -> copy barrier).
-  bool downloads = false;
-  OPENVGF_TRY(slot.download->reset());
-  VkCommandBuffer down = slot.download->handle();
-  OPENVGF_TRY(slot.download->begin(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT));
+  slot.wantedDownloads.clear();
   for (std::size_t o = 0; o < outputs.size(); ++o) {
     const OutputRef& out = outputs[o];
     const Slot::Io& io = slot.outputs[o];
@@ -627,14 +672,14 @@ Status Session::submit(std::size_t slotIndex, std::span<const InputRef> inputs, 
       slot.hostOutputs[o] = out.host;
       if (!io.copied()) continue;  // Direct mode: the shaders wrote the staging itself
     }
-    VkBufferCopy region{io.boundOffset, targetOffset, outputs_[o].bytes};
-    vkCmdCopyBuffer(down, io.bound, target, 1, &region);
-    downloads = true;
+    slot.wantedDownloads.push_back({io.bound, io.boundOffset, target, targetOffset, outputs_[o].bytes});
   }
-  if (downloads) {
-    vulkan::recordMemoryBarrier(down, kCopy, VK_ACCESS_2_TRANSFER_WRITE_BIT, kHost, VK_ACCESS_2_HOST_READ_BIT);
+  const bool downloads = !slot.wantedDownloads.empty();
+  if (slot.downloadCopies != slot.wantedDownloads) {
+    OPENVGF_TRY(recordCopies(*slot.download, slot.wantedDownloads, CopyDirection::Out, separate));
+    slot.downloadCopies = slot.wantedDownloads;
   }
-  OPENVGF_TRY(slot.download->end());
+  VkCommandBuffer down = slot.download->handle();
 
   if (uploads && separate) {
     VkCommandBufferSubmitInfo commandInfo =
@@ -692,7 +737,11 @@ Status Session::wait(RunTicket ticket) {
     return invalidInput("wait: run {} is not in flight (already waited for, or never started)", ticket.value);
   }
   const vulkan::Device& device = context_->device();
-  OPENVGF_TRY(device.wait(slot.fence->handle()));
+  // GPUs: poll before sleeping (see Device::wait). On a CPU device the polling thread would
+  // take a core from the threads doing the work.
+  constexpr std::chrono::microseconds kSpin{1000};
+  const bool cpu = device.snapshot().type == vulkan::DeviceType::Cpu;
+  OPENVGF_TRY(device.wait(slot.fence->handle(), cpu ? std::chrono::microseconds{0} : kSpin));
   slot.ticket = 0;
   OPENVGF_TRY(context_->checkValidation());
   for (std::size_t o = 0; o < outputs_.size(); ++o) {

@@ -22,7 +22,7 @@
   X(vkCreateDevice) X(vkDestroyDevice) X(vkGetDeviceQueue) X(vkDeviceWaitIdle) X(vkQueueSubmit2)      \
   X(vkCreateBuffer) X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements) X(vkAllocateMemory)            \
   X(vkFreeMemory) X(vkBindBufferMemory) X(vkMapMemory)                                                 \
-  X(vkCreateFence) X(vkDestroyFence) X(vkResetFences) X(vkWaitForFences)                               \
+  X(vkCreateFence) X(vkDestroyFence) X(vkResetFences) X(vkWaitForFences) X(vkGetFenceStatus)         \
   X(vkCreateCommandPool) X(vkDestroyCommandPool) X(vkAllocateCommandBuffers)                           \
   X(vkBeginCommandBuffer) X(vkEndCommandBuffer)                                                        \
   X(vkCmdBindPipeline) X(vkCmdBindDescriptorSets) X(vkCmdDispatch) X(vkCmdCopyBuffer) X(vkCmdFillBuffer) \

@@ -2,6 +2,7 @@
 // Logical device creation with exactly the requested optional features.
 #include "vulkan/device.h"
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -320,7 +321,15 @@ Status Device::submit(const VkSubmitInfo2& info, VkFence fence, Queue queue) con
   return {};
 }
 
-Status Device::wait(VkFence fence) const {
+Status Device::wait(VkFence fence, std::chrono::nanoseconds spin) const {
+  if (spin.count() > 0) {
+    const auto until = std::chrono::steady_clock::now() + spin;
+    do {
+      VkResult status = vkGetFenceStatus(device_, fence);
+      if (status == VK_SUCCESS) return {};
+      if (status != VK_NOT_READY) OPENVGF_VK_TRY(status);
+    } while (std::chrono::steady_clock::now() < until);
+  }
   // A generous bound: a hung dispatch becomes an error instead of a frozen process.
   constexpr std::uint64_t kTimeoutNs = 600ull * 1000 * 1000 * 1000;
   VkResult result = vkWaitForFences(device_, 1, &fence, VK_TRUE, kTimeoutNs);

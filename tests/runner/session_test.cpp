@@ -428,6 +428,44 @@ TEST(HostIo, RunAsyncWithHostAndPinnedMemoryInEveryIoMode) {
   expectNoValidationMessages(context);
 }
 
+// A slot keeps its recorded copies while runs pass the same kind of memory, and records
+// them again when a run's memory differs: each run's result must come from its own input.
+TEST(HostIo, EachRunCopiesFromTheMemoryItWasGiven) {
+  auto loaded = load(buildChainModel);
+  ASSERT_TRUE(loaded);
+  const Context& context = *loaded->context;
+  const std::size_t bytes = 4 * openvgf::testing::kChainN;
+  for (unsigned inFlight : {1u, 2u}) {
+    Result<Session> session = Session::create(context, *loaded->model, {.inFlight = inFlight});
+    ASSERT_TRUE(session) << session.error().message();
+    Result<PinnedMemory> pinned = PinnedMemory::allocate(context, 4 * bytes);
+    ASSERT_TRUE(pinned) << pinned.error().message();
+    // host, host, pinned at offset 0, pinned at offset 2, host, pinned at 0 again, ...
+    const int kinds[] = {0, 0, 1, 2, 0, 1, 1, 2, 2, 0};
+    for (std::size_t r = 0; r < std::size(kinds); ++r) {
+      SCOPED_TRACE(fmt::format("{} in flight, run {}, memory kind {}", inFlight, r, kinds[r]));
+      std::vector<float> x = chainInput(0.125f * static_cast<float>(r) - 0.5f);
+      std::vector<std::uint8_t> y(bytes);
+      InputRef in{.host = bytesOf(x)};
+      OutputRef out{.host = y};
+      std::span<std::uint8_t> result = y;
+      if (kinds[r] != 0) {
+        std::span<std::uint8_t> region = pinned->bytes().subspan(kinds[r] == 1 ? 0 : 2 * bytes, 2 * bytes);
+        std::memcpy(region.data(), x.data(), bytes);
+        std::memset(region.data() + bytes, 0, bytes);
+        in = {.host = region.first(bytes), .pinned = &*pinned};
+        out = {.host = region.subspan(bytes, bytes), .pinned = &*pinned};
+        result = region.subspan(bytes, bytes);
+      }
+      Result<RunTicket> ticket = session->runAsync(std::span(&in, 1), std::span(&out, 1));
+      ASSERT_TRUE(ticket) << ticket.error().message();
+      ASSERT_TRUE(session->wait(*ticket));
+      expectChainResult(x, chainOutput(result));
+    }
+  }
+  expectNoValidationMessages(context);
+}
+
 TEST(HostIo, ImportNeedsAlignedCallerMemoryElseStagingIsUsed) {
   auto loaded = load(buildChainModel);
   ASSERT_TRUE(loaded);
