@@ -321,6 +321,15 @@ Result<BenchmarkResult> runBenchmark(const Model& model, const BenchmarkOptions&
   return result;
 }
 
+namespace {
+
+// What a run costs beyond the GPU's own work: staging copies, submission, waking the host.
+double hostOverheadUs(const BenchmarkResult& r, const LatencyStats& hostToHost) {
+  return 1000.0 * (hostToHost.medianMs - r.gpu.medianMs);
+}
+
+}  // namespace
+
 std::string formatText(const BenchmarkResult& r) {
   std::string text = fmt::format("{} on {} ({}, {})\n", r.model, r.device, r.deviceType, r.driver);
   text += fmt::format("  session creation: {:.1f} ms cold (empty caches), {:.1f} ms warm (caches from disk) "
@@ -332,6 +341,11 @@ std::string formatText(const BenchmarkResult& r) {
   if (r.gpu.count > 0) {
     text += fmt::format("  GPU-resident latency (timestamps, {} runs): median {:.3f} ms, min {:.3f} ms\n", r.gpu.count,
                         r.gpu.medianMs, r.gpu.minMs);
+    text += fmt::format("  host overhead (host-to-host minus GPU, medians): {:.1f} us", hostOverheadUs(r, r.wall));
+    if (r.serialPinned.inFlight != 0) {
+      text += fmt::format("; {:.1f} us with pinned memory", hostOverheadUs(r, r.serialPinned.latency));
+    }
+    text += "\n";
   } else {
     text += "  GPU time: the device has no timestamp queries\n";
   }
@@ -377,6 +391,8 @@ std::string formatJson(const BenchmarkResult& r, std::span<const std::pair<std::
     j["gpu_median_ms"] = r.gpu.medianMs;
     j["gpu_min_ms"] = r.gpu.minMs;
     j["gpu_iterations"] = r.gpu.count;
+    j["host_overhead_us"] = hostOverheadUs(r, r.wall);
+    if (r.serialPinned.inFlight != 0) j["host_overhead_pinned_us"] = hostOverheadUs(r, r.serialPinned.latency);
   } else {
     j["gpu_median_ms"] = nullptr;
   }
