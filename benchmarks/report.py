@@ -58,7 +58,14 @@ def torch_check_text(entry):
         return "error"
     if not passes:
         return "-"
-    return "agree" if all(passes) else "DIFFER"
+    verdict = "agree" if all(passes) else "DIFFER"
+    # fp16/bf16 runs: both errors against PyTorch fp32 (torch_compare.judge_reduced).
+    judged = [c for c in checks.values() if "openvgf_vs_torch_fp32_rel_l2" in c]
+    if judged:
+        own = max(c["openvgf_vs_torch_fp32_rel_l2"] for c in judged)
+        theirs = max(c["torch_reduced_vs_torch_fp32_rel_l2"] for c in judged)
+        verdict += " (vs fp32: openvgf %.2e, PyTorch %.2e)" % (own, theirs)
+    return verdict
 
 
 def markdown(report):

@@ -17,6 +17,9 @@ and the device's copy bandwidth (GB/s) beside torch's own ADD.
 
 --outputs OUT: folder where `openvgf run` wrote <OUT>/<stem>/<output>.npy (run.sh's layout).
 --openvgf RESULTS.json: benchmarks/run.sh results; prints the openvgf/PyTorch ratio per model.
+fp16/bf16 (--half, --bf16, fp16 models on CUDA): openvgf's output and PyTorch's, both in that
+precision, are each compared with PyTorch in fp32; openvgf passes when its error is at most twice
+PyTorch's own (judge_reduced). The direct openvgf-vs-PyTorch-fp16 figures stay in the record.
 int8 models are checked with an exact integer emulation of TOSA semantics on the CPU (no
 timing: PyTorch has no comparable int8 GPU path); it also reports how many int8 values sit at
 the clamp limits, which tells whether the zoo's quantisation scales are realistic.
@@ -54,7 +57,7 @@ def load_npy(path):
 class Model:
     """A zoo model as a list of closures over a value table; `run(inputs)` returns outputs."""
 
-    def __init__(self, folder, device, exact_int=False, half=False, bf16=False):
+    def __init__(self, folder, device, exact_int=False, half=False, bf16=False, fp32=False):
         self.folder = folder
         with open(os.path.join(folder, "model.json")) as f:
             self.desc = json.load(f)
@@ -81,7 +84,9 @@ class Model:
         # `half`: an fp32 model runs in fp16 (the fp16 CUDA-graph baseline for ResNet-50 b32 and BERT);
         # `bf16`: in bf16 (the baseline for openvgf convert --precision bf16).
         cuda = str(device).startswith("cuda")
-        self.float_type = (torch.float16 if (fp16 or half) and cuda else
+        # `fp32`: always fp32 (the yardstick a reduced-precision run is judged against).
+        self.float_type = (torch.float32 if fp32 else
+                           torch.float16 if (fp16 or half) and cuda else
                            torch.bfloat16 if bf16 and cuda else torch.float32)
         self._prepare()
 
@@ -368,11 +373,37 @@ def top5(a):
     return np.argsort(-a.astype(np.float64), axis=-1)[..., :5]
 
 
-def check_model(model, args, stem, ref_outputs):
-    """Compares openvgf outputs (if present) with the PyTorch/emulated reference."""
+def rel_l2(a, ref):
+    a = a.astype(np.float64).reshape(-1)
+    ref = ref.astype(np.float64).reshape(-1)
+    norm = np.linalg.norm(ref)
+    return float(np.linalg.norm(a - ref) / norm) if norm > 0 else float(np.linalg.norm(a - ref))
+
+
+def judge_reduced(ours, torch_reduced, fp32, openvgf_fp32=None):
+    """A reduced-precision (fp16/bf16) openvgf output judged the way its users judge one: each
+    of openvgf and PyTorch in the same precision against PyTorch in fp32. It passes when
+    openvgf's error is at most twice PyTorch's own (or within fp32's 1e-3, whichever is larger):
+    agreeing with PyTorch's fp16 rounding is not the aim, staying as close to fp32 is."""
+    own = rel_l2(ours, fp32)
+    theirs = rel_l2(torch_reduced, fp32)
+    result = {"openvgf_vs_torch_fp32_rel_l2": own, "torch_reduced_vs_torch_fp32_rel_l2": theirs,
+              "error_ratio_openvgf_over_torch": own / theirs if theirs > 0 else None,
+              "pass_rule": "openvgf error <= max(2 x PyTorch's own error, 1e-3), both against PyTorch fp32",
+              "pass": bool(own <= max(2.0 * theirs, 1e-3) and np.all(np.isfinite(ours)))}
+    if openvgf_fp32 is not None:
+        result["openvgf_vs_openvgf_fp32_rel_l2"] = rel_l2(ours, openvgf_fp32)
+        result["torch_reduced_vs_openvgf_fp32_rel_l2"] = rel_l2(torch_reduced, openvgf_fp32)
+    return result
+
+
+def check_model(model, args, stem, ref_outputs, fp32_outputs=None):
+    """Compares openvgf outputs (if present) with the PyTorch/emulated reference. With
+    `fp32_outputs` (the model ran in fp16/bf16 in PyTorch), judges by judge_reduced()."""
     result = {}
     out_dir = os.path.join(args.outputs, stem) if args.outputs else None
-    for o, ref in zip(model.desc["outputs"], ref_outputs):
+    fp32_dir = os.path.join(args.outputs_fp32, stem) if args.outputs_fp32 else None
+    for index, (o, ref) in enumerate(zip(model.desc["outputs"], ref_outputs)):
         ref_np = ref.detach().to("cpu").to(torch.float64).numpy()
         entry = {"ref_rms": float(np.sqrt(np.mean(ref_np ** 2)))}
         path = os.path.join(out_dir, o["name"] + ".npy") if out_dir else None
@@ -386,6 +417,12 @@ def check_model(model, args, stem, ref_outputs):
                 # A model PyTorch ran in fp16 (--half) or bf16 (--bf16) is judged at that tolerance.
                 computed = {torch.float16: "FP16", torch.bfloat16: "BF16"}.get(model.float_type, o["dtype"])
                 entry.update(compare(ours, ref_np, computed))
+                if fp32_outputs is not None:
+                    fp32 = fp32_outputs[index].detach().to("cpu").to(torch.float64).numpy()
+                    path32 = os.path.join(fp32_dir, o["name"] + ".npy") if fp32_dir else None
+                    ours32 = load_npy(path32) if path32 and os.path.exists(path32) else None
+                    entry["direct_pass"] = entry.pop("pass")  # against PyTorch's reduced-precision output
+                    entry.update(judge_reduced(ours, ref_np, fp32, ours32))
             if len(o["shape"]) == 2 and o["shape"][1] == 1000:
                 entry["top5_openvgf"] = top5(ours)[0].tolist()
                 entry["top5_torch"] = top5(ref_np)[0].tolist()
@@ -447,6 +484,9 @@ def main():
     parser.add_argument("--zoo", required=True, help="folder written by openvgf-zoo")
     parser.add_argument("--models", default="", help="comma-separated stems (default: every model in --zoo)")
     parser.add_argument("--outputs", default="", help="folder with <stem>/<output>.npy written by openvgf run")
+    parser.add_argument("--outputs-fp32", default="",
+                        help="with --half/--bf16 or fp16 models: openvgf's fp32 outputs (same layout), reported "
+                             "beside the errors against PyTorch fp32")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--iterations", type=int, default=10)
@@ -496,7 +536,11 @@ def main():
             inputs = model.prepare_inputs(arrays)
             with torch.no_grad():
                 ref = model.run(inputs)
-                entry["check"] = check_model(model, args, stem, ref)
+                fp32_ref = None
+                if not exact and model.float_type != torch.float32 and args.outputs:
+                    model32 = Model(folder, args.device, fp32=True)
+                    fp32_ref = model32.run(model32.prepare_inputs(arrays))
+                entry["check"] = check_model(model, args, stem, ref, fp32_ref)
                 if exact:
                     clipped = sum(c for c, _ in model.rescale_stats)
                     total = sum(n for _, n in model.rescale_stats)
@@ -533,6 +577,11 @@ def main():
                                                   fmt(entry.get("ratio_openvgf_over_torch"))))
         if "error" in entry:
             print("  " + entry["error"])
+        for name, c in entry.get("check", {}).items():
+            if "openvgf_vs_torch_fp32_rel_l2" in c:
+                print("  %s: against PyTorch fp32, openvgf rel-L2 %.3e, PyTorch %s %.3e (%s)" % (
+                    name, c["openvgf_vs_torch_fp32_rel_l2"], str(model.float_type).replace("torch.", ""),
+                    c["torch_reduced_vs_torch_fp32_rel_l2"], "pass" if c["pass"] else "FAIL"))
         report["models"][stem] = entry
         sys.stdout.flush()
     if args.json:
