@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Packs openvgf and openvgf-zoo from a build folder, with the shared libraries they need that
+# Packs openvgf, openvgf-zoo and openvgf-op-sweep from a build folder, with the shared libraries they need that
 # a stock machine may lack (Vulkan loader, spdlog, fmt), into one small folder that runs on
 # another Linux x86-64 machine with a newer glibc (e.g. a GPU host without our Debian
 # packages). Each tool gets a wrapper that points LD_LIBRARY_PATH at the bundled libraries,
@@ -13,7 +13,7 @@ set -euo pipefail
 
 BUILD="${1:?usage: bundle.sh BUILD_DIR OUT_DIR}"
 OUT="${2:?usage: bundle.sh BUILD_DIR OUT_DIR}"
-BINARIES=("$BUILD/cli/openvgf" "$BUILD/benchmarks/models/openvgf-zoo")
+BINARIES=("$BUILD/cli/openvgf" "$BUILD/benchmarks/models/openvgf-zoo" "$BUILD/benchmarks/models/openvgf-op-sweep")
 # The C/C++ runtime comes from the target machine (same or newer ABI); everything else is packed.
 SYSTEM_LIBS='^(linux-vdso|ld-linux|libc\.so|libm\.so|libgcc_s|libstdc\+\+|libpthread|libdl\.so|librt\.so)'
 
