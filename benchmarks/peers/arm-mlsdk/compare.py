@@ -151,7 +151,7 @@ def write_scenario(folder, vgf, io, input_files):
     return folder / "scenario.json"
 
 
-def compare_arrays(arm, ours, ref=None):
+def compare_arrays(arm, ours, ref=None, rtol=None):
     """One verdict line's fields for two output arrays (and the fp64 reference if given)."""
     r = {"dtype": str(ours.dtype), "shape": list(ours.shape), "elements": int(ours.size)}
     if arm.shape != ours.shape or arm.dtype != ours.dtype:
@@ -167,7 +167,7 @@ def compare_arrays(arm, ours, ref=None):
         return r
     a, o = arm.astype(np.float64), ours.astype(np.float64)
     scale = max(1.0, float(np.nanmax(np.abs(o)))) if o.size else 1.0
-    rtol = FLOAT_RTOL.get(ours.dtype, 1e-2)
+    rtol = rtol or FLOAT_RTOL.get(ours.dtype, 1e-2)
     maxdiff = float(np.nanmax(np.abs(a - o))) if o.size else 0.0
     nan_mismatch = int(np.sum(np.isnan(a) != np.isnan(o)))
     r.update(agree=maxdiff <= rtol * scale and nan_mismatch == 0, rule=f"max|diff| <= {rtol:g}*max(1,max|openvgf|)",
@@ -183,7 +183,19 @@ def compare_files(arm, ours, ref=None):
     missing = [str(f) for f in (arm, ours) if not f.is_file()]
     if missing:
         return {"dtype": "-", "shape": [], "elements": 0, "agree": False, "detail": f"not written: {', '.join(missing)}"}
-    return compare_arrays(np.load(arm), np.load(ours), ref)
+    a, o = np.load(arm), np.load(ours)
+    label = None
+    if o.dtype == np.dtype("V2") and a.dtype == o.dtype:  # bfloat16, written as raw 2-byte values
+        a, o = [(x.view(np.uint16).astype(np.uint32) << 16).view(np.float32) for x in (a, o)]
+        label = "bfloat16"
+    elif o.dtype.kind == "V" and a.dtype == o.dtype:  # float8 E4M3 (V1): raw bytes, compared exactly
+        a, o, label = a.view(np.uint8), o.view(np.uint8), f"raw {o.dtype.itemsize}-byte floats"
+    r = compare_arrays(a, o, ref)
+    if label:
+        r["dtype"] = label
+        if label == "bfloat16":
+            r = {**compare_arrays(a, o, ref, rtol=1e-2), "dtype": label}
+    return r
 
 
 def arm_times(args, env, scenario, folder, wall1):
