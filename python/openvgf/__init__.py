@@ -34,6 +34,9 @@ class Error(RuntimeError):
         self.code = code
         self.exit_code = exit_code
 
+    def __reduce__(self):  # pickled whole (code and exit_code too), e.g. from a Dask worker
+        return (Error, (str(self), self.code, self.exit_code))
+
 
 from ._openvgf import (  # noqa: E402  (Error must exist before the module translates errors)
     DevicePool,
