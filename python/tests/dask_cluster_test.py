@@ -9,11 +9,14 @@ not from openvgf.dask. Run by CTest (python/CMakeLists.txt), one test case per C
     python3 -m unittest dask_cluster_test.LocalClusterTest
 """
 
+import json
 import os
 import pathlib
 import re
+import runpy
 import shutil
 import signal
+import subprocess
 import tempfile
 import time
 import unittest
@@ -187,6 +190,75 @@ class KilledWorkerTest(ClusterTestCase):
                     return worker
             time.sleep(0.05)
         self.fail("no worker was running an openvgf task")
+
+
+class CommandLineClusterTest(ClusterTestCase):
+    """docs/cluster.md's recipe as written there: `dask scheduler`, then one `dask worker` per
+    device with --nthreads 1 --resources "VK=1" and OPENVGF_DASK_DEVICE naming the device (on
+    127.0.0.1, a free port instead of 8786)."""
+
+    shards = 10
+
+    def setUp(self):
+        self.processes = []
+        self.addCleanup(self.stop_all)
+
+    def start(self, command, **environment):
+        log = open(self.dir / f"process-{len(self.processes)}.log", "w")
+        self.addCleanup(log.close)
+        self.processes.append(subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                               env=dict(os.environ, **environment), cwd=self.dir))
+
+    def stop_all(self):
+        for process in reversed(self.processes):
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in self.processes:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+    def test_documented_commands(self):
+        scheduler_file = self.dir / "scheduler.json"
+        self.start(["dask", "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                    "--scheduler-file", str(scheduler_file)])
+        deadline = time.monotonic() + TIMEOUT_S
+        while not scheduler_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        address = json.loads(scheduler_file.read_text())["address"]
+        for index in range(2):
+            # Each worker's default cache is the one setUpClass filled (options["cache_dir"]).
+            self.start(["dask", "worker", address, "--nthreads", "1", "--resources", "VK=1", "--name", f"gpu{index}",
+                        "--no-dashboard", "--local-directory", str(self.dir / "dask")],
+                       OPENVGF_DASK_DEVICE=DEVICE, XDG_CACHE_HOME=str(self.dir / "xdg"))
+        with Client(address, timeout=TIMEOUT_S) as client:
+            client.wait_for_workers(2, timeout=TIMEOUT_S)
+            workers = client.scheduler_info()["workers"].values()
+            self.assertEqual(sorted((w["name"], w["nthreads"], w["resources"]) for w in workers),
+                             [("gpu0", 1, {"VK": 1}), ("gpu1", 1, {"VK": 1})])
+            inputs = self.dir / "inputs"
+            inputs.mkdir()
+            for index, x in enumerate(self.inputs[:10]):
+                np.save(inputs / f"{index:02}.npy", x)
+            self.run_example(address, inputs)
+            outputs = [[np.load(inputs / f"{index:02}.out.npy")] for index in range(10)]
+            self.assertSameOutputs(outputs, self.expected[:10])
+            # Each worker opened the model once, on the device its environment named.
+            device = openvgf.Session(str(MODEL), **self.options).model.device
+            for worker, held in client.run(openvgf.dask.cached_sessions).items():
+                self.assertEqual([(e["path"], e["device"]) for e in held], [(str(MODEL), device)], worker)
+
+    def run_example(self, address, inputs):
+        saved = dict(os.environ)
+        os.environ.update(OPENVGF_EXAMPLE_SCHEDULER=address, OPENVGF_EXAMPLE_MODEL=str(MODEL),
+                          OPENVGF_EXAMPLE_INPUTS=str(inputs))
+        try:
+            runpy.run_path(str(pathlib.Path(__file__).with_name("cluster_example.py")))
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
 
 
 if __name__ == "__main__":
