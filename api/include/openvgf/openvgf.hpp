@@ -760,6 +760,27 @@ class OPENVGF_API DevicePool {
   std::unique_ptr<detail::PoolState> state_;
 };
 
+// ---- Graph view (openvgf view; docs/view.md) ----
+
+enum class ViewFormat {
+  Html,  ///< one self-contained page: graph, search, zoom/pan, attributes; no network needed
+  Json,  ///< Model Explorer's graph collection JSON
+  Dot,   ///< Graphviz DOT
+};
+
+struct ViewOptions {
+  ViewFormat format = ViewFormat::Html;
+  /// A Chrome trace written by `openvgf run --profile` (chromeTrace) of the same model: each node
+  /// gets the median GPU time of its dispatches, and the page colours nodes by it. "" = none.
+  std::string profile;
+};
+
+/// The graph of a .tosa, .vgf (COMPUTE and GRAPH segments), .pte (its delegates) or Ethos-U
+/// stream: operators or dispatches as nodes, tensors as edges with type and shape, constants,
+/// segment boundaries and which Vulkan kernel each TOSA operator becomes (or is fused into),
+/// laid out and written in `options.format`. Throws on a file it cannot read.
+OPENVGF_API std::string viewReport(const std::string& path, const ViewOptions& options = {});
+
 // ---- Scenario files of Arm's ML SDK scenario-runner (docs/scenario.md) ----
 
 struct ScenarioOptions {
