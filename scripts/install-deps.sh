@@ -15,6 +15,7 @@ PACKAGES=(
   python3-dev pybind11-dev python3-pip python3-venv python3-setuptools python3-wheel   # Python package
   python3-distributed python3-dask               # openvgf.dask and its cluster tests (dask scheduler/worker)
   universal-ctags                                # scripts/long_functions.sh
+  chromium                                       # tests/view: `openvgf view` pages in headless Chromium
 )
 
 missing=()
