@@ -7,7 +7,7 @@
 //  - a .vgf: COMPUTE segments as dispatches (module, grid, bindings, constants), GRAPH segments
 //    as their decoded TOSA graphs (one group per segment), joined through the resource table;
 //  - a .pte: the VGF and Ethos-U delegates of every execution plan, one group each;
-//  - an Ethos-U stream: its NPU operations in stream order.
+//  - an Ethos-U stream: its NPU operations, joined through the addresses they read and write.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -81,6 +81,7 @@ class Builder {
   }
   Node& node(std::size_t index) { return graph_.nodes[index]; }
 
+  bool produced(const std::string& key) const { return producers_.count(key) != 0; }
   void produce(const std::string& key, std::size_t node, std::string tensor, std::string type) {
     producers_[key] = {node, std::move(tensor), std::move(type)};
   }
@@ -404,33 +405,96 @@ void addVgf(Builder& b, const vgf::File& file, const std::string& path, const st
   }
 }
 
-/// An Ethos-U command stream: one node per NPU operation in stream order, each listing the
-/// register settings it runs with. The stream holds addresses, not tensors, so the edges are the
-/// order the NPU runs them in.
+/// Where an NPU operation reads or writes: the region and the address its registers hold, the
+/// key that joins a writer to its readers (the stream holds addresses, not tensors).
+struct NpuState {
+  std::map<std::string, const ethosu::Command*> latest;  // register name -> its last setting
+
+  std::optional<std::string> key(std::string_view regionRegister, std::string_view baseRegister) const {
+    auto region = latest.find(std::string(regionRegister));
+    auto base = latest.find(std::string(baseRegister));
+    if (region == latest.end() || base == latest.end()) return std::nullopt;
+    const std::uint64_t address = (std::uint64_t{base->second->param} << 32) | base->second->data;
+    return fmt::format("region {} @ {:#x}", region->second->param & 7u, address);
+  }
+  std::string extent(std::string_view prefix) const {
+    std::vector<std::string> dims;
+    for (const char* dim : {"HEIGHT0_M1", "WIDTH0_M1", "DEPTH_M1"}) {
+      auto it = latest.find(fmt::format("NPU_SET_{}_{}", prefix, dim));
+      if (it != latest.end()) dims.push_back(std::to_string(it->second->param + 1u));
+    }
+    return dims.empty() ? std::string() : fmt::format("{} {}", prefix, fmt::join(dims, "x"));
+  }
+};
+
+/// An Ethos-U command stream: one node per NPU operation (NPU_OP_*) with the register settings
+/// it runs with. Tensors are where operations read and write: an operation's IFM (and a binary
+/// elementwise operation's IFM2) is joined to the operation or model input that last wrote that
+/// region and address, its OFM and a DMA's destination are written there.
 Status addEthosU(Builder& b, std::span<const std::uint8_t> bytes, const std::string& path,
                  const std::string& group) {
   OPENVGF_ASSIGN_OR_RETURN(runner::ethosu::LoadedModel model, runner::ethosu::loadModel(bytes, path));
   const ethosu::Product product = model.accelerator.product;
+  const std::string keyPrefix = group + ":";
+  auto ioKey = [&](const runner::ethosu::VelaIo& io) {
+    return fmt::format("region {} @ {:#x}", io.region & 7u, io.offset);
+  };
+  auto ioType = [](const runner::ethosu::VelaIo& io) {
+    return fmt::format("{}, {} byte elements", fmt::join(io.shape, "x"), io.elementSize);
+  };
+  for (std::size_t i = 0; i < model.inputs.size(); ++i) {
+    Node input = makeNode("input", fmt::format("input {}", i), "input", group);
+    input.attrs = {{"shape", ioType(model.inputs[i])}, {"placed at", ioKey(model.inputs[i])}};
+    b.produce(keyPrefix + ioKey(model.inputs[i]), b.add(std::move(input)), ioKey(model.inputs[i]),
+              ioType(model.inputs[i]));
+  }
+  NpuState state;
   std::vector<std::pair<std::string, std::string>> settings;
-  std::size_t previous = kNone;
   for (const auto& c : model.commands) {
     const std::string name(ethosu::commandName(product, c.code, c.isCmd1));
     if (!name.starts_with("NPU_OP_")) {
       settings.emplace_back(name, ethosu::disassembleCommand(c, product));
+      state.latest[name] = &c;
       continue;
     }
-    Node node = makeNode(name.substr(7), fmt::format("command {}", c.index), "npu", group);
-    node.attrs.emplace_back("command", ethosu::disassembleCommand(c, product));
+    if (name == "NPU_OP_STOP") continue;
+    const std::string op = name.substr(7);
+    const std::string text = ethosu::disassembleCommand(c, product);
+    Node node = makeNode(op, fmt::format("command {}", c.index), "npu", group);
+    node.attrs.emplace_back("command", text);
     node.attrs.emplace_back("accelerator", std::string(model.accelerator.name));
     for (auto& setting : settings) node.attrs.push_back(std::move(setting));
     settings.clear();
     const std::size_t n = b.add(std::move(node));
-    if (previous != kNone) b.graph().edges.push_back({previous, n, "stream order", "", {}});
-    previous = n;
+    auto read = [&](std::string_view region, std::string_view base, std::string_view extent) {
+      if (std::optional<std::string> at = state.key(region, base)) {
+        b.consume(keyPrefix + *at, n, *at, state.extent(extent), group);
+      }
+    };
+    if (op == "CONV" || op == "DEPTHWISE" || op == "POOL" || op == "ELEMENTWISE") {
+      read("NPU_SET_IFM_REGION", "NPU_SET_IFM_BASE0", "IFM");
+      const bool unary = text.find("mode=LRELU") != std::string::npos ||
+                         text.find("mode=ABS") != std::string::npos ||
+                         text.find("mode=CLZ") != std::string::npos;
+      if (op == "ELEMENTWISE" && !unary) read("NPU_SET_IFM2_REGION", "NPU_SET_IFM2_BASE0", "IFM2");
+      if (std::optional<std::string> at = state.key("NPU_SET_OFM_REGION", "NPU_SET_OFM_BASE0")) {
+        b.produce(keyPrefix + *at, n, *at, state.extent("OFM"));
+      }
+    } else if (op == "DMA_START") {
+      std::optional<std::string> src = state.key("NPU_SET_DMA0_SRC_REGION", "NPU_SET_DMA0_SRC");
+      if (src && b.produced(keyPrefix + *src)) b.consume(keyPrefix + *src, n, *src, "", group);
+      if (std::optional<std::string> dst = state.key("NPU_SET_DMA0_DST_REGION", "NPU_SET_DMA0_DST")) {
+        b.produce(keyPrefix + *dst, n, *dst, "");
+      }
+    }
+  }
+  for (std::size_t i = 0; i < model.outputs.size(); ++i) {
+    b.output(keyPrefix + ioKey(model.outputs[i]), fmt::format("output {}", i), ioType(model.outputs[i]),
+             group);
   }
   b.graph().notes.push_back(
-      fmt::format("{}Ethos-U command stream ({}): operations in the order the NPU runs them; "
-                  "edges are stream order, not tensors",
+      fmt::format("{}Ethos-U command stream ({}): NPU operations joined through the "
+                  "addresses they read and write",
                   group.empty() ? "" : group + ": ", model.accelerator.name));
   return {};
 }

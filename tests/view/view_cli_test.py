@@ -7,6 +7,8 @@
   existing node;
 - `--format dot` is a digraph with the segment as a cluster and one edge per tensor;
 - `run --profile` then `view --profile` puts the GPU time of the run on the operator that ran;
+- an Ethos-U stream's operation is joined to the model input and output through the addresses
+  its registers name;
 - refusals exit 2 naming the file: a file that is no model, a profile that is no trace, an output
   folder that does not exist (and nothing is written).
 
@@ -64,6 +66,20 @@ def main():
     run(openvgf, "-q", "view", os.path.join(add, "model.tosa"), "--profile", trace, "-o", page)
     assert '"gpuMs":' in open(page).read()
 
+    # An Ethos-U stream: the MAX_POOL2D becomes one NPU_OP_POOL that reads where the input is placed
+    # (region 1, offset 0) and writes where the output is (offset 4096), as `inspect` lists them.
+    stream = os.path.join(work, "maxpool.ethosu")
+    run(openvgf, "-q", "convert", os.path.join(source, "tests/data/tosa/simple_maxpool2d/model.tosa"),
+        "--target", "ethos-u55-128", "-o", stream)
+    placement = run(openvgf, "-q", "inspect", stream).stdout
+    assert "input 0: shape 1x1x1x16x16x16 elem_size 1 offset 0 region 1" in placement, placement
+    assert "output 0: shape 1x1x1x8x8x16 elem_size 1 offset 4096 region 1" in placement, placement
+    npu = json.loads(run(openvgf, "view", stream, "--format", "json").stdout)["graphs"][0]["nodes"]
+    assert [n["label"] for n in npu] == ["input", "POOL", "output"], [n["label"] for n in npu]
+    assert [e["sourceNodeId"] for e in npu[1]["incomingEdges"]] == [npu[0]["id"]]
+    assert [e["sourceNodeId"] for e in npu[2]["incomingEdges"]] == [npu[1]["id"]]
+    assert npu[1]["outputsMetadata"][0]["attrs"][0]["value"] == "region 1 @ 0x1000", npu[1]["outputsMetadata"]
+
     not_a_model = os.path.join(work, "notes.txt")
     with open(not_a_model, "w") as f:
         f.write("not a model\n")
@@ -77,7 +93,7 @@ def main():
     assert not os.path.exists(missing)
     refused = run(openvgf, "view", fixture, "--format", "svg", check=False)
     assert refused.returncode == 2 and "html" in refused.stderr, refused
-    print("view CLI: json, dot, profile and refusals as expected")
+    print("view CLI: json, dot, profile, Ethos-U and refusals as expected")
     return 0
 
 
