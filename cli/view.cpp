@@ -57,7 +57,7 @@ void setup(CLI::App& sub, Action& action) {
 
 OPENVGF_REGISTER_COMMAND({"view",
                           "Draw a .tosa / .vgf / .pte / Ethos-U stream as a graph (HTML page, JSON or DOT)",
-                          25, setup});
+                          55, setup});
 
 }  // namespace
 }  // namespace openvgf::cli
