@@ -11,6 +11,7 @@
 
 #include "api/model_cache.h"
 #include "api/convert.h"
+#include "api/devices.h"
 #include "common/cache_dir.h"
 #include "common/input_binding.h"
 #include "converter/convert.h"
@@ -45,6 +46,20 @@ Result<converter::ConvertOptions> convertOptions(const std::string& path, const 
   return convert;
 }
 
+// Whether the device the model will be opened on (`selector`) is a CPU device (lavapipe). A
+// device that cannot be probed counts as a GPU: the conversion is then the one `convert` makes.
+bool opensOnCpu(std::string_view selector) {
+  Result<DeviceCaps> caps = nativeDeviceCaps(selector);
+  return caps && caps->cpu;
+}
+
+// On a CPU device the portable target skips the SPIR-V optimizer (Tuning::spirvOptimizer):
+// ConvertOptions::forCpuDevice. Asked only after the cache missed the conversion for a GPU, so
+// a warm start on a GPU probes no device; the native target knows its device already.
+bool retryForCpu(const LoadOptions& options, const converter::ConvertOptions& convert) {
+  return options.target == "portable" && !convert.forCpuDevice && opensOnCpu(options.device);
+}
+
 struct ComputeVgf {
   std::vector<std::uint8_t> bytes;  // empty: the source file itself is the VGF
   std::optional<vgf::File> file;    // `bytes` decoded, when it was (views bytes' buffer)
@@ -57,13 +72,13 @@ Result<ComputeVgf> convertTosa(std::span<const std::uint8_t> bytes, const std::s
   OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, tosa::readGraph(bytes, path));
   OPENVGF_TRY(withContext(tosa::verify(graph), path));
   OPENVGF_ASSIGN_OR_RETURN(converter::ConvertOptions convert, convertOptions(path, options));
-  OPENVGF_ASSIGN_OR_RETURN(converter::Target target, converter::resolveTarget(convert));
   ComputeVgf result;
   result.defaults = converter::initialStates(graph);
   const std::filesystem::path root = cacheFolder(options.cacheDir);
   std::filesystem::path cached;
   std::string key;
-  if (options.modelCache && !root.empty()) {
+  auto lookUp = [&](const converter::Target& target) {
+    if (!options.modelCache || root.empty()) return false;
     key = modelCacheKey(bytes, converter::fingerprint(target));
     cached = modelCachePath(root, key);
     if (std::optional<std::vector<std::uint8_t>> hit = readCachedModel(cached, key)) {
@@ -72,10 +87,19 @@ Result<ComputeVgf> convertTosa(std::span<const std::uint8_t> bytes, const std::s
         spdlog::debug("{}: converted model from the cache: {}", path, cached.string());
         result.file = std::move(*decoded);
         result.fromCache = true;
-        return result;
+        return true;
       }
       result.bytes.clear();  // a damaged entry is converted again and overwritten
     }
+    return false;
+  };
+  // The conversion for a GPU, then (on a miss, where the device is a CPU) the one for a CPU.
+  OPENVGF_ASSIGN_OR_RETURN(converter::Target target, converter::resolveTarget(convert));
+  if (lookUp(target)) return result;
+  if (retryForCpu(options, convert)) {
+    convert.forCpuDevice = true;
+    OPENVGF_ASSIGN_OR_RETURN(target, converter::resolveTarget(convert));
+    if (lookUp(target)) return result;
   }
   convert.customTarget = target;
   Result<converter::ConvertedModel> converted = converter::convert(graph, convert);
@@ -112,8 +136,15 @@ Status lowerPart(ModelPart& part, std::span<const std::uint8_t> bytes, const Loa
     OPENVGF_ASSIGN_OR_RETURN(lower.convert, convertOptions(part.where, options));
     lower.useCache = options.modelCache;
     if (!options.cacheDir.empty()) lower.cacheDir = options.cacheDir / "lowered";
+    // Lowered for a GPU from the cache, else (where the device is a CPU) for a CPU (retryForCpu).
+    lower.cacheOnly = options.target == "portable";
     OPENVGF_ASSIGN_OR_RETURN(converter::LoweredModel lowered,
                              converter::lowerGraphSegments(bytes, *file, part.loweredShapes, part.where, lower));
+    if (!lowered.file) {
+      lower.cacheOnly = false;
+      lower.convert.forCpuDevice = retryForCpu(options, lower.convert);
+      OPENVGF_ASSIGN_OR_RETURN(lowered, converter::lowerGraphSegments(bytes, *file, part.loweredShapes, part.where, lower));
+    }
     if (lowered.cacheHit) {
       spdlog::info("{}: lowered VGF from the cache ({})", part.where, lowered.cacheFile.string());
     } else {

@@ -205,6 +205,7 @@ Result<Target> resolveTarget(const ConvertOptions& options) {
                                                   options.tuning));
   }
   OPENVGF_TRY(applyPrecision(target, options.precision));
+  if (options.forCpuDevice) target.tuning.spirvOptimizer = false;
   return target;
 }
 
@@ -238,6 +239,7 @@ Result<ConvertedModel> convert(const tosa::Graph& graph, const ConvertOptions& o
   compileOptions.useCache = options.useCache;
   compileOptions.cacheDir = options.cacheDir;
   compileOptions.threads = options.threads;
+  compileOptions.optimize = target.tuning.spirvOptimizer;
   compileOptions.progress = options.progress;
   OPENVGF_ASSIGN_OR_RETURN(CompileResult compiled, compileShaders(instances, compileOptions));
   MemoryPlan memory = planMemory(plan);

@@ -307,6 +307,7 @@ Result<LoweredModel> lowerGraphSegments(std::span<const std::uint8_t> bytes, con
       // A damaged entry is lowered again and overwritten.
     }
   }
+  if (options.cacheOnly) return model;
   KnownShapes shapes = inputShapes;
   Splicer splicer(file, shapes, source);
   std::size_t runIndex = 0;

@@ -30,6 +30,7 @@ namespace openvgf::converter {
 struct LowerOptions {
   ConvertOptions convert;         // target, SPIR-V cache, threads, passes
   bool useCache = true;           // read and write the lowered-VGF cache
+  bool cacheOnly = false;         // a cache miss returns a LoweredModel without `file` (nothing lowered)
   std::filesystem::path cacheDir; // empty: <cacheRoot()>/lowered (common/cache_dir.h)
 };
 

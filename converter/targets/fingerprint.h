@@ -49,7 +49,8 @@ auto fieldsOf(StructOrConst<Tuning> auto& t) {
                   t.coopMatHalfAccMinTiles, t.coopMatTilesNarrow, t.coopMatLargeMinTiles, t.coopMatTileResidual,
                   t.coopMatResidualMinTiles, t.coopMatTileGather, t.coopMatRowRunsMaxPadding,
                   t.coopMatPrefetchMaxDepth, t.coopMatPrefetchMaxChunks, t.coopMatTilesMid, t.coopMatBandEpilogue,
-                  t.coopMatResidualAccumulators, t.fp16Storage, t.coopMatDirectStoreMaxDepth);
+                  t.coopMatResidualAccumulators, t.fp16Storage, t.coopMatDirectStoreMaxDepth,
+                  t.spirvOptimizer);
 }
 auto fieldsOf(StructOrConst<Target> auto& t) { return std::tie(t.name, t.caps, t.precision, t.tuning, t.deviceName); }
 

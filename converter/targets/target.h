@@ -222,6 +222,12 @@ struct Tuning {
   // memory for an element-wise epilogue. Only GEMMs at most this deep (0: none): deeper ones,
   // whose epilogue is a small part of their time, measured slower with it.
   int coopMatDirectStoreMaxDepth = 0;
+  // spirv-opt's performance passes over every module. Off for CPU devices (the tuning table;
+  // ConvertOptions::forCpuDevice for the portable target), whose driver runs its own optimizer
+  // anyway: on lavapipe they were 95 % of converting the zoo's int8 MobileNetV2 (10.2 of
+  // 10.7 s CPU for 60 modules) and the unoptimized modules run as fast (inference CPU time
+  // ratio 0.99) with the same output bytes (benchmarks/results/cold-start-lavapipe.md).
+  bool spirvOptimizer = true;
   bool operator==(const Tuning&) const = default;
 };
 

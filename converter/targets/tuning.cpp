@@ -410,6 +410,7 @@ void applyTuningTable(Target& target, DeviceClass device) {
       target.tuning.gemmLarge = GemmTile{64, 64, 16, 8, 8};
       target.tuning.gemmLargeMinGroups = 1;
       target.tuning.gemmSplitKGroups = 0;
+      target.tuning.spirvOptimizer = false;  // llvmpipe optimizes the NIR itself (Tuning::spirvOptimizer)
       break;
     case DeviceClass::NvidiaGpu:
       // H100, benchmarks/results/experiments/h100-gemm-tiles.md (benchmarks/gemm_tiles.sh):

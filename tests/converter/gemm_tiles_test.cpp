@@ -17,7 +17,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "converter/convert.h"
 #include "converter/kernels/gemm_common.h"
+#include "converter/targets/fingerprint.h"
 #include "converter/targets/target.h"
 #include "tests/converter/run_util.h"
 #include "tests/support/cli_runner.h"
@@ -354,6 +356,27 @@ void writeMatmul(const ScratchDir& dir) {
 }
 const std::string kTuningOne = "OPENVGF_TUNING=gemm=64x64x16/8x8/1,gemm-min-groups=1";
 const std::string kTuningTwo = "OPENVGF_TUNING=gemm=64x64x16/8x8/2,gemm-min-groups=1";
+
+// Tuning::spirvOptimizer: off for CPU devices only (the tuning table, and
+// ConvertOptions::forCpuDevice for the portable target), and part of the cache key.
+TEST(TuningTable, SpirvOptimizerOffForCpuDevicesOnly) {
+  EXPECT_TRUE(converter::portableTarget().tuning.spirvOptimizer);
+  for (auto [device, expected] : {std::pair{converter::DeviceClass::Cpu, false},
+                                  std::pair{converter::DeviceClass::NvidiaGpu, true},
+                                  std::pair{converter::DeviceClass::OtherGpu, true}}) {
+    converter::Target target = converter::portableTarget();
+    converter::applyTuningTable(target, device);
+    EXPECT_EQ(target.tuning.spirvOptimizer, expected) << static_cast<int>(device);
+  }
+  converter::ConvertOptions options;
+  Result<converter::Target> gpu = converter::resolveTarget(options);
+  options.forCpuDevice = true;
+  Result<converter::Target> cpu = converter::resolveTarget(options);
+  ASSERT_TRUE(gpu && cpu);
+  EXPECT_TRUE(gpu->tuning.spirvOptimizer);
+  EXPECT_FALSE(cpu->tuning.spirvOptimizer);
+  EXPECT_NE(converter::fingerprint(*gpu), converter::fingerprint(*cpu));
+}
 
 // The model cache keys on every Target member (converter/targets/fingerprint.h): two tunings
 // that differ only in the large tile's stages (a member the hand-written key once missed; with
