@@ -506,4 +506,17 @@ openvgf_status* openvgf_convert(const char* input, const char* output, const cha
   });
 }
 
+void openvgf_set_log_level(openvgf_log_level level) {
+  switch (level) {
+    case OPENVGF_LOG_TRACE:
+    case OPENVGF_LOG_DEBUG:
+    case OPENVGF_LOG_INFO:
+    case OPENVGF_LOG_WARN:
+    case OPENVGF_LOG_ERROR:
+    case OPENVGF_LOG_OFF: openvgf::setLogLevel(static_cast<openvgf::LogLevel>(level)); break;
+  }
+}
+
+openvgf_log_level openvgf_get_log_level(void) { return static_cast<openvgf_log_level>(openvgf::logLevel()); }
+
 }  // extern "C"

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "api/devices.h"
+#include "common/suggest.h"
 #include "api/file_kind.h"
 #include "common/file_io.h"
 #include "converter/arm_graph_vgf.h"
@@ -50,7 +51,7 @@ bool isEthosUTarget(const std::string& target) { return ethosu::findAccelerator(
 Status checkTarget(const std::string& target) {
   std::vector<std::string> targets = conversionTargets();
   if (std::find(targets.begin(), targets.end(), target) != targets.end()) return {};
-  return invalidInput("--target: expected one of {}, got '{}'", fmt::join(targets, ", "), target);
+  return invalidInput("--target: expected one of {}, got '{}'{}", fmt::join(targets, ", "), target, didYouMean(target, targets));
 }
 
 Status prepareNativeTarget(converter::ConvertOptions& options, std::string_view deviceSelector, std::string tuning) {

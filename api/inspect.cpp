@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -18,7 +20,10 @@
 #include "pte/extract.h"
 #include "pte/program.h"
 #include "pte/run_plan.h"
+#include "tosa/compliance.h"
+#include "tosa/float_types.h"
 #include "tosa/json.h"
+#include "tosa/npy.h"
 #include "tosa/reader.h"
 #include "tosa/spirv/decoder.h"
 #include "tosa/verifier.h"
@@ -33,6 +38,35 @@ std::string describeTensor(const tosa::Graph& graph, const tosa::Block& block, c
   const tosa::Tensor* t = graph.findTensor(block, name);
   if (t == nullptr) return fmt::format("{}  (undefined)", name);
   return fmt::format("{}  {} {}", name, tosa::toString(t->dtype), tosa::shapeToString(t->shape));
+}
+
+// The values of the main block's constants of at most kShownValues elements (pad amounts,
+// rescale multipliers and shifts, zero points, axes), each with the operator inputs that read it.
+std::string smallConstants(const tosa::Block& block) {
+  constexpr std::int64_t kShownValues = 16;
+  std::string out;
+  for (const tosa::Tensor& t : block.tensors) {
+    if (!t.data || t.variable) continue;
+    std::int64_t count = 1;
+    for (std::int64_t d : t.shape) count *= d;
+    if (count > kShownValues) continue;
+    tosa::HostTensor host(t.dtype, t.shape);
+    if (host.bytes.size() != t.data->size()) continue;
+    host.bytes = *t.data;
+    Result<std::vector<double>> values = tosa::compliance::toDoubles(host);
+    if (!values) continue;
+    std::vector<std::string> readers;
+    for (const tosa::Operator& op : block.operators) {
+      for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+        if (op.inputs[i] == t.name) readers.push_back(fmt::format("{} input {}", tosa::toString(op.op), i));
+      }
+    }
+    std::vector<std::string> shown;
+    for (double v : *values) shown.push_back(tosa::isFloat(t.dtype) ? fmt::format("{:.9g}", v) : fmt::format("{:.0f}", v));
+    out += fmt::format("  {}  {} {} = {}{}\n", t.name, tosa::toString(t.dtype), tosa::shapeToString(t.shape),
+                       fmt::join(shown, " "), readers.empty() ? "" : fmt::format("  ({})", fmt::join(readers, ", ")));
+  }
+  return out.empty() ? out : fmt::format("constants of up to {} values:\n{}", kShownValues, out);
 }
 
 std::string tosaSummary(const std::string& path, const tosa::Graph& graph) {
@@ -71,6 +105,7 @@ std::string tosaSummary(const std::string& path, const tosa::Graph& graph) {
   out += "operators:\n";
   for (const auto& [op, count] : histogram) out += fmt::format("  {:<24} {}\n", op, count);
   out += fmt::format("constants: {} tensors, {} bytes (host layout)\n", constants, constantBytes);
+  if (main != nullptr) out += smallConstants(*main);
   tosa::Requirements req = tosa::requirements(graph);
   auto list = [](const std::vector<std::string>& items) {
     return items.empty() ? std::string("none") : fmt::format("{}", fmt::join(items, ", "));
@@ -119,6 +154,80 @@ std::string describeInterface(const tosa::spirv::InterfaceTensor& t) {
 }
 
 }  // namespace
+
+std::string valueSummary(const std::vector<double>& values) {
+  constexpr std::size_t kShown = 8;
+  // Whole numbers in full (an int32 multiplier of 1073741824 is not 1.07374e+09).
+  auto number = [](double v) { return v == std::floor(v) && std::abs(v) < 1e15 ? fmt::format("{:.0f}", v) : fmt::format("{:.6g}", v); };
+  double lo = 0, hi = 0, sum = 0;
+  std::size_t finite = 0;
+  for (double v : values) {
+    if (!std::isfinite(v)) continue;
+    lo = finite == 0 ? v : std::min(lo, v);
+    hi = finite == 0 ? v : std::max(hi, v);
+    sum += v;
+    ++finite;
+  }
+  std::string out;
+  if (finite > 0) out = fmt::format("min {}, max {}, mean {:.6g}", number(lo), number(hi), sum / static_cast<double>(finite));
+  if (finite < values.size()) out += fmt::format("{}{} NaN/inf", out.empty() ? "" : ", ", values.size() - finite);
+  const std::size_t shown = std::min(values.size(), kShown);
+  std::vector<std::string> first;
+  for (std::size_t i = 0; i < shown; ++i) first.push_back(std::isfinite(values[i]) ? number(values[i]) : fmt::format("{}", values[i]));
+  return out + fmt::format("; first {}{}: {}", shown, shown < values.size() ? fmt::format(" of {}", values.size()) : "",
+                           fmt::join(first, " "));
+}
+
+Result<Inspection> inspectNpy(std::span<const std::uint8_t> bytes, const std::string& path, bool json) {
+  OPENVGF_ASSIGN_OR_RETURN(tosa::npy::Array array, tosa::npy::parse(bytes, path));
+  using T = tosa::npy::DataType;
+  const std::size_t size = tosa::npy::elementBytes(array.dtype);
+  const std::size_t count = size == 0 ? 0 : array.data.size() / size;
+  std::vector<double> values;
+  const bool raw = array.dtype == T::Void1 || array.dtype == T::Void2;  // bf16 / fp8 bit patterns: no values
+  for (std::size_t i = 0; i < count && !raw; ++i) {
+    const std::uint8_t* p = array.data.data() + i * size;
+    auto load = [p]<typename V>(V) {
+      V v;
+      std::memcpy(&v, p, sizeof v);
+      return static_cast<double>(v);
+    };
+    switch (array.dtype) {
+      case T::Bool: values.push_back(p[0] != 0 ? 1 : 0); break;
+      case T::Int8: values.push_back(load(std::int8_t{})); break;
+      case T::Int16: values.push_back(load(std::int16_t{})); break;
+      case T::Int32: values.push_back(load(std::int32_t{})); break;
+      case T::Int64: values.push_back(load(std::int64_t{})); break;
+      case T::Uint8: values.push_back(load(std::uint8_t{})); break;
+      case T::Uint16: values.push_back(load(std::uint16_t{})); break;
+      case T::Uint32: values.push_back(load(std::uint32_t{})); break;
+      case T::Uint64: values.push_back(load(std::uint64_t{})); break;
+      case T::Float16: values.push_back(tosa::fp16ToDouble(static_cast<std::uint16_t>(load(std::uint16_t{})))); break;
+      case T::Float32: values.push_back(load(float{})); break;
+      case T::Float64: values.push_back(load(double{})); break;
+      default: break;
+    }
+  }
+  const std::string dtype(tosa::npy::toString(array.dtype));
+  Inspection inspection;
+  if (json) {
+    nlohmann::json j = {{"file", path}, {"kind", "npy"}, {"dtype", dtype}, {"shape", array.shape}, {"elements", count}};
+    if (!values.empty()) {
+      auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+      j["min"] = *lo;
+      j["max"] = *hi;
+      j["first"] = std::vector<double>(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(values.size(), 8)));
+    }
+    inspection.text = j.dump(2) + "\n";
+    return inspection;
+  }
+  inspection.text = fmt::format("{}: NumPy array, {} ({}{}), {} element{}, {} data bytes\n", path, dtype,
+                                fmt::join(array.shape, ", "), array.shape.size() == 1 ? "," : "", count,
+                                count == 1 ? "" : "s", array.data.size());
+  inspection.text += raw ? fmt::format("raw {}-byte values (bf16 or fp8 bit patterns)\n", size)
+                         : count == 0 ? std::string("no values\n") : valueSummary(values) + "\n";
+  return inspection;
+}
 
 Result<Inspection> inspectTosa(std::span<const std::uint8_t> bytes, const std::string& path, bool json) {
   OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, tosa::readGraph(bytes, path));
@@ -198,6 +307,7 @@ Result<Inspection> inspectFile(const std::string& path, bool json) {
     case FileKind::Pte: return inspectPte(file.bytes(), path, json);
     case FileKind::EthosU: return inspectEthosU(file.bytes(), path, json);
     case FileKind::SpirV: return inspectSpirv(file.bytes(), path, json);
+    case FileKind::Npy: return inspectNpy(file.bytes(), path, json);
     case FileKind::Unknown:
       return invalidInput("{}: unrecognised file ({}): expected a TOSA flatbuffer, VGF, ExecuTorch .pte or Ethos-U "
                           "command stream (detected from the first bytes)",

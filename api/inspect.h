@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "tosa/npy.h"
@@ -20,6 +21,12 @@ struct Inspection {
   std::string text;  // the summary, or JSON (with a final newline)
   Status problem;    // what makes the file invalid, after the listing
 };
+
+/// "min -1.5, max 2, mean 0.25; first 8 of 64: 0.5 1 ..." of `values` (NaN and infinities
+/// counted apart): the summary of `run`'s output preview and of `inspect x.npy`.
+std::string valueSummary(const std::vector<double>& values);
+/// `inspect x.npy`: dtype, shape, size and valueSummary (JSON: the same as fields).
+Result<Inspection> inspectNpy(std::span<const std::uint8_t> bytes, const std::string& path, bool json);
 
 Result<Inspection> inspectTosa(std::span<const std::uint8_t> bytes, const std::string& path, bool json);
 Result<Inspection> inspectVgf(std::span<const std::uint8_t> bytes, const std::string& path, bool json);

@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "api/model_cache.h"
+#include "common/suggest.h"
 #include "api/convert.h"
 #include "api/devices.h"
 #include "common/cache_dir.h"
@@ -31,7 +32,8 @@ std::filesystem::path cacheFolder(const std::filesystem::path& root) { return ro
 
 Status checkVulkanTarget(const std::string& path, const std::string& target) {
   if (target == "portable" || target == "native") return {};
-  return invalidInput("{}: target: expected portable or native (the Vulkan targets), got '{}'", path, target);
+  return invalidInput("{}: target: expected portable or native (the Vulkan targets), got '{}'{}", path, target,
+                      didYouMean(target, {"portable", "native"}));
 }
 
 // What converting or lowering for `options` takes: the target, for "native" the facts of the
@@ -123,7 +125,8 @@ Status lowerPart(ModelPart& part, std::span<const std::uint8_t> bytes, const Loa
                  std::optional<vgf::File> decoded = std::nullopt) {
   Result<vgf::File> file = decoded ? Result<vgf::File>(std::move(*decoded)) : withContext(vgf::decode(bytes), part.where);
   if (!file) return Unexpected(std::move(file).error());
-  part.unsignedOutputs = converter::unsignedOutputs(*file);
+  part.unsignedInputs = converter::unsignedTensors(*file, file->inputs);
+  part.unsignedOutputs = converter::unsignedTensors(*file, file->outputs);
   if (converter::hasGraphSegments(*file)) {
     std::vector<tosa::Shape> given;
     if (shapes) {
@@ -213,6 +216,7 @@ Status LoadedModel::loadProgram(const LoadOptions& options) {
   for (std::size_t i = 0; i < plan.inputs.size(); ++i) {
     OPENVGF_ASSIGN_OR_RETURN(runner::TensorInfo info, infoOf(plan.inputs[i], fmt::format("input_{}", i), "input", i));
     inputs_.push_back(std::move(info));
+    unsignedInputs_.push_back(ep.values[static_cast<std::size_t>(plan.inputs[i])].scalarType == 0);  // Byte
   }
   for (std::size_t i = 0; i < plan.outputs.size(); ++i) {
     OPENVGF_ASSIGN_OR_RETURN(runner::TensorInfo info, infoOf(plan.outputs[i], fmt::format("output_{}", i), "output", i));
@@ -281,6 +285,7 @@ Result<LoadedModel> LoadedModel::load(const std::filesystem::path& path, const L
   OPENVGF_TRY(lowerPart(*part, bytes, options, options.inputShapes, std::move(decoded)));
   loaded.inputs_ = part->model->inputs();
   loaded.outputs_ = part->model->outputs();
+  loaded.unsignedInputs_ = part->unsignedInputs;
   loaded.unsigned_ = part->unsignedOutputs;
   loaded.parts_.push_back(std::move(part));
   return loaded;

@@ -56,6 +56,7 @@ struct ModelPart {
   std::vector<std::uint8_t> owned;   // VGF bytes made here (converted, lowered, unpacked payload)
   std::optional<vgf::File> file;     // the COMPUTE VGF (views `owned` or the model file)
   std::optional<runner::Model> model;
+  std::vector<bool> unsignedInputs;   // inputs stored unsigned (R8/R16/R32_UINT)
   std::vector<bool> unsignedOutputs;  // outputs stored unsigned (R8/R16/R32_UINT, ExecuTorch Byte)
   // A VGF with GRAPH segments: its bytes (owned by the LoadedModel) and the input shapes it
   // was lowered for, from which carriedGraph() decodes the TOSA graph it carries.
@@ -95,6 +96,8 @@ class LoadedModel {
   std::optional<std::size_t> findInput(std::string_view name) const;
   /// Outputs stored unsigned: their .npy files are written as uint8/16/32.
   const std::vector<bool>& unsignedOutputs() const { return unsigned_; }
+  /// Inputs stored unsigned (R8/R16/R32_UINT, ExecuTorch Byte): they take uint8/16/32 arrays.
+  const std::vector<bool>& unsignedInputs() const { return unsignedInputs_; }
 
   /// What runs on the device: one part, or a .pte's delegate calls in program order.
   std::size_t partCount() const { return parts_.size(); }
@@ -128,6 +131,7 @@ class LoadedModel {
   std::vector<runner::TensorInfo> inputs_;
   std::vector<runner::TensorInfo> outputs_;
   std::vector<bool> unsigned_;
+  std::vector<bool> unsignedInputs_;
   std::map<std::string, tosa::HostTensor> defaults_;
 };
 

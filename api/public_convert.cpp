@@ -11,6 +11,7 @@
 
 #include "api/convert.h"
 #include "api/devices.h"
+#include "common/suggest.h"
 #include "api/file_kind.h"
 #include "api/public_state.h"
 #include "common/file_io.h"
@@ -135,7 +136,8 @@ ConvertStats convert(const std::string& input, const std::string& output, const 
   unwrap(checkOutputPath(output, "--output"));
   const bool passOptions = options.passes != "all" || options.afterPass || options.verifyEach || options.precision != "fp32";
   if (options.format != "compute" && options.format != "arm-graph") {
-    raiseInvalid(fmt::format("--format: expected compute or arm-graph, got '{}'", options.format));
+    raiseInvalid(fmt::format("--format: expected compute or arm-graph, got '{}'{}", options.format,
+                             didYouMean(options.format, {"compute", "arm-graph"})));
   }
   if (options.format == "arm-graph") {
     if (passOptions || options.target != "portable" || !options.device.empty()) {

@@ -100,6 +100,9 @@ std::shared_ptr<detail::ModelState> modelState(std::unique_ptr<api::Model> model
   state->inputs = publicInfos(loaded.inputs());
   state->outputs = publicInfos(loaded.outputs());
   for (TensorInfo& input : state->inputs) input.hasDefault = loaded.defaultInputs().contains(input.name);
+  for (std::size_t i = 0; i < state->inputs.size() && i < loaded.unsignedInputs().size(); ++i) {
+    state->inputs[i].isUnsigned = loaded.unsignedInputs()[i];
+  }
   for (std::size_t i = 0; i < state->outputs.size() && i < loaded.unsignedOutputs().size(); ++i) {
     state->outputs[i].isUnsigned = loaded.unsignedOutputs()[i];
   }

@@ -28,17 +28,17 @@ void setup(CLI::App& sub, Action& action) {
                  "A .vgf, or a .tosa (converted first, then cached) or .pte (not with --transfer)");
   sub.add_option("--device", options->bench.device, "Vulkan device index or name substring (see `openvgf devices`)");
   sub.add_option("--warmup", options->bench.warmup, "Untimed runs before the measurement")
-      ->check(CLI::NonNegativeNumber)
+      ->check(atLeast(0))
       ->capture_default_str();
   sub.add_option("--iterations", options->bench.iterations, "Timed runs (at least)")
-      ->check(CLI::PositiveNumber)
+      ->check(atLeast(1))
       ->capture_default_str();
   sub.add_option("--min-time", options->bench.minTimeS, "Keep timing until S seconds have passed as well")
-      ->check(CLI::NonNegativeNumber)
+      ->check(atLeast(0, false))
       ->capture_default_str();
   sub.add_option("--gpu-iterations", options->bench.gpuIterations,
                  "Runs with GPU timestamps, in a separate session (default: min(20, iterations))")
-      ->check(CLI::PositiveNumber);
+      ->check(atLeast(1));
   sub.add_option("--cache-dir", options->bench.cacheDir,
                  "Empty folder for the pipeline cache (and Mesa's and NVIDIA's shader caches) of the cold/warm "
                  "measurement (default: a temporary one)");
@@ -51,11 +51,11 @@ void setup(CLI::App& sub, Action& action) {
       ->check(CLI::Range(1, 8));
   sub.add_option("--upload-memory", options->uploadMemory,
                  "Upload staging: auto (device-local host-visible when the device has a resizable BAR) or host")
-      ->check(CLI::IsMember({"auto", "host"}))
+      ->check(oneOf({"auto", "host"}))
       ->capture_default_str();
   sub.add_option("--transfer", options->transferMiB,
                  "No model: host<->device bandwidth of MIB mebibytes against vkCmdCopyBuffer (--iterations, max 20)")
-      ->check(CLI::PositiveNumber);
+      ->check(atLeast(0, false, true));
   action = [options]() -> int {
     if (options->transferMiB > 0) {
       if (!options->path.empty()) fail(ErrorCode::InvalidInput, "bench: expected a model or --transfer, got both");

@@ -4,6 +4,7 @@
 // which main() prints with their exit code.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -60,6 +61,26 @@ int runModel(const RunOptions& options);
 /// errors; no progress, summaries, previews or passing check lines.
 void setQuiet(bool quiet);
 bool quiet();
+
+/// A check for a numeric option whose message says the valid range in words ("expected a
+/// whole number of at least 1, got '0'"), not CLI11's range up to the type's maximum.
+/// With `above`, the minimum itself is refused ("a number above 0").
+CLI::Validator atLeast(double minimum, bool whole = true, bool above = false);
+/// A check for an option that takes one of `choices`: "expected auto or host, got 'hots' (did
+/// you mean 'host'?)".
+CLI::Validator oneOf(std::vector<std::string> choices);
+
+/// "812 bytes", "12.3 kB", "1.2 MB" (powers of 1000).
+std::string sizeText(std::uint64_t bytes);
+
+/// Prints (unless -q) one line per output of a run: the file it was written to (`files[i]`,
+/// "" = not written), its name, type, shape, min / max / mean and its first values; when none
+/// was written, a last line says how to write them. The success report of `run`.
+void reportOutputs(const std::vector<TensorInfo>& infos, const std::vector<Tensor>& outputs,
+                   const std::vector<std::string>& files);
+/// The files `run` writes the outputs of `model` to: --output (one output), each
+/// --output-dir file (outputFiles), or none.
+std::vector<std::string> outputPaths(const RunOptions& options, const Model& model);
 
 /// "NAME=FILE" -> {NAME, FILE}; "FILE" -> {"", FILE}. A '=' only splits when the part
 /// before it is not an existing path.

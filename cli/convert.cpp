@@ -68,6 +68,26 @@ std::vector<DumpRequest> dumpRequests(const ConvertArgs& args) {
   return requests;
 }
 
+// The Ethos-U configurations of conversionTargets(): every target but the Vulkan ones.
+std::vector<std::string> ethosUTargets() {
+  std::vector<std::string> targets;
+  for (const std::string& target : conversionTargets()) {
+    if (target != "portable" && target != "native") targets.push_back(target);
+  }
+  return targets;
+}
+
+// What the written file holds, for the success line.
+std::string contentOf(const ConvertArgs& args, const ConvertStats& stats) {
+  if (args.format == "arm-graph") return "one GRAPH segment";
+  const std::vector<std::string> ethosU = ethosUTargets();
+  if (std::find(ethosU.begin(), ethosU.end(), args.target) != ethosU.end()) {
+    return fmt::format("{} NPU operation{} for {}", stats.kernels, stats.kernels == 1 ? "" : "s", args.target);
+  }
+  return fmt::format("{} dispatch{}{}", stats.kernels, stats.kernels == 1 ? "" : "es",
+                     stats.fromCache ? ", lowered VGF from the cache" : "");
+}
+
 int runConvert(const ConvertArgs& args) {
   ConvertOptions options;
   options.target = args.target;
@@ -110,6 +130,7 @@ int runConvert(const ConvertArgs& args) {
   const ConvertStats stats = convert(args.input, args.output, options);
   if (dumpFailure) throw *dumpFailure;
   if (args.stats) std::fputs(stats.report.c_str(), stdout);
+  if (!quiet()) fmt::print("wrote {} ({}, {})\n", args.output, contentOf(args, stats), sizeText(stats.outputBytes));
   return 0;
 }
 
@@ -117,10 +138,7 @@ void setup(CLI::App& sub, Action& action) {
   auto args = std::make_shared<ConvertArgs>();
   sub.add_option("model", args->input, "TOSA 1.0 flatbuffer (.tosa), or a VGF with GRAPH segments to lower")->required();
   sub.add_option("-o,--output", args->output, "Output VGF file")->required();
-  std::vector<std::string> ethosU;
-  for (const std::string& target : conversionTargets()) {
-    if (target != "portable" && target != "native") ethosU.push_back(target);
-  }
+  const std::vector<std::string> ethosU = ethosUTargets();
   sub.add_option("--target", args->target,
                  fmt::format("portable (default), native (for one Vulkan device of this machine: --device), or an "
                              "Ethos-U configuration, which writes a vela_bin_stream: {}",

@@ -5,8 +5,11 @@
 // validation are still written (the bytes are what the user asked for), with a warning and
 // a "problem" entry.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
+
+#include <fmt/format.h>
 
 #include <spdlog/spdlog.h>
 
@@ -31,7 +34,15 @@ int runExtract(const ExtractOptions& options) {
                    payload.backendId, payload.problem);
     }
   }
-  spdlog::info("{}: wrote {} payload(s) and manifest.json to {}", options.path, payloads.size(), options.outputDir);
+  if (quiet()) return 0;
+  for (const ExtractedPayload& payload : payloads) {
+    const std::filesystem::path file = std::filesystem::path(options.outputDir) / payload.file;
+    std::error_code ec;
+    const std::uintmax_t bytes = std::filesystem::file_size(file, ec);
+    fmt::print("wrote {} ({}, plan '{}' delegate {}, {})\n", file.string(), payload.backendId, payload.plan,
+               payload.delegate, ec ? std::string("?") : sizeText(bytes));
+  }
+  fmt::print("wrote {} (what each file is)\n", (std::filesystem::path(options.outputDir) / "manifest.json").string());
   return 0;
 }
 
@@ -41,7 +52,7 @@ void setup(CLI::App& sub, Action& action) {
   sub.add_option("-o,--output", options->outputDir, "Output folder")->required();
   sub.add_option("--plan", options->plan, "Only this execution plan (name or index)");
   sub.add_option("--delegate", options->delegate, "Only this delegate index (within each selected plan)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(atLeast(0));
   action = [options]() { return runExtract(*options); };
 }
 

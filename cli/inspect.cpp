@@ -54,8 +54,8 @@ int runInspect(const InspectArgs& args) {
 void setup(CLI::App& sub, Action& action) {
   auto args = std::make_shared<InspectArgs>();
   sub.add_option("file", args->path,
-                 "A .tosa, .vgf, .pte, Ethos-U command stream, or SPIR-V module of TOSA graphs (detected from its "
-                 "content)")
+                 "A .tosa, .vgf, .pte, Ethos-U command stream, SPIR-V module of TOSA graphs, or .npy array (detected "
+                 "from its content)")
       ->required();
   sub.add_flag("--json", args->json, "Print JSON instead of a text summary (not for SPIR-V modules)");
   sub.add_option("--dump-spirv", args->dumpSpirv, "VGF: write module N's SPIR-V code to -o FILE");
@@ -68,7 +68,7 @@ void setup(CLI::App& sub, Action& action) {
   action = [args]() -> int { return runInspect(*args); };
 }
 
-OPENVGF_REGISTER_COMMAND({"inspect", "Show what a .tosa / .vgf / .pte / Ethos-U stream contains", 20, setup});
+OPENVGF_REGISTER_COMMAND({"inspect", "Show what a .tosa / .vgf / .pte / Ethos-U stream / .npy contains", 20, setup});
 
 }  // namespace
 }  // namespace openvgf::cli

@@ -19,7 +19,7 @@ void setup(CLI::App& sub, Action& action) {
   sub.add_option("--output-dir", options->outputDir, "Write each output as DIR/<output name>.npy");
   sub.add_option("--device", options->device, "Vulkan device index or name substring (see `openvgf devices`)");
   sub.add_option("--repeat", options->repeat, "Run N times and report min/median latency")
-      ->check(CLI::PositiveNumber);
+      ->check(atLeast(1));
   sub.add_option("--profile", options->profile, "Write per-dispatch GPU timings as a Chrome trace (JSON)");
   sub.add_flag("--validate", options->validate, "Enable the Vulkan validation layer (also OPENVGF_VALIDATE=1)");
   CLI::Option* check = sub.add_option("--check", options->check,

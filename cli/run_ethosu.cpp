@@ -91,6 +91,7 @@ int runEthosU(const RunOptions& options, const Model& model, const std::vector<s
                profile.macs);
   }
   writeOutputs(options, files, outputs);
+  reportOutputs(model.outputs(), outputs, outputPaths(options, model));
   if (options.check.empty()) return 0;
   const CheckReport report = session.check(inputs, outputs);
   for (const OutputCheck& c : report.outputs) fmt::print("{}\n", c.line);

@@ -155,6 +155,7 @@ int runModel(const RunOptions& options) {
     latencies.push_back(profiles.back().hostMs);
   }
   writeOutputs(options, model, outputs);
+  reportOutputs(model.outputs(), outputs, outputPaths(options, model));
   if (sessionOptions.profile) {
     writeFile(options.profile, chromeTrace(profiles));
     if (!quiet()) std::fputs(profileSummary(profiles).c_str(), stderr);

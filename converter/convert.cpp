@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "common/suggest.h"
 #include "converter/kernels/common.h"
 #include "converter/kernels/registry.h"
 #include "converter/memory_plan.h"
@@ -155,7 +156,8 @@ namespace {
 Status applyPrecision(Target& target, const std::string& precision) {
   if (precision == "fp32") return {};
   if (precision != "fp16" && precision != "bf16" && precision != "fp16x3") {
-    return invalidInput("--precision: expected fp32, fp16, bf16 or fp16x3, got '{}'", precision);
+    return invalidInput("--precision: expected fp32, fp16, bf16 or fp16x3, got '{}'{}", precision,
+                        didYouMean(precision, {"fp32", "fp16", "bf16", "fp16x3"}));
   }
   const bool bf16 = precision == "bf16";
   const CoopMatTypes wanted = bf16 ? CoopMatTypes::Bf16xBf16ToF32 : CoopMatTypes::F16xF16ToF32;

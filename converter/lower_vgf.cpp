@@ -20,6 +20,7 @@
 #include "shaders/library.h"
 #include "vgf/builder.h"
 #include "vgf/decoder.h"
+#include "vgf/signless.h"
 
 namespace openvgf::converter {
 namespace {
@@ -28,17 +29,6 @@ constexpr std::int64_t kDynamic = std::numeric_limits<std::int64_t>::min();
 
 bool isDynamic(const vgf::Resource& r) {
   return !r.hasDescription || std::any_of(r.shape.begin(), r.shape.end(), [](std::int64_t d) { return d == kDynamic; });
-}
-
-/// The signed format of the same width: lowered tensors are signless TOSA tensors.
-std::uint32_t signlessFormat(std::uint32_t vkFormat) {
-  using F = vgf::VkFormatValue;
-  switch (static_cast<F>(vkFormat)) {
-    case F::R8Uint: return static_cast<std::uint32_t>(F::R8Sint);
-    case F::R16Uint: return static_cast<std::uint32_t>(F::R16Sint);
-    case F::R32Uint: return static_cast<std::uint32_t>(F::R32Sint);
-    default: return vkFormat;
-  }
 }
 
 /// The converter's version for cache keys: its release and every embedded shader source.
@@ -121,7 +111,11 @@ Result<vgf::ResourceId> Splicer::resource(std::uint32_t mrt) {
     id = b_.addResource(r.category, r.vkFormat, shape);
   } else {
     const bool tensor = r.descriptorType == vgf::kDescriptorTypeTensorArm;
-    id = b_.addResource(r.category, signlessFormat(r.vkFormat), shape,
+    // The model's inputs and outputs keep the format the file declares (R8_UINT stays R8_UINT,
+    // so the values stay unsigned for whoever reads the lowered file); the tensors between
+    // segments are the converter's signless ones.
+    const bool interface = r.category == vgf::ResourceCategory::Input || r.category == vgf::ResourceCategory::Output;
+    id = b_.addResource(r.category, interface ? r.vkFormat : vgf::signlessFormat(r.vkFormat), shape,
                         r.category == vgf::ResourceCategory::Intermediate ? group(groups_, r.aliasGroup) : vgf::kUnset,
                         tensor ? vgf::kDescriptorTypeStorageBuffer : r.descriptorType);
     if (!r.strides.empty() && !tensor) b_.setStrides(id, r.strides);
@@ -225,7 +219,7 @@ Result<std::string> cacheKey(std::span<const std::uint8_t> bytes, const vgf::Fil
                              const ConvertOptions& options) {
   OPENVGF_ASSIGN_OR_RETURN(Target target, resolveTarget(options));
   Sha256 h;
-  h.update(std::string_view("openvgf lowered VGF 1\n"));
+  h.update(std::string_view("openvgf lowered VGF 2\n"));  // 2: the model interface keeps R8/R16/R32_UINT
   h.update(bytes);
   for (const vgf::BindingSlot& s : file.inputs) {
     auto it = shapes.find(s.mrtIndex);
@@ -270,11 +264,11 @@ Result<KnownShapes> modelInputShapes(const vgf::File& file, const std::vector<to
   return shapes;
 }
 
-std::vector<bool> unsignedOutputs(const vgf::File& file) {
+std::vector<bool> unsignedTensors(const vgf::File& file, const std::vector<vgf::BindingSlot>& slots) {
   std::vector<bool> out;
-  for (const vgf::BindingSlot& s : file.outputs) {
+  for (const vgf::BindingSlot& s : slots) {
     const std::uint32_t f = file.resources[s.mrtIndex].vkFormat;
-    out.push_back(f != signlessFormat(f));
+    out.push_back(f != vgf::signlessFormat(f));
   }
   return out;
 }

@@ -58,8 +58,8 @@ Result<LoweredModel> lowerGraphSegments(std::span<const std::uint8_t> bytes, con
                                         const KnownShapes& inputShapes, std::string_view source,
                                         const LowerOptions& options = {});
 
-/// Which model outputs are stored unsigned (R8/R16/R32_UINT): their .npy files are written as
-/// uint8/16/32, the way the model declares them.
-std::vector<bool> unsignedOutputs(const vgf::File& file);
+/// Which of the model inputs or outputs `slots` (file.inputs or file.outputs) are stored
+/// unsigned (R8/R16/R32_UINT): they take and give uint8/16/32 arrays, as the model declares them.
+std::vector<bool> unsignedTensors(const vgf::File& file, const std::vector<vgf::BindingSlot>& slots);
 
 }  // namespace openvgf::converter

@@ -30,9 +30,11 @@ constexpr FormatRow kFormats[] = {
     {VkFormatValue::R16SfloatBfloat16Arm, "R16_SFLOAT_BFLOAT16_ARM", 2, DType::Bf16},
     {VkFormatValue::R8SfloatFloat8E4M3Arm, "R8_SFLOAT_FLOAT8E4M3_ARM", 1, DType::Fp8E4M3},
     {VkFormatValue::R8SfloatFloat8E5M2Arm, "R8_SFLOAT_FLOAT8E5M2_ARM", 1, DType::Fp8E5M2},
-    {VkFormatValue::R8Uint, "R8_UINT", 1, std::nullopt},
-    {VkFormatValue::R16Uint, "R16_UINT", 2, std::nullopt},
-    {VkFormatValue::R32Uint, "R32_UINT", 4, std::nullopt},
+    // Unsigned model inputs and outputs: the signless TOSA type of their width (formatForDType
+    // finds the SINT rows first).
+    {VkFormatValue::R8Uint, "R8_UINT", 1, DType::Int8},
+    {VkFormatValue::R16Uint, "R16_UINT", 2, DType::Int16},
+    {VkFormatValue::R32Uint, "R32_UINT", 4, DType::Int32},
 };
 
 const FormatRow* find(std::uint32_t vkFormat) {

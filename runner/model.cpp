@@ -11,6 +11,7 @@
 
 #include "runner/coopmat_view.h"
 #include "runner/formats.h"
+#include "vgf/signless.h"
 
 namespace openvgf::runner {
 namespace {
@@ -620,7 +621,8 @@ Status Model::checkExtents(std::uint32_t moduleIndex, const std::vector<BindingI
     const ResourceInfo& r = resources_[bound->mrtIndex];
     const std::uint32_t elementBytes = storageElementBytes(r.vkFormat);
     const std::uint64_t elements = elementBytes == 0 ? 0 : r.bytes / elementBytes;
-    if (r.vkFormat != e.vkFormat || elements != e.elements) {
+    // An unsigned model input or output holds the bytes of the signless tensor the kernel reads.
+    if (vgf::signlessFormat(r.vkFormat) != vgf::signlessFormat(e.vkFormat) || elements != e.elements) {
       return invalidInput("set {} binding {} ({}): expected the {} tensor of {} elements that {} was converted for, "
                           "got {} of {} elements",
                           e.set, e.binding, describeTensor(bound->mrtIndex), formatShortName(e.vkFormat), e.elements,

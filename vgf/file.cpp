@@ -2,6 +2,7 @@
 // Names and sizes of the raw Vulkan enum values stored in a VGF (specs/vgf.md §1.6), used
 // by the JSON dump, the text summary, npy export and the runner's buffer sizing.
 #include "vgf/file.h"
+#include "vgf/signless.h"
 
 #include <fmt/format.h>
 
@@ -25,6 +26,15 @@ std::string formatName(std::uint32_t vkFormat) {
     case VkFormatValue::R8SfloatFloat8E5M2Arm: return "VK_FORMAT_R8_SFLOAT_FPENCODING_FLOAT8E5M2_ARM";
   }
   return fmt::format("VK_FORMAT_{}", vkFormat);
+}
+
+std::uint32_t signlessFormat(std::uint32_t vkFormat) {
+  switch (static_cast<VkFormatValue>(vkFormat)) {
+    case VkFormatValue::R8Uint: return static_cast<std::uint32_t>(VkFormatValue::R8Sint);
+    case VkFormatValue::R16Uint: return static_cast<std::uint32_t>(VkFormatValue::R16Sint);
+    case VkFormatValue::R32Uint: return static_cast<std::uint32_t>(VkFormatValue::R32Sint);
+    default: return vkFormat;
+  }
 }
 
 std::uint32_t formatElementBytes(std::uint32_t vkFormat) {

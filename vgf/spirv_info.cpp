@@ -627,7 +627,8 @@ void Declarations::finish(SpirvModule& out) {
   }
 }
 
-// Capability numbers of SPIR-V spec §3.31 that compute modules commonly declare.
+// Capability numbers of SPIR-V spec §3.31 that compute modules commonly declare, and those of
+// Arm's graph extensions (tosa/spirv/grammar/core-arm-excerpt.json) and the bf16/fp8 extensions.
 const std::map<std::uint32_t, std::string_view>& capabilityNames() {
   static const std::map<std::uint32_t, std::string_view> kNames = {
       {0, "Matrix"},
@@ -650,6 +651,12 @@ const std::map<std::uint32_t, std::string_view>& capabilityNames() {
       {66, "GroupNonUniformShuffleRelative"},
       {67, "GroupNonUniformClustered"},
       {68, "GroupNonUniformQuad"},
+      {4174, "TensorsARM"},  // SPV_ARM_tensors and SPV_ARM_graph: Arm's GRAPH segments
+      {4175, "StorageTensorArrayDynamicIndexingARM"},
+      {4176, "StorageTensorArrayNonUniformIndexingARM"},
+      {4191, "GraphARM"},
+      {4212, "Float8EXT"},
+      {4213, "Float8CooperativeMatrixEXT"},
       {4433, "StorageBuffer16BitAccess"},
       {4434, "UniformAndStorageBuffer16BitAccess"},
       {4435, "StoragePushConstant16"},
@@ -662,6 +669,9 @@ const std::map<std::uint32_t, std::string_view>& capabilityNames() {
       {4466, "SignedZeroInfNanPreserve"},
       {4467, "RoundingModeRTE"},
       {4468, "RoundingModeRTZ"},
+      {5116, "BFloat16TypeKHR"},
+      {5117, "BFloat16DotProductKHR"},
+      {5118, "BFloat16CooperativeMatrixKHR"},
       {5345, "VulkanMemoryModel"},
       {5347, "PhysicalStorageBufferAddresses"},
       {5357, "CooperativeMatrixNV"},
@@ -669,7 +679,8 @@ const std::map<std::uint32_t, std::string_view>& capabilityNames() {
       {6017, "DotProductInput4x8Bit"},
       {6018, "DotProductInput4x8BitPacked"},
       {6019, "DotProduct"},
-      {6022, "CooperativeMatrixKHR"}};
+      {6022, "CooperativeMatrixKHR"},
+      {6024, "ReplicatedCompositesEXT"}};
   return kNames;
 }
 

@@ -2,7 +2,9 @@
 // Text summary of a VGF (see summary.h).
 #include "vgf/summary.h"
 
+#include <cstring>
 #include <set>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -48,6 +50,35 @@ std::string joined(const std::vector<std::string>& items) {
   std::string out;
   for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
   return out.empty() ? "-" : out;
+}
+
+// " = 1 2 3" for a dense constant of at most 16 integer or fp32 elements (pads, clamp bounds,
+// rescale multipliers and shifts), "" otherwise (fp16, bf16 and fp8 stay bytes here).
+std::string smallValues(const Resource& r, std::span<const std::uint8_t> data) {
+  constexpr std::size_t kShownValues = 16;
+  const std::uint32_t bytes = formatElementBytes(r.vkFormat);
+  if (bytes == 0 || data.size() % bytes != 0 || data.size() / bytes > kShownValues || data.empty()) return "";
+  std::string out = " =";
+  for (std::size_t at = 0; at < data.size(); at += bytes) {
+    auto load = [&]<typename V>(V) {
+      V v;
+      std::memcpy(&v, data.data() + at, sizeof v);
+      return v;
+    };
+    switch (static_cast<VkFormatValue>(r.vkFormat)) {
+      case VkFormatValue::R8BoolArm:
+      case VkFormatValue::R8Uint: out += fmt::format(" {}", load(std::uint8_t{})); break;
+      case VkFormatValue::R8Sint: out += fmt::format(" {}", load(std::int8_t{})); break;
+      case VkFormatValue::R16Uint: out += fmt::format(" {}", load(std::uint16_t{})); break;
+      case VkFormatValue::R16Sint: out += fmt::format(" {}", load(std::int16_t{})); break;
+      case VkFormatValue::R32Uint: out += fmt::format(" {}", load(std::uint32_t{})); break;
+      case VkFormatValue::R32Sint: out += fmt::format(" {}", load(std::int32_t{})); break;
+      case VkFormatValue::R64Sint: out += fmt::format(" {}", load(std::int64_t{})); break;
+      case VkFormatValue::R32Sfloat: out += fmt::format(" {:.9g}", load(float{})); break;
+      default: return "";
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -120,8 +151,9 @@ std::string formatSummary(const File& file, const std::string& indent) {
   for (std::size_t i = 0; i < file.constants.size(); ++i) {
     const Constant& c = file.constants[i];
     line(fmt::format(
-        "  [{}] mrt {} {} bytes{}", i, c.mrtIndex, c.data.size(),
-        c.sparsityDimension >= 0 ? fmt::format(" 2:4 sparse on dim {}", c.sparsityDimension) : ""));
+        "  [{}] mrt {} {} bytes{}{}", i, c.mrtIndex, c.data.size(),
+        c.sparsityDimension >= 0 ? fmt::format(" 2:4 sparse on dim {}", c.sparsityDimension) : "",
+        c.mrtIndex < file.resources.size() && c.sparsityDimension < 0 ? smallValues(file.resources[c.mrtIndex], c.data) : ""));
   }
   return out;
 }

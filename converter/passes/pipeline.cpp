@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "common/suggest.h"
 #include "converter/passes/passes.h"
 
 namespace openvgf::converter::passes {
@@ -86,8 +87,8 @@ Result<std::vector<std::string>> parsePassList(std::string_view list, std::span<
     const std::size_t comma = std::min(list.find(',', start), list.size());
     const std::string_view name = list.substr(start, comma - start);
     if (std::find(valid.begin(), valid.end(), name) == valid.end()) {
-      return invalidInput("--passes: '{}': expected all, none or a comma-separated list of {}", name,
-                          fmt::join(valid, ", "));
+      return invalidInput("--passes: '{}': expected all, none or a comma-separated list of {}{}", name,
+                          fmt::join(valid, ", "), didYouMean(name, std::vector<std::string>(valid.begin(), valid.end())));
     }
     names.emplace_back(name);
     start = comma + 1;

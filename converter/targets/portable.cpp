@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/suggest.h"
 #include "converter/targets/target.h"
 
 namespace openvgf::converter {
@@ -34,7 +35,7 @@ Result<Target> targetByName(const std::string& name, const DeviceCaps* device, s
     t = nativeTarget(*device);
     if (!tuning.empty()) OPENVGF_TRY(applyTuningOverrides(t, tuning));
   } else {
-    return invalidInput("--target: expected portable or native, got '{}'", name);
+    return invalidInput("--target: expected portable or native, got '{}'{}", name, didYouMean(name, {"portable", "native"}));
   }
   OPENVGF_TRY(verifyTarget(t));
   return t;

@@ -20,6 +20,10 @@ run_many(items) runs a list of input sets over them, results in order (docs/mult
 devices(), convert(), reference(), inspect() and extract() mirror the openvgf command.
 Model("x.ethosu") runs in the Ethos-U simulator (format "ethosu", no device options).
 Errors raise openvgf.Error with the message the command prints, .code and .exit_code.
+set_log_level("info"|"debug"|...) sets what the library writes to stderr (default "warn", or
+the environment variable OPENVGF_LOG_LEVEL). A uint8 array given for an INT8 input (or int8 for
+an input the model stores unsigned, whose dtype is uint8) is taken byte for byte, with a
+warning when values change (docs/limits.md, "uint8 and int8").
 """
 
 import json as _json
@@ -48,7 +52,9 @@ from ._openvgf import (  # noqa: E402  (Error must exist before the module trans
     convert,
     devices,
     extract,
+    log_level,
     reference,
+    set_log_level,
 )
 from . import _openvgf
 
@@ -61,4 +67,5 @@ def inspect(path, text=False):
     return _json.loads(_openvgf.inspect_json(path))
 
 
-__all__ = ["DevicePool", "DeviceTensor", "Error", "Model", "RunHandle", "Session", "convert", "devices", "extract", "inspect", "reference", "__version__"]
+__all__ = ["DevicePool", "DeviceTensor", "Error", "Model", "RunHandle", "Session", "convert", "devices", "extract", "inspect",
+           "log_level", "reference", "set_log_level", "__version__"]

@@ -60,6 +60,18 @@ py::dtype numpyType(openvgf::DataType type) {
   return py::dtype("uint8");
 }
 
+// The numpy dtype of a model input or output: uint8/16/32 for one the model declares unsigned
+// (TensorInfo::isUnsigned, e.g. R8_UINT), the same bytes as its signless INT8/16/32.
+py::dtype numpyType(const openvgf::TensorInfo& info) {
+  using openvgf::DataType;
+  if (info.isUnsigned) {
+    if (info.dtype == DataType::Int8) return py::dtype("uint8");
+    if (info.dtype == DataType::Int16) return py::dtype("uint16");
+    if (info.dtype == DataType::Int32) return py::dtype("uint32");
+  }
+  return numpyType(info.dtype);
+}
+
 // The openvgf type of a numpy array given to the reference interpreter (the raw-bit types,
 // BFLOAT16 and FLOAT8, cannot be told from their numpy dtype and are not accepted there).
 std::optional<openvgf::DataType> openvgfType(const py::dtype& dtype) {
@@ -100,17 +112,26 @@ openvgf::Tensor inputTensor(const py::handle& value, const openvgf::TensorInfo& 
     invalid(what + "expected a numpy array (or an object numpy can view), got " +
             std::string(py::str(py::type::handle_of(value).attr("__name__"))));
   }
-  if (!array.dtype().equal(numpyType(info.dtype))) {
-    invalid(what + "expected dtype " + std::string(py::str(numpyType(info.dtype))) + " (" +
-            openvgf::toString(info.dtype) + "), got " + std::string(py::str(array.dtype())));
+  const py::dtype expected = numpyType(info);
+  // The other signedness of the same width is taken byte for byte, with the library's warning
+  // when values read differently (openvgf::warnIfReinterpreted: the one rule, as for .npy files).
+  const char kind = array.dtype().kind();
+  const bool otherSignedness = (kind == 'i' || kind == 'u') && kind != expected.kind() &&
+                               (expected.kind() == 'i' || expected.kind() == 'u') && array.itemsize() == expected.itemsize();
+  if (!array.dtype().equal(expected) && !otherSignedness) {
+    invalid(what + "expected dtype " + std::string(py::str(py::dtype(expected))) + " (" + openvgf::toString(info.dtype) +
+            (info.isUnsigned ? ", stored unsigned" : "") +
+            "), got " + std::string(py::str(array.dtype())));
   }
   keep.push_back(array);
-  return openvgf::Tensor::view(info.dtype, shapeOf(array), const_cast<void*>(array.data()),
-                               static_cast<std::size_t>(array.nbytes()));
+  openvgf::Tensor tensor = openvgf::Tensor::view(info.dtype, shapeOf(array), const_cast<void*>(array.data()),
+                                                 static_cast<std::size_t>(array.nbytes()));
+  if (otherSignedness) openvgf::warnIfReinterpreted(info, tensor, kind == 'u', source + ": input '" + info.name + "'");
+  return tensor;
 }
 
 py::array newOutput(const openvgf::TensorInfo& info, openvgf::Tensor& view) {
-  py::array array(numpyType(info.dtype), std::vector<py::ssize_t>(info.shape.begin(), info.shape.end()));
+  py::array array(numpyType(info), std::vector<py::ssize_t>(info.shape.begin(), info.shape.end()));
   view = openvgf::Tensor::view(info.dtype, info.shape, array.mutable_data(), static_cast<std::size_t>(array.nbytes()));
   return array;
 }
@@ -124,7 +145,7 @@ py::array toArray(const openvgf::Tensor& tensor) {
 py::dict infoDict(const openvgf::TensorInfo& info) {
   py::dict d;
   d["name"] = info.name;
-  d["dtype"] = numpyType(info.dtype);
+  d["dtype"] = numpyType(info);
   d["type"] = openvgf::toString(info.dtype);
   d["shape"] = py::tuple(py::cast(info.shape));
   return d;
@@ -602,6 +623,11 @@ void bindTools(py::module_& m) {
         "'fp16', 'bf16' or 'fp16x3' (see `openvgf convert --help`).");
 
   m.def("inspect_text", [](const std::string& path) { return openvgf::inspect(path, false); }, py::arg("path"));
+  m.def("set_log_level", [](const std::string& level) { openvgf::setLogLevel(openvgf::parseLogLevel(level)); },
+        py::arg("level"),
+        "What the library writes to stderr: trace, debug, info, warn (the default; also env OPENVGF_LOG_LEVEL), "
+        "error or off.");
+  m.def("log_level", []() { return std::string(openvgf::toString(openvgf::logLevel())); });
   m.def("inspect_json", [](const std::string& path) { return openvgf::inspect(path, true); }, py::arg("path"));
 
 }

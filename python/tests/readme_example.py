@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
 # The "Use it from Python" example of README.md and docs/library.md (test_openvgf.py runs it).
 import os
+import pathlib
 
 import numpy as np
 
 import openvgf
 
-path = os.environ.get("OPENVGF_EXAMPLE_MODEL", "tests/data/tosa/test_add_1x4x4x4_f32/model.tosa")
+checkout = pathlib.Path(__file__).resolve().parents[2]  # runs from any folder
+path = os.environ.get("OPENVGF_EXAMPLE_MODEL", str(checkout / "tests/data/tosa/test_add_1x4x4x4_f32/model.tosa"))
 session = openvgf.Session(path)  # a .tosa is converted once, then taken from the cache
 for t in session.inputs:
     print(t["name"], t["dtype"], t["shape"])

@@ -153,11 +153,13 @@ class OpenvgfTest(OpenvgfTestCase):
         session = openvgf.Session(path, **self.options)
         self.assertEqual(session.model.format, "vgf")
         (info,) = session.inputs
-        self.assertEqual(info["dtype"], np.int8)
-        x = (np.arange(np.prod(info["shape"])) * 37 % 256 - 128).astype(np.int8).reshape(info["shape"])
+        self.assertEqual(info["dtype"], np.uint8)  # the file declares R8_UINT
+        x = (np.arange(np.prod(info["shape"])) * 37 % 256).astype(np.uint8).reshape(info["shape"])
         (y,) = session.run([x])
-        expected = openvgf.reference(str(MODELS / "simple_conv2d_rescale_graph.tosa"), [x])
-        np.testing.assert_array_equal(y, next(iter(expected.values())))
+        self.assertEqual(y.dtype, np.uint8)
+        # The reference interpreter's tensors are signless INT8: the same bytes.
+        expected = openvgf.reference(str(MODELS / "simple_conv2d_rescale_graph.tosa"), [x.view(np.int8)])
+        np.testing.assert_array_equal(y.view(np.int8), next(iter(expected.values())))
         self.assertTrue(openvgf.Model(path, **self.options).from_cache)
 
     def test_pte_runs_its_vgf_delegates_in_order(self):

@@ -611,7 +611,13 @@ TEST(Formats, MapVkFormatsToTosaTypes) {
   using V = vgf::VkFormatValue;
   EXPECT_EQ(dtypeForFormat(static_cast<std::uint32_t>(V::R8BoolArm)), DType::Bool);
   EXPECT_EQ(dtypeForFormat(static_cast<std::uint32_t>(V::R64Sint)), DType::Int48);
-  EXPECT_EQ(dtypeForFormat(static_cast<std::uint32_t>(V::R32Uint)), std::nullopt);
+  // Unsigned model inputs and outputs hold the signless TOSA type of their width; a TOSA type
+  // is stored in the signed format.
+  EXPECT_EQ(dtypeForFormat(static_cast<std::uint32_t>(V::R8Uint)), DType::Int8);
+  EXPECT_EQ(dtypeForFormat(static_cast<std::uint32_t>(V::R32Uint)), DType::Int32);
+  EXPECT_EQ(formatForDType(DType::Int8), static_cast<std::uint32_t>(V::R8Sint));
+  EXPECT_EQ(formatForDType(DType::Int32), static_cast<std::uint32_t>(V::R32Sint));
+  EXPECT_EQ(dtypeForFormat(5), std::nullopt);
   EXPECT_EQ(formatForDType(DType::Int4), static_cast<std::uint32_t>(V::R8Sint));
   EXPECT_EQ(formatForDType(DType::Int48), static_cast<std::uint32_t>(V::R64Sint));
   EXPECT_EQ(formatForDType(DType::Shape), std::nullopt);

@@ -639,6 +639,8 @@ Result<Graph> GraphBuilder::assemble() {
 
 }  // namespace
 
+Result<HostTensor> constantValue(const Module& module, std::uint32_t id) { return ConstantReader(module).tensor(id); }
+
 Result<Graph> decodeGraph(const Module& module, const GraphSignature& signature, const DecodeInputs& inputs) {
   GraphBuilder builder(module, signature, inputs);
   return builder.build();

@@ -75,8 +75,13 @@ struct DecodeInputs {
 /// Decodes the graph into a verified tosa::Graph (main block only).
 Result<Graph> decodeGraph(const Module& module, const GraphSignature& signature, const DecodeInputs& inputs);
 
+/// The value of constant <id> `id` (a shaped tensor constant of the module), in host layout.
+Result<HostTensor> constantValue(const Module& module, std::uint32_t id);
+
 /// One line per graph instruction with its TOSA operator, operands and declared result type,
-/// for `openvgf inspect` (works without input shapes or constant payloads).
+/// for `openvgf inspect` (works without input shapes or constant payloads); a constant
+/// operand of at most 16 elements shows its values (rescale multipliers and shifts, zero
+/// points, pads, clamp bounds).
 std::string listGraph(const Module& module, const GraphSignature& signature);
 
 }  // namespace openvgf::tosa::spirv

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "tosa/compliance.h"
 #include "tosa/spirv/decoder.h"
 #include "tosa/spirv/grammar.h"
 #include "tosa/spirv/tensor_types.h"
@@ -104,7 +105,14 @@ std::string listGraph(const Module& module, const GraphSignature& signature) {
     const ConstantInfo* c = module.constant(id);
     if (c == nullptr) return fmt::format("%{}", id);
     if (c->kind == ConstantInfo::Kind::GraphConstant) return fmt::format("graph_constant[{}]", c->graphConstantId);
-    return fmt::format("const %{}", id);
+    constexpr std::size_t kShownValues = 16;
+    Result<HostTensor> value = constantValue(module, id);
+    if (!value || elementCount(value->shape) > static_cast<std::int64_t>(kShownValues)) return fmt::format("const %{}", id);
+    Result<std::vector<double>> values = compliance::toDoubles(*value);
+    if (!values) return fmt::format("const %{}", id);
+    std::vector<std::string> shown;
+    for (double v : *values) shown.push_back(isFloat(value->dtype) ? fmt::format("{:.9g}", v) : fmt::format("{:.0f}", v));
+    return fmt::format("const %{} = [{}]", id, fmt::join(shown, " "));
   };
   for (const GraphDefinition& g : module.graphs) {
     if (g.id != signature.graph) continue;

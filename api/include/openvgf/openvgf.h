@@ -239,6 +239,19 @@ OPENVGF_API openvgf_status* openvgf_pool_run_many(openvgf_pool* pool, const open
                                                   const openvgf_tensor* outputs, size_t output_count, size_t item_count,
                                                   openvgf_status** item_statuses);
 
+/* What the library writes to stderr (openvgf::LogLevel): WARN by default, or the environment
+ * variable OPENVGF_LOG_LEVEL (trace, debug, info, warn, error, off) when the library loads. */
+typedef enum openvgf_log_level {
+  OPENVGF_LOG_TRACE = 0,
+  OPENVGF_LOG_DEBUG = 1,
+  OPENVGF_LOG_INFO = 2,
+  OPENVGF_LOG_WARN = 3,
+  OPENVGF_LOG_ERROR = 4,
+  OPENVGF_LOG_OFF = 6
+} openvgf_log_level;
+OPENVGF_API void openvgf_set_log_level(openvgf_log_level level); /* an unknown value is ignored */
+OPENVGF_API openvgf_log_level openvgf_get_log_level(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -170,8 +170,9 @@ struct TensorInfo {
   DataType dtype = DataType::Float32;
   Shape shape;
   std::size_t byteSize = 0;
-  /// An output the file stores unsigned (R8/R16/R32_UINT, an ExecuTorch Byte tensor): its
-  /// values are the bit patterns of uint8/16/32 (writeNpy's asUnsigned).
+  /// An input or output the file stores unsigned (R8/R16/R32_UINT, an ExecuTorch Byte tensor):
+  /// `dtype` is the signless INT8/16/32 of its width, its values are the bit patterns of
+  /// uint8/16/32 (writeNpy's asUnsigned), and it takes uint8/16/32 arrays (warnIfReinterpreted).
   bool isUnsigned = false;
   /// An input that may be left out of a run: the initial value of an EXT-VARIABLE `state:`
   /// input, known when the model is a .tosa or ModelOptions::reference names one.
@@ -199,12 +200,14 @@ class OPENVGF_API NpyArray {
   /// NumPy's name of the element type: "float32", "int8", "uint8", "bool", "V2", ...
   std::string numpyType() const;
   /// The array as a tensor of `dtype`, NumPy types mapped as the TOSA tools map them: bool
-  /// for Bool; any integer array for the integer types (a same-width unsigned array is taken
-  /// as the bit pattern, other widths are range-checked); float16/float32 for Float16/Float32;
+  /// for Bool; any integer array for the integer types (an array of the other signedness and
+  /// the same width is taken byte for byte, with warnIfReinterpreted's warning when values
+  /// change; other widths are range-checked); float16/float32 for Float16/Float32;
   /// the raw bits (V2 or uint16) for BFloat16 and (V1, uint8 or int8) for the Float8 types.
   /// `context` prefixes error messages (e.g. "model.vgf: input 'x'").
   Tensor toTensor(DataType dtype, const std::string& context = "") const;
-  /// As above, for a model input: its dtype, and its shape, which the array must have
+  /// As above, for a model input: its dtype, its signedness (TensorInfo::isUnsigned: a uint8
+  /// array for an unsigned input is taken as it is), and its shape, which the array must have
   /// (unless TensorInfo::anyShape).
   Tensor toTensor(const TensorInfo& input, const std::string& context = "") const;
 
@@ -212,6 +215,21 @@ class OPENVGF_API NpyArray {
   explicit NpyArray(std::shared_ptr<const detail::NpyState> state) : state_(std::move(state)) {}
   std::shared_ptr<const detail::NpyState> state_;
 };
+
+/// The one rule for an integer array whose signedness is not the input's (uint8 given for an
+/// INT8 input, int8 for an input the model declares unsigned; 16 and 32 bits alike), used by
+/// NpyArray::toTensor, the `openvgf` command and the Python binding: the bytes are taken as
+/// they are, and when values read differently as the input's type (200 in a uint8 array is -56
+/// as INT8) a warning names `context`, how many values and the first one, so reinterpreting
+/// bytes is never silent. `given` holds the array's bytes as the input's dtype and shape;
+/// `givenUnsigned` says whether the array was unsigned. Returns how many values read differently.
+OPENVGF_API std::size_t warnIfReinterpreted(const TensorInfo& input, const Tensor& given, bool givenUnsigned,
+                                            const std::string& context);
+
+/// "min -1.5, max 2, mean 0.25; first 8 of 64: 0.5 1 ..." of a host tensor's values (NaN and
+/// infinities counted apart; with `asUnsigned`, INT8/16/32 read as uint8/16/32): the output
+/// preview of `openvgf run`, as `openvgf inspect x.npy` summarizes an array.
+OPENVGF_API std::string summarizeValues(const Tensor& tensor, bool asUnsigned = false);
 
 /// NpyArray::read(path).toTensor(dtype).
 OPENVGF_API Tensor readNpy(const std::string& path, DataType dtype);
@@ -803,5 +821,31 @@ struct ScenarioResult {
 /// naming its JSON path. Relative paths resolve against the scenario's folder; `dst` files are
 /// written only once every command has run.
 OPENVGF_API ScenarioResult runScenario(const std::string& path, const ScenarioOptions& options = {});
+
+// ---- Log level and hints (docs/library.md "Log output") ----
+
+/// What the library writes to stderr: Warn (the default) shows warnings (bytes reinterpreted,
+/// a cache not used) and errors; Info adds what it did (a graph lowered, taken from the
+/// cache); Debug and Trace add details. The environment variable OPENVGF_LOG_LEVEL (trace,
+/// debug, info, warn, error, off) sets it when the library is loaded; setLogLevel overrides it.
+enum class LogLevel : int {
+  Trace = OPENVGF_LOG_TRACE,
+  Debug = OPENVGF_LOG_DEBUG,
+  Info = OPENVGF_LOG_INFO,
+  Warn = OPENVGF_LOG_WARN,
+  Error = OPENVGF_LOG_ERROR,
+  Off = OPENVGF_LOG_OFF,
+};
+OPENVGF_API void setLogLevel(LogLevel level);
+OPENVGF_API LogLevel logLevel();
+/// "trace", "debug", "info", "warn", "error" or "off" (any case); InvalidInput naming them otherwise.
+OPENVGF_API LogLevel parseLogLevel(const std::string& name);
+/// LogLevel's name, as parseLogLevel takes it.
+OPENVGF_API const char* toString(LogLevel level);
+
+/// " (did you mean 'convert'?)" when `word` is close to some of `choices` (a prefix of them, or
+/// one or two letters off), else "": the hint every openvgf message about an unknown name
+/// (command, flag, target, precision, pass) ends with.
+OPENVGF_API std::string didYouMean(const std::string& word, const std::vector<std::string>& choices);
 
 }  // namespace openvgf
