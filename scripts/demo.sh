@@ -5,7 +5,8 @@
 #   2. openvgf convert turns it into a VGF;
 #   3. openvgf run executes it on the default Vulkan device (lavapipe when there is no GPU),
 #      ten times, with --check against the built-in TOSA reference interpreter;
-#   4. the top-5 classes of the output, the latency and the verdict are printed.
+#   4. the top-5 classes of the output, the latency and the verdict are printed, then where
+#      the openvgf command is and what to try next.
 # Usage: scripts/demo.sh [BUILD_DIR]   (default build/release; OPENVGF_DEVICE picks a device)
 set -euo pipefail
 
@@ -85,6 +86,16 @@ if [ "$rc" = 0 ] && ! grep -qiE 'check|complian|verdict' "$WORK/run.log"; then
 fi
 case "$rc" in
   0) echo "PASS: every output matches the TOSA reference within TOSA's compliance rules" ;;
-  1) echo "FAIL: outputs differ from the TOSA reference, or the run failed (see above)"; exit 1 ;;
-  *) echo "ERROR: openvgf run exited with $rc (see above)"; exit "$rc" ;;
+  1) echo "FAIL: outputs differ from the TOSA reference, or the run failed (see above)" ;;
+  *) echo "ERROR: openvgf run exited with $rc (see above)" ;;
 esac
+
+# Where the tool is and what to try next, whatever the verdict.
+bin="$(cd "$(dirname "$OPENVGF")" && pwd)"
+say "next steps"
+echo "the openvgf command: $bin/openvgf"
+echo "  export PATH=$bin:\$PATH"
+echo "  openvgf inspect $WORK/$MODEL.vgf                 # what the VGF holds"
+echo "  openvgf run $WORK/$MODEL.vgf -i input=$INPUT       # run it, preview the output"
+echo "  openvgf --help, README.md (\"A first model run\"), docs/commands.md"
+exit "$rc"
