@@ -188,7 +188,7 @@ TEST_F(GraphVgfCli, InspectListsAGraphModule) {
   EXPECT_THAT(r.output, HasSubstr("graph 'main': 1 inputs, 1 outputs, 2 graph constants"));
   EXPECT_THAT(r.output, HasSubstr("input 0 '' FP32[1,20,20,3] (set 0 binding 0)"));
   EXPECT_THAT(r.output, HasSubstr("graph constant 0: FP32[3,3,3,3]"));
-  EXPECT_THAT(r.output, HasSubstr("CONV2D(%40, graph_constant[0], graph_constant[1], const %34, const %35) : FP32[1,20,20,3]"));
+  EXPECT_THAT(r.output, HasSubstr("CONV2D(%40, graph_constant[0], graph_constant[1], const %34 = [0], const %35 = [0]) : FP32[1,20,20,3]"));
 }
 
 TEST_F(GraphVgfCli, BrokenGraphModuleExitsTwoAndWritesNothing) {

@@ -67,7 +67,7 @@ TEST(SpirvDecoder, Conv2dFp32SignatureAndGraph) {
   EXPECT_EQ(sig->constants[0].shape, (Shape{3, 3, 3, 3}));
   EXPECT_EQ(sig->constants[1].id, 1u);
   EXPECT_EQ(sig->constants[1].shape, (Shape{3}));
-  EXPECT_THAT(listGraph(*m, *sig), HasSubstr("CONV2D(%40, graph_constant[0], graph_constant[1], const %34, const %35) : FP32[1,20,20,3]"));
+  EXPECT_THAT(listGraph(*m, *sig), HasSubstr("CONV2D(%40, graph_constant[0], graph_constant[1], const %34 = [0], const %35 = [0]) : FP32[1,20,20,3]"));
 
   // Weights: the centre tap copies channel c to channel c; bias 0.5, 1, 2. Output = input + bias.
   HostTensor weights(DType::Fp32, {3, 3, 3, 3});
