@@ -67,6 +67,7 @@ struct ComputeVgf {
   std::optional<vgf::File> file;    // `bytes` decoded, when it was (views bytes' buffer)
   bool fromCache = false;
   std::map<std::string, tosa::HostTensor> defaults;
+  std::vector<tosa::ComputedTensor> computed;  // LoadOptions::keepIntermediates
 };
 
 // .tosa -> VGF through the model cache.
@@ -76,12 +77,14 @@ Result<ComputeVgf> convertTosa(std::span<const std::uint8_t> bytes, const std::s
   OPENVGF_ASSIGN_OR_RETURN(converter::ConvertOptions convert, convertOptions(path, options));
   ComputeVgf result;
   result.defaults = converter::initialStates(graph);
+  if (options.keepIntermediates) result.computed = tosa::keepIntermediates(graph);
   const std::filesystem::path root = cacheFolder(options.cacheDir);
   std::filesystem::path cached;
   std::string key;
   auto lookUp = [&](const converter::Target& target) {
     if (!options.modelCache || root.empty()) return false;
-    key = modelCacheKey(bytes, converter::fingerprint(target));
+    // The graph with its intermediates as outputs converts to another VGF: another key.
+    key = modelCacheKey(bytes, converter::fingerprint(target) + (options.keepIntermediates ? " intermediates" : ""));
     cached = modelCachePath(root, key);
     if (std::optional<std::vector<std::uint8_t>> hit = readCachedModel(cached, key)) {
       result.bytes = std::move(*hit);
@@ -254,6 +257,11 @@ Result<LoadedModel> LoadedModel::load(const std::filesystem::path& path, const L
   loaded.path_ = path.string();
   OPENVGF_ASSIGN_OR_RETURN(loaded.mapped_, MappedFile::open(path));
   loaded.kind_ = detectFileKind(loaded.mapped_.bytes());
+  if (options.keepIntermediates && loaded.kind_ != FileKind::Tosa) {
+    return unsupported("{}: keeping intermediate tensors (run --dump, compare): expected a .tosa model, got {}; its "
+                       "kernels are fused and its intermediates share memory, so run the .tosa it was made from",
+                       loaded.path_, describeFile(loaded.mapped_.bytes()));
+  }
   if (loaded.kind_ == FileKind::Pte) {
     OPENVGF_TRY(loaded.loadProgram(options));
     return loaded;
@@ -266,6 +274,7 @@ Result<LoadedModel> LoadedModel::load(const std::filesystem::path& path, const L
     case FileKind::Tosa: {
       OPENVGF_ASSIGN_OR_RETURN(ComputeVgf converted, convertTosa(bytes, loaded.path_, options));
       loaded.defaults_ = std::move(converted.defaults);
+      loaded.computed_ = std::move(converted.computed);
       part->fromCache = converted.fromCache;
       part->owned = std::move(converted.bytes);  // the buffer converted.file views moves with it
       decoded = std::move(converted.file);
@@ -310,6 +319,7 @@ Result<std::vector<tosa::Graph>> LoadedModel::carriedGraphs() const {
   std::vector<tosa::Graph> graphs;
   if (kind_ == FileKind::Tosa) {
     OPENVGF_ASSIGN_OR_RETURN(tosa::Graph graph, tosa::readGraph(mapped_.bytes(), path_));
+    if (!computed_.empty()) tosa::keepIntermediates(graph);  // judged like the outputs of the converted graph
     graphs.push_back(std::move(graph));
     return graphs;
   }

@@ -30,6 +30,7 @@
 #include "runner/session.h"
 #include "tosa/graph.h"
 #include "tosa/host_tensor.h"
+#include "tosa/intermediates.h"
 #include "vgf/file.h"
 
 namespace openvgf::api {
@@ -47,6 +48,9 @@ struct LoadOptions {
   /// order) to lower for; it fixes the dimensions the file leaves dynamic and must agree with
   /// the static ones. Unset: the file's shapes.
   std::function<Result<std::vector<tosa::Shape>>(const std::vector<std::string>& inputNames)> inputShapes;
+  /// A .tosa: every tensor its operators compute becomes an extra output, after the graph's
+  /// own (tosa/intermediates.h); refused for other kinds, whose kernels are fused already.
+  bool keepIntermediates = false;
 };
 
 /// One VGF of COMPUTE segments that runs on the device: the whole model, or one VgfBackend
@@ -118,6 +122,9 @@ class LoadedModel {
   /// file): a .tosa's own graph, or the graph of a VGF's GRAPH segments, decoded with the
   /// shapes it was lowered for. InvalidInput naming the part when one carries none.
   Result<std::vector<tosa::Graph>> carriedGraphs() const;
+  /// LoadOptions::keepIntermediates: what computes each tensor of the graph (the graph's own
+  /// outputs included), in operator order; empty otherwise.
+  const std::vector<tosa::ComputedTensor>& computedTensors() const { return computed_; }
 
  private:
   LoadedModel() = default;
@@ -133,6 +140,7 @@ class LoadedModel {
   std::vector<bool> unsigned_;
   std::vector<bool> unsignedInputs_;
   std::map<std::string, tosa::HostTensor> defaults_;
+  std::vector<tosa::ComputedTensor> computed_;
 };
 
 struct DeviceOptions {

@@ -60,6 +60,7 @@ std::shared_ptr<ModelState> openEthosU(const std::string& path, const ModelOptio
   if (!options.device.empty()) refuse(source, fmt::format("device '{}'", options.device));
   if (options.validate) refuse(source, "validate (the Vulkan validation layer)");
   if (options.pipelineStatistics) refuse(source, "pipelineStatistics");
+  if (options.keepIntermediates) refuse(source, "keepIntermediates (per-layer outputs of a .tosa)");
   auto state = std::make_shared<ModelState>();
   state->format = ModelFormat::EthosU;
   if (!options.reference.empty()) {

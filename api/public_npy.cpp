@@ -2,6 +2,7 @@
 // The installed API's .npy files (openvgf/openvgf.hpp NpyArray, readNpy, writeNpy) over
 // tosa/npy.h, which holds the format and the NumPy <-> TOSA type rules, and toDoubles over
 // tosa/compliance.h's decoding of every element type.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -11,6 +12,7 @@
 
 #include "api/inspect.h"
 #include "api/public_state.h"
+#include "common/file_io.h"
 #include "tosa/compliance.h"
 #include "tosa/npy.h"
 
@@ -68,6 +70,26 @@ NpyArray NpyArray::read(const std::string& path) {
   auto state = std::make_shared<detail::NpyState>();
   state->path = path;
   state->array = unwrap(tosa::npy::readFile(path));
+  return NpyArray(std::move(state));
+}
+
+NpyArray NpyArray::readRaw(const std::string& path, const Shape& shape, const std::string& numpyType) {
+  const std::optional<tosa::npy::DataType> type = tosa::npy::typeNamed(numpyType);
+  if (!type) raiseInvalid(fmt::format("{}: type: expected one of {}, got '{}'", path, tosa::npy::typeNames(), numpyType));
+  if (std::any_of(shape.begin(), shape.end(), [](std::int64_t d) { return d < 0; })) {
+    raiseInvalid(fmt::format("{}: shape: expected dimensions >= 0, got [{}]", path, fmt::join(shape, ",")));
+  }
+  auto state = std::make_shared<detail::NpyState>();
+  state->path = path;
+  state->array.dtype = *type;
+  state->array.shape = shape;
+  const std::uint64_t expected = static_cast<std::uint64_t>(tosa::elementCount(shape)) * tosa::npy::elementBytes(*type);
+  MappedFile file = unwrap(MappedFile::open(path));
+  if (file.bytes().size() != expected) {
+    raiseInvalid(fmt::format("{}: expected {} bytes ({} x {}), got {}", path, expected, fmt::join(shape, "x"),
+                             numpyType, file.bytes().size()));
+  }
+  state->array.data.assign(file.bytes().begin(), file.bytes().end());
   return NpyArray(std::move(state));
 }
 

@@ -98,7 +98,10 @@ CheckReport Session::check(const std::map<std::string, Tensor>& inputs, const st
   CheckReport report;
   for (const api::PartCheck& part : parts) {
     for (const runner::OutputCheck& c : part.checks) {
-      report.outputs.push_back({part.label, c.name, c.verdict.pass, runner::formatCheck(c)});
+      const tosa::compliance::Verdict& v = c.verdict;
+      report.outputs.push_back({part.label, c.name, v.pass, runner::formatCheck(c),
+                                std::string(tosa::compliance::toString(v.mode)), v.elements, v.failures, v.maxAbsError,
+                                v.maxUlpError});
       report.pass = report.pass && c.verdict.pass;
     }
   }

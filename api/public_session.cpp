@@ -14,6 +14,7 @@
 #include "api/devices.h"
 #include "api/public_state.h"
 #include "common/input_binding.h"
+#include "tosa/intermediates.h"
 #include "tosa/reader.h"
 
 namespace openvgf {
@@ -29,6 +30,7 @@ api::LoadOptions loadOptions(const ModelOptions& options, const std::string& pat
   load.plan = options.plan;
   load.modelCache = options.modelCache;
   load.cacheDir = options.cacheDir;
+  load.keepIntermediates = options.keepIntermediates;
   if (!options.inputShapeNames.empty() && options.inputShapeNames.size() != options.inputShapes.size()) {
     raiseInvalid(fmt::format("inputShapeNames: expected one name per inputShapes entry ({}), got {}",
                              options.inputShapes.size(), options.inputShapeNames.size()));
@@ -82,6 +84,7 @@ CheckGraphs readCheckGraphs(api::LoadedModel& loaded, const ModelOptions& option
                              "graph its VGF carries)", loaded.path(), options.reference));
   }
   graphs.reference = unwrap(tosa::readGraph(std::filesystem::path(options.reference)));
+  if (options.keepIntermediates) tosa::keepIntermediates(*graphs.reference);  // its tensors judged by name
   graphs.referencePath = options.reference;
   loaded.addInitialStates(*graphs.reference);
   return graphs;
@@ -105,6 +108,15 @@ std::shared_ptr<detail::ModelState> modelState(std::unique_ptr<api::Model> model
   }
   for (std::size_t i = 0; i < state->outputs.size() && i < loaded.unsignedOutputs().size(); ++i) {
     state->outputs[i].isUnsigned = loaded.unsignedOutputs()[i];
+  }
+  std::map<std::string, TensorInfo*> byName;  // ModelOptions::keepIntermediates: what computes each output
+  for (TensorInfo& out : state->outputs) byName[out.name] = &out;
+  for (const tosa::ComputedTensor& c : loaded.computedTensors()) {
+    auto it = byName.find(c.tensor);
+    if (it == byName.end()) continue;
+    it->second->producer = std::string(tosa::toString(c.op));
+    it->second->producerIndex = static_cast<int>(c.opIndex);
+    it->second->intermediate = !c.graphOutput;
   }
   return state;
 }

@@ -112,7 +112,9 @@ std::vector<std::string> outputPaths(const RunOptions& options, const Model& mod
   if (!options.output.empty()) return {options.output};
   if (options.outputDir.empty()) return {};
   std::vector<std::string> names;
-  for (const TensorInfo& out : model.outputs()) names.push_back(out.name);
+  for (const TensorInfo& out : model.outputs()) {
+    if (!out.intermediate) names.push_back(out.name);  // run --dump writes the intermediates apart
+  }
   std::vector<std::string> paths;
   for (const std::filesystem::path& file : outputFiles(options.path, options.outputDir, names)) paths.push_back(file.string());
   return paths;

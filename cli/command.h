@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -51,6 +52,13 @@ struct RunOptions {
   bool pipelineStats = false;       // --pipeline-stats: print the driver's statistics of each pipeline
   std::string target = "portable";  // --target: how a .tosa is converted and GRAPH segments lowered
   std::string plan;                 // --plan: the .pte execution plan ("" = the only one, or forward)
+  std::string dump;                 // --dump DIR: every tensor of the run (cli/debug.h)
+  // Inputs people have (cli/inputs.h).
+  std::vector<double> mean;         // --mean: per channel, for image inputs
+  std::vector<double> stddev;       // --std
+  std::string layout;               // --layout nhwc|nchw ("" = from the input's shape)
+  std::optional<std::uint64_t> randomSeed;  // --random-inputs [SEED]
+  int topK = 0;                     // --top-k K
 };
 
 /// `openvgf run` once its options are parsed and checked (run_vgf.cpp): opens the model with

@@ -2,6 +2,7 @@
 // `openvgf run MODEL`: runs a .vgf, .tosa or .pte on a Vulkan device or an Ethos-U stream in
 // the simulator, chosen from the file's content, through the handler registered for that kind.
 #include "command.h"
+#include "inputs.h"
 
 namespace openvgf::cli {
 namespace {
@@ -12,9 +13,7 @@ void setup(CLI::App& sub, Action& action) {
                  "A .vgf (GRAPH segments are lowered first, then cached), a .tosa (converted first, then cached), a "
                  ".pte with VgfBackend delegates, or an Ethos-U stream (.ethosu)")
       ->required();
-  sub.add_option("-i,--input", options->inputs,
-                 "[NAME=]FILE.npy; without NAME inputs bind in the model's input order")
-      ->required();
+  std::function<void()> finishInputs = addInputOptions(sub, *options);
   sub.add_option("-o,--output", options->output, "Write the (single) output to FILE.npy");
   sub.add_option("--output-dir", options->outputDir, "Write each output as DIR/<output name>.npy");
   sub.add_option("--device", options->device, "Vulkan device index or name substring (see `openvgf devices`)");
@@ -35,8 +34,16 @@ void setup(CLI::App& sub, Action& action) {
   sub.add_option("--target", options->target,
                  "How a .tosa is converted and GRAPH segments are lowered: portable (default) or native")
       ->capture_default_str();
+  sub.add_option("--dump", options->dump,
+                 "Write every tensor the .tosa's operators compute as DIR/<tensor name>.npy, with DIR/index.json "
+                 "(operators run unfused; docs/debugging.md)")
+      ->type_name("DIR");
+  sub.add_option("--top-k", options->topK, "Print the K largest values of each output and their indices (classifiers)")
+      ->check(CLI::PositiveNumber)
+      ->type_name("K");
   sub.add_option("--plan", options->plan, "A .pte's execution plan (name or index; default: the only one, or forward)");
-  action = [options, check]() -> int {
+  action = [options, check, finishInputs]() -> int {
+    finishInputs();
     options->checkSelf = check->count() > 0 && options->check.empty();
     if (!options->output.empty() && !options->outputDir.empty()) {
       fail(ErrorCode::InvalidInput, "--output and --output-dir are mutually exclusive");
@@ -45,6 +52,7 @@ void setup(CLI::App& sub, Action& action) {
     if (!options->output.empty()) checkWritableFile(options->output, "--output");
     if (!options->outputDir.empty()) checkWritableFolder(options->outputDir, "--output-dir");
     if (!options->profile.empty()) checkWritableFile(options->profile, "--profile");
+    if (!options->dump.empty()) checkWritableFolder(options->dump, "--dump");
     return runModel(*options);
   };
 }

@@ -16,57 +16,18 @@
 #include <spdlog/spdlog.h>
 
 #include "command.h"
+#include "debug.h"
+#include "inputs.h"
 #include "run_ethosu.h"
 #include "openvgf/openvgf.hpp"
 
 namespace openvgf::cli {
 namespace {
 
-// The --input arguments: the name each was given under ("" = none) and its array, read once.
-struct GivenInputs {
-  std::vector<std::string> names;
-  std::vector<NpyArray> arrays;
-};
-
-GivenInputs readGivenInputs(const RunOptions& options) {
-  GivenInputs given;
-  for (const std::string& argument : options.inputs) {
-    auto [name, file] = splitNamedInput(argument);
-    given.names.push_back(std::move(name));
-    given.arrays.push_back(NpyArray::read(file));
-  }
-  return given;
-}
-
-// The model's inputs by name: each --input converted to the type and shape of the input it
-// binds to; inputs left to their defaults are not in the map.
-std::map<std::string, Tensor> bindGivenInputs(const RunOptions& options, const Model& model, const GivenInputs& given) {
-  std::vector<int> binding;
-  try {
-    binding = model.bindInputs(given.names, options.path + ": --input");
-  } catch (const Exception& e) {
-    const bool state = std::any_of(model.inputs().begin(), model.inputs().end(),
-                                   [](const TensorInfo& t) { return t.name.starts_with("state:"); });
-    const bool defaults = std::any_of(model.inputs().begin(), model.inputs().end(),
-                                      [](const TensorInfo& t) { return t.hasDefault; });
-    if (!state || defaults) throw;
-    throw Exception(e.code(), fmt::format("{}; `state:` inputs start from the variables' initial values when the "
-                                          "model is a .tosa or --check names the .tosa",
-                                          e.what()));
-  }
-  std::map<std::string, Tensor> inputs;
-  for (std::size_t i = 0; i < binding.size(); ++i) {
-    if (binding[i] < 0) continue;
-    const TensorInfo& info = model.inputs()[i];
-    inputs[info.name] = given.arrays[static_cast<std::size_t>(binding[i])].toTensor(
-        info, fmt::format("{}: input '{}'", options.path, info.name));
-  }
-  return inputs;
-}
-
+// The model's own outputs (not the intermediates --dump keeps).
 std::vector<std::string> outputNames(const Model& model) {
   std::vector<std::string> names;
-  for (const TensorInfo& out : model.outputs()) names.push_back(out.name);
+  for (std::size_t i = 0; i < graphOutputCount(model); ++i) names.push_back(model.outputs()[i].name);
   return names;
 }
 
@@ -81,7 +42,7 @@ void writeOutputs(const RunOptions& options, const Model& model, const std::vect
   std::error_code ec;
   std::filesystem::create_directories(options.outputDir, ec);
   if (ec) fail(ErrorCode::Environment, fmt::format("{}: cannot create the output directory: {}", options.outputDir, ec.message()));
-  for (std::size_t i = 0; i < outputs.size(); ++i) writeNpy(files[i].string(), outputs[i], model.outputs()[i].isUnsigned);
+  for (std::size_t i = 0; i < files.size(); ++i) writeNpy(files[i].string(), outputs[i], model.outputs()[i].isUnsigned);
 }
 
 // Prints the check lines; returns whether every output passed.
@@ -121,8 +82,13 @@ ModelOptions modelOptions(const RunOptions& options, const GivenInputs& given) {
   open.pipelineStatistics = options.pipelineStats;
   open.reference = options.check;
   open.check = options.checkSelf;
-  for (const NpyArray& array : given.arrays) open.inputShapes.push_back(array.shape());
-  open.inputShapeNames = given.names;
+  open.keepIntermediates = !options.dump.empty();
+  // The given arrays' shapes lower a model with dynamic dimensions; images and random values
+  // take the shapes the model has.
+  if (given.allArrays() && !options.randomSeed) {
+    for (const GivenInput& g : given.given) open.inputShapes.push_back(g.array->shape());
+    open.inputShapeNames = given.names();
+  }
   return open;
 }
 
@@ -132,10 +98,19 @@ int runModel(const RunOptions& options) {
   const GivenInputs given = readGivenInputs(options);
   const Model model = Model::open(options.path, modelOptions(options, given));
   // A .ethosu stream or a .pte of Ethos-U delegates: the simulator's run (its own options).
-  if (model.format() == ModelFormat::EthosU) return runEthosU(options, model, given.names, given.arrays);
-  if (!options.output.empty() && model.outputs().size() != 1) {
+  if (model.format() == ModelFormat::EthosU) {
+    if (!given.allArrays() || options.randomSeed) {
+      fail(ErrorCode::Unsupported, fmt::format("{}: image inputs and --random-inputs: expected a model that runs on a "
+                                               "Vulkan device, got an Ethos-U stream; give .npy files",
+                                               model.source()));
+    }
+    std::vector<NpyArray> arrays;
+    for (const GivenInput& g : given.given) arrays.push_back(*g.array);
+    return runEthosU(options, model, given.names(), arrays);
+  }
+  if (!options.output.empty() && graphOutputCount(model) != 1) {
     fail(ErrorCode::InvalidInput, fmt::format("{}: --output: expected a model with one output, got {}; use "
-                                              "--output-dir DIR", options.path, model.outputs().size()));
+                                              "--output-dir DIR", options.path, graphOutputCount(model)));
   }
   // Refused before any work, not after the run.
   if (!options.outputDir.empty()) (outputFiles(options.path, options.outputDir, outputNames(model)));
@@ -155,7 +130,15 @@ int runModel(const RunOptions& options) {
     latencies.push_back(profiles.back().hostMs);
   }
   writeOutputs(options, model, outputs);
-  reportOutputs(model.outputs(), outputs, outputPaths(options, model));
+  {
+    // The preview is of the graph's own outputs, not the intermediates --dump keeps.
+    const std::size_t own = graphOutputCount(model);
+    const std::vector<TensorInfo> infos(model.outputs().begin(), model.outputs().begin() + static_cast<std::ptrdiff_t>(own));
+    reportOutputs(infos, std::vector<Tensor>(outputs.begin(), outputs.begin() + static_cast<std::ptrdiff_t>(own)),
+                  outputPaths(options, model));
+  }
+  if (!options.dump.empty()) writeDump(options.dump, model, outputs);
+  if (options.topK > 0) printTopK(model, outputs, graphOutputCount(model), options.topK);
   if (sessionOptions.profile) {
     writeFile(options.profile, chromeTrace(profiles));
     if (!quiet()) std::fputs(profileSummary(profiles).c_str(), stderr);

@@ -16,6 +16,7 @@ PACKAGES=(
   python3-distributed python3-dask               # openvgf.dask and its cluster tests (dask scheduler/worker)
   universal-ctags                                # scripts/long_functions.sh
   chromium                                       # tests/view: `openvgf view` pages in headless Chromium
+  libpng-dev libjpeg62-turbo-dev                 # image inputs (openvgf::readImage)
 )
 
 missing=()

@@ -251,6 +251,19 @@ std::string_view toString(DataType type) {
   return info(type).name;
 }
 
+std::optional<DataType> typeNamed(std::string_view name) {
+  for (const TypeInfo& t : kTypes) {
+    if (t.name == name) return t.type;
+  }
+  return std::nullopt;
+}
+
+std::string typeNames() {
+  std::string names;
+  for (const TypeInfo& t : kTypes) names += (names.empty() ? "" : ", ") + std::string(t.name);
+  return names;
+}
+
 Result<Array> parse(std::span<const std::uint8_t> bytes, std::string_view sourceName) {
   if (bytes.size() < 10 || std::memcmp(bytes.data(), kMagic.data(), kMagic.size()) != 0) {
     return invalidInput("{}: expected a NumPy .npy file starting with \\x93NUMPY, got {} bytes without it",

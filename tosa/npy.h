@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,6 +49,10 @@ std::size_t elementBytes(DataType type);
 std::string_view descr(DataType type);
 /// NumPy's dtype name, e.g. "float32", "bool", "V2".
 std::string_view toString(DataType type);
+/// The type of a NumPy dtype name as toString() spells it; nullopt for any other name.
+std::optional<DataType> typeNamed(std::string_view name);
+/// Every name typeNamed() takes, comma-separated (for messages).
+std::string typeNames();
 
 /// A dense C-order array as stored in a .npy file; `data` holds little-endian elements.
 struct Array {

@@ -13,6 +13,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -418,6 +419,26 @@ void bindModel(py::module_& m) {
       })
       .def_property_readonly("inputs", [](const openvgf::Model& model) { return infoList(model.inputs()); })
       .def_property_readonly("outputs", [](const openvgf::Model& model) { return infoList(model.outputs()); })
+      .def(
+          "read_image",
+          [](const openvgf::Model& model, const std::string& path, const std::string& input,
+             std::vector<double> mean, std::vector<double> stddev, const std::string& layout) {
+            const std::vector<openvgf::TensorInfo>& inputs = model.inputs();
+            auto it = std::find_if(inputs.begin(), inputs.end(), [&](const openvgf::TensorInfo& t) {
+              return input.empty() || t.name == input;
+            });
+            if (it == inputs.end()) invalid(model.path() + ": read_image: expected an input named '" + input + "'");
+            openvgf::ImageOptions options;
+            options.mean = std::move(mean);
+            options.stddev = std::move(stddev);
+            options.layout = layout;
+            return toArray(openvgf::readImage(path, *it, options));
+          },
+          py::arg("path"), py::kw_only(), py::arg("input") = "", py::arg("mean") = std::vector<double>{},
+          py::arg("std") = std::vector<double>{}, py::arg("layout") = "",
+          "A PNG or JPEG file preprocessed for an input (the first, or `input` by name) as `openvgf run "
+          "--input` does it: resized bilinear, (pixel/255 - mean) / std for float inputs, pixel - 128 for "
+          "int8 (docs/debugging.md).")
       .def_property_readonly("device", &openvgf::Model::deviceName)
       .def_property_readonly("from_cache", &openvgf::Model::fromCache)
       .def("session", [](const openvgf::Model& model, bool profile, unsigned inFlight) {

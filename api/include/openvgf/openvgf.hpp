@@ -180,6 +180,12 @@ struct TensorInfo {
   /// A .tosa input declared unranked (ReferenceModel::inputs): a value of any shape is taken;
   /// `shape` is empty.
   bool anyShape = false;
+  /// ModelOptions::keepIntermediates: the TOSA operator that computes this output ("CONV2D")
+  /// and its index in the main block (-1: not known), and whether it is an intermediate
+  /// tensor kept as an extra output rather than one of the graph's own outputs.
+  std::string producer{};
+  int producerIndex = -1;
+  bool intermediate = false;
 };
 
 namespace detail {
@@ -194,6 +200,10 @@ class OPENVGF_API NpyArray {
   /// Reads and checks the whole file; InvalidInput naming the file and the field otherwise
   /// (big-endian, Fortran order, object or structured dtypes, truncated data).
   static NpyArray read(const std::string& path);
+  /// A headerless file of little-endian `numpyType` elements ("uint8", "float32", ... as
+  /// numpyType() names them) in C order, of `shape`: InvalidInput naming the file when its size is
+  /// not the shape's.
+  static NpyArray readRaw(const std::string& path, const Shape& shape, const std::string& numpyType);
 
   const std::string& path() const;
   const Shape& shape() const;
@@ -230,6 +240,69 @@ OPENVGF_API std::size_t warnIfReinterpreted(const TensorInfo& input, const Tenso
 /// infinities counted apart; with `asUnsigned`, INT8/16/32 read as uint8/16/32): the output
 /// preview of `openvgf run`, as `openvgf inspect x.npy` summarizes an array.
 OPENVGF_API std::string summarizeValues(const Tensor& tensor, bool asUnsigned = false);
+
+// ---- Comparing arrays (`openvgf compare a.npy b.npy`; docs/debugging.md) ----
+
+/// The tolerance of compareTensors: an element passes when it equals the expected one, or is
+/// within `absTolerance`, or within `ulp` units in the last place of the expected value in the
+/// floating-point type of the arrays. NaN matches NaN; infinities match only themselves.
+struct CompareOptions {
+  double ulp = 0;
+  double absTolerance = 0;
+};
+
+/// TOSA-style error figures of one array against another.
+struct Comparison {
+  bool pass = true;
+  std::int64_t elements = 0;
+  std::int64_t failures = 0;        ///< elements beyond the tolerance
+  std::int64_t firstFailure = -1;   ///< flat index of the first one (-1: none)
+  double maxAbsError = 0;           ///< max |actual - expected| over finite pairs
+  double maxUlpError = 0;           ///< in ulps of the float type (0 for integer arrays)
+  double maxRelativeError = 0;      ///< max |actual - expected| / |expected| over nonzero expected values
+  std::string ulpType{};            ///< the type whose ulp is counted ("FP32"; "" for integer arrays)
+  /// "PASS (64 elements, max abs error 0, ...)" or "FAIL (3 of 64 elements beyond 1 ulp, ...;
+  /// first at [0,1]: 2.5 expected 2)".
+  std::string line{};
+};
+
+/// Compares two host tensors of the same shape element by element (their types may differ:
+/// values are compared; the ulp unit is that of the float type among them, the lower precision
+/// when both are floats; FP64 alone has no TOSA ulp, so `ulp` is refused for it).
+/// InvalidInput for different shapes or a device-resident tensor.
+OPENVGF_API Comparison compareTensors(const Tensor& actual, const Tensor& expected, const CompareOptions& options = {});
+/// compareTensors of two .npy files, read with their own element types (unsigned integers as
+/// their values, bool as 0/1); errors name the files.
+OPENVGF_API Comparison compareNpy(const std::string& actualPath, const std::string& expectedPath,
+                                  const CompareOptions& options = {});
+
+// ---- Inputs people have: images, raw files, random values (docs/debugging.md) ----
+
+/// How readImage turns pixels into an input tensor.
+struct ImageOptions {
+  /// Float inputs take (pixel / 255 - mean[c]) / stddev[c] per channel c: one value for every
+  /// channel or one per channel (empty: mean 0, std 1). Refused for integer inputs.
+  std::vector<double> mean;
+  std::vector<double> stddev;
+  /// "nhwc", "nchw", or "" for the input's shape to decide: NHWC (TOSA's layout) when the
+  /// last dimension is 1, 3 or 4, else NCHW when the second (rank 3: HWC / CHW) is.
+  std::string layout;
+};
+
+/// True when the file starts with a PNG or JPEG signature.
+OPENVGF_API bool isImageFile(const std::string& path);
+/// A PNG or JPEG file (libpng, libjpeg-turbo) as the value of `input`: decoded to 8-bit RGB
+/// (1 channel: grey, 0.299 R + 0.587 G + 0.114 B; 4 channels: RGBA), resized to the input's
+/// height and width by bilinear interpolation with half-pixel centres and clamped edges (no
+/// antialiasing: OpenCV's INTER_LINEAR), then converted to its type: FP32 / FP16 / BF16 as
+/// ImageOptions says; INT8 as round(pixel) - 128 (the zero point of int8 models quantised from
+/// 0..255 or 0..1 pixels). The input must have rank 3 or 4 (batch 1), 1, 3 or 4 channels and
+/// static dimensions. InvalidInput / Unsupported naming the file, the input and what was expected.
+OPENVGF_API Tensor readImage(const std::string& path, const TensorInfo& input, const ImageOptions& options = {});
+/// A tensor of `input`'s type and shape with pseudo-random values from `seed` (splitmix64, the
+/// same on every platform): uniform in [-1, 1) for float types, the whole range for INT4 / INT8
+/// / INT16, [-32768, 32767] for INT32 / INT48 (room for sums), 0 or 1 for BOOL.
+OPENVGF_API Tensor randomTensor(const TensorInfo& input, std::uint64_t seed);
 
 /// NpyArray::read(path).toTensor(dtype).
 OPENVGF_API Tensor readNpy(const std::string& path, DataType dtype);
@@ -331,6 +404,14 @@ struct ModelOptions {
   /// Ask the driver for each pipeline's statistics (Session::pipelineStatistics; needs
   /// VK_KHR_pipeline_executable_properties).
   bool pipelineStatistics = false;
+  /// Per-layer outputs (`run --dump`, `compare`), for a .tosa model only (Unsupported
+  /// otherwise): every tensor the main block's operators compute becomes an extra output, after
+  /// the graph's own, in operator order (TensorInfo::intermediate, producer). Constants, shape
+  /// values, variables and the insides of COND_IF / WHILE_LOOP bodies are not kept. Operators
+  /// are not fused across a kept tensor, so the run measures the unfused kernels. Session::check
+  /// judges every kept tensor too, on the reference graph with the same rewrite (tensors
+  /// matched by name).
+  bool keepIntermediates = false;
 };
 
 struct SessionOptions {
@@ -391,6 +472,12 @@ struct OutputCheck {
   std::string output;  ///< the output's name
   bool pass = false;
   std::string line;    ///< the verdict as `run --check` prints it (errors, bound, ...)
+  // The figures of the verdict.
+  std::string rule{};            ///< the TOSA compliance mode: "EXACT", "ULP", "ABS_ERROR", "DOT_PRODUCT", ...
+  std::int64_t elements = 0;
+  std::int64_t failures = 0;     ///< elements beyond the tolerance
+  double maxAbsError = 0;
+  double maxUlpError = 0;        ///< floating-point outputs
 };
 struct CheckReport {
   bool pass = true;                  ///< every output passed
