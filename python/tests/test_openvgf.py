@@ -6,8 +6,10 @@ with the command's message, and the free functions."""
 
 import os
 import pathlib
+import struct
 import threading
 import unittest
+import zlib
 
 import numpy as np
 
@@ -193,6 +195,26 @@ class OpenvgfTest(OpenvgfTestCase):
         self.assertError("InvalidInput", "expected an ExecuTorch program", openvgf.extract, str(vgf), str(self.dir / "x"))
         self.assertError("InvalidInput", "got a VGF file, which is already converted", openvgf.convert, str(vgf),
                          str(self.dir / "again.vgf"))
+
+    def test_read_image_preprocesses_a_png_for_an_input(self):
+        # An 8-bit grey PNG written here with zlib; the ADD fixture's inputs are [1,4,4,1] float32.
+        pixels = np.arange(16, dtype=np.uint8).reshape(4, 4) * 16
+
+        def chunk(kind, data):
+            body = kind + data
+            return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+
+        raw = b"".join(b"\x00" + row.tobytes() for row in pixels)
+        png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 0, 0, 0, 0)) +
+               chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+        path = self.dir / "grey.png"
+        path.write_bytes(png)
+        model = openvgf.Model(str(ADD / "model.tosa"), **self.options)
+        image = model.read_image(str(path), input="TosaInput_0", mean=[0.5], std=[0.5])
+        self.assertEqual(image.shape, (1, 4, 4, 1))
+        np.testing.assert_allclose(image, ((pixels / 255.0 - 0.5) / 0.5).reshape(1, 4, 4, 1).astype(np.float32),
+                                   rtol=1e-6)
+        self.assertError("InvalidInput", "expected an input named 'nope'", model.read_image, str(path), input="nope")
 
     def test_readme_example(self):
         result = self.run_example("readme_example.py")
