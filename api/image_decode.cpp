@@ -1,24 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
 // PNG through libpng's simplified API (palette, grey, 16-bit and alpha handled by libpng),
-// JPEG through libjpeg with an error manager that returns instead of exiting (see image_decode.h).
+// JPEG through libjpeg with an error manager that returns instead of exiting; both read the
+// file mapped in memory (see image_decode.h).
 #include "api/image_decode.h"
 
 #include <jpeglib.h>
 #include <png.h>
 
+#include "common/file_io.h"
+
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 
 namespace openvgf::api {
 namespace {
 
-Result<Rgba8Image> decodePng(const std::string& path) {
+Result<Rgba8Image> decodePng(const std::string& path, std::span<const std::uint8_t> bytes) {
   png_image image;
   std::memset(&image, 0, sizeof(image));
   image.version = PNG_IMAGE_VERSION;
-  if (!png_image_begin_read_from_file(&image, path.c_str())) {
+  if (!png_image_begin_read_from_memory(&image, bytes.data(), bytes.size())) {
     return invalidInput("{}: PNG: {}", path, image.message);
   }
   if (static_cast<std::uint64_t>(image.width) * image.height > kMaxImagePixels) {
@@ -54,7 +56,7 @@ void jpegErrorExit(j_common_ptr info) {
 // 0 on success; else the message is in `error`. `pixels` is sized by `allocate` once the
 // header is read (returns null to refuse the size).
 template <typename Allocate>
-int readJpeg(std::FILE* file, JpegError& error, std::uint32_t& width, std::uint32_t& height,
+int readJpeg(std::span<const std::uint8_t> bytes, JpegError& error, std::uint32_t& width, std::uint32_t& height,
              Allocate allocate) {
   jpeg_decompress_struct info;
   info.err = jpeg_std_error(&error.manager);
@@ -64,7 +66,7 @@ int readJpeg(std::FILE* file, JpegError& error, std::uint32_t& width, std::uint3
     return 1;
   }
   jpeg_create_decompress(&info);
-  jpeg_stdio_src(&info, file);
+  jpeg_mem_src(&info, bytes.data(), static_cast<unsigned long>(bytes.size()));
   jpeg_read_header(&info, TRUE);
   info.out_color_space = JCS_EXT_RGBA;  // libjpeg-turbo: grey and YCbCr to RGBA, alpha 255
   jpeg_start_decompress(&info);
@@ -84,20 +86,17 @@ int readJpeg(std::FILE* file, JpegError& error, std::uint32_t& width, std::uint3
   return 0;
 }
 
-Result<Rgba8Image> decodeJpeg(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) return environmentError("{}: cannot open: {}", path, std::strerror(errno));
+Result<Rgba8Image> decodeJpeg(const std::string& path, std::span<const std::uint8_t> bytes) {
   Rgba8Image out;
   JpegError error{};
   std::uint64_t pixelCount = 0;
   const int status =
-      readJpeg(file, error, out.width, out.height, [&](std::uint32_t w, std::uint32_t h) -> std::uint8_t* {
+      readJpeg(bytes, error, out.width, out.height, [&](std::uint32_t w, std::uint32_t h) -> std::uint8_t* {
         pixelCount = static_cast<std::uint64_t>(w) * h;
         if (pixelCount > kMaxImagePixels) return nullptr;
         out.pixels.resize(pixelCount * 4);
         return out.pixels.data();
       });
-  std::fclose(file);
   if (status == 1) return invalidInput("{}: JPEG: {}", path, error.message);
   if (status == 2) {
     return invalidInput("{}: JPEG: expected at most {} pixels, got {} x {}", path, kMaxImagePixels, out.width,
@@ -116,13 +115,11 @@ ImageFormat detectImageFormat(std::span<const std::uint8_t> head) {
 }
 
 Result<Rgba8Image> decodeImage(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return environmentError("{}: cannot open: {}", path, std::strerror(errno));
-  std::uint8_t head[8] = {};
-  in.read(reinterpret_cast<char*>(head), sizeof(head));
-  switch (detectImageFormat(std::span<const std::uint8_t>(head, static_cast<std::size_t>(in.gcount())))) {
-    case ImageFormat::Png: return decodePng(path);
-    case ImageFormat::Jpeg: return decodeJpeg(path);
+  // Opened as every input file is: a FIFO or a device is refused at once, never read.
+  OPENVGF_ASSIGN_OR_RETURN(MappedFile file, MappedFile::open(path));
+  switch (detectImageFormat(file.bytes())) {
+    case ImageFormat::Png: return decodePng(path, file.bytes());
+    case ImageFormat::Jpeg: return decodeJpeg(path, file.bytes());
     case ImageFormat::None: break;
   }
   return invalidInput("{}: expected a PNG or JPEG image (by its first bytes)", path);

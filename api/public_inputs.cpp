@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 
 #include "api/image_decode.h"
 #include "api/public_state.h"
+#include "common/file_io.h"
 #include "tosa/float_types.h"
 
 namespace openvgf {
@@ -143,11 +143,10 @@ struct SplitMix64 {
 }  // namespace
 
 bool isImageFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::uint8_t head[8] = {};
-  in.read(reinterpret_cast<char*>(head), sizeof(head));
-  return api::detectImageFormat(std::span<const std::uint8_t>(head, static_cast<std::size_t>(in.gcount()))) !=
-         api::ImageFormat::None;
+  // MappedFile refuses FIFOs and devices without blocking; whoever reads the file next names
+  // the problem.
+  Result<MappedFile> file = MappedFile::open(path);
+  return file && api::detectImageFormat(file->bytes()) != api::ImageFormat::None;
 }
 
 Tensor readImage(const std::string& path, const TensorInfo& input, const ImageOptions& options) {
