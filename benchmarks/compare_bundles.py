@@ -14,6 +14,10 @@ medians over rounds of each round's median.
       --out benchmarks/results/batch1-latency-h200
 
 writes OUT.json (every bench record) and OUT.md (the table, with the command).
+
+`--bench-args NAME='--upload-chunk 2'` adds bench arguments to one bundle's runs; several names
+may point at one folder (`--bundle whole=.gpu/new --bundle chunked=.gpu/new`) to time options
+of one build side by side (its models are converted once).
 """
 import argparse
 import json
@@ -75,6 +79,8 @@ def main():
     parser.add_argument("--iterations", type=int, default=50)
     parser.add_argument("--min-time", type=float, default=2.0)
     parser.add_argument("--pipelined", type=int, default=0, help="bench --pipelined N (adds the pinned serial run)")
+    parser.add_argument("--bench-args", action="append", default=[], metavar="NAME=ARGS",
+                        help="extra `openvgf bench` arguments for the bundle NAME")
     parser.add_argument("--torch-python", default="", help="python with torch: time PyTorch on the same models")
     parser.add_argument("--work", default="", help="scratch folder (default: a temporary one)")
     parser.add_argument("--out", required=True, help="results path without extension (.json and .md are written)")
@@ -88,6 +94,12 @@ def main():
         bundles.append((name, os.path.abspath(folder)))
     if len(bundles) < 2 and not args.torch_python:
         parser.error("give two --bundle (or one and --torch-python): there is nothing to compare")
+    bench_args = {}
+    for spec in args.bench_args:
+        name, sep, extra = spec.partition("=")
+        if not sep or name not in dict(bundles):
+            parser.error("--bench-args %r: expected NAME=ARGS with NAME one of the --bundle names" % spec)
+        bench_args[name] = shlex.split(extra)
     stems = [s for s in args.models.split(",") if s]
     work = args.work or tempfile.mkdtemp(prefix="compare-bundles-")
     zoo = os.path.join(work, "zoo")
@@ -96,18 +108,23 @@ def main():
     run([os.path.join(bundles[-1][1], "openvgf-zoo"), "--out", zoo, "--models", ",".join(
         s.split("_b")[0] if "_b" in s and s.rsplit("_b", 1)[1].isdigit() else s for s in stems)] +
         shlex.split(args.zoo_args))
+    converted = {}  # bundle folder -> the work folder of its converted models
     for name, folder in bundles:
-        os.makedirs(os.path.join(work, name), exist_ok=True)
+        if folder in converted:
+            continue
+        converted[folder] = os.path.join(work, name)
+        os.makedirs(converted[folder], exist_ok=True)
         for stem in stems:
             run([os.path.join(folder, "openvgf"), "convert", os.path.join(zoo, stem + ".tosa"), "--target",
-                 args.target, "--precision", args.precision, "-o", os.path.join(work, name, stem + ".vgf")])
+                 args.target, "--precision", args.precision, "-o", os.path.join(converted[folder], stem + ".vgf")])
 
     records = {(name, stem): [] for name, _ in bundles for stem in stems}
     for round_index in range(args.rounds):
         for stem in stems:
             for name, folder in bundles:
-                cmd = [os.path.join(folder, "openvgf"), "bench", os.path.join(work, name, stem + ".vgf"), "--json",
+                cmd = [os.path.join(folder, "openvgf"), "bench", os.path.join(converted[folder], stem + ".vgf"), "--json",
                        "--iterations", str(args.iterations), "--min-time", str(args.min_time)] + device
+                cmd += bench_args.get(name, [])
                 if args.pipelined:
                     cmd += ["--pipelined", str(args.pipelined)]
                 out = run(cmd, stdout=subprocess.PIPE, text=True).stdout
@@ -127,12 +144,15 @@ def main():
                 torch = json.load(f)
 
     summary = {"command": " ".join(shlex.quote(a) for a in sys.argv), "bundles": dict(bundles),
+               "bench_args": {name: " ".join(extra) for name, extra in bench_args.items()},
                "target": args.target, "precision": args.precision, "rounds": args.rounds, "models": {}}
     lines = ["# openvgf builds side by side", "", "Command: `%s`" % summary["command"], "",
              "Medians over %d alternating rounds; host overhead = host-to-host minus GPU time (both medians)."
              % args.rounds, ""]
     device_name = next(iter(records.values()))[0].get("device", "?") if records else "?"
     lines.append("Device: %s; target %s, precision %s." % (device_name, args.target, args.precision))
+    for name, extra in bench_args.items():
+        lines.append("Build %s: `openvgf bench ... %s`." % (name, " ".join(shlex.quote(a) for a in extra)))
     if torch:
         lines.append("PyTorch %s on %s (CUDA graph; 'pinned' adds its own H2D/D2H copies from pinned memory)."
                      % (torch.get("torch_version"), torch.get("device_name")))

@@ -20,6 +20,7 @@ struct BenchOptions {
   BenchmarkOptions bench;
   double transferMiB = 0;
   std::string uploadMemory = "auto";
+  double uploadChunkMiB = -1;
 };
 
 void setup(CLI::App& sub, Action& action) {
@@ -53,6 +54,10 @@ void setup(CLI::App& sub, Action& action) {
                  "Upload staging: auto (device-local host-visible when the device has a resizable BAR) or host")
       ->check(oneOf({"auto", "host"}))
       ->capture_default_str();
+  sub.add_option("--upload-chunk", options->uploadChunkMiB,
+                 "Stage and upload host inputs in pieces of MIB mebibytes, pipelined (0: whole; default: the "
+                 "session's)")
+      ->check(atLeast(0, false, false));
   sub.add_option("--transfer", options->transferMiB,
                  "No model: host<->device bandwidth of MIB mebibytes against vkCmdCopyBuffer (--iterations, max 20)")
       ->check(atLeast(0, false, true));
@@ -65,6 +70,9 @@ void setup(CLI::App& sub, Action& action) {
     }
     if (options->path.empty()) fail(ErrorCode::InvalidInput, "bench: expected a model (or --transfer MIB), got none");
     options->bench.uploadViaHost = options->uploadMemory == "host";
+    if (options->uploadChunkMiB >= 0) {
+      options->bench.uploadChunkBytes = static_cast<std::int64_t>(options->uploadChunkMiB * 1048576.0);
+    }
     std::fputs(benchmark(options->path, options->bench).c_str(), stdout);
     return 0;
   };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -55,7 +56,11 @@ class CopyPool {
   std::vector<std::jthread> threads_;  // last: stopped and joined first
 };
 
-unsigned defaultThreads() { return std::clamp(std::thread::hardware_concurrency(), 1u, 8u); }
+unsigned defaultThreads() {
+  static const unsigned threads =
+      copyThreads(std::getenv("OPENVGF_COPY_THREADS"), std::thread::hardware_concurrency());
+  return threads;
+}
 
 CopyPool& pool() {
   static CopyPool instance(defaultThreads() - 1);
@@ -63,6 +68,16 @@ CopyPool& pool() {
 }
 
 }  // namespace
+
+unsigned copyThreads(const char* setting, unsigned hardwareThreads) {
+  if (setting != nullptr && setting[0] != '\0') {
+    char* end = nullptr;
+    const unsigned long value = std::strtoul(setting, &end, 10);
+    const bool digits = setting[0] >= '0' && setting[0] <= '9' && *end == '\0';
+    if (digits && value >= 1 && value <= 64) return static_cast<unsigned>(value);
+  }
+  return std::clamp(hardwareThreads, 1u, 8u);
+}
 
 void parallelCopy(void* destination, const void* source, std::size_t bytes, unsigned threads) {
   if (threads == 0) threads = defaultThreads();
@@ -97,6 +112,49 @@ void parallelCopy(void* destination, const void* source, std::size_t bytes, unsi
   std::memcpy(to, from, std::min(part, bytes));
   std::unique_lock lock(mutex);
   done.wait(lock, [&] { return pending == 0; });
+}
+
+void pipelinedCopy(std::span<const CopyPiece> pieces, const std::function<void(std::size_t)>& copied) {
+  CopyPool& workers = pool();
+  if (workers.workers() == 0) {
+    for (std::size_t k = 0; k < pieces.size(); ++k) {
+      if (pieces[k].bytes > 0) std::memcpy(pieces[k].destination, pieces[k].source, pieces[k].bytes);
+      copied(k);
+    }
+    return;
+  }
+  // Each piece in up to one part per worker of at least 256 KiB (4 KiB multiples, so no two
+  // threads write one page); the FIFO pool takes a piece's parts before the next piece's.
+  constexpr std::size_t kMinPart = std::size_t{256} << 10;
+  std::mutex mutex;
+  std::condition_variable progress;
+  std::vector<std::size_t> pending(pieces.size(), 0);  // parts of each piece not yet copied
+  std::vector<std::size_t> partBytes(pieces.size(), 0);
+  for (std::size_t k = 0; k < pieces.size(); ++k) {
+    const std::size_t bytes = pieces[k].bytes;
+    const std::size_t parts = std::clamp<std::size_t>(bytes / kMinPart, 1, workers.workers());
+    partBytes[k] = ((bytes / parts) + 4095) & ~std::size_t{4095};
+    if (bytes > 0) pending[k] = (bytes + partBytes[k] - 1) / partBytes[k];
+  }
+  for (std::size_t k = 0; k < pieces.size(); ++k) {
+    auto* to = static_cast<std::uint8_t*>(pieces[k].destination);
+    const auto* from = static_cast<const std::uint8_t*>(pieces[k].source);
+    for (std::size_t offset = 0; offset < pieces[k].bytes; offset += partBytes[k]) {
+      const std::size_t length = std::min(partBytes[k], pieces[k].bytes - offset);
+      workers.post([&, k, to, from, offset, length] {
+        std::memcpy(to + offset, from + offset, length);
+        std::lock_guard lock(mutex);
+        if (--pending[k] == 0) progress.notify_all();
+      });
+    }
+  }
+  for (std::size_t k = 0; k < pieces.size(); ++k) {
+    {
+      std::unique_lock lock(mutex);
+      progress.wait(lock, [&] { return pending[k] == 0; });
+    }
+    copied(k);
+  }
 }
 
 }  // namespace openvgf

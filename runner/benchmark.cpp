@@ -96,6 +96,7 @@ std::int64_t batchOf(const Model& model) {
 SessionOptions optionsFor(const BenchmarkOptions& options) {
   SessionOptions session;
   session.upload = options.uploadViaHost ? UploadMemory::Host : UploadMemory::Auto;
+  session.uploadChunkBytes = options.uploadChunkBytes;
   return session;
 }
 

@@ -49,6 +49,7 @@ struct BenchmarkOptions {
   std::uint64_t seed = 0x0BE7C4;
   unsigned pipelined = 0;  // runs in flight for step 4 (0: step 4 skipped)
   bool uploadViaHost = false;  // SessionOptions::upload = Host (never the resizable BAR) for every session
+  std::uint64_t uploadChunkBytes = kDefaultUploadChunkBytes;  // SessionOptions::uploadChunkBytes of every session
 };
 
 struct LatencyStats {

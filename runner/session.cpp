@@ -96,15 +96,24 @@ struct Session::Slot {
   std::vector<Io> inputs;
   std::vector<Io> outputs;
   std::optional<vulkan::CommandBuffer> compute;   // recorded once
-  std::optional<vulkan::CommandBuffer> upload;    // transfer queue: the copies in uploadCopies
+  // Transfer queue: one buffer per upload submission of a run (one, or one per piece when
+  // uploads are pipelined), each holding the copies in uploadCopies.
+  std::vector<vulkan::CommandBuffer> uploads;
   std::optional<vulkan::CommandBuffer> download;  // compute queue: the copies in downloadCopies
-  // What upload and download hold (nullopt: nothing recorded yet). A run whose copies equal
-  // these submits the buffers as they are: at batch 1 re-recording costs microseconds that
-  // show in host-to-host latency, and most callers pass the same kind of memory every run.
-  std::optional<std::vector<CopyRegion>> uploadCopies;
+  // What the upload buffers and download hold (nullopt: nothing recorded yet). A run whose
+  // copies equal these submits the buffers as they are: at batch 1 re-recording costs
+  // microseconds that show in host-to-host latency, and most callers pass the same kind of
+  // memory every run.
+  std::vector<std::optional<std::vector<CopyRegion>>> uploadCopies;
   std::optional<std::vector<CopyRegion>> downloadCopies;
-  std::vector<CopyRegion> wantedUploads;    // this run's copies (kept for their capacity)
+  // This run's copies per upload submission, memcpys into staging (the whole-input path) and
+  // pieces (the pipelined path); kept for their capacity.
+  std::vector<std::vector<CopyRegion>> wantedUploads;
   std::vector<CopyRegion> wantedDownloads;
+  std::vector<std::uint64_t> stagedBytes;
+  std::vector<UploadPiece> pieces;
+  std::vector<CopyPiece> memcpys;
+  std::vector<VkSemaphoreSubmitInfo> uploadWaits;
   std::optional<vulkan::TimestampQueries> queries;
   // Signaled with the compute submission. The host waits for this fence rather than for the
   // timeline value: a fence means the whole batch has completed, so the semaphores and command
@@ -129,6 +138,7 @@ Result<Session> Session::create(const Context& context, const Model& model, cons
   session.outputs_ = model.outputs();
   for (const SegmentInfo& seg : model.segments()) session.segmentNames_.push_back(seg.name);
   session.profile_ = options.profile;
+  session.uploadChunkBytes_ = options.uploadChunkBytes;
   bool unified = vulkan::hasUnifiedMemory(device);
   if (options.io == IoMode::Direct && !unified) {
     return unsupported("{}: direct I/O: expected a device with unified host-visible device-local memory, {} has none",
@@ -426,7 +436,8 @@ Status Session::recordSlot(const vulkan::Device& device, const Model& model, con
     timing_.timestampsNs.resize(queryCount);
   }
   OPENVGF_ASSIGN_OR_RETURN(slot.compute, vulkan::CommandBuffer::create(device));
-  OPENVGF_ASSIGN_OR_RETURN(slot.upload, vulkan::CommandBuffer::create(device, vulkan::Queue::Transfer));
+  OPENVGF_ASSIGN_OR_RETURN(vulkan::CommandBuffer upload, vulkan::CommandBuffer::create(device, vulkan::Queue::Transfer));
+  slot.uploads.push_back(std::move(upload));
   OPENVGF_ASSIGN_OR_RETURN(slot.download, vulkan::CommandBuffer::create(device));
   OPENVGF_ASSIGN_OR_RETURN(slot.fence, vulkan::Fence::create(device));
   VkCommandBuffer cmd = slot.compute->handle();
@@ -501,9 +512,11 @@ std::string Session::ioSummary() const {
   auto flags = [](const std::optional<vulkan::Arena>& arena) {
     return arena ? vulkan::memoryFlagsName(arena->memoryFlags()) : std::string("none");
   };
-  return fmt::format("{} I/O, {} run(s) in flight, input staging {}, output staging {}, uploads on {}",
+  return fmt::format("{} I/O, {} run(s) in flight, input staging {}, output staging {}, uploads on {}{}",
                      direct_ ? "direct" : "copied", slots_.size(), flags(uploadArena_), flags(readbackArena_),
-                     context_->device().hasTransferQueue() ? "a dedicated transfer queue" : "the compute queue");
+                     context_->device().hasTransferQueue() ? "a dedicated transfer queue" : "the compute queue",
+                     uploadChunkBytes_ == 0 || direct_ ? std::string()
+                                                       : fmt::format(" in pieces of {} bytes", uploadChunkBytes_));
 }
 
 Status Session::checkRefs(std::span<const InputRef> inputs, std::span<const OutputRef> outputs) const {
@@ -596,30 +609,25 @@ Result<RunTicket> Session::runAsync(std::span<const InputRef> inputs, std::span<
   return RunTicket{ticket};
 }
 
-// Stages the inputs, records the per-run copies, and submits: the upload on the transfer
-// queue (signals uploaded_ = ticket), then the compute and download buffers on the compute
-// queue (wait for uploaded_, signal done_ = ticket). Without a dedicated transfer queue the
-// three buffers go in one submission, ordered by their barriers and no semaphore (lavapipe's
-// timeline semaphores in Mesa 22.3 corrupted memory under this load).
-Status Session::submit(std::size_t slotIndex, std::span<const InputRef> inputs, std::span<const OutputRef> outputs) {
+// This run's upload copies per submission: pinned memory and other sessions' outputs by DMA,
+// host bytes through staging, whole (a memcpy each, in slot.memcpys; one submission) or in
+// pieces (planUploadPieces; one submission each, the first also taking the DMA-only copies).
+// Re-records the upload buffers whose copies changed.
+Status Session::planUploads(Slot& slot, std::span<const InputRef> inputs) {
   const vulkan::Device& device = context_->device();
-  Slot& slot = *slots_[slotIndex];
-  const std::uint64_t ticket = submitted_ + 1;
-
-  // Uploads: pinned memory and other sessions' outputs by DMA, host bytes through staging.
-  std::vector<VkSemaphoreSubmitInfo> uploadWaits;
-  const bool separate = device.hasTransferQueue();
-  slot.wantedUploads.clear();
-  // The slot's device inputs were last read by run ticket - slots (finished: its wait
-  // returned); the dependency is stated anyway, for the queue (the upload buffer's first
-  // barrier) and across queues (semaphore wait, already satisfied).
-  if (separate && ticket > slots_.size()) {
-    VkSemaphoreSubmitInfo previous = vkStruct<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
-    previous.semaphore = done_->handle();
-    previous.value = ticket - slots_.size();
-    previous.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-    uploadWaits.push_back(previous);
+  slot.stagedBytes.assign(inputs.size(), 0);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const InputRef& in = inputs[i];
+    const Slot::Io& io = slot.inputs[i];
+    if (in.producer == nullptr && in.pinned == nullptr && in.host.data() != io.mapped && io.copied()) {
+      slot.stagedBytes[i] = inputs_[i].bytes;
+    }
   }
+  slot.pieces = planUploadPieces(slot.stagedBytes, uploadChunkBytes_);
+  const std::size_t submissions = std::max<std::size_t>(1, slot.pieces.size());
+  slot.wantedUploads.resize(submissions);
+  for (std::vector<CopyRegion>& copies : slot.wantedUploads) copies.clear();
+  slot.memcpys.clear();
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const InputRef& in = inputs[i];
     const Slot::Io& io = slot.inputs[i];
@@ -631,30 +639,117 @@ Status Session::submit(std::size_t slotIndex, std::span<const InputRef> inputs, 
       const Slot::Io& produced = p.slots_[p.lastSlot_]->outputs[in.producerOutput];
       source = produced.bound;
       sourceOffset = produced.boundOffset;
-      // On one queue the producer's run was submitted earlier: the upload's first barrier
-      // orders after it. Across queues, wait for its run on the GPU.
-      if (separate) {
-        VkSemaphoreSubmitInfo wait = vkStruct<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
-        wait.semaphore = p.done_->handle();
-        wait.value = p.submitted_;
-        wait.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-        uploadWaits.push_back(wait);
-      }
     } else if (in.pinned != nullptr) {
       source = in.pinned->buffer();
       sourceOffset = static_cast<VkDeviceSize>(in.host.data() - in.pinned->bytes().data());
     } else {
-      if (in.host.data() != io.mapped) parallelCopy(io.mapped, in.host.data(), bytes);
+      if (!slot.pieces.empty() && slot.stagedBytes[i] > 0) continue;  // in pieces, below
+      if (in.host.data() != io.mapped) slot.memcpys.push_back({io.mapped, in.host.data(), bytes});
       if (!io.copied()) continue;  // Direct mode: the shaders read the staging itself
     }
-    slot.wantedUploads.push_back({source, sourceOffset, io.bound, io.boundOffset, bytes});
+    slot.wantedUploads[0].push_back({source, sourceOffset, io.bound, io.boundOffset, bytes});
   }
-  const bool uploads = !slot.wantedUploads.empty();
-  if (slot.uploadCopies != slot.wantedUploads) {
-    OPENVGF_TRY(recordCopies(*slot.upload, slot.wantedUploads, CopyDirection::In, separate));
-    slot.uploadCopies = slot.wantedUploads;
+  for (std::size_t k = 0; k < slot.pieces.size(); ++k) {
+    const UploadPiece& piece = slot.pieces[k];
+    const Slot::Io& io = slot.inputs[piece.input];
+    slot.wantedUploads[k].push_back({io.staging, io.stagingOffset + piece.offset, io.bound,
+                                     io.boundOffset + piece.offset, piece.bytes});
   }
-  VkCommandBuffer up = slot.upload->handle();
+  const bool separate = device.hasTransferQueue();
+  for (std::size_t k = 0; k < submissions; ++k) {
+    if (k == slot.uploads.size()) {
+      OPENVGF_ASSIGN_OR_RETURN(vulkan::CommandBuffer upload,
+                               vulkan::CommandBuffer::create(device, vulkan::Queue::Transfer));
+      slot.uploads.push_back(std::move(upload));
+    }
+    if (slot.uploadCopies.size() <= k) slot.uploadCopies.resize(k + 1);
+    if (slot.uploadCopies[k] != slot.wantedUploads[k]) {
+      OPENVGF_TRY(recordCopies(slot.uploads[k], slot.wantedUploads[k], CopyDirection::In, separate));
+      slot.uploadCopies[k] = slot.wantedUploads[k];
+    }
+  }
+  return {};
+}
+
+// Copies the host inputs into staging and submits the uploads planned by planUploads. With a
+// dedicated transfer queue the submissions go there, the first waiting for what the inputs
+// depend on (this slot's previous run, producer sessions' runs), the last signalling
+// uploaded_ = ticket; on one queue, the pieces are submitted each alone and a whole-input
+// upload joins the compute submission (Session::submit). Pipelined: piece k is submitted as
+// soon as its memcpy is done, while the copy threads go on with piece k + 1.
+Status Session::submitUploads(Slot& slot, std::uint64_t ticket, std::span<const InputRef> inputs) {
+  const vulkan::Device& device = context_->device();
+  const bool separate = device.hasTransferQueue();
+  slot.uploadWaits.clear();
+  // The slot's device inputs were last read by run ticket - slots (finished: its wait
+  // returned); the dependency is stated anyway, for the queue (the upload buffer's first
+  // barrier) and across queues (semaphore wait, already satisfied).
+  auto waitFor = [&](const vulkan::TimelineSemaphore& semaphore, std::uint64_t value) {
+    VkSemaphoreSubmitInfo wait = vkStruct<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
+    wait.semaphore = semaphore.handle();
+    wait.value = value;
+    wait.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    slot.uploadWaits.push_back(wait);
+  };
+  if (separate && ticket > slots_.size()) waitFor(*done_, ticket - slots_.size());
+  for (const InputRef& in : inputs) {
+    // On one queue the producer's run was submitted earlier: the upload's first barrier
+    // orders after it. Across queues, wait for its run on the GPU.
+    if (separate && in.producer != nullptr) waitFor(*in.producer->done_, in.producer->submitted_);
+  }
+  auto submitOne = [&](std::size_t k, bool last) -> Status {
+    if (slot.wantedUploads[k].empty()) return {};
+    VkCommandBufferSubmitInfo commandInfo =
+        vkStruct<VkCommandBufferSubmitInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
+    commandInfo.commandBuffer = slot.uploads[k].handle();
+    VkSemaphoreSubmitInfo signal = vkStruct<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
+    signal.semaphore = separate ? uploaded_->handle() : VK_NULL_HANDLE;
+    signal.value = ticket;
+    signal.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    VkSubmitInfo2 submit = vkStruct<VkSubmitInfo2>(VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
+    // Later submissions on the queue are ordered after this one's waits, and the last one's
+    // signal covers every earlier submission on the queue (submission order).
+    if (separate && k == 0) {
+      submit.waitSemaphoreInfoCount = static_cast<std::uint32_t>(slot.uploadWaits.size());
+      submit.pWaitSemaphoreInfos = slot.uploadWaits.data();
+    }
+    submit.commandBufferInfoCount = 1;
+    submit.pCommandBufferInfos = &commandInfo;
+    submit.signalSemaphoreInfoCount = separate && last ? 1 : 0;
+    submit.pSignalSemaphoreInfos = &signal;
+    return device.submit(submit, VK_NULL_HANDLE, separate ? vulkan::Queue::Transfer : vulkan::Queue::Compute);
+  };
+  if (slot.pieces.empty()) {
+    for (const CopyPiece& copy : slot.memcpys) parallelCopy(copy.destination, copy.source, copy.bytes);
+    return separate ? submitOne(0, true) : Status{};
+  }
+  slot.memcpys.clear();
+  for (const UploadPiece& piece : slot.pieces) {
+    const Slot::Io& io = slot.inputs[piece.input];
+    slot.memcpys.push_back({io.mapped + piece.offset, inputs[piece.input].host.data() + piece.offset,
+                            static_cast<std::size_t>(piece.bytes)});
+  }
+  Status status;
+  pipelinedCopy(slot.memcpys, [&](std::size_t k) {
+    if (status) status = submitOne(k, k + 1 == slot.pieces.size());
+  });
+  return status;
+}
+
+// Stages the inputs and submits the uploads (submitUploads), then the compute and download
+// buffers on the compute queue (waiting for uploaded_ = ticket, signalling done_ = ticket).
+// Without a dedicated transfer queue a whole-input upload, the compute and the download
+// buffers go in one submission, ordered by their barriers and no semaphore (lavapipe's
+// timeline semaphores in Mesa 22.3 corrupted memory under this load).
+Status Session::submit(std::size_t slotIndex, std::span<const InputRef> inputs, std::span<const OutputRef> outputs) {
+  const vulkan::Device& device = context_->device();
+  Slot& slot = *slots_[slotIndex];
+  const std::uint64_t ticket = submitted_ + 1;
+  const bool separate = device.hasTransferQueue();
+  OPENVGF_TRY(planUploads(slot, inputs));
+  bool uploads = false;
+  for (const std::vector<CopyRegion>& copies : slot.wantedUploads) uploads = uploads || !copies.empty();
+  VkCommandBuffer up = slot.uploads[0].handle();
 
   // Downloads, after the slot's compute buffer (which ends with a compute -> copy barrier).
   slot.wantedDownloads.clear();
@@ -681,26 +776,10 @@ Status Session::submit(std::size_t slotIndex, std::span<const InputRef> inputs, 
   }
   VkCommandBuffer down = slot.download->handle();
 
-  if (uploads && separate) {
-    VkCommandBufferSubmitInfo commandInfo =
-        vkStruct<VkCommandBufferSubmitInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
-    commandInfo.commandBuffer = up;
-    VkSemaphoreSubmitInfo signal = vkStruct<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
-    signal.semaphore = uploaded_->handle();
-    signal.value = ticket;
-    signal.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-    VkSubmitInfo2 submit = vkStruct<VkSubmitInfo2>(VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
-    submit.waitSemaphoreInfoCount = static_cast<std::uint32_t>(uploadWaits.size());
-    submit.pWaitSemaphoreInfos = uploadWaits.data();
-    submit.commandBufferInfoCount = 1;
-    submit.pCommandBufferInfos = &commandInfo;
-    submit.signalSemaphoreInfoCount = 1;
-    submit.pSignalSemaphoreInfos = &signal;
-    OPENVGF_TRY(device.submit(submit, VK_NULL_HANDLE, vulkan::Queue::Transfer));
-  }
+  OPENVGF_TRY(submitUploads(slot, ticket, inputs));
   std::array<VkCommandBufferSubmitInfo, 3> commandInfos{};
   std::uint32_t commandCount = 0;
-  for (VkCommandBuffer cmd : {uploads && !separate ? up : VK_NULL_HANDLE, slot.compute->handle(),
+  for (VkCommandBuffer cmd : {uploads && !separate && slot.pieces.empty() ? up : VK_NULL_HANDLE, slot.compute->handle(),
                               downloads ? down : VK_NULL_HANDLE}) {
     if (cmd == VK_NULL_HANDLE) continue;
     commandInfos[commandCount] = vkStruct<VkCommandBufferSubmitInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);

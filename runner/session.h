@@ -10,7 +10,9 @@
 // Pipelining: with SessionOptions::inFlight = N, runAsync() returns at once and up to N runs
 // are in flight, each with its own staging and device I/O memory (a slot), so the next run's
 // memcpy and upload overlap the current run's compute. Nothing is allocated per run when the
-// caller reuses its output vector.
+// caller reuses its output vector. Within one run, large host inputs are staged and uploaded in
+// pieces (SessionOptions::uploadChunkBytes), so the memcpy of one piece overlaps the DMA of the
+// one before.
 //
 // A Session is not thread-safe; several Sessions (of one Model and one Context) may run on
 // different threads at once: they share no mutable state except the queues, whose submits the
@@ -27,6 +29,7 @@
 #include "common/error.h"
 #include "runner/context.h"
 #include "runner/model.h"
+#include "runner/upload_plan.h"
 #include "tosa/host_tensor.h"
 #include "vulkan/commands.h"
 #include "vulkan/memory.h"
@@ -52,6 +55,10 @@ struct SessionOptions {
   UploadMemory upload = UploadMemory::Auto;
   unsigned pipelineThreads = 0;  ///< threads creating pipelines (0: hardware concurrency)
   unsigned inFlight = 1;         ///< runs that may be in flight at once (runAsync); 1..8
+  /// Copy mode: host inputs larger than this in total are staged and uploaded in pieces of
+  /// this many bytes, pipelined (the host copies piece k+1 while the copy engine moves piece
+  /// k; runner/upload_plan.h). 0: one memcpy of each input, then one upload.
+  std::uint64_t uploadChunkBytes = kDefaultUploadChunkBytes;
 };
 
 /// What the driver reports of one pipeline's compiled code, and the dispatches that use it.
@@ -199,6 +206,8 @@ class Session {
   Status recordSlot(const vulkan::Device& device, const Model& model, const MemoryPlan& plan,
                     const PipelinePlan& pipelines, std::size_t slot);
   Status submit(std::size_t slot, std::span<const InputRef> inputs, std::span<const OutputRef> outputs);
+  Status planUploads(Slot& slot, std::span<const InputRef> inputs);
+  Status submitUploads(Slot& slot, std::uint64_t ticket, std::span<const InputRef> inputs);
   Status checkRefs(std::span<const InputRef> inputs, std::span<const OutputRef> outputs) const;
 
   const Context* context_ = nullptr;
@@ -207,6 +216,7 @@ class Session {
   std::vector<std::string> segmentNames_;
   bool direct_ = false;
   bool profile_ = false;
+  std::uint64_t uploadChunkBytes_ = 0;
   std::size_t barriers_ = 0;
   std::uint64_t deviceBytes_ = 0;
   std::uint64_t stagingBytes_ = 0;

@@ -132,6 +132,9 @@ TEST_F(FirstHour, ValuesOutOfRangeOrListSayWhatIsValid) {
   CommandResult memory = run("bench " + model + " --upload-memory hots");
   EXPECT_EQ(memory.exitCode, 2);
   EXPECT_THAT(memory.output, HasSubstr("--upload-memory: expected auto or host, got 'hots' (did you mean 'host'?)"));
+  CommandResult chunk = run("bench " + model + " --upload-chunk=-2");
+  EXPECT_EQ(chunk.exitCode, 2);
+  EXPECT_THAT(chunk.output, HasSubstr("--upload-chunk: expected a number of at least 0, got '-2'"));
   EXPECT_FALSE(fs::exists(path("t.vgf")));
 }
 

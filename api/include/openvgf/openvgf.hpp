@@ -635,6 +635,9 @@ struct BenchmarkOptions {
   std::string cacheDir;             ///< empty folder for the cold/warm pipeline-cache measurement ("" = a temporary one)
   unsigned pipelined = 0;           ///< also time runAsync with this many runs in flight (1..8; 0 = not)
   bool uploadViaHost = false;       ///< stage uploads in host memory even where a resizable BAR could take them
+  /// Host inputs staged and uploaded in pieces of this many bytes, pipelined (0: whole; -1:
+  /// the session's default; `openvgf bench --upload-chunk`)
+  std::int64_t uploadChunkBytes = -1;
   bool json = false;                ///< the report as one JSON object instead of text
 };
 
