@@ -11,7 +11,14 @@
 // weights the converter pre-transposed to [KH*KW*IC][OC] (W_KN=1) or the OHWI tensor as
 // given (W_KN=0). Bias and the fused epilogue follow.
 //
+// Signed % and / only ever see non-negative operands here: GLSL leaves both undefined for
+// negative ones, and the NVIDIA driver (580.159) placed the phases of a negative out_pad
+// (TRANSPOSE_CONV2D_* of the operator sweep, out_pad left -1) on the wrong columns, leaving a
+// third of the outputs zero, where lavapipe got them right. The converter therefore passes
+// the phase offsets OUT_PAD_T mod STRIDE_Y and OUT_PAD_L mod STRIDE_X already reduced.
+//
 // Defines: BATCH IH IW IC OH OW OC KH KW STRIDE_Y STRIDE_X OUT_PAD_T OUT_PAD_L
+//   PHASE_OFFSET_Y PHASE_OFFSET_X (OUT_PAD_T mod STRIDE_Y, OUT_PAD_L mod STRIDE_X, in [0, stride))
 //   IN_ZP W_ZP W_KN BIAS_BCAST, IN_STYPE IN_LD W_STYPE W_LD BIAS_STYPE BIAS_LD, A_CT ACC_CT,
 //   BM BN BK TM TN, plus the epilogue defines of include/epilogue.glsl.
 // Bindings (set 0): 0 input, 1 weight, 2 bias, 3.. epilogue inputs, OUT_BINDING output.
@@ -39,6 +46,8 @@
 #define STRIDE_X 2
 #define OUT_PAD_T 0
 #define OUT_PAD_L 0
+#define PHASE_OFFSET_Y 0
+#define PHASE_OFFSET_X 0
 #define IN_STYPE float
 #define IN_LD ld_f32
 #define W_STYPE float
@@ -86,14 +95,12 @@ layout(set = 0, binding = 2) readonly buffer Bias { BIAS_STYPE bias0[]; };
 
 #include "include/epilogue.glsl"
 
-// Non-negative remainder.
-int pmod(int a, int b) { return ((a % b) + b) % b; }
-
-// Phase (ry, rx) of a workgroup and the first output row/column of that phase.
-int phase_ry(uint phase) { return int(phase) / STRIDE_X; }
-int phase_rx(uint phase) { return int(phase) % STRIDE_X; }
-int phase_oy0(int ry) { return pmod(ry + OUT_PAD_T, STRIDE_Y); }
-int phase_ox0(int rx) { return pmod(rx + OUT_PAD_L, STRIDE_X); }
+// Phase (ry, rx) of a workgroup and the first output row/column of that phase:
+// (ry + OUT_PAD_T) mod STRIDE_Y with both terms non-negative.
+int phase_ry(uint phase) { return int(phase / uint(STRIDE_X)); }
+int phase_rx(uint phase) { return int(phase % uint(STRIDE_X)); }
+int phase_oy0(int ry) { return int(uint(ry + PHASE_OFFSET_Y) % uint(STRIDE_Y)); }
+int phase_ox0(int rx) { return int(uint(rx + PHASE_OFFSET_X) % uint(STRIDE_X)); }
 
 A_CT gemm_load_a(uint phase, uint m, uint k) {
   int ry = phase_ry(phase), rx = phase_rx(phase);
@@ -109,10 +116,13 @@ A_CT gemm_load_a(uint phase, uint m, uint k) {
   int oy = oy0 + STRIDE_Y * j, ox = ox0 + STRIDE_X * i;
   int ky = ry + STRIDE_Y * ty, kx = rx + STRIDE_X * tx;
   if (oy >= OH || ox >= OW || ky >= KH || kx >= KW) return A_CT(0);
-  // oy - OUT_PAD_T - ky is a multiple of the stride by construction of the phase.
-  int iy = (oy - OUT_PAD_T - ky) / STRIDE_Y;
-  int ix = (ox - OUT_PAD_L - kx) / STRIDE_X;
-  if (oy - OUT_PAD_T - ky < 0 || ox - OUT_PAD_L - kx < 0 || iy >= IH || ix >= IW) return A_CT(0);
+  // oy - OUT_PAD_T - ky is a multiple of the stride by construction of the phase; it is
+  // divided only once known to be non-negative.
+  int dy = oy - OUT_PAD_T - ky, dx = ox - OUT_PAD_L - kx;
+  if (dy < 0 || dx < 0) return A_CT(0);
+  int iy = int(uint(dy) / uint(STRIDE_Y));
+  int ix = int(uint(dx) / uint(STRIDE_X));
+  if (iy >= IH || ix >= IW) return A_CT(0);
   return A_CT(IN_LD(in0[((b * uint(IH) + uint(iy)) * uint(IW) + uint(ix)) * uint(IC) + ic])) - A_CT(IN_ZP);
 }
 

@@ -44,6 +44,9 @@ Status lower(LoweringContext& ctx, const Node& node) {
   d.set("BATCH", batch).set("IH", ih).set("IW", iw).set("IC", ic).set("OH", oh).set("OW", ow).set("OC", oc);
   d.set("KH", kh).set("KW", kw).set("STRIDE_Y", sy).set("STRIDE_X", sx);
   d.set("OUT_PAD_T", attrs.outPad[0]).set("OUT_PAD_L", attrs.outPad[2]);
+  // Reduced here so that the shader never takes % of a negative number (transpose_conv2d.comp).
+  const auto nonNegativeMod = [](std::int64_t a, std::int64_t b) { return ((a % b) + b) % b; };
+  d.set("PHASE_OFFSET_Y", nonNegativeMod(attrs.outPad[0], sy)).set("PHASE_OFFSET_X", nonNegativeMod(attrs.outPad[2], sx));
   d.set("IN_ZP", inZp).set("W_ZP", wZp).set("BIAS_BCAST", tosa::elementCount(bias.shape) == 1 ? 1 : 0);
   setBufferType(d, "IN", input.dtype);
   setBufferType(d, "W", weight.dtype);
