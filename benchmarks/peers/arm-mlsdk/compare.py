@@ -34,6 +34,7 @@ Times per inference (ms), both from Vulkan timestamps and from the host:
 Requires Python 3 with NumPy.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import shutil
@@ -403,6 +404,8 @@ def main():
                    help="stage and run scenario-runner's example scenarios kept in DIR (tests/data/scenario/arm)")
     p.add_argument("--glslang", default="glslangValidator", help="for --arm-examples (default: from PATH)")
     p.add_argument("--json", type=Path, help="write the records here")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="cases without timing (time=0) run this many at a time (default 1)")
     p.add_argument("cases", nargs="*", help="MODEL.vgf or vgf=MODEL.vgf,name=N,inputs=DIR,tosa=MODEL.tosa")
     args = p.parse_args()
     args.work = args.work.resolve()
@@ -419,8 +422,18 @@ def main():
     for src in args.scenario_dir:
         records += run_scenario_dir(args, env, src)
         print(table(records[-1:]), flush=True)
-    for text in args.cases:
-        records.append(run_case(args, env, parse_case(text)))
+    cases = [parse_case(text) for text in args.cases]
+    untimed = [c for c in cases if c.get("time", "1") == "0"] if args.jobs > 1 else []
+    # Cases without timing (time=0) run --jobs at a time, before the timed ones, which run one
+    # at a time so that nothing else shares the device while they are measured.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for record in pool.map(lambda c: run_case(args, env, c), untimed):
+            records.append(record)
+            print(table(records[-1:]), flush=True)
+    for case in cases:
+        if any(case is c for c in untimed):
+            continue
+        records.append(run_case(args, env, case))
         print(table(records[-1:]), flush=True)
     print("\n" + table(records))
     if args.json:

@@ -15,7 +15,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
 BUNDLE="" PEER="" OUT="$PWD/arm-mlsdk-results" WORK="${TMPDIR:-/tmp}/arm-mlsdk-work" SLUG=h200
 MODELS=mobilenet_v2,mobilenet_v2_int8,resnet50,resnet50_int8,bert_layer
-SWEEP="" REPEAT=20 DEVICE="" PYTHON="${PYTHON:-python3}"
+SWEEP="" REPEAT=20 DEVICE="" JOBS=1 PYTHON="${PYTHON:-python3}"
 
 usage() {
   cat <<EOF
@@ -25,11 +25,12 @@ usage: run-h200.sh --bundle DIR --peer DIR [options]
                   need), share/vulkan/explicit_layer.d/VkLayer_{Graph,Tensor}.json
   --out DIR       results folder (default ./arm-mlsdk-results)
   --work DIR      scratch folder (default \$TMPDIR/arm-mlsdk-work)
-  --models LIST   zoo models (default $MODELS)
+  --models LIST   zoo models (default $MODELS; "none" for none)
   --sweep LIST    operator-sweep case-name substrings (default: every case; "none" for none)
   --repeat N      submissions timed per case and stack (default $REPEAT)
   --device D      openvgf --device (scenario-runner picks a discrete GPU first)
   --slug NAME     result file names arm-mlsdk-NAME.* (default $SLUG)
+  --jobs N        sweep cases (untimed) run N at a time (default 1); timed cases always run alone
 Needs Python 3 with NumPy (\$PYTHON, default python3).
 EOF
 }
@@ -45,6 +46,7 @@ while [ $# -gt 0 ]; do
     --repeat) REPEAT="$2"; shift 2 ;;
     --device) DEVICE="$2"; shift 2 ;;
     --slug) SLUG="$2"; shift 2 ;;
+    --jobs) JOBS="$2"; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "run-h200.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -64,8 +66,8 @@ missing="$(LD_LIBRARY_PATH="$PEER/lib" ldd "$PEER/bin/scenario-runner" "$PEER"/l
 "$BUNDLE/openvgf" devices >"$OUT/arm-mlsdk-$SLUG-devices.txt"
 
 cases=("name=simple_conv2d_rescale_graph,vgf=$repo/tests/data/vgf-graph/simple_conv2d_rescale_graph.vgf")
-"$BUNDLE/openvgf-zoo" --out "$WORK/zoo" --models "$MODELS" >/dev/null
-for m in ${MODELS//,/ }; do
+[ "$MODELS" = none ] || "$BUNDLE/openvgf-zoo" --out "$WORK/zoo" --models "$MODELS" >/dev/null
+for m in $([ "$MODELS" = none ] || echo "${MODELS//,/ }"); do
   "$BUNDLE/openvgf" -q convert "$WORK/zoo/$m.tosa" --format arm-graph -o "$WORK/vgf/$m.vgf"
   cases+=("name=$m,vgf=$WORK/vgf/$m.vgf,inputs=$WORK/zoo/$m/inputs,tosa=$WORK/zoo/$m.tosa")
 done
@@ -79,7 +81,7 @@ if [ "$SWEEP" != none ]; then
 fi
 
 "$PYTHON" "$here/compare.py" --scenario-runner "$PEER/bin/scenario-runner" --layers "$PEER" \
-  --openvgf "$BUNDLE/openvgf" --work "$WORK/cmp" --repeat "$REPEAT" ${DEVICE:+--device "$DEVICE"} \
+  --openvgf "$BUNDLE/openvgf" --work "$WORK/cmp" --repeat "$REPEAT" --jobs "$JOBS" ${DEVICE:+--device "$DEVICE"} \
   --json "$OUT/arm-mlsdk-$SLUG.json" "${cases[@]}" | tee "$OUT/arm-mlsdk-$SLUG.txt" || status=$?
 {
   echo "# Arm ML SDK (scenario-runner + emulation layer) and openvgf: $SLUG"
@@ -87,7 +89,7 @@ fi
   echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "- devices (openvgf): $(grep -E '^[0-9]+:' "$OUT/arm-mlsdk-$SLUG-devices.txt" | tr '\n' ' ')"
   echo "- host: $(uname -srm), $(nproc) CPUs"
-  echo "- command: \`benchmarks/peers/arm-mlsdk/run-h200.sh --bundle $BUNDLE --peer $PEER --repeat $REPEAT --models $MODELS${SWEEP:+ --sweep $SWEEP}\`"
+  echo "- command: \`benchmarks/peers/arm-mlsdk/run-h200.sh --bundle $BUNDLE --peer $PEER --repeat $REPEAT --jobs $JOBS --models $MODELS${SWEEP:+ --sweep $SWEEP}\`"
   echo
   sed -n '/^$/,$p' "$OUT/arm-mlsdk-$SLUG.txt" | sed '1d'
 } >"$OUT/arm-mlsdk-$SLUG.md"
