@@ -160,7 +160,11 @@ void setup(CLI::App& sub, Action& action) {
                  "rounded value and its remainder scaled by 2^11) and multiplied as three fp16 products with fp32 "
                  "accumulators: 22 significant bits for operands of magnitude 2^-14 to 65504; a tile that meets a larger "
                  "or non-finite operand is computed again in fp32, at scalar speed (needs fp16 cooperative matrices, "
-                 "as fp16; activations stay fp32)");
+                 "as fp16; activations stay fp32); bf16x3: fp32 MATMUL and CONV2D operands split by truncation into "
+                 "bf16 parts (fp32's range) and multiplied as three bf16 products (about 2^-16 relative error, not "
+                 "within TOSA's bound for every input); fp32-bf16: per GEMM as many bf16 products (3 or 6) as TOSA's "
+                 "fp32 dot-product bound needs at its depth, or fp32 FMA where neither is within it (both need bf16 "
+                 "cooperative matrices, as bf16; docs/performance.md)");
   sub.add_flag("--stats", args->stats, "Print kernels, modules, memory plan and constant bytes");
   sub.add_flag("--no-cache", args->noCache, "Do not read or write the SPIR-V cache");
   const std::vector<std::string> passNames = graphPasses();

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -154,12 +156,17 @@ namespace {
 
 // ConvertOptions::precision on the chosen target.
 Status applyPrecision(Target& target, const std::string& precision) {
+  static const std::vector<std::pair<std::string, Precision>> kValues{
+      {"fp16", Precision::Fp16},     {"bf16", Precision::Bf16},         {"fp16x3", Precision::Fp16x3},
+      {"bf16x3", Precision::Bf16x3}, {"fp32-bf16", Precision::Fp32Bf16}};
   if (precision == "fp32") return {};
-  if (precision != "fp16" && precision != "bf16" && precision != "fp16x3") {
-    return invalidInput("--precision: expected fp32, fp16, bf16 or fp16x3, got '{}'{}", precision,
-                        didYouMean(precision, {"fp32", "fp16", "bf16", "fp16x3"}));
+  const auto value = std::find_if(kValues.begin(), kValues.end(), [&](const auto& v) { return v.first == precision; });
+  if (value == kValues.end()) {
+    return invalidInput("--precision: expected fp32, fp16, bf16, fp16x3, bf16x3 or fp32-bf16, got '{}'{}", precision,
+                        didYouMean(precision, {"fp32", "fp16", "bf16", "fp16x3", "bf16x3", "fp32-bf16"}));
   }
-  const bool bf16 = precision == "bf16";
+  const Precision chosen = value->second;
+  const bool bf16 = chosen == Precision::Bf16 || chosen == Precision::Bf16x3 || chosen == Precision::Fp32Bf16;
   const CoopMatTypes wanted = bf16 ? CoopMatTypes::Bf16xBf16ToF32 : CoopMatTypes::F16xF16ToF32;
   // bf16 matrices exist only in the KHR encoding.
   const bool encodable = bf16 ? target.tuning.coopMatKhrEncoding : target.subgroupMatrices();
@@ -174,7 +181,7 @@ Status applyPrecision(Target& target, const std::string& precision) {
                             : "VK_NV_cooperative_matrix or VK_KHR_cooperative_matrix",
                        describeTarget(target));
   }
-  target.precision = precision == "fp16x3" ? Precision::Fp16x3 : bf16 ? Precision::Bf16 : Precision::Fp16;
+  target.precision = chosen;
   return {};
 }
 

@@ -29,10 +29,10 @@ struct ConvertOptions {
   std::optional<DeviceCaps> device;
   /// "native": an OPENVGF_TUNING spec (applyTuningOverrides), read by the caller; "" = none.
   std::string tuning;
-  /// "fp32" (default: TOSA's precision), "fp16", "bf16" or "fp16x3": fp32 MATMUL / CONV2D operands
-  /// rounded to fp16 / bf16 (or split into fp16 pairs) on such cooperative matrices with fp32
-  /// accumulators (Target::precision, converter::Precision); a target without such
-  /// cooperative-matrix shapes (bf16: in the KHR encoding) is Unsupported.
+  /// "fp32" (default: TOSA's precision), "fp16", "bf16", "fp16x3", "bf16x3" or "fp32-bf16": fp32
+  /// MATMUL / CONV2D operands rounded to fp16 / bf16 (or split into fp16 pairs or bf16 parts) on
+  /// such cooperative matrices with fp32 accumulators (Target::precision, converter::Precision);
+  /// a target without such cooperative-matrix shapes (bf16: in the KHR encoding) is Unsupported.
   std::string precision = "fp32";
   /// The model will run on a CPU device (lavapipe): any target then skips the SPIR-V optimizer
   /// (Tuning::spirvOptimizer), which such a driver's own compiler makes redundant.

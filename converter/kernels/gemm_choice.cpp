@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "converter/kernels/bf16_split.h"
 #include "converter/kernels/gemm_common.h"
 
 namespace openvgf::converter {
@@ -95,7 +96,9 @@ std::vector<CoopMatTypes> fragmentTypes(const GemmShape& g, Precision precision)
   if (g.in == DType::Fp32 && g.weight == DType::Fp32 && g.acc == DType::Fp32) {
     switch (precision) {
       case Precision::Fp32: return {};
-      case Precision::Bf16: return {CoopMatTypes::Bf16xBf16ToF32};
+      case Precision::Bf16:
+      case Precision::Bf16x3:
+      case Precision::Fp32Bf16: return {CoopMatTypes::Bf16xBf16ToF32};
       case Precision::Fp16:
       case Precision::Fp16x3: return {CoopMatTypes::F16xF16ToF32};
     }
@@ -165,7 +168,7 @@ std::vector<CoopMatShape> fragmentShapes(const Target& target, const CoopMatTile
 // The plan on `tile` with the largest fragment whose core fits the device's shared memory, or
 // nullopt (the tile needs more invocations than the device has, or no fragment fits).
 std::optional<CoopMatPlan> planOnTile(const Target& target, const GemmShape& g, std::int64_t k,
-                                      CoopMatTypes types, const CoopMatTile& tile, bool split) {
+                                      CoopMatTypes types, const CoopMatTile& tile, bool split, int products) {
   const int sg = static_cast<int>(target.caps.subgroupSize);
   if (tile.subgroupsM * tile.subgroupsN * sg > target.caps.maxInvocations) return std::nullopt;
   const int chunk = chunkOf(types);
@@ -176,6 +179,7 @@ std::optional<CoopMatPlan> planOnTile(const Target& target, const GemmShape& g, 
     plan.subgroupSize = sg;
     plan.fp32Operands = g.in == DType::Fp32;
     plan.splitOperands = split;
+    plan.splitProducts = products;
     plan.khr = target.tuning.coopMatKhrEncoding;
     plan.wm = tile.blockM / shape.m;
     plan.wn = tile.blockN / shape.n;
@@ -207,7 +211,13 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, const GemmShape& 
   if (wanted.empty()) return std::nullopt;
   // Tuning: from which depth (and, for fp16 pairs, grid) rounded fp32 operands pay.
   const bool fp32Operands = g.in == DType::Fp32;
-  const bool split = fp32Operands && target.precision == Precision::Fp16x3;
+  const Precision precision = target.precision;
+  const bool split = fp32Operands && (precision == Precision::Fp16x3 || precision == Precision::Bf16x3 ||
+                                      precision == Precision::Fp32Bf16);
+  // fp32-bf16: as many bf16 products as TOSA's bound needs at the GEMM's depth (K as TOSA
+  // counts it, before row-run padding), or none: the FMA core.
+  const int products = precision == Precision::Fp32Bf16 ? bf16SplitProducts(g.k) : 3;
+  if (products == 0) return std::nullopt;
   const Tuning& tuning = target.tuning;
   if (fp32Operands && !split && k < tuning.fp16OperandsMinDepth) return std::nullopt;
   if (split &&
@@ -216,8 +226,15 @@ std::optional<CoopMatPlan> chooseCoopMat(const Target& target, const GemmShape& 
   }
   for (CoopMatTypes types : wanted) {
     if (types == CoopMatTypes::Bf16xBf16ToF32 && !tuning.coopMatKhrEncoding) continue;  // no NV bf16 matrices
-    const CoopMatTile& tile = split ? tuning.coopMatTileSplit : subgroupTile(tuning, g, k, types);
-    if (std::optional<CoopMatPlan> plan = planOnTile(target, g, k, types, tile, split)) return plan;
+    CoopMatTile tile = split ? tuning.coopMatTileSplit : subgroupTile(tuning, g, k, types);
+    if (std::optional<CoopMatPlan> plan = planOnTile(target, g, k, types, tile, split, products)) return plan;
+    // Six products stage three parts per operand: half as much shared memory again, which the
+    // split tile's K slice may not leave (32 deep on an H200's 48 KiB). Thinner slices, down
+    // to 16, before the FMA core.
+    while (split && products == 6 && tile.bk > 16 && tile.bk % 2 == 0) {
+      tile.bk /= 2;
+      if (std::optional<CoopMatPlan> plan = planOnTile(target, g, k, types, tile, split, products)) return plan;
+    }
   }
   return std::nullopt;
 }

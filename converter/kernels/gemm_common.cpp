@@ -156,9 +156,11 @@ namespace {
 // one chunk (include/gemm_coopmat.glsl, SA_SIZE and SB_SIZE).
 int operandChunksA(const CoopMatPlan& p) { return 2 * p.bm * (p.bk / p.chunk() + 1); }
 int operandChunksB(const CoopMatPlan& p) { return 2 * p.bk * (p.bn / p.chunk() + 1); }
-// ... and as many again for the lo halves of split operands (CM_SPLIT).
+// ... and as many again for the lo halves of split operands (CM_SPLIT), twice as many for
+// three bf16 parts.
 int operandBuffers(const CoopMatPlan& p) {
-  return p.splitOperands ? 2 : 1;
+  if (!p.splitOperands) return 1;
+  return p.splitProducts == 6 ? 3 : 2;
 }
 
 }  // namespace
@@ -208,6 +210,7 @@ void setCoopMat(ShaderDefines& defines, const CoopMatPlan& plan) {
   if (plan.fp32Operands && !plan.narrowA) defines.set("CM_F32_OPERANDS", 1);
   if (plan.shape.types == CoopMatTypes::Bf16xBf16ToF32) defines.set("CM_BF16", 1);
   if (plan.splitOperands) defines.set("CM_SPLIT", 1);
+  if (plan.splitOperands && plan.splitProducts != 3) defines.set("CM_SPLIT_PRODUCTS", plan.splitProducts);
   if (plan.prefetch != 1) defines.set("CM_PREFETCH", plan.prefetch);
 }
 

@@ -97,8 +97,11 @@ struct CoopMatPlan {
   // A is an fp32 tensor stored as fp16 (narrowStorage, with fp32Operands): the core reads it
   // as raw fp16 chunks, as it reads an fp16 tensor, and rounds nothing.
   bool narrowA = false;
-  // fp32 operands as two fp16 each, three products (CM_SPLIT, Precision::Fp16x3).
+  // fp32 operands as two fp16 each, three products (CM_SPLIT, Precision::Fp16x3), or as bf16
+  // parts with fragments of bf16 (Precision::Bf16x3, Fp32Bf16): splitProducts 3 (hi, mid) or
+  // 6 (hi, mid, lo; CM_SPLIT_PRODUCTS).
   bool splitOperands = false;
+  int splitProducts = 3;
   int prefetch = 1;  // K slices in flight (CM_PREFETCH, Tuning::coopMatPrefetchMaxDepth)
   int invocations = 0;
   /// Operands per 16-byte chunk (8 fp16 or 16 int8): dimensions that are multiples of it

@@ -77,6 +77,12 @@ std::string describeTarget(const Target& target) {
     case Precision::Fp16x3:
       features.push_back("fp32 GEMM operands as fp16 pairs (--precision fp16x3)");
       break;
+    case Precision::Bf16x3:
+      features.push_back("fp32 GEMM operands as bf16 parts, 3 products (--precision bf16x3)");
+      break;
+    case Precision::Fp32Bf16:
+      features.push_back("fp32 GEMM operands as bf16 parts, 3 or 6 products within TOSA's bound (--precision fp32-bf16)");
+      break;
   }
   if (!features.empty()) out += ": " + fmt::format("{}", fmt::join(features, ", "));
   return out;

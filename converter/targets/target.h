@@ -104,6 +104,15 @@ enum class Precision {
   // products' rate, on Tuning::coopMatTileSplit (fp16OperandsMinDepth does not apply;
   // coopMatSplitMinDepth does).
   Fp16x3,
+  // Each fp32 operand split by truncation into bf16 parts, multiplied as three bf16 products
+  // (hi x hi + hi x mid + mid x hi) with fp32 accumulators on bf16 matrices (CM_SPLIT with
+  // CM_BF16): fp32's range, about 2^-16 relative error per product, on the split tile as
+  // Fp16x3. Not within TOSA's dot-product bound for every input (converter/kernels/bf16_split.h).
+  Bf16x3,
+  // fp32 GEMMs within TOSA's dot-product bound on bf16 matrices: per GEMM, from its reduction
+  // depth KS, three or six bf16 products (bf16SplitProducts, converter/kernels/bf16_split.h), or
+  // the fp32 FMA core where neither is within the bound; split tile and its thresholds as Bf16x3.
+  Fp32Bf16,
 };
 
 /// How kernels use what the device has: tiles, workgroup sizes and the thresholds that choose

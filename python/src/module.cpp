@@ -641,7 +641,7 @@ void bindTools(py::module_& m) {
         "Converts a .tosa file to a VGF (or an Ethos-U stream); returns its statistics. device: for target "
         "'native', the device to convert for (index or name substring; default: the one Model would pick). "
         "format: 'compute' or 'arm-graph' (one GRAPH segment, as Arm's model-converter writes). precision: 'fp32', "
-        "'fp16', 'bf16' or 'fp16x3' (see `openvgf convert --help`).");
+        "'fp16', 'bf16', 'fp16x3', 'bf16x3' or 'fp32-bf16' (see `openvgf convert --help`).");
 
   m.def("inspect_text", [](const std::string& path) { return openvgf::inspect(path, false); }, py::arg("path"));
   m.def("set_log_level", [](const std::string& level) { openvgf::setLogLevel(openvgf::parseLogLevel(level)); },

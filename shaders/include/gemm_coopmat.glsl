@@ -47,6 +47,13 @@
 //                           range and special values, at scalar speed, for that tile only.
 //                           Testing the accumulators once costs nothing in the K loop, where
 //                           testing each operand cost 4-10 % on an H200.
+//                           With CM_BF16 (--precision bf16x3 / fp32-bf16) the parts are bf16
+//                           instead, split by truncation (converter/kernels/bf16_split.h):
+//                           hi, mid (in the lo buffers) and, with CM_SPLIT_PRODUCTS 6, lo (in
+//                           the third buffers). acc takes hi x hi, corr the others unscaled
+//                           (bf16 has fp32's range): hi x mid + mid x hi, and with 6 products
+//                           hi x lo + lo x hi + mid x mid. The same rare path covers inf, NaN
+//                           and fp32 overflow.
 //   BM BN BK                workgroup tile; WM WN tiles per subgroup; SG subgroup size
 //   CM_PREFETCH             1 (default): the next K slice is fetched while one is multiplied;
 //                           2: the next two (two register sets, Target::coopMatPrefetchMaxDepth)
@@ -104,11 +111,21 @@ shared uvec4 sB[2 * SB_SIZE];  // [buffer][k][n / CH]
 #define CM_SPLIT 0
 #endif
 #if CM_SPLIT
-#if !CM_F32_OPERANDS || CM_ACC16 || CM_INT || CM_BF16 || CM_NARROW_B
-#error "CM_SPLIT needs fp32 operands rounded to fp16 and fp32 accumulators"
+#if !CM_F32_OPERANDS || CM_ACC16 || CM_INT || CM_NARROW_B
+#error "CM_SPLIT needs fp32 operands rounded to fp16 or bf16 and fp32 accumulators"
 #endif
-shared uvec4 sALo[2 * SA_SIZE];  // the lo halves, laid out as sA and sB
+#ifndef CM_SPLIT_PRODUCTS
+#define CM_SPLIT_PRODUCTS 3
+#endif
+#if CM_SPLIT_PRODUCTS == 6 && !CM_BF16
+#error "six products split operands into three bf16 parts"
+#endif
+shared uvec4 sALo[2 * SA_SIZE];  // the lo halves (bf16: mid parts), laid out as sA and sB
 shared uvec4 sBLo[2 * SB_SIZE];
+#if CM_SPLIT_PRODUCTS == 6
+shared uvec4 sAThird[2 * SA_SIZE];  // bf16 lo parts
+shared uvec4 sBThird[2 * SB_SIZE];
+#endif
 shared bool cmOutOfRange;  // some accumulator of the workgroup is not finite
 #endif
 #ifndef CM_STAGE
@@ -135,7 +152,42 @@ uint cm_pack2(A_CT v0, A_CT v1) { return packFloat2x16(f16vec2(float16_t(v0), fl
 // A fetched chunk as shared memory holds it: fp32 operands are rounded here, after the
 // multiplies that overlap their loads (include/gemm_coopmat_ext.glsl).
 #if CM_F32_OPERANDS
-#if CM_SPLIT
+#if CM_SPLIT && CM_BF16
+// The bf16 parts of four operands by truncation, as splitToBf16 in
+// converter/kernels/bf16_split.cpp (tests emulate the core with it): hi = x's top 16 bits,
+// mid = the top 16 bits of x - hi, lo = those of x - hi - mid (both differences exact).
+// inf and NaN stay in hi (a NaN keeps a NaN's bits there), with mid = lo = 0 rather than
+// inf - inf; a nonzero x below 2^-96, whose parts could fall below fp32's normal range, makes
+// hi a NaN. Either sends the tile to the fp32 path (cm_dot_f32). Returned as bit patterns in
+// the top halves of words.
+void cm_split4(vec4 x, out uvec4 hi, out uvec4 mid, out uvec4 lo) {
+  const uvec4 bits = floatBitsToUint(x);
+  const uvec4 magnitude = bits & 0x7FFFFFFFu;
+  const bvec4 tiny = lessThan(magnitude - 1u, uvec4(0x0F7FFFFFu));  // 0 < |x| < 2^-96
+  const bvec4 nan = greaterThan(magnitude, uvec4(0x7F800000u));
+  const bvec4 whole = lessThan(magnitude - 0x0F800000u, uvec4(0x70000000u));  // 2^-96 <= |x| < inf
+  hi = mix(mix(bits & 0xFFFF0000u, bits | 0x00400000u, nan), uvec4(0x7FC00000u), tiny) & 0xFFFF0000u;
+  const vec4 rest = mix(vec4(0.0), x - uintBitsToFloat(bits & 0xFFFF0000u), whole);
+  mid = floatBitsToUint(rest) & 0xFFFF0000u;
+  lo = floatBitsToUint(rest - uintBitsToFloat(mid)) & 0xFFFF0000u;
+}
+// Two words of bf16 pairs from the top halves of four.
+uvec2 cm_bf16_pairs(uvec4 w) { return uvec2((w.x >> 16) | (w.y & 0xFFFF0000u), (w.z >> 16) | (w.w & 0xFFFF0000u)); }
+// A fetched chunk as its hi, mid and (six products) lo chunks.
+#if CM_SPLIT_PRODUCTS == 6
+void cm_split_chunk(mat2x4 c, out uvec4 hi, out uvec4 mid, out uvec4 lo) {
+#else
+void cm_split_chunk(mat2x4 c, out uvec4 hi, out uvec4 mid) {
+  uvec4 lo;
+#endif
+  uvec4 h0, m0, l0, h1, m1, l1;
+  cm_split4(c[0], h0, m0, l0);
+  cm_split4(c[1], h1, m1, l1);
+  hi = uvec4(cm_bf16_pairs(h0), cm_bf16_pairs(h1));
+  mid = uvec4(cm_bf16_pairs(m0), cm_bf16_pairs(m1));
+  lo = uvec4(cm_bf16_pairs(l0), cm_bf16_pairs(l1));
+}
+#elif CM_SPLIT
 // The hi and lo halves of four operands. hi is x rounded to 11 significant bits in the
 // integer domain (add half of the dropped part, clear it): a conversion to fp16 and back
 // would give the same value where x is in fp16's range, but the driver may fold such a
@@ -248,6 +300,11 @@ void fetch_slice(uint batch, uint m0, uint n0, uint k0, uint tid, out CM_FETCH_T
   }
 }
 
+#if CM_SPLIT && CM_SPLIT_PRODUCTS == 6
+#define CM_SPLIT_STORE(c, HI, LO, THIRD, at) cm_split_chunk(c, HI[at], LO[at], THIRD[at])
+#elif CM_SPLIT
+#define CM_SPLIT_STORE(c, HI, LO, THIRD, at) cm_split_chunk(c, HI[at], LO[at])
+#endif
 // Registers -> shared buffer `buf`.
 void store_slice(uint buf, uint tid, CM_FETCH_T ra[A_PER_THREAD], CM_FETCH_B_T rb[B_PER_THREAD]) {
   [[unroll]] for (int r = 0; r < A_PER_THREAD; ++r) {
@@ -255,7 +312,7 @@ void store_slice(uint buf, uint tid, CM_FETCH_T ra[A_PER_THREAD], CM_FETCH_B_T r
 #if CM_SPLIT
     if (e >= uint(A_CHUNKS)) continue;
     const uint at = buf * uint(SA_SIZE) + (e / uint(BK / CH)) * uint(SA_STRIDE) + e % uint(BK / CH);
-    cm_split_chunk(ra[r], sA[at], sALo[at]);
+    CM_SPLIT_STORE(ra[r], sA, sALo, sAThird, at);
 #else
     if (e < uint(A_CHUNKS)) sA[buf * uint(SA_SIZE) + (e / uint(BK / CH)) * uint(SA_STRIDE) + e % uint(BK / CH)] = cm_pack_chunk(ra[r]);
 #endif
@@ -265,7 +322,7 @@ void store_slice(uint buf, uint tid, CM_FETCH_T ra[A_PER_THREAD], CM_FETCH_B_T r
 #if CM_SPLIT
     if (e >= uint(B_CHUNKS)) continue;
     const uint at = buf * uint(SB_SIZE) + (e / uint(BN / CH)) * uint(SB_STRIDE) + e % uint(BN / CH);
-    cm_split_chunk(rb[r], sB[at], sBLo[at]);
+    CM_SPLIT_STORE(rb[r], sB, sBLo, sBThird, at);
 #else
     if (e < uint(B_CHUNKS)) sB[buf * uint(SB_SIZE) + (e / uint(BN / CH)) * uint(SB_STRIDE) + e % uint(BN / CH)] = cm_pack_chunk(rb[r]);
 #endif
@@ -367,6 +424,12 @@ bool cm_whole_fragment(uint mFirst, uint nFirst) {
 }
 #endif
 #if CM_SPLIT
+// corr's scale: fp16 lo halves are scaled by 2^11 (cm_split4), bf16 parts are not.
+#if CM_BF16
+#define CM_SPLIT_SCALE 1.0
+#else
+#define CM_SPLIT_SCALE (1.0 / 2048.0)
+#endif
 // One output of this workgroup's K range as an fp32 dot product: the rare path of a tile
 // whose operands do not fit fp16x3 (see CM_SPLIT above).
 float cm_dot_f32(uint batch, uint m, uint n) {
@@ -393,14 +456,33 @@ EPI0_CT cm_residual(uint batch, uint m, uint n, bool started) {
 // 36-37). Each accumulator sums the K steps in the same order either way. With CM_SPLIT, hi x hi
 // goes into acc and the cross products into corr, from the lo fragments (sALo, sBLo: the same
 // layout) loaded beside the hi ones.
+#if CM_SPLIT && CM_SPLIT_PRODUCTS == 6
+// bf16 lo parts: hi x lo + lo x hi + mid x mid into corr too.
+#define CM_THIRD_A CM_AMAT faThird[WM];
+#define CM_LOAD_THIRD_A(i, at) coopMatLoadNV(faThird[i], sAThird, at, uint(SA_STRIDE), false)
+#define CM_LOAD_THIRD_B()                                                                           \
+  CM_BMAT fbThird;                                                                                  \
+  coopMatLoadNV(fbThird, sBThird, at, uint(SB_STRIDE), false)
+#define CM_THIRD_PRODUCTS(i, j)                                                                     \
+  corr[i][j] = coopMatMulAddNV(fa[i], fbThird, corr[i][j]);                                         \
+  corr[i][j] = coopMatMulAddNV(faThird[i], fb, corr[i][j]);                                         \
+  corr[i][j] = coopMatMulAddNV(faLo[i], fbLo, corr[i][j])
+#else
+#define CM_THIRD_A
+#define CM_LOAD_THIRD_A(i, at)
+#define CM_LOAD_THIRD_B()
+#define CM_THIRD_PRODUCTS(i, j)
+#endif
 #if CM_SPLIT
 #define CM_MULTIPLY_STEP()                                                                          \
   CM_AMAT fa[WM];                                                                                   \
   CM_AMAT faLo[WM];                                                                                 \
+  CM_THIRD_A                                                                                        \
   [[unroll]] for (int i = 0; i < WM; ++i) {                                                         \
     const uint at = cur * uint(SA_SIZE) + (sgM * uint(WM) + uint(i)) * uint(CM_M) * uint(SA_STRIDE) + kk / uint(CH); \
     coopMatLoadNV(fa[i], sA, at, uint(SA_STRIDE), false);                                           \
     coopMatLoadNV(faLo[i], sALo, at, uint(SA_STRIDE), false);                                       \
+    CM_LOAD_THIRD_A(i, at);                                                                         \
   }                                                                                                 \
   [[unroll]] for (int j = 0; j < WN; ++j) {                                                         \
     CM_BMAT fb;                                                                                     \
@@ -408,10 +490,12 @@ EPI0_CT cm_residual(uint batch, uint m, uint n, bool started) {
     const uint at = cur * uint(SB_SIZE) + kk * uint(SB_STRIDE) + (sgN * uint(WN) + uint(j)) * uint(CM_N) / uint(CH); \
     coopMatLoadNV(fb, sB, at, uint(SB_STRIDE), false);                                              \
     coopMatLoadNV(fbLo, sBLo, at, uint(SB_STRIDE), false);                                          \
+    CM_LOAD_THIRD_B();                                                                              \
     [[unroll]] for (int i = 0; i < WM; ++i) {                                                       \
       acc[i][j] = coopMatMulAddNV(fa[i], fb, acc[i][j]);                                            \
       corr[i][j] = coopMatMulAddNV(fa[i], fbLo, corr[i][j]);                                        \
       corr[i][j] = coopMatMulAddNV(faLo[i], fb, corr[i][j]);                                        \
+      CM_THIRD_PRODUCTS(i, j);                                                                      \
     }                                                                                               \
   }
 #else
@@ -538,7 +622,7 @@ void gemm_main() {
   [[unroll]] for (int i = 0; i < WM; ++i) {
     [[unroll]] for (int j = 0; j < WN; ++j) {
       for (int e = 0; e < acc[i][j].length(); ++e) {
-        acc[i][j][e] += corr[i][j][e] * (1.0 / 2048.0);
+        acc[i][j][e] += corr[i][j][e] * CM_SPLIT_SCALE;
         // Exponent all ones: infinite or NaN (tested on the bits, which no fast-math folds).
         notFinite = notFinite || (floatBitsToUint(acc[i][j][e]) & 0x7F800000u) == 0x7F800000u;
       }

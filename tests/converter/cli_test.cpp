@@ -364,7 +364,7 @@ TEST_F(ConvertPassesCli, DumpAfterPrintsTheGraphOrWritesAFile) {
   EXPECT_NE(listing.find("node   [4] MUL(e, x, shift_0) -> y: FP32[1,8,8,4]"), std::string::npos) << listing;
 }
 
-// --precision fp16 / bf16 / fp16x3 need such cooperative matrices: the portable target refuses
+// --precision fp16 / bf16 / fp16x3 / bf16x3 / fp32-bf16 need such cooperative matrices: the portable target refuses
 // them, naming what they need; an unknown precision and --precision with arm-graph output are
 // refused too, and --help explains each.
 TEST(ConvertCli, ReducedPrecisionsNeedCooperativeMatricesAndUnknownValuesAreRefused) {
@@ -389,13 +389,25 @@ TEST(ConvertCli, ReducedPrecisionsNeedCooperativeMatricesAndUnknownValuesAreRefu
   EXPECT_NE(r.output.find("--precision fp16x3: expected a target with fp16 cooperative matrices"),
             std::string::npos)
       << r.output;
+  for (const std::string split : {"bf16x3", "fp32-bf16"}) {
+    r = runCli(fmt::format("convert {} -o {} --precision {}", model.string(), out.string(), split));
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find("--precision " + split + ": expected a target with bf16 cooperative matrices (--target "
+                            "native on a GPU that has VK_KHR_cooperative_matrix and VK_KHR_shader_bfloat16)"),
+              std::string::npos)
+        << r.output;
+    EXPECT_FALSE(fs::exists(out));
+  }
   r = runCli(fmt::format("convert {} -o {} --precision fp64", model.string(), out.string()));
   EXPECT_EQ(r.exitCode, 2) << r.output;
-  EXPECT_NE(r.output.find("expected fp32, fp16, bf16 or fp16x3, got 'fp64'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("expected fp32, fp16, bf16, fp16x3, bf16x3 or fp32-bf16, got 'fp64'"), std::string::npos)
+      << r.output;
   r = runCli("convert --help");
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("fp16x3: fp32 MATMUL and CONV2D operands each split into two fp16"),
             std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("fp32-bf16: per GEMM as many bf16 products (3 or 6) as TOSA's"), std::string::npos)
       << r.output;
   r = runCli(fmt::format("convert {} -o {} --format arm-graph --precision fp16", model.string(), out.string()));
   EXPECT_EQ(r.exitCode, 2) << r.output;

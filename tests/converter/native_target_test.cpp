@@ -25,6 +25,7 @@
 #include "common/spirv_words.h"
 #include "converter/convert.h"
 #include "converter/coopmat_khr.h"
+#include "converter/kernels/bf16_split.h"
 #include "converter/targets/target.h"
 #include "runner/coopmat_view.h"
 #include "runner/model.h"
@@ -1196,6 +1197,81 @@ TEST(NativeTargetCoopMatKhr, PrecisionBf16UsesBf16Matrices) {
     EXPECT_NE(refused.error().message().find("--precision bf16: expected a target with bf16 cooperative matrices"),
               std::string::npos)
         << refused.error().message();
+  }
+}
+
+// --precision bf16x3 / fp32-bf16: fp32 GEMMs split into bf16 parts on bf16 matrices (KHR
+// only). bf16x3 takes three products whatever the depth; fp32-bf16 takes as many as
+// bf16SplitProducts gives for the GEMM's KS (converter/kernels/bf16_split.h): none below 326
+// (the FMA core), six from there (a third part, so a third operand buffer per operand),
+// three from 11920646. fp32 weights stay fp32 (each is split as the core stages it).
+// Both are refused where the target has no bf16 matrices, or only the NV encoding.
+TEST(NativeTargetCoopMatKhr, PrecisionBf16SplitChoosesProductsByDepth) {
+  std::mt19937 rng(43);
+  converter::Target target = khrTarget();
+  target.caps.coopMatShapes.push_back(CoopMatShape{16, 16, 16, CoopMatTypes::Bf16xBf16ToF32});
+  auto convert = [&](const tosa::Graph& g, const converter::Target& t, const std::string& precision) {
+    converter::ConvertOptions options;
+    options.customTarget = t;
+    options.precision = precision;
+    options.cacheDir = std::filesystem::temp_directory_path() / "openvgf-converter-test-cache";
+    return converter::convert(g, options);
+  };
+  // Workgroup-memory variables of the modules that use matrices (0: none): the split cores
+  // declare hi and mid buffers per operand, six products a lo buffer per operand too.
+  auto sharedVariables = [](const vgf::File& file) {
+    std::size_t count = 0;
+    for (const vgf::Module& m : file.modules) {
+      if (componentsByUse(m.spirv).empty()) continue;
+      EXPECT_EQ(componentsByUse(m.spirv).at(vgf::coopmat::kUseA), std::set<std::string>{"bf16"}) << m.name;
+      for (const PlacedInstruction& inst : instructionsOf(m.spirv)) {
+        count += inst.opcode == 59 && inst.words.size() > 3 && inst.words[3] == 4 ? 1 : 0;  // OpVariable Workgroup
+      }
+    }
+    return count;
+  };
+  ASSERT_EQ(converter::bf16SplitProducts(325), 0);
+  ASSERT_EQ(converter::bf16SplitProducts(326), 6);
+  TestGraph shallow = matmulGraph(DType::Fp32, 96, 325, 72, rng);
+  TestGraph deep = matmulGraph(DType::Fp32, 96, 326, 72, rng);
+  TestGraph conv = conv2dGraph(DType::Fp32, 9, 10, 64, 40, std::nullopt, rng);  // KS = 3 * 3 * 64 = 576
+  for (const TestGraph* g : {&shallow, &deep, &conv}) {
+    SCOPED_TRACE(g == &shallow ? "K 325" : g == &deep ? "K 326" : "conv");
+    auto three = convert(g->graph, target, "bf16x3");
+    ASSERT_TRUE(three) << three.error().message();
+    EXPECT_NE(three->stats.target.find("bf16 parts, 3 products (--precision bf16x3)"), std::string::npos);
+    auto tosaBound = convert(g->graph, target, "fp32-bf16");
+    ASSERT_TRUE(tosaBound) << tosaBound.error().message();
+    EXPECT_NE(tosaBound->stats.target.find("3 or 6 products within TOSA's bound"), std::string::npos);
+    auto threeFile = vgf::decode(three->vgf);
+    auto boundFile = vgf::decode(tosaBound->vgf);
+    ASSERT_TRUE(threeFile && boundFile);
+    const std::size_t threeParts = sharedVariables(*threeFile);
+    EXPECT_GT(threeParts, 0u);
+    EXPECT_EQ(sharedVariables(*boundFile), g == &shallow ? 0u : threeParts + 2);
+    for (const vgf::File* file : {&*threeFile, &*boundFile}) {
+      auto runnable = runner::Model::create(*file, "model.vgf");
+      ASSERT_TRUE(runnable) << runnable.error().message();
+      for (const vgf::Constant& c : file->constants) {
+        EXPECT_EQ(c.data.size() % 4, 0u);  // fp32 weights, never narrowed to bf16
+        if (file->resources.at(c.mrtIndex).shape == std::vector<std::int64_t>{576, 40}) {
+          EXPECT_EQ(c.data.size(), static_cast<std::size_t>(576 * 40 * 4));
+        }
+      }
+    }
+  }
+  converter::Target nvOnly = coopMatTarget();
+  nvOnly.caps.coopMatShapes.push_back(CoopMatShape{16, 16, 16, CoopMatTypes::Bf16xBf16ToF32});
+  for (const std::string precision : {"bf16x3", "fp32-bf16"}) {
+    for (const converter::Target& t : {khrTarget(), nvOnly}) {
+      auto refused = convert(deep.graph, t, precision);
+      ASSERT_FALSE(refused);
+      EXPECT_EQ(refused.error().kind(), ErrorKind::Unsupported);
+      EXPECT_NE(refused.error().message().find("--precision " + precision +
+                                               ": expected a target with bf16 cooperative matrices"),
+                std::string::npos)
+          << refused.error().message();
+    }
   }
 }
 

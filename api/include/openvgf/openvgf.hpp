@@ -659,7 +659,7 @@ struct ConvertOptions {
   /// "compute" (COMPUTE segments for any Vulkan 1.3 device) or "arm-graph" (one GRAPH segment,
   /// the SPIR-V TOSA graph, as Arm's model-converter writes it).
   std::string format = "compute";
-  /// "fp32" (TOSA's precision), "fp16", "bf16" or "fp16x3": how fp32 MATMUL / CONV2D operands
+  /// "fp32" (TOSA's precision), "fp16", "bf16", "fp16x3", "bf16x3" or "fp32-bf16": how fp32 MATMUL / CONV2D operands
   /// are multiplied on cooperative matrices (`openvgf convert --help` has the details).
   std::string precision = "fp32";
   bool cache = true;    ///< SPIR-V cache (and the lowered-VGF cache of a GRAPH-segment input)
