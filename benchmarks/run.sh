@@ -54,8 +54,8 @@ Options:
   --precision P        passed to openvgf convert: fp32 (default), fp16 or bf16 (fp32 GEMM operands on
                        fp16 / bf16 cooperative matrices, needs --target native); then PyTorch runs the
                        models in fp16 / bf16 too (torch_compare.py --half / --bf16) and the reference
-                       --check is skipped (it applies fp32 rules); fp16x3 (fp32 GEMM operands as fp16
-                       pairs) keeps PyTorch in fp32 and the --check
+                       --check is skipped (it applies fp32 rules); fp16x3, bf16x3 and fp32-bf16 (fp32
+                       GEMM operands as fp16 pairs / bf16 parts) keep PyTorch in fp32 and the --check
   --arm-graph          write each model as an Arm-style GRAPH VGF (openvgf convert --format arm-graph),
                        time lowering it to compute shaders (openvgf convert arm.vgf), bench the lowered
                        VGF and run --check on the GRAPH VGF itself; compare with a run without it
@@ -212,7 +212,7 @@ for stem in "${STEMS[@]}"; do
 for i, f in zip(d["inputs"], d["input_files"]): print(i["name"], f)' "$WORK/zoo/$stem/model.json")
     gmac=$("$REPORT_PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["macs"] / 1e9)' "$WORK/zoo/$stem/model.json")
     check_args=()
-    if { [ "$PRECISION" = fp32 ] || [ "$PRECISION" = fp16x3 ]; } && awk -v g="$gmac" -v m="$CHECK_MAX_GMAC" 'BEGIN { exit !(g <= m) }'; then
+    if { [ "$PRECISION" = fp32 ] || [ "$PRECISION" = fp16x3 ] || [ "$PRECISION" = bf16x3 ] || [ "$PRECISION" = fp32-bf16 ]; } && awk -v g="$gmac" -v m="$CHECK_MAX_GMAC" 'BEGIN { exit !(g <= m) }'; then
       check_args=(--check "$tosa")
     fi
     mkdir -p "$WORK/outputs/$stem"
