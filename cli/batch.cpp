@@ -5,7 +5,7 @@
 // are all written (pending), run the rest (runOnPool), write each result atomically as it comes
 // (writeOutputs). Items are .npy files (single-input models) or folders of <input name>.npy
 // (any model); a failed item is reported and the batch goes on; the exit code says whether any
-// failed.
+// failed. With --scheduler the middle step runs on a Dask cluster instead (batch_dask.h).
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "batch_dask.h"
 #include "command.h"
 #include "openvgf/openvgf.hpp"
 
@@ -35,8 +36,7 @@ struct BatchOptions {
   std::string plan;
   bool validate = false;
   bool noPipelineCache = false;
-  // A `--scheduler ADDRESS` (issue 34 item 2) would run the same pending items, with the same
-  // skip rule and writer, on a Dask cluster instead of runOnPool.
+  std::string scheduler;            // --scheduler: run the pending items on this Dask cluster
 };
 
 // One input set: a .npy file (single-input model) or a folder of <input name>.npy.
@@ -148,19 +148,25 @@ bool written(const Item& item, const std::vector<TensorInfo>& outputs) {
   return true;
 }
 
+// Inputs left to their defaults must be the last ones (Session::run takes inputs in order).
+void checkDefaults(const Item& item, const std::vector<TensorInfo>& inputs) {
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!item.files[i].empty()) continue;
+    for (std::size_t j = i; j < inputs.size(); ++j) {
+      if (!item.files[j].empty()) {
+        fail(ErrorCode::InvalidInput, fmt::format("{}: expected {}.npy (only the last inputs may be left to their "
+                                                  "initial values)", item.source, sanitizeFileName(inputs[i].name)));
+      }
+    }
+    return;
+  }
+}
+
 std::vector<Tensor> readInputs(const Item& item, const std::vector<TensorInfo>& inputs, const std::string& model) {
+  checkDefaults(item, inputs);
   std::vector<Tensor> tensors;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (item.files[i].empty()) {
-      // Left to its default: only trailing inputs can be (Session::run takes them in order).
-      for (std::size_t j = i; j < inputs.size(); ++j) {
-        if (!item.files[j].empty()) {
-          fail(ErrorCode::InvalidInput, fmt::format("{}: expected {}.npy (only the last inputs may be left to their "
-                                                    "initial values)", item.source, sanitizeFileName(inputs[i].name)));
-        }
-      }
-      break;
-    }
+    if (item.files[i].empty()) break;
     tensors.push_back(NpyArray::read(item.files[i]).toTensor(inputs[i], fmt::format("{}: input '{}'", model, inputs[i].name)));
   }
   return tensors;
@@ -254,6 +260,57 @@ void runOnPool(DevicePool& pool, const BatchOptions& options, const std::vector<
       });
 }
 
+// The items of every INPUT with their outputs placed; `pending` gets those not yet written.
+std::vector<Item> planItems(const BatchOptions& options, const std::vector<TensorInfo>& inputs,
+                            const std::vector<TensorInfo>& outputs, std::vector<const Item*>& pending) {
+  std::vector<Item> items = findItems(options, inputs);
+  placeOutputs(options, outputs, items);
+  for (const Item& item : items) {
+    if (!written(item, outputs)) pending.push_back(&item);
+  }
+  return items;
+}
+
+// --scheduler: the same items, skip rule, progress and summary; the pending items run on a
+// Dask cluster (openvgf.dask.batch_main writes their outputs). The model's inputs and outputs
+// come from a Model opened here, on this machine's default device (lavapipe will do).
+int runOnScheduler(const BatchOptions& options) {
+  const Model model = Model::open(options.model, poolOptions(options).model);
+  std::vector<const Item*> pending;
+  const std::vector<Item> items = planItems(options, model.inputs(), model.outputs(), pending);
+  if (!quiet()) {
+    std::fprintf(stderr, "batch: %zu items (%zu already written) on the Dask cluster at %s\n", items.size(),
+                 items.size() - pending.size(), options.scheduler.c_str());
+  }
+  Progress progress(items.size(), items.size() - pending.size());
+  DaskBatch batch{options.scheduler, fs::absolute(options.model).lexically_normal().string(), {}, {}};
+  batch.options.emplace_back("target", options.target);
+  if (!options.plan.empty()) batch.options.emplace_back("plan", options.plan);
+  if (options.validate) batch.options.emplace_back("validate", "1");
+  if (options.noPipelineCache) batch.options.emplace_back("pipeline_cache", "0");
+  std::vector<const Item*> sent;
+  for (const Item* item : pending) {
+    try {
+      checkDefaults(*item, model.inputs());
+    } catch (const Exception& e) {
+      progress.failed(*item, e.what(), e.exitCode());
+      continue;
+    }
+    sent.push_back(item);
+    DaskItem& task = batch.items.emplace_back();
+    task.inputs = item->files;
+    for (const fs::path& output : item->outputs) task.outputs.push_back(output.string());
+  }
+  if (!sent.empty()) {
+    runOnDask(
+        batch, [&](std::size_t) { progress.succeeded(); },
+        [&](std::size_t index, int exitCode, const std::string& message) {
+          progress.failed(*sent[index], message, exitCode);
+        });
+  }
+  return progress.finish();
+}
+
 int runBatch(const BatchOptions& options) {
   for (const std::string& input : options.inputs) {
     std::error_code ec;
@@ -261,13 +318,10 @@ int runBatch(const BatchOptions& options) {
                                                                           "got nothing there", input));
   }
   checkWritableFolder(options.outputDir, "-o/--output-dir");
+  if (!options.scheduler.empty()) return runOnScheduler(options);
   DevicePool pool = DevicePool::open(options.model, poolOptions(options));
-  std::vector<Item> items = findItems(options, pool.inputs());
-  placeOutputs(options, pool.outputs(), items);
   std::vector<const Item*> pending;
-  for (const Item& item : items) {
-    if (!written(item, pool.outputs())) pending.push_back(&item);
-  }
+  const std::vector<Item> items = planItems(options, pool.inputs(), pool.outputs(), pending);
   if (!quiet()) {
     std::string devices;
     for (const Model& model : pool.models()) devices += (devices.empty() ? "" : ", ") + model.deviceName();
@@ -290,12 +344,20 @@ void setup(CLI::App& sub, Action& action) {
                  "Writes OUTDIR/<item>.npy (one-output models) or OUTDIR/<item>/<output name>.npy, atomically; "
                  "items whose outputs are all there are skipped, so an interrupted batch resumes")
       ->required();
-  sub.add_option("--devices", options->devices,
-                 "Devices to spread the items over: all (every device of the best kind), indices and name "
-                 "substrings separated by commas (0,1 or H200); default: the device `run` picks");
-  sub.add_option("--jobs", options->jobs, "Runs in flight per device (1..8)")
-      ->check(CLI::Range(1, 8))
-      ->capture_default_str();
+  CLI::Option* devices = sub.add_option(
+      "--devices", options->devices,
+      "Devices to spread the items over: all (every device of the best kind), indices and name "
+      "substrings separated by commas (0,1 or H200); default: the device `run` picks");
+  CLI::Option* jobs = sub.add_option("--jobs", options->jobs, "Runs in flight per device (1..8)")
+                          ->check(CLI::Range(1, 8))
+                          ->capture_default_str();
+  sub.add_option("--scheduler", options->scheduler,
+                 "Run the items on a Dask cluster instead (tcp://HOST:PORT of a `dask scheduler` whose workers were "
+                 "started with --resources VK=1, one per device): needs /usr/bin/python3 (or OPENVGF_PYTHON) with "
+                 "python3-distributed and the openvgf Python package; the model path must be readable by every "
+                 "worker; inputs are read and outputs written here. See docs/cluster.md")
+      ->excludes(devices)
+      ->excludes(jobs);
   sub.add_option("--target", options->target, "How a .tosa is converted: portable (default) or native")
       ->capture_default_str();
   sub.add_option("--plan", options->plan, "A .pte's execution plan (name or index)");
@@ -304,7 +366,7 @@ void setup(CLI::App& sub, Action& action) {
   sub.footer(
       "An item that fails (a bad .npy, a failed run) is named with its error and the batch goes on; the exit code "
       "is then that of the first failure (2 bad input, 1 otherwise). A summary line ends every batch: "
-      "`batch: N done, N failed, N skipped (Ts)`. See docs/multi-device.md.");
+      "`batch: N done, N failed, N skipped (Ts)`. See docs/multi-device.md, and docs/cluster.md for --scheduler.");
   action = [options]() -> int { return runBatch(*options); };
 }
 

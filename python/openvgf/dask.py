@@ -180,3 +180,208 @@ def run_bag(client, bag, model, *, options=None, resource=RESOURCE, retries=RETR
     _check(1, cache_size)
     outputs = bag.map_partitions(_run_partition, os.fspath(model), dict(options or {}), cache_size)
     return client.compute(outputs, resources={resource: 1} if resource else None, retries=retries).result()
+
+
+# ---- `openvgf batch --scheduler ADDRESS`: the command's pending items on a cluster ----
+#
+# The openvgf command finds the items, leaves out those already written and prints progress
+# and the summary (cli/batch.cpp); this process runs the rest on the cluster. The command
+# writes a manifest (fields separated by NUL: paths are bytes) and reads one record per item
+# from file descriptor 3 (fields separated by NUL, records ended by NUL and newline):
+#   done   INDEX WORKER             outputs written
+#   failed INDEX EXIT_CODE MESSAGE  the item's error (2 bad input, 1 otherwise)
+#   fatal  MESSAGE                  nothing ran (no cluster, no worker with the resource)
+# Inputs are read here with numpy and travel to the workers as arrays; outputs come back
+# and are written here (temporary file, then rename), so only the model path must be the
+# same on every worker.
+
+MANIFEST_MAGIC = "openvgf-batch-manifest-1"
+WAIT_S = 30  # how long a batch waits for the scheduler, then for a worker declaring the resource
+WAIT_VARIABLE = "OPENVGF_DASK_TIMEOUT"  # seconds, instead of WAIT_S
+
+
+def _run_batch_chunk(options, cache_size, pairs):
+    """Worker side of a batch: each (model path, input list) pair's outputs, or its error.
+    Returns a list of (True, outputs, worker) or (False, message, exit_code): a bad item
+    fails alone (openvgf errors are not retried); other exceptions fail the task, which
+    Dask retries."""
+    results = []
+    for path, arrays in pairs:
+        try:
+            session = _open(path, options, cache_size)
+            results.append((True, session.run(arrays), _worker_name()))
+        except openvgf.Error as error:
+            message = str(error) if "on Dask worker" in str(error) else f"on Dask worker {_worker_name()}: {error}"
+            results.append((False, message, error.exit_code))
+    return results
+
+
+def _load_inputs(files):
+    """The arrays of one item's input files (in input order; "" ends the list: the remaining
+    inputs keep their initial values, the command checked that only trailing ones do)."""
+    arrays = []
+    for file in files:
+        if not file:
+            break
+        try:
+            arrays.append(np.load(file, allow_pickle=False))
+        except (OSError, ValueError, EOFError) as error:
+            raise openvgf.Error(f"{os.fsdecode(file)}: expected a whole .npy file: {error}", "InvalidInput", 2) \
+                from None
+    return arrays
+
+
+def _save_atomically(path, array):
+    """Writes path as a temporary file in its folder and renames it: a reader never sees a
+    partial output, and an interrupted batch leaves no file that looks written."""
+    folder = os.path.dirname(path) or "."
+    os.makedirs(folder, exist_ok=True)
+    temporary = os.path.join(folder, f".{os.path.basename(path)}.{uuid.uuid4().hex}.tmp")
+    try:
+        with open(temporary, "wb") as file:
+            np.save(file, array, allow_pickle=False)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+        raise
+
+
+def batch_files(client, model, items, report, *, options=None, batch_size=BATCH_SIZE, resource=RESOURCE,
+                retries=RETRIES, cache_size=CACHE_SIZE):
+    """Runs `model` (a path every worker can read) on items [(input files, output files)] and
+    writes each item's outputs atomically as its task finishes; report(index, ok, detail) is
+    called once per item: detail is the worker's name, or (message, exit_code) for a failure.
+    Inputs are read in this process, batch_size items per task, with at most two tasks per
+    worker in flight (so a long batch holds few inputs in memory)."""
+    from distributed import as_completed
+
+    _check(batch_size, cache_size)
+    path = os.fspath(model)
+    options = dict(options or {})
+    call = uuid.uuid4().hex
+    chunks = iter(range(0, len(items), batch_size))
+    indices_of = {}
+
+    def submit_next():
+        for start in chunks:
+            indices, pairs = [], []
+            for index in range(start, min(start + batch_size, len(items))):
+                try:
+                    pairs.append((path, _load_inputs(items[index][0])))
+                    indices.append(index)
+                except openvgf.Error as error:
+                    report(index, False, (str(error), error.exit_code))
+            if pairs:
+                future = client.submit(_run_batch_chunk, options, cache_size, pairs, pure=False, retries=retries,
+                                       key=f"openvgf-batch-{start}-{start + len(pairs)}-{call}",
+                                       resources={resource: 1} if resource else None)
+                indices_of[future.key] = indices
+                return future
+        return None
+
+    window = max(2, 2 * len(client.scheduler_info()["workers"]))
+    running = as_completed()
+    for _ in range(window):
+        future = submit_next()
+        if future is None:
+            break
+        running.add(future)
+    for future in running:
+        indices = indices_of.pop(future.key)
+        try:
+            results = future.result()
+        except Exception as error:  # the task failed past its retries (e.g. KilledWorker)
+            results = [(False, f"on the Dask cluster: {type(error).__name__}: {error}", 1)] * len(indices)
+        for index, (ok, value, detail) in zip(indices, results):
+            if ok:
+                try:
+                    for output_path, array in zip(items[index][1], value):
+                        _save_atomically(output_path, array)
+                except OSError as error:
+                    report(index, False, (f"{error.filename}: cannot write the output: {error.strerror}", 1))
+                    continue
+            report(index, ok, detail if ok else (value, detail))
+        future.release()
+        following = submit_next()
+        if following is not None:
+            running.add(following)
+
+
+def _read_manifest(data):
+    fields = data.split(b"\0")
+    if fields[-1] == b"":
+        fields.pop()
+    position = 0
+
+    def take():
+        nonlocal position
+        position += 1
+        return fields[position - 1]
+
+    if take().decode() != MANIFEST_MAGIC:
+        raise ValueError("not an openvgf batch manifest")
+    scheduler, model = take().decode(), os.fsdecode(take())
+    options = {}
+    for _ in range(int(take())):
+        key, value = take().decode(), os.fsdecode(take())
+        options[key] = bool(int(value)) if key in ("validate", "pipeline_cache") else value
+    items = []
+    for _ in range(int(take())):
+        inputs = [os.fsdecode(take()) for _ in range(int(take()))]
+        outputs = [os.fsdecode(take()) for _ in range(int(take()))]
+        items.append((inputs, outputs))
+    return scheduler, model, options, items
+
+
+def _wait_for_resource(client, resource, timeout_s):
+    """Waits until a worker declares `resource`; False if none does within timeout_s."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        workers = client.scheduler_info()["workers"].values()
+        if any(resource in worker.get("resources", {}) for worker in workers):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.2)
+
+
+def batch_main(manifest_path, records_fd=3):
+    """The process `openvgf batch --scheduler` starts: runs the manifest's items and writes the
+    records the command reads (see above). Returns the process exit code (0 when the records
+    were all written, whatever the items' outcome)."""
+    with open(manifest_path, "rb") as file:
+        scheduler, model, options, items = _read_manifest(file.read())
+    records = os.fdopen(records_fd, "wb", buffering=0)
+    lock = threading.Lock()
+
+    def record(*fields):
+        with lock:
+            records.write(b"\0".join(f if isinstance(f, bytes) else str(f).encode() for f in fields) + b"\0\n")
+
+    from distributed import Client
+
+    wait_s = float(os.environ.get(WAIT_VARIABLE) or WAIT_S)
+    try:
+        client = Client(scheduler, timeout=wait_s)
+    except (OSError, TimeoutError, ValueError) as error:
+        record("fatal", f"--scheduler {scheduler}: cannot reach a Dask scheduler there within {wait_s:g}s "
+                        f"({WAIT_VARIABLE}): {error}")
+        return 0
+    with client:
+        if not _wait_for_resource(client, RESOURCE, wait_s):
+            record("fatal", f"--scheduler {scheduler}: no worker declares the resource {RESOURCE} (waited "
+                            f"{wait_s:g}s, {WAIT_VARIABLE}): start one worker per device with `dask worker "
+                            f"{scheduler} --nthreads 1 --resources {RESOURCE}=1` (docs/cluster.md)")
+            return 0
+
+        def report(index, ok, detail):
+            if ok:
+                record("done", index, detail)
+            else:
+                record("failed", index, detail[1], detail[0])
+
+        batch_files(client, model, items, report, options=options)
+    return 0
