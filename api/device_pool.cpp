@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "api/pool_retry.h"
 #include "api/public_state.h"
 #include "openvgf/openvgf.hpp"
 
@@ -147,6 +148,7 @@ struct PoolState {
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> outputs;
   unsigned inFlight = 2;
+  std::vector<bool> live;  // live[d]: member d takes items (false once its device was lost)
   std::mutex call;  // one run call at a time
 };
 
@@ -163,16 +165,19 @@ PoolResult failed(const Exception& e, int device) {
 }
 
 // One run call: which item comes next, and the results the calling thread has not handed out.
+// A run that fails because its member's device was lost goes back to the feed (retry_) for
+// another live member, and the member is retired (api::afterFailure decides); when no member
+// is live any more, the threads left fail what remains.
 class Feed {
  public:
   Feed(const DevicePool::Prepare* prepare, const DevicePool::Next* next, std::optional<std::size_t> total,
-       std::size_t window)
-      : prepare_(prepare), next_(next), total_(total), window_(window) {}
+       std::size_t window, std::vector<bool>& live)
+      : prepare_(prepare), next_(next), total_(total), window_(window), live_(live), hook_(api::poolRunHook()) {}
 
-  // Device `device`'s thread: takes items and keeps up to `inFlight` of them running.
-  void work(Session& session, int device, unsigned inFlight) {
+  // Member `member`'s thread (on device `device`): takes items and keeps up to `inFlight` of them running.
+  void work(Session& session, std::size_t member, int device, unsigned inFlight) {
     try {
-      workLoop(session, device, inFlight);
+      workLoop(session, member, device, inFlight);
     } catch (...) {
       stop(std::current_exception());
     }
@@ -213,33 +218,56 @@ class Feed {
   const std::exception_ptr& error() const { return error_; }
 
  private:
-  enum class Take { Item, Full, End, Stop };
+  enum class Take { Item, Full, End, Retired, Stop };
 
   struct Item {
     std::size_t index = 0;
     std::vector<Tensor> inputs;
-    std::optional<PoolResult> failure;  // prepare / next threw for it
+    std::optional<PoolResult> failure;  // prepare / next threw for it, or no device is left to run it
+    std::vector<int> lost;              // devices lost while running it
   };
 
   struct Flight {
-    std::size_t index;
+    Item item;
     RunHandle handle;
   };
 
   bool finished() const { return total_ && delivered_ >= *total_; }
 
-  Take take(Item& item) {
+  bool anyLive() const { return std::find(live_.begin(), live_.end(), true) != live_.end(); }
+
+  // An item a retired member takes when no member is live: failed without running.
+  void failUnrunnable(Item& item) {
+    if (item.failure) return;
+    PoolResult result = failed(Exception(ErrorCode::Runtime, fmt::format("not run: every device of the pool was lost "
+                                                                         "(the last: {})", lastLost_)), -1);
+    result.lostDevices = item.lost;
+    item.failure = std::move(result);
+  }
+
+  Take take(Item& item, std::size_t member) {
     std::unique_lock<std::mutex> serial;  // runStream: next() one call at a time, in index order
     if (next_ != nullptr) serial = std::unique_lock(nextMutex_);
     {
       std::lock_guard lock(mutex_);
       if (stopped_) return Take::Stop;
+      const bool draining = !live_[member] && !anyLive();
+      if (!live_[member] && !draining) return Take::Retired;
+      if (!retry_.empty()) {
+        item = std::move(retry_.front());
+        retry_.pop_front();
+        if (draining) failUnrunnable(item);
+        return Take::Item;
+      }
       if (total_ && taken_ >= *total_) return Take::End;
       if (taken_ >= delivered_ + window_) return Take::Full;
+      item = Item{};
       item.index = taken_++;
+      if (draining) {
+        failUnrunnable(item);
+        return Take::Item;
+      }
     }
-    item.inputs.clear();
-    item.failure.reset();
     try {
       if (prepare_ != nullptr) {
         (*prepare_)(item.index, item.inputs);
@@ -265,25 +293,67 @@ class Feed {
     changed_.notify_all();
   }
 
-  void finishOldest(std::deque<Flight>& flying, int device) {
+  // `item`'s run on `member` failed: its result, or back to the feed for another member.
+  void runFailed(Item item, std::size_t member, int device, const Exception& e) {
+    PoolResult result = failed(e, device);
+    {
+      std::lock_guard lock(mutex_);
+      const api::AfterFailure after = api::afterFailure(e.code(), e.what(), member, live_);
+      if (after != api::AfterFailure::Report) {
+        live_[member] = false;
+        lastLost_ = e.what();
+      }
+      if (after == api::AfterFailure::RunElsewhere) {
+        item.lost.push_back(device);
+        retry_.push_back(std::move(item));
+      } else {
+        result.lostDevices = std::move(item.lost);
+        ready_.emplace(item.index, std::move(result));
+      }
+    }
+    changed_.notify_all();
+  }
+
+  void finishOldest(std::deque<Flight>& flying, std::size_t member, int device) {
     Flight flight = std::move(flying.front());
     flying.pop_front();
     PoolResult result;
     try {
       result.outputs = flight.handle.wait();
-      result.ok = true;
-      result.device = device;
     } catch (const Exception& e) {
-      result = failed(e, device);
+      runFailed(std::move(flight.item), member, device, e);
+      return;
     }
-    deliver(flight.index, std::move(result));
+    result.ok = true;
+    result.device = device;
+    result.lostDevices = std::move(flight.item.lost);
+    deliver(flight.item.index, std::move(result));
   }
 
-  void workLoop(Session& session, int device, unsigned inFlight) {
+  void submit(Session& session, std::deque<Flight>& flying, Item& item, std::size_t member, int device) {
+    try {
+      if (hook_) hook_(member, item.index);
+      RunHandle handle = session.runAsync(item.inputs);
+      flying.push_back({std::move(item), std::move(handle)});
+    } catch (const Exception& e) {
+      runFailed(std::move(item), member, device, e);
+    }
+  }
+
+  // Nothing to take now: waits for `done` to catch up, for an item to retry or for the end.
+  void idle(Take take) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] {
+      return stopped_ || !retry_.empty() || finished() ||
+             (take == Take::Full && (taken_ < delivered_ + window_ || (total_ && taken_ >= *total_)));
+    });
+  }
+
+  void workLoop(Session& session, std::size_t member, int device, unsigned inFlight) {
     std::deque<Flight> flying;  // dropped on a stop: each handle's destructor finishes its run
     Item item;
     for (;;) {
-      const Take take = this->take(item);
+      const Take take = this->take(item, member);
       if (take == Take::Stop) return;
       if (take == Take::Item) {
         if (item.failure) {
@@ -291,23 +361,24 @@ class Feed {
           continue;
         }
         // Never more than inFlight: the session then never has to finish a run itself.
-        if (flying.size() >= inFlight) finishOldest(flying, device);
-        try {
-          flying.push_back({item.index, session.runAsync(item.inputs)});
-        } catch (const Exception& e) {
-          deliver(item.index, failed(e, device));
-        }
+        if (flying.size() >= inFlight) finishOldest(flying, member, device);
+        submit(session, flying, item, member, device);
         continue;
       }
       // Nothing to take now: this device's oldest run first (it may be the one `done` waits
       // for), then wait for `done` to catch up.
       if (!flying.empty()) {
-        finishOldest(flying, device);
+        finishOldest(flying, member, device);
         continue;
       }
-      if (take == Take::End) return;
-      std::unique_lock lock(mutex_);
-      changed_.wait(lock, [&] { return stopped_ || taken_ < delivered_ + window_ || (total_ && taken_ >= *total_); });
+      if (take == Take::Retired) return;
+      // At the end, a member stays until every result is out: a lost device elsewhere may
+      // still hand an item back.
+      {
+        std::lock_guard lock(mutex_);
+        if (take == Take::End && (finished() || stopped_)) return;
+      }
+      idle(take);
     }
   }
 
@@ -321,6 +392,10 @@ class Feed {
   std::size_t taken_ = 0;
   std::size_t delivered_ = 0;
   std::map<std::size_t, PoolResult> ready_;
+  std::deque<Item> retry_;    // items whose device was lost, for another member
+  std::vector<bool>& live_;   // the pool's: a retired member stays retired for later calls
+  std::string lastLost_;      // the last device-lost error, for items no device is left to run
+  const api::PoolRunHook hook_;
   bool stopped_ = false;
   std::exception_ptr error_;
 };
@@ -330,7 +405,7 @@ void execute(detail::PoolState& state, Feed& feed, const DevicePool::Done& done)
   std::vector<std::thread> threads;
   try {
     for (std::size_t d = 0; d < state.sessions.size(); ++d) {
-      threads.emplace_back([&feed, &state, d] { feed.work(state.sessions[d], state.indices[d], state.inFlight); });
+      threads.emplace_back([&feed, &state, d] { feed.work(state.sessions[d], d, state.indices[d], state.inFlight); });
     }
     feed.consume(done);
   } catch (...) {
@@ -391,6 +466,7 @@ DevicePool DevicePool::open(const std::string& path, const PoolOptions& options)
     state->models.push_back(std::move(*models[d]));
     state->sessions.push_back(std::move(*sessions[d]));
   }
+  state->live.assign(n, true);
   state->inputs = state->models[0].inputs();
   state->outputs = state->models[0].outputs();
   return DevicePool(std::move(state));
@@ -408,13 +484,14 @@ const std::vector<TensorInfo>& DevicePool::outputs() const { return state_->outp
 
 void DevicePool::run(std::size_t count, const Prepare& prepare, const Done& done) {
   std::lock_guard call(state_->call);
-  Feed feed(&prepare, nullptr, count, 2 * std::size_t{state_->inFlight} * state_->sessions.size());
+  Feed feed(&prepare, nullptr, count, 2 * std::size_t{state_->inFlight} * state_->sessions.size(), state_->live);
   execute(*state_, feed, done);
 }
 
 void DevicePool::runStream(const Next& next, const Done& done) {
   std::lock_guard call(state_->call);
-  Feed feed(nullptr, &next, std::nullopt, 2 * std::size_t{state_->inFlight} * state_->sessions.size());
+  Feed feed(nullptr, &next, std::nullopt, 2 * std::size_t{state_->inFlight} * state_->sessions.size(),
+            state_->live);
   execute(*state_, feed, done);
 }
 

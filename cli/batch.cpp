@@ -203,6 +203,13 @@ class Progress {
     draw();
   }
 
+  // A line about one item that is not its failure (it ran again elsewhere).
+  void note(const std::string& line) {
+    clear();
+    std::fprintf(stderr, "batch: %s\n", line.c_str());
+    draw();
+  }
+
   int finish() {
     clear();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -236,6 +243,22 @@ PoolOptions poolOptions(const BatchOptions& options) {
   return pool;
 }
 
+std::string deviceName(const DevicePool& pool, int index) {
+  for (std::size_t m = 0; m < pool.models().size(); ++m) {
+    if (pool.deviceIndices()[m] == index) return fmt::format("device {} ({})", index, pool.models()[m].deviceName());
+  }
+  return fmt::format("device {}", index);
+}
+
+// "item 'x' (in/x.npy): device 1 (NVIDIA H200) was lost running it (retired from the batch); ran again on device 0 (...)"
+std::string retriedLine(const DevicePool& pool, const Item& item, const PoolResult& result) {
+  std::string lost;
+  for (int device : result.lostDevices) lost += (lost.empty() ? "" : ", ") + deviceName(pool, device);
+  return fmt::format("item '{}' ({}): {} {} lost running it (retired from the batch); {}", item.name, item.source, lost,
+                     result.lostDevices.size() == 1 ? "was" : "were",
+                     result.ok ? "ran again on " + deviceName(pool, result.device) : "no device is left to run it");
+}
+
 // Runs `pending` on the pool; each result is written (or its error reported) as it comes, in order.
 void runOnPool(DevicePool& pool, const BatchOptions& options, const std::vector<const Item*>& pending,
                Progress& progress) {
@@ -246,6 +269,7 @@ void runOnPool(DevicePool& pool, const BatchOptions& options, const std::vector<
       [&](std::size_t index, std::vector<Tensor>& tensors) { tensors = readInputs(*pending[index], inputs, options.model); },
       [&](std::size_t index, PoolResult result) {
         const Item& item = *pending[index];
+        if (!result.lostDevices.empty()) progress.note(retriedLine(pool, item, result));
         if (result.ok) {
           try {
             writeOutputs(item, outputs, result.outputs);

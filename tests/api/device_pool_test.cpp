@@ -4,18 +4,26 @@
 // (lavapipe here), named three times so three sessions and threads share the items: results in
 // input order, bit for bit those of single Session runs and the hand-computed sums, a bad item
 // failing alone, streams, and a run stopped by its consumer. The C API's pool the same way.
+// A lost device: the decision (api::afterFailure) over made-up pool states, and on the pool
+// with device-lost failures injected by the test-only run hook (api/pool_retry.h).
 #include <cstring>
+#include <functional>
+#include <map>
+#include <mutex>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "api/pool_retry.h"
 #include "openvgf/openvgf.h"
 #include "openvgf/openvgf.hpp"
 #include "tests/api/api_test_util.h"
+#include "vulkan/check.h"
 
 namespace openvgf {
 namespace {
@@ -74,6 +82,58 @@ TEST(SelectDevices, AllOnThisMachineIsOneKindOfUsableDevice) {
     EXPECT_EQ(devices[static_cast<std::size_t>(index)].type, devices[static_cast<std::size_t>(all[0])].type);
   }
 }
+
+// The messages the runtime gives a failed Vulkan call (vulkan::vkError), as a run reports them.
+std::string vulkanFailure(VkResult result) {
+  return "add.tosa: run: " + vulkan::vkError(result, "vkWaitForFences(device_, 1, &fence)").message();
+}
+
+TEST(AfterFailure, OnlyALostDeviceIsRetriedAndOnlyWhileAnotherMemberIsLive) {
+  const std::string lost = vulkanFailure(VK_ERROR_DEVICE_LOST);
+  EXPECT_TRUE(api::deviceLost(ErrorCode::Runtime, lost));
+  EXPECT_FALSE(api::deviceLost(ErrorCode::Runtime, vulkanFailure(VK_ERROR_OUT_OF_DEVICE_MEMORY)));
+  // A bad input never is, whatever its text holds (a file may be named anything).
+  EXPECT_FALSE(api::deviceLost(ErrorCode::InvalidInput, "VK_ERROR_DEVICE_LOST.npy: expected a .npy file"));
+
+  using api::AfterFailure;
+  EXPECT_EQ(api::afterFailure(ErrorCode::Runtime, lost, 1, {true, true, true}), AfterFailure::RunElsewhere);
+  EXPECT_EQ(api::afterFailure(ErrorCode::Runtime, lost, 1, {false, true, false}), AfterFailure::RetireReport);
+  EXPECT_EQ(api::afterFailure(ErrorCode::Runtime, lost, 0, {true}), AfterFailure::RetireReport);
+  // A member already retired (a second run it had in flight) still hands its item on.
+  EXPECT_EQ(api::afterFailure(ErrorCode::Runtime, lost, 0, {false, true}), AfterFailure::RunElsewhere);
+  EXPECT_EQ(api::afterFailure(ErrorCode::Runtime, lost, 0, {false, false}), AfterFailure::RetireReport);
+  EXPECT_EQ(api::afterFailure(ErrorCode::InvalidInput, "input 'x': expected shape [4]", 0, {true, true}),
+            AfterFailure::Report);
+  EXPECT_EQ(api::afterFailure(ErrorCode::Runtime, vulkanFailure(VK_ERROR_OUT_OF_DEVICE_MEMORY), 0, {true, true}),
+            AfterFailure::Report);
+}
+
+// Installs a run hook for one test and records (member, item) of every run submitted.
+class RunHook {
+ public:
+  explicit RunHook(std::function<void(std::size_t member, std::size_t item)> fault) : fault_(std::move(fault)) {
+    api::setPoolRunHookForTesting([this](std::size_t member, std::size_t item) {
+      {
+        std::lock_guard lock(mutex_);
+        calls_.emplace_back(member, item);
+      }
+      fault_(member, item);
+    });
+  }
+  ~RunHook() { api::setPoolRunHookForTesting({}); }
+  RunHook(const RunHook&) = delete;
+  RunHook& operator=(const RunHook&) = delete;
+
+  std::vector<std::pair<std::size_t, std::size_t>> calls() const {
+    std::lock_guard lock(mutex_);
+    return calls_;
+  }
+
+ private:
+  std::function<void(std::size_t, std::size_t)> fault_;
+  mutable std::mutex mutex_;
+  std::vector<std::pair<std::size_t, std::size_t>> calls_;
+};
 
 class Pool : public ::testing::Test {
  protected:
@@ -189,6 +249,79 @@ TEST_F(Pool, AConsumerThatThrowsStopsTheRunAndThePoolRunsAgain) {
   const std::vector<PoolResult> again = pool.runMany({item(7)});
   ASSERT_TRUE(again[0].ok) << again[0].error;
   EXPECT_EQ(again[0].outputs[0].dataAs<float>()[0], 700.0f);
+}
+
+TEST_F(Pool, ARunWhoseDeviceIsLostRunsAgainElsewhereAndTheDeviceIsRetired) {
+  DevicePool pool = DevicePool::open(testing::addModel(), options(1));
+  const int device = pool.deviceIndices()[1];
+  std::once_flag lostOnce;
+  std::size_t lostItem = 0;
+  RunHook hook([&](std::size_t member, std::size_t index) {
+    // Member 1's device is lost on its first run from item 3 on (7 and 9 aside); item 9's run
+    // fails on any member in a way a device survives, item 7 has a bad input: neither is retried.
+    if (member == 1 && index >= 3 && index != 7 && index != 9) {
+      std::call_once(lostOnce, [&] { lostItem = index; });
+      throw Exception(ErrorCode::Runtime, vulkanFailure(VK_ERROR_DEVICE_LOST));
+    }
+    if (index == 9) throw Exception(ErrorCode::Runtime, vulkanFailure(VK_ERROR_OUT_OF_DEVICE_MEMORY));
+  });
+  std::vector<std::vector<Tensor>> items;
+  for (int n = 0; n < 24; ++n) items.push_back(item(n));
+  items[7][1] = Tensor(DataType::Float32, {1, 4, 4, 3});  // a bad input: the wrong shape
+  const std::vector<PoolResult> results = pool.runMany(items);
+
+  const auto calls = hook.calls();
+  std::map<std::size_t, int> runsOf;
+  bool member1Lost = false;
+  for (const auto& [member, index] : calls) {
+    ++runsOf[index];
+    EXPECT_FALSE(member1Lost && member == 1) << "item " << index << " went to the retired member";
+    if (member == 1 && index == lostItem) member1Lost = true;
+  }
+  ASSERT_TRUE(member1Lost) << "member 1 never ran an item from 3 on";
+  for (std::size_t n = 0; n < items.size(); ++n) {
+    if (n == 7 || n == 9) {
+      EXPECT_FALSE(results[n].ok);
+      EXPECT_EQ(results[n].code, n == 7 ? ErrorCode::InvalidInput : ErrorCode::Runtime);
+      EXPECT_THAT(results[n].error, HasSubstr(n == 7 ? "shape" : "VK_ERROR_OUT_OF_DEVICE_MEMORY"));
+      EXPECT_EQ(runsOf[n], 1) << "item " << n << " is not retried";
+      continue;
+    }
+    ASSERT_TRUE(results[n].ok) << "item " << n << ": " << results[n].error;
+    EXPECT_EQ(results[n].outputs[0].dataAs<float>()[63], testing::addResult(items[n][0], items[n][1], 63));
+    EXPECT_EQ(runsOf[n], n == lostItem ? 2 : 1) << "item " << n;
+    EXPECT_EQ(results[n].lostDevices, n == lostItem ? std::vector<int>{device} : std::vector<int>{}) << "item " << n;
+  }
+
+  // The member stays retired for the next call; the others run everything.
+  const std::size_t before = hook.calls().size();
+  const std::vector<PoolResult> again = pool.runMany({item(30), item(31), item(32), item(33)});
+  for (const PoolResult& result : again) ASSERT_TRUE(result.ok) << result.error;
+  const auto later = hook.calls();
+  for (std::size_t c = before; c < later.size(); ++c) EXPECT_NE(later[c].first, 1u);
+}
+
+TEST_F(Pool, WhenEveryDeviceIsLostTheItemsFailWithTheLostError) {
+  DevicePool pool = DevicePool::open(testing::addModel(), options(1));
+  RunHook hook([](std::size_t, std::size_t) { throw Exception(ErrorCode::Runtime, vulkanFailure(VK_ERROR_DEVICE_LOST)); });
+  std::vector<std::vector<Tensor>> items;
+  for (int n = 0; n < 10; ++n) items.push_back(item(n));
+  const std::vector<PoolResult> results = pool.runMany(items);
+  // Each member ran one item and lost its device; no item ran more than three times.
+  std::map<std::size_t, int> members;
+  for (const auto& [member, index] : hook.calls()) ++members[member];
+  EXPECT_EQ(hook.calls().size(), 3u);
+  EXPECT_EQ(members.size(), 3u);
+  for (const PoolResult& result : results) {
+    EXPECT_FALSE(result.ok);
+    EXPECT_EQ(result.code, ErrorCode::Runtime);
+    EXPECT_THAT(result.error, HasSubstr("VK_ERROR_DEVICE_LOST"));
+  }
+  // A later call runs nothing: every item fails at once, naming the lost devices' error.
+  const std::vector<PoolResult> again = pool.runMany({item(1)});
+  EXPECT_FALSE(again[0].ok);
+  EXPECT_THAT(again[0].error, HasSubstr("not run: every device of the pool was lost (the last: "));
+  EXPECT_EQ(hook.calls().size(), 3u);
 }
 
 TEST_F(Pool, OpenRefusesADeviceInTheModelOptionsAndBadCounts) {

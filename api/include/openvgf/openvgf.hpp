@@ -787,7 +787,9 @@ OPENVGF_API std::vector<ExtractedPayload> extract(const std::string& path, const
 // and spreads a sequence of input sets over them: each device has its own host thread that
 // keeps up to PoolOptions::inFlight runs submitted (Session::runAsync), so devices never wait
 // for each other. Results come back in input order; an item that fails (a bad input, a failed
-// run) reports its error and the others go on.
+// run) reports its error and the others go on. A run that fails because its device was lost
+// (VK_ERROR_DEVICE_LOST) runs again on another live device, and the lost one is retired from
+// the pool (for this and later calls); its error is the item's only when no device is left.
 
 /// The devices `selector` names among `devices` (listDevices()), as device indices in the
 /// order named: "" the device a Model opens by default (DeviceInfo::isDefault); "all" every
@@ -815,6 +817,9 @@ struct PoolResult {
   ErrorCode code = ErrorCode::Internal;  ///< what the item failed with (when not ok)
   std::string error;                     ///< its message, as Exception::what() (when not ok)
   int device = -1;  ///< index of the device that ran it (listDevices); -1 when it never reached one
+  /// Devices lost (VK_ERROR_DEVICE_LOST) while running this item, in order: it then ran again
+  /// on another live device of the pool, and each was retired from the pool.
+  std::vector<int> lostDevices;
 };
 
 namespace detail {
