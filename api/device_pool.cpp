@@ -19,6 +19,7 @@
 
 #include "api/pool_retry.h"
 #include "api/public_state.h"
+#include "vulkan/snapshot.h"
 #include "openvgf/openvgf.hpp"
 
 namespace openvgf {
@@ -42,12 +43,12 @@ std::string listing(const std::vector<DeviceInfo>& devices) {
   return list;
 }
 
-// Higher for the kinds `all` prefers, as vulkan::chooseDevice ranks them.
+// Higher for the kinds `all` prefers: vulkan::deviceTypeRank of the kind DeviceInfo::type names.
 int kindRank(const std::string& type) {
-  if (type == "discrete GPU") return 4;
-  if (type == "integrated GPU") return 3;
-  if (type == "virtual GPU") return 2;
-  if (type == "CPU") return 1;
+  using vulkan::DeviceType;
+  for (DeviceType kind : {DeviceType::DiscreteGpu, DeviceType::IntegratedGpu, DeviceType::VirtualGpu, DeviceType::Cpu}) {
+    if (vulkan::toString(kind) == type) return vulkan::deviceTypeRank(kind);
+  }
   return 0;
 }
 

@@ -170,6 +170,17 @@ std::string apiVersionString(std::uint32_t version) {
   return fmt::format("{}.{}.{}", (version >> 22) & 0x7Fu, (version >> 12) & 0x3FFu, version & 0xFFFu);
 }
 
+int deviceTypeRank(DeviceType type) {
+  switch (type) {
+    case DeviceType::DiscreteGpu: return 4;
+    case DeviceType::IntegratedGpu: return 3;
+    case DeviceType::VirtualGpu: return 2;
+    case DeviceType::Cpu: return 1;
+    case DeviceType::Other: break;
+  }
+  return 0;
+}
+
 Result<std::size_t> chooseDevice(std::span<const DeviceSnapshot> devices, std::string_view selector) {
   constexpr std::uint32_t kVulkan13 = (1u << 22) | (3u << 12);
   auto eligible = [&](const DeviceSnapshot& d) {
@@ -222,20 +233,10 @@ Result<std::size_t> chooseDevice(std::span<const DeviceSnapshot> devices, std::s
     return invalidInput("--device {}: expected an index or a substring of a device name, the devices are:\n{}",
                         selector, describe());
   }
-  auto rank = [](DeviceType t) {
-    switch (t) {
-      case DeviceType::DiscreteGpu: return 4;
-      case DeviceType::IntegratedGpu: return 3;
-      case DeviceType::VirtualGpu: return 2;
-      case DeviceType::Cpu: return 1;
-      case DeviceType::Other: break;
-    }
-    return 0;
-  };
   std::optional<std::size_t> best;
   for (std::size_t i = 0; i < devices.size(); ++i) {
     if (!eligible(devices[i])) continue;
-    if (!best || rank(devices[i].type) > rank(devices[*best].type)) best = i;
+    if (!best || deviceTypeRank(devices[i].type) > deviceTypeRank(devices[*best].type)) best = i;
   }
   if (!best) {
     return environmentError(

@@ -128,6 +128,10 @@ DeviceCaps deviceCaps(const DeviceSnapshot& device);
 /// "1.3.239"
 std::string apiVersionString(std::uint32_t version);
 
+/// How chooseDevice prefers device kinds: higher is better (discrete 4, integrated 3, virtual
+/// 2, CPU 1, other 0). DevicePool's "all" takes every usable device of the best rank.
+int deviceTypeRank(DeviceType type);
+
 /// Picks the device to run on. `selector` empty: the best eligible device, ranked discrete >
 /// integrated > virtual > CPU > other (first in enumeration order on ties). A selector of
 /// digits is a device index; anything else is a case-insensitive substring of the name.

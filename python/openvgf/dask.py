@@ -25,6 +25,9 @@ default device. `batch_size` items travel in one task (fewer, larger tasks keep 
 scheduler's overhead low); a task that raises is retried `retries` times, and a task whose
 worker died is run again elsewhere by Dask itself. Errors raise openvgf.Error naming the
 worker, the model path and the item. docs/cluster.md has a multi-host recipe.
+
+batch_files() runs items of .npy files and writes their outputs (what `openvgf batch
+--scheduler` does through batch_main()).
 """
 
 import collections

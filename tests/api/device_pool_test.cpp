@@ -42,11 +42,12 @@ DeviceInfo device(int index, const std::string& name, const std::string& type, b
   return d;
 }
 
-// Two GPUs of one kind, an integrated one, lavapipe, and an old device.
+// Two GPUs of one kind, an integrated one, lavapipe, and an old device; the types as
+// listDevices() gives them (`openvgf devices` prints the same).
 std::vector<DeviceInfo> machine() {
-  return {device(0, "NVIDIA H200", "discrete GPU", true, true), device(1, "NVIDIA H200", "discrete GPU"),
-          device(2, "Intel(R) UHD Graphics", "integrated GPU"), device(3, "llvmpipe (LLVM 15.0.6, 256 bits)", "CPU"),
-          device(4, "Old GPU (Vulkan 1.1)", "discrete GPU", false)};
+  return {device(0, "NVIDIA H200", "discrete-gpu", true, true), device(1, "NVIDIA H200", "discrete-gpu"),
+          device(2, "Intel(R) UHD Graphics", "integrated-gpu"), device(3, "llvmpipe (LLVM 15.0.6, 256 bits)", "cpu"),
+          device(4, "Old GPU (Vulkan 1.1)", "discrete-gpu", false)};
 }
 
 TEST(SelectDevices, NamesDevicesByDefaultAllIndexAndName) {
@@ -56,7 +57,7 @@ TEST(SelectDevices, NamesDevicesByDefaultAllIndexAndName) {
   EXPECT_THAT(selectDevices("3,1", machine()), ElementsAre(3, 1));
   EXPECT_THAT(selectDevices("llvmpipe,llvmpipe", machine()), ElementsAre(3, 3));  // a session per mention
   // Where lavapipe is all there is, `all` is lavapipe.
-  EXPECT_THAT(selectDevices("all", {device(0, "llvmpipe", "CPU", true, true)}), ElementsAre(0));
+  EXPECT_THAT(selectDevices("all", {device(0, "llvmpipe", "cpu", true, true)}), ElementsAre(0));
 }
 
 TEST(SelectDevices, RefusesWhatNamesNoUsableDevice) {
@@ -66,9 +67,9 @@ TEST(SelectDevices, RefusesWhatNamesNoUsableDevice) {
               "'radeon': expected an index or a substring of a device name");
   expectError([] { selectDevices("0,,1", machine()); }, ErrorCode::InvalidInput, "got an empty entry");
   expectError([] { selectDevices("4", machine()); }, ErrorCode::Environment, "'4': expected a usable device");
-  expectError([] { selectDevices("all", {device(0, "old", "CPU", false)}); }, ErrorCode::Environment,
+  expectError([] { selectDevices("all", {device(0, "old", "cpu", false)}); }, ErrorCode::Environment,
               "expected a usable device");
-  expectError([] { selectDevices("", {device(0, "old", "CPU", false)}); }, ErrorCode::Environment,
+  expectError([] { selectDevices("", {device(0, "old", "cpu", false)}); }, ErrorCode::Environment,
               "expected a usable device");
   expectError([] { selectDevices("all", {}); }, ErrorCode::Environment, "no Vulkan device found");
 }

@@ -314,7 +314,7 @@ OPENVGF_API void writeNpy(const std::string& path, const Tensor& tensor, bool as
 struct DeviceInfo {
   int index = 0;
   std::string name;
-  std::string type;        ///< "discrete GPU", "integrated GPU", "virtual GPU", "CPU", "other"
+  std::string type;        ///< "discrete-gpu", "integrated-gpu", "virtual-gpu", "cpu", "other"
   std::string apiVersion;  ///< "1.3.239"
   std::string driver;      ///< driver name and info
   bool isDefault = false;  ///< the device chosen when ModelOptions::device is empty
