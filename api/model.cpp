@@ -48,18 +48,19 @@ Result<converter::ConvertOptions> convertOptions(const std::string& path, const 
   return convert;
 }
 
-// Whether the device the model will be opened on (`selector`) is a CPU device (lavapipe). A
-// device that cannot be probed counts as a GPU: the conversion is then the one `convert` makes.
-bool opensOnCpu(std::string_view selector) {
-  Result<DeviceCaps> caps = nativeDeviceCaps(selector);
-  return caps && caps->cpu;
-}
-
-// On a CPU device the portable target skips the SPIR-V optimizer (Tuning::spirvOptimizer):
-// ConvertOptions::forCpuDevice. Asked only after the cache missed the conversion for a GPU, so
-// a warm start on a GPU probes no device; the native target knows its device already.
-bool retryForCpu(const LoadOptions& options, const converter::ConvertOptions& convert) {
-  return options.target == "portable" && !convert.forCpuDevice && opensOnCpu(options.device);
+// On a CPU device (lavapipe) the portable target converts for a CPU: ConvertOptions::forCpuDevice
+// (no SPIR-V optimizer, the tuning table's CPU entry) with the device's facts in
+// ConvertOptions::device (the CPU entry's kernels need its subgroup size). Asked only after the
+// cache missed the conversion for a GPU, so a warm start on a GPU probes no device; the native
+// target knows its device already. A device that cannot be probed counts as a GPU: the
+// conversion is then the one `convert` makes. Returns whether `convert` changed.
+bool retryForCpu(const LoadOptions& options, converter::ConvertOptions& convert) {
+  if (options.target != "portable" || convert.forCpuDevice) return false;
+  Result<DeviceCaps> caps = nativeDeviceCaps(options.device);
+  if (!caps || !caps->cpu) return false;
+  convert.forCpuDevice = true;
+  convert.device = *caps;
+  return true;
 }
 
 struct ComputeVgf {
@@ -102,7 +103,6 @@ Result<ComputeVgf> convertTosa(std::span<const std::uint8_t> bytes, const std::s
   OPENVGF_ASSIGN_OR_RETURN(converter::Target target, converter::resolveTarget(convert));
   if (lookUp(target)) return result;
   if (retryForCpu(options, convert)) {
-    convert.forCpuDevice = true;
     OPENVGF_ASSIGN_OR_RETURN(target, converter::resolveTarget(convert));
     if (lookUp(target)) return result;
   }
@@ -148,7 +148,7 @@ Status lowerPart(ModelPart& part, std::span<const std::uint8_t> bytes, const Loa
                              converter::lowerGraphSegments(bytes, *file, part.loweredShapes, part.where, lower));
     if (!lowered.file) {
       lower.cacheOnly = false;
-      lower.convert.forCpuDevice = retryForCpu(options, lower.convert);
+      retryForCpu(options, lower.convert);
       OPENVGF_ASSIGN_OR_RETURN(lowered, converter::lowerGraphSegments(bytes, *file, part.loweredShapes, part.where, lower));
     }
     if (lowered.cacheHit) {

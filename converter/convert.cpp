@@ -214,6 +214,15 @@ Result<Target> resolveTarget(const ConvertOptions& options) {
                                                   options.tuning));
   }
   OPENVGF_TRY(applyPrecision(target, options.precision));
+  // The portable target converted for a CPU device takes the CPU entry of the tuning table
+  // (register blocks and split-K as llvmpipe runs them fastest, no spirv-opt): its features
+  // stay portable, only speed choices change, and only where the model runs on a CPU. The
+  // native target has its device's entry already (and maybe OPENVGF_TUNING overrides on it).
+  if (options.forCpuDevice && target.name == "portable") {
+    // The CPU entry's core without shared memory needs the device's subgroup size.
+    if (options.device) target.caps.subgroupSize = options.device->subgroupSize;
+    applyTuningTable(target, DeviceClass::Cpu);
+  }
   if (options.forCpuDevice) target.tuning.spirvOptimizer = false;
   return target;
 }

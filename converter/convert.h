@@ -35,7 +35,8 @@ struct ConvertOptions {
   /// a target without such cooperative-matrix shapes (bf16: in the KHR encoding) is Unsupported.
   std::string precision = "fp32";
   /// The model will run on a CPU device (lavapipe): any target then skips the SPIR-V optimizer
-  /// (Tuning::spirvOptimizer), which such a driver's own compiler makes redundant.
+  /// (Tuning::spirvOptimizer), which such a driver's own compiler makes redundant, and the
+  /// portable target takes the tuning table's CPU entry (applyTuningTable, DeviceClass::Cpu).
   bool forCpuDevice = false;
   bool useCache = true;             // on-disk SPIR-V cache (--no-cache turns it off)
   std::filesystem::path cacheDir;   // empty: $XDG_CACHE_HOME/openvgf/spirv

@@ -27,6 +27,9 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : enable  // [[unroll]] in include/gemm.glsl
+#if defined(GEMM_STAGES) && GEMM_STAGES == 0  // include/gemm.glsl's core without shared memory
+#extension GL_KHR_shader_subgroup_ballot : require
+#endif
 #include "include/common.glsl"
 #include "include/types.glsl"
 #include "include/intmath.glsl"

@@ -103,9 +103,12 @@ Status verifyTarget(const Target& target) {
     // Two staged tiles of fp32/int32, padded by one column (scalar layout) or one vec4
     // (vec4 layout, TM and TN multiples of 4) per row; the vec4 layout may double-buffer.
     const bool vec4 = tile->tm % 4 == 0 && tile->tn % 4 == 0;
-    if (tile->stages != 1 && !(vec4 && tile->stages == 2)) {
-      return internalError("target {}: GEMM tile {}x{}: expected 1 shared buffer, or 2 with 4-aligned register blocks",
-                           target.name, tile->bm, tile->bn);
+    // No shared buffer (stages 0): the lanes of a subgroup are a row of BN/TN invocations.
+    const bool subgroupRows = tile->tn > 0 && target.caps.subgroupSize == static_cast<std::uint32_t>(tile->bn / tile->tn);
+    if (tile->stages != 1 && !(vec4 && tile->stages == 2) && !(vec4 && subgroupRows && tile->stages == 0)) {
+      return internalError("target {}: GEMM tile {}x{}: expected 1 shared buffer, 2 with 4-aligned register blocks, "
+                           "or 0 with those where BN/TN is the subgroup size ({})",
+                           target.name, tile->bm, tile->bn, target.caps.subgroupSize);
     }
     if (vec4 && (tile->bm % 4 != 0 || tile->bn % 4 != 0 || tile->bk % 4 != 0)) {
       return internalError("target {}: GEMM tile {}x{}x{}: expected multiples of 4", target.name, tile->bm, tile->bn,

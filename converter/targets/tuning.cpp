@@ -95,17 +95,22 @@ struct TuningEntry {
 
 // The scalar GEMM core.
 
+// Every number positive but STAGES, which may be 0 (no shared memory, include/gemm.glsl).
+bool gemmTileNumbers(const std::optional<std::vector<int>>& v) {
+  return v && v->size() == 6 && std::all_of(v->begin(), v->end() - 1, [](int x) { return x > 0; });
+}
+
 Status setGemmLarge(Target& target, const TuningEntry& e) {
-  const auto& v = e.positive;
-  if (!v || v->size() != 6) return e.bad("gemm=BMxBNxBK/TMxTN/STAGES, e.g. gemm=128x128x8/8x8/2");
+  const auto& v = e.parsed;
+  if (!gemmTileNumbers(v)) return e.bad("gemm=BMxBNxBK/TMxTN/STAGES, e.g. gemm=128x128x8/8x8/2");
   target.tuning.gemmLarge = GemmTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4], (*v)[5]};
   if (target.tuning.gemmLargeMinGroups <= 0) target.tuning.gemmLargeMinGroups = 1;
   return {};
 }
 
 Status setGemmDefault(Target& target, const TuningEntry& e) {
-  const auto& v = e.positive;
-  if (!v || v->size() != 6) return e.bad("gemm-default=BMxBNxBK/TMxTN/STAGES, e.g. gemm-default=64x64x16/4x4/2");
+  const auto& v = e.parsed;
+  if (!gemmTileNumbers(v)) return e.bad("gemm-default=BMxBNxBK/TMxTN/STAGES, e.g. gemm-default=64x64x16/4x4/2");
   target.tuning.gemm = GemmTile{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4], (*v)[5]};
   return {};
 }
@@ -406,8 +411,18 @@ void applyTuningTable(Target& target, DeviceClass device) {
     case DeviceClass::Cpu:
       // lavapipe runs every GEMM fastest with the 8x8 register block, whatever the grid
       // (about 2x the 4x4 block: docs/performance.md, lavapipe); its few cores are filled by
-      // a handful of tiles, so no split-K.
+      // a handful of tiles, so no split-K. The portable target takes this entry too when the
+      // model runs on a CPU device (ConvertOptions::forCpuDevice).
       target.tuning.gemmLarge = GemmTile{64, 64, 16, 8, 8};
+      // Where the device's subgroup is a row of that tile's invocations (8 lanes: llvmpipe
+      // with 256-bit vectors), the core without shared memory that broadcasts A between the
+      // lanes (GEMM_STAGES 0, include/gemm.glsl). On this 2-core machine under load, `run
+      // --repeat 5` medians: conv1x1 56x56x64x256 62 ms against 104 with shared memory (164 on
+      // the portable tile), conv3x3 28x28x128 92 against 140-197 (398). 128x64 tiles of 16x8
+      // blocks were 5-15 % faster still but doubled llvmpipe's compile of every GEMM module
+      // (a cold MobileNetV2 28 against 15 s of CPU), which a CI runner pays each time
+      // (benchmarks/results/lavapipe-speed-2026-11-29.md).
+      if (target.caps.subgroupSize == 8) target.tuning.gemmLarge.stages = 0;
       target.tuning.gemmLargeMinGroups = 1;
       target.tuning.gemmSplitKGroups = 0;
       target.tuning.spirvOptimizer = false;  // llvmpipe optimizes the NIR itself (Tuning::spirvOptimizer)

@@ -29,8 +29,110 @@
 
 #include "include/gemm_split.glsl"
 
+#ifndef GEMM_STAGES
+#define GEMM_STAGES 1
+#endif
+
 #if GEMM_SPLIT_PASS == 2
 // The reduction pass: gemm_main comes from include/gemm_split.glsl.
+#elif GEMM_STAGES == 0
+// No shared memory (CPU devices: the tuning table's CPU entry). On llvmpipe a subgroup is the
+// SIMD vector (8 lanes of fp32 with AVX2) and every load whose address differs between lanes
+// is a loop over the lanes, while subgroupBroadcast from a constant lane is one extract and
+// one splat; barriers switch coroutines. So the BN/TN invocations of a row of the workgroup,
+// which need the same A rows, are one subgroup (the converter chooses this core only where
+// the device's subgroup size is BN/TN and subgroups are consecutive invocations, as on
+// llvmpipe): each lane loads A_K consecutive k of each of its TM rows, the lanes pass them to
+// each other by broadcast, and each lane reads its own B columns straight from memory. A
+// convolution's gathered A then costs one index decode per row and GEMM_LANES * A_K steps of
+// K, instead of a shared-memory round trip per operand.
+#if (TM % 4 != 0) || (TN % 4 != 0)
+#error "GEMM_STAGES 0 takes register blocks of whole vec4s"
+#endif
+#define GEMM_LANES (BN / TN)
+#define OVGF_VEC4_float vec4
+#define OVGF_VEC4_int ivec4
+#define GEMM_VEC OVGF_CAT(OVGF_VEC4_, A_CT)
+#ifndef GEMM_VEC4_A
+#define GEMM_VEC4_A 0
+#endif
+#ifndef GEMM_VEC4_B
+#define GEMM_VEC4_B 0
+#endif
+#if GEMM_VEC4_A
+#define GEMM_A_K 4
+#define GEMM_A_T vec4
+#define GEMM_A_AT(v, c) (v)[c]
+#else
+#define GEMM_A_K 1
+#define GEMM_A_T A_CT
+#define GEMM_A_AT(v, c) (v)
+#endif
+#define GEMM_ROUND (GEMM_LANES * GEMM_A_K)
+
+void gemm_main() {
+  uint tid = gl_LocalInvocationIndex;
+  uint tx = tid % uint(GEMM_LANES);
+  uint ty = tid / uint(GEMM_LANES);
+  uint m0 = gl_WorkGroupID.y * uint(BM);
+  uint n0 = gl_WorkGroupID.x * uint(BN);
+  uint batch = gemm_batch();
+  uint kBegin = gemm_k_begin();
+  uint kEnd = gemm_k_end();
+
+  ACC_CT acc[TM][TN];
+  [[unroll]] for (int i = 0; i < TM; ++i)
+    [[unroll]] for (int j = 0; j < TN; ++j) acc[i][j] = ACC_CT(0);
+
+  for (uint k0 = kBegin; k0 < kEnd; k0 += uint(GEMM_ROUND)) {
+    // This lane's A_K operands of each row (rows as the register block lays them out).
+    GEMM_A_T ra[TM];
+    uint ka = k0 + gl_SubgroupInvocationID * uint(GEMM_A_K);
+    [[unroll]] for (int i = 0; i < TM; ++i) {
+      uint m = m0 + 4u * (ty + uint((i / 4) * (BM / TM))) + uint(i % 4);
+      ra[i] = GEMM_A_T(0);
+#if GEMM_VEC4_A
+      if (m < uint(M) && ka < kEnd) ra[i] = gemm_load_a4(batch, m, ka);
+#else
+      if (m < uint(M) && ka < kEnd) ra[i] = gemm_load_a(batch, m, ka);
+#endif
+    }
+    // Not unrolled: unrolled over the lanes, the multiply block made each module 8x larger and
+    // llvmpipe's LLVM compile of a MobileNetV2 about 5x longer (65 against 13 s of CPU); the
+    // broadcast from a uniform, non-constant lane (SPIR-V 1.5+) is still one extract.
+    [[dont_unroll]] for (uint l = 0u; l < uint(GEMM_LANES); ++l) {
+      GEMM_A_T a[TM];
+      [[unroll]] for (int i = 0; i < TM; ++i) a[i] = subgroupBroadcast(ra[i], l);
+      [[unroll]] for (uint c = 0u; c < uint(GEMM_A_K); ++c) {
+        uint k = k0 + l * uint(GEMM_A_K) + c;
+        GEMM_VEC b[TN / 4];
+        [[unroll]] for (int j = 0; j < TN / 4; ++j) {
+          uint n = n0 + 4u * (tx + uint(j * (BN / TN)));
+          b[j] = GEMM_VEC(0);
+#if GEMM_VEC4_B
+          if (k < kEnd && n < uint(N)) b[j] = gemm_load_b4(batch, k, n);
+#else
+          [[unroll]] for (int q = 0; q < 4; ++q) {
+            if (k < kEnd && n + uint(q) < uint(N)) b[j][q] = gemm_load_b(batch, k, n + uint(q));
+          }
+#endif
+        }
+        [[unroll]] for (int i = 0; i < TM; ++i)
+          [[unroll]] for (int j = 0; j < TN; ++j) acc[i][j] += ACC_CT(GEMM_A_AT(a[i], c)) * ACC_CT(b[j / 4][j % 4]);
+      }
+    }
+  }
+
+  [[unroll]] for (int i = 0; i < TM; ++i) {
+    uint m = m0 + 4u * (ty + uint((i / 4) * (BM / TM))) + uint(i % 4);
+    if (m >= uint(M)) continue;
+    [[unroll]] for (int j = 0; j < TN; ++j) {
+      uint n = n0 + 4u * (tx + uint((j / 4) * (BN / TN))) + uint(j % 4);
+      if (n < uint(N)) GEMM_STORE(batch, m, n, acc[i][j]);
+    }
+  }
+}
+
 #elif (TM % 4 == 0) && (TN % 4 == 0)
 // Register blocks of whole vec4s: an invocation owns TM/4 groups of 4 consecutive rows
 // (group ty + ii*BM/TM) and TN/4 groups of 4 consecutive columns (group tx + jj*BN/TN), and
@@ -49,10 +151,6 @@
 #ifndef GEMM_VEC4_B
 #define GEMM_VEC4_B 0
 #endif
-#ifndef GEMM_STAGES
-#define GEMM_STAGES 1
-#endif
-
 // One vec4 of padding per row: the staging stores of A walk k fastest, and the padded row
 // stride spreads them over the banks. GEMM_STAGES == 2: two buffers, so the next K slice is
 // written while the current one is read, with one barrier per slice instead of two.

@@ -6,6 +6,12 @@
 #ifndef OVGF_GEMM_COOPMAT_EXT_GLSL
 #define OVGF_GEMM_COOPMAT_EXT_GLSL
 
+// The scalar core without shared memory (GEMM_STAGES 0, include/gemm.glsl; CPU devices)
+// passes A operands between lanes by subgroupBroadcast.
+#if defined(GEMM_STAGES) && GEMM_STAGES == 0
+#extension GL_KHR_shader_subgroup_ballot : require
+#endif
+
 #ifndef GEMM_COOPMAT
 #define GEMM_COOPMAT 0
 #endif

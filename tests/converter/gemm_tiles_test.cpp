@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The scalar GEMM core (include/gemm.glsl) under the tile configs of the tuning table
-// (converter/targets/tuning.cpp): 128x128 tiles of 8x8 blocks, one or two shared buffers,
+// (converter/targets/tuning.cpp): 128x128 tiles of 8x8 blocks, none, one or two shared buffers,
 // fp32 vec4 loads or not. Each config converts MATMUL and CONV2D at shapes with partial tiles,
 // odd M/N/K and K that is not a multiple of the K step, runs them on the default device with
 // the validation layer and judges them against the reference interpreter. Then the tile
@@ -48,6 +48,9 @@ converter::ConvertOptions withTile(const GemmTile& tile, bool splitK) {
   converter::Target target = converter::portableTarget();
   target.tuning.gemm = tile;
   target.caps.maxSharedBytes = 32768;
+  // The core without shared memory (stages 0) takes subgroups of one row of BN/TN invocations:
+  // lavapipe's 8 lanes, the device these tests run on.
+  if (tile.stages == 0) target.caps.subgroupSize = static_cast<std::uint32_t>(tile.bn / tile.tn);
   if (!splitK) target.tuning.gemmSplitKGroups = 0;
   EXPECT_TRUE(converter::verifyTarget(target));
   converter::ConvertOptions options;
@@ -133,7 +136,8 @@ INSTANTIATE_TEST_SUITE_P(Tiles, GemmTiles,
                                            TileCase{"b128x128x16_r8x8_single", {128, 128, 16, 8, 8, 1}},
                                            TileCase{"b128x64x8_r8x4_double", {128, 64, 8, 8, 4, 2}},
                                            TileCase{"b64x64x16_r4x4_double", {64, 64, 16, 4, 4, 2}},
-                                           TileCase{"b64x64x16_r4x4_single", {64, 64, 16, 4, 4, 1}}),
+                                           TileCase{"b64x64x16_r4x4_single", {64, 64, 16, 4, 4, 1}},
+                                           TileCase{"b64x64x16_r8x8_noshared", {64, 64, 16, 8, 8, 0}}),
                          [](const ::testing::TestParamInfo<TileCase>& p) { return p.param.name; });
 
 TEST(TuningOverrides, SetEntriesAndRejectBadSpecs) {
@@ -152,7 +156,7 @@ TEST(TuningOverrides, SetEntriesAndRejectBadSpecs) {
   EXPECT_EQ(t.tuning.coopMatLargeMinTiles, 9);
   for (const char* bad : {"gemm=128x128x8", "gemm=128x128x8/8x8/x", "gemm-min-groups=0", "coopmat=2x2/64x64",
                           "tile=1", "gemm=128x128x8/8x8/3", "gemm=512x512x16/8x8/2", "gemm-convolutions=2",
-                          "gemm=128x128x0/8x8/2"}) {
+                          "gemm=128x128x0/8x8/2", "gemm=64x64x16/8x8/0"}) {
     converter::Target u = t;
     Status s = converter::applyTuningOverrides(u, bad);
     ASSERT_FALSE(s) << bad;
@@ -376,6 +380,37 @@ TEST(TuningTable, SpirvOptimizerOffForCpuDevicesOnly) {
   EXPECT_TRUE(gpu->tuning.spirvOptimizer);
   EXPECT_FALSE(cpu->tuning.spirvOptimizer);
   EXPECT_NE(converter::fingerprint(*gpu), converter::fingerprint(*cpu));
+}
+
+// The portable target converted for a CPU device takes the tuning table's CPU entry (8x8
+// register blocks for every GEMM, no split-K), and with a device whose subgroups are 8 lanes
+// (lavapipe on 256-bit vectors) the core without shared memory; its capabilities otherwise stay
+// portable. For a GPU nothing changes.
+TEST(TuningTable, PortableTargetForCpuDevicesTakesTheCpuEntry) {
+  converter::ConvertOptions options;
+  Result<converter::Target> gpu = converter::resolveTarget(options);
+  ASSERT_TRUE(gpu);
+  EXPECT_EQ(gpu->tuning, converter::portableTarget().tuning);
+  options.forCpuDevice = true;
+  Result<converter::Target> cpuUnknown = converter::resolveTarget(options);
+  DeviceCaps lavapipe;
+  lavapipe.cpu = true;
+  lavapipe.subgroupSize = 8;
+  options.device = lavapipe;
+  Result<converter::Target> cpu = converter::resolveTarget(options);
+  ASSERT_TRUE(cpuUnknown && cpu);
+  EXPECT_EQ(cpu->name, "portable");
+  for (const converter::Target* t : {&*cpuUnknown, &*cpu}) {
+    EXPECT_EQ(t->tuning.gemmLargeMinGroups, 1);
+    EXPECT_EQ(t->tuning.gemmSplitKGroups, 0);
+    EXPECT_EQ(t->tuning.gemmLarge.tm, 8);
+  }
+  EXPECT_EQ(cpuUnknown->tuning.gemmLarge.stages, 1) << "no subgroup size: the shared-memory core";
+  EXPECT_EQ(cpu->tuning.gemmLarge.stages, 0);
+  converter::Capabilities expected = converter::portableTarget().caps;
+  expected.subgroupSize = 8;
+  EXPECT_EQ(cpu->caps, expected);
+  EXPECT_NE(converter::fingerprint(*cpu), converter::fingerprint(*cpuUnknown));
 }
 
 // The model cache keys on every Target member (converter/targets/fingerprint.h): two tunings
