@@ -55,7 +55,8 @@ std::vector<converter::Target> targets() {
                             CoopMatShape{16, 8, 16, CoopMatTypes::F16xF16ToF16},
                             CoopMatShape{16, 8, 32, CoopMatTypes::S8xS8ToS32},
                             CoopMatShape{16, 16, 32, CoopMatTypes::S8xS8ToS32}};
-  // What `native` makes of a CPU device (lavapipe): large register blocks, no split-K.
+  // What `native` makes of a CPU device (lavapipe): large register blocks without shared
+  // memory (A broadcast between the 8 lanes of a subgroup), no split-K.
   converter::Target cpu = converter::portableTarget();
   cpu.name = "cpu";
   cpu.caps.subgroupSize = 8;
@@ -66,6 +67,7 @@ std::vector<converter::Target> targets() {
   cpu.caps.integerDotProduct = true;
   cpu.tuning.gemmLargeMinGroups = 1;
   cpu.tuning.gemmSplitKGroups = 0;
+  cpu.tuning.gemmLarge.stages = 0;
   converter::Target portable = converter::portableTarget();
   return {portable, gpu, cpu};
 }
