@@ -73,8 +73,8 @@ TEST(NativeDevice, TheTargetIsMadeForTheDeviceTheSelectorPicks) {
   EXPECT_FALSE(cpu.caps.cooperativeMatrixNv || cpu.caps.fp16Arithmetic || cpu.caps.integerDotProduct);
   EXPECT_TRUE(cpu.caps.coopMatShapes.empty());
   // Each device class has its own tuning-table tiles (the CPU class: 8x8 register blocks for
-  // every GEMM, no split-K).
-  EXPECT_EQ(cpu.tuning.gemmLarge, (converter::GemmTile{64, 64, 16, 8, 8}));
+  // every GEMM, without shared memory on its 8-lane subgroups, no split-K).
+  EXPECT_EQ(cpu.tuning.gemmLarge, (converter::GemmTile{64, 64, 16, 8, 8, 0}));
   EXPECT_EQ(cpu.tuning.gemmLargeMinGroups, 1);
   EXPECT_EQ(cpu.tuning.gemmSplitKGroups, 0);
   EXPECT_NE(gpu.tuning.gemmSplitKGroups, 0);
