@@ -6,21 +6,19 @@ float32 addition, exact in IEEE arithmetic, so every output must equal a + b bit
 Run by CTest (python/CMakeLists.txt): python3 -m unittest -v batch_scheduler_test
 """
 
-import json
 import os
 import pathlib
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 
 import numpy as np
 
 import openvgf.dask
 from distributed import Client
+from loopback_cluster import LoopbackProcesses
 
 CLI = os.environ.get("OPENVGF_CLI", "openvgf")
 ADD = pathlib.Path(os.environ.get("OPENVGF_TEST_DATA", "/nonexistent")) / "tosa" / "test_add_1x4x4x4_f32" / "model.tosa"
@@ -30,46 +28,20 @@ ITEMS = 12
 BAD = 5  # the item whose second input is cut short
 
 
-class BatchSchedulerTest(unittest.TestCase):
+class BatchSchedulerTest(LoopbackProcesses, unittest.TestCase):
     def setUp(self):
         self.dir = pathlib.Path(tempfile.mkdtemp(prefix="openvgf-batch-dask-"))
         self.addCleanup(shutil.rmtree, self.dir, True)
-        self.processes = []
-        self.addCleanup(self.stop_all)
+        self.start_processes()
         # One model cache for the command and the workers (the command converts, they read).
         self.environment = dict(os.environ, XDG_CACHE_HOME=str(self.dir / "xdg"), OPENVGF_DASK_DEVICE=DEVICE)
         self.model = self.dir / "add.tosa"  # a copy the workers open by this path
         shutil.copy(ADD, self.model)
 
-    def start(self, command):
-        log = open(self.dir / f"process-{len(self.processes)}.log", "w")
-        self.addCleanup(log.close)
-        self.processes.append(subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                               env=self.environment, cwd=self.dir))
-
-    def stop_all(self):
-        for process in reversed(self.processes):
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
-        for process in self.processes:
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-
     def start_cluster(self):
         """A scheduler on a free port of 127.0.0.1 and two one-thread workers with VK=1; returns its address."""
-        scheduler_file = self.dir / "scheduler.json"
-        self.start(["dask", "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                    "--scheduler-file", str(scheduler_file)])
-        deadline = time.monotonic() + TIMEOUT_S
-        while not scheduler_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        address = json.loads(scheduler_file.read_text())["address"]
-        for index in range(2):
-            self.start(["dask", "worker", address, "--nthreads", "1", "--resources", "VK=1", "--name", f"gpu{index}",
-                        "--no-dashboard", "--local-directory", str(self.dir / "dask")])
+        address = self.start_scheduler(TIMEOUT_S, self.environment)
+        self.start_workers(address, 2, self.environment)
         return address
 
     def batch(self, *arguments, **environment):
@@ -167,13 +139,7 @@ class BatchSchedulerTest(unittest.TestCase):
         self.assertEqual(code, 1, output)
         self.assertIn("--scheduler tcp://127.0.0.1:9: cannot reach a Dask scheduler there within 2s", output)
         # A cluster without a worker declaring VK.
-        scheduler_file = self.dir / "scheduler.json"
-        self.start(["dask", "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                    "--scheduler-file", str(scheduler_file)])
-        deadline = time.monotonic() + TIMEOUT_S
-        while not scheduler_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        address = json.loads(scheduler_file.read_text())["address"]
+        address = self.start_scheduler(TIMEOUT_S, self.environment)
         code, output = self.batch("in", "-o", "out", "--scheduler", address, OPENVGF_DASK_TIMEOUT="1")
         self.assertEqual(code, 1, output)
         self.assertIn(f"--scheduler {address}: no worker declares the resource VK", output)

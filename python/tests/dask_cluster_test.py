@@ -9,14 +9,12 @@ not from openvgf.dask. Run by CTest (python/CMakeLists.txt), one test case per C
     python3 -m unittest dask_cluster_test.LocalClusterTest
 """
 
-import json
 import os
 import pathlib
 import re
 import runpy
 import shutil
 import signal
-import subprocess
 import tempfile
 import time
 import unittest
@@ -27,6 +25,7 @@ import numpy as np
 import openvgf
 import openvgf.dask
 from distributed import Client, LocalCluster, get_task_stream, wait
+from loopback_cluster import LoopbackProcesses
 
 MODEL = pathlib.Path(os.environ.get("OPENVGF_DASK_MODEL", "/nonexistent"))
 ADD = pathlib.Path(os.environ.get("OPENVGF_TEST_DATA", "/nonexistent")) / "tosa" / "test_add_1x4x4x4_f32"
@@ -192,7 +191,7 @@ class KilledWorkerTest(ClusterTestCase):
         self.fail("no worker was running an openvgf task")
 
 
-class CommandLineClusterTest(ClusterTestCase):
+class CommandLineClusterTest(LoopbackProcesses, ClusterTestCase):
     """docs/cluster.md's recipe as written there: `dask scheduler`, then one `dask worker` per
     device with --nthreads 1 --resources "VK=1" and OPENVGF_DASK_DEVICE naming the device (on
     127.0.0.1, a free port instead of 8786)."""
@@ -200,39 +199,12 @@ class CommandLineClusterTest(ClusterTestCase):
     shards = 10
 
     def setUp(self):
-        self.processes = []
-        self.addCleanup(self.stop_all)
-
-    def start(self, command, **environment):
-        log = open(self.dir / f"process-{len(self.processes)}.log", "w")
-        self.addCleanup(log.close)
-        self.processes.append(subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                               env=dict(os.environ, **environment), cwd=self.dir))
-
-    def stop_all(self):
-        for process in reversed(self.processes):
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
-        for process in self.processes:
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+        self.start_processes()
 
     def test_documented_commands(self):
-        scheduler_file = self.dir / "scheduler.json"
-        self.start(["dask", "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                    "--scheduler-file", str(scheduler_file)])
-        deadline = time.monotonic() + TIMEOUT_S
-        while not scheduler_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        address = json.loads(scheduler_file.read_text())["address"]
-        for index in range(2):
-            # Each worker's default cache is the one setUpClass filled (options["cache_dir"]).
-            self.start(["dask", "worker", address, "--nthreads", "1", "--resources", "VK=1", "--name", f"gpu{index}",
-                        "--no-dashboard", "--local-directory", str(self.dir / "dask")],
-                       OPENVGF_DASK_DEVICE=DEVICE, XDG_CACHE_HOME=str(self.dir / "xdg"))
+        address = self.start_scheduler(TIMEOUT_S)
+        # Each worker's default cache is the one setUpClass filled (options["cache_dir"]).
+        self.start_workers(address, 2, dict(os.environ, OPENVGF_DASK_DEVICE=DEVICE, XDG_CACHE_HOME=str(self.dir / "xdg")))
         with Client(address, timeout=TIMEOUT_S) as client:
             client.wait_for_workers(2, timeout=TIMEOUT_S)
             workers = client.scheduler_info()["workers"].values()
