@@ -35,6 +35,19 @@ int apply_scale_16(int64_t value, int multiplier, int shift) {
   return int(r);
 }
 
+// n / d for a divisor known only at run time, as the converter's magic pair for d
+// (converter/kernels/int_division.h: divMagic, mirrored by magicDivide): one multiply-high
+// and two shifts, which llvmpipe keeps in one vector instruction each where a division
+// becomes a scalar division per lane. Exact for n < 2^31.
+uint ovgf_udiv(uint n, uint multiplier, uint shift) {
+  uint hi;
+  uint lo;
+  umulExtended(n << 1u, multiplier, hi, lo);
+  return hi >> shift;
+}
+// ... with the pair at `offset` of the parameter buffer (multiplier, then shift).
+#define ovgf_udiv_param(n, offset) ovgf_udiv((n), uint(ovgf_params[(offset)]), uint(ovgf_params[(offset) + 1]))
+
 // reciprocal_scale(count) as a (multiplier, shift) pair.
 ivec2 reciprocal_scale(uint v) {
   int k = v > 1u ? findMSB(v - 1u) + 1 : 0;  // 32 - clz(v - 1)
