@@ -13,6 +13,11 @@
 //   GEMM_COOPMAT=1 with CM_* WM WN SG selects include/gemm_coopmat.glsl, GEMM_DOT4=1 the int8
 //   dot-product core include/gemm_dot4.glsl (native target); GEMM_RUN_A, GEMM_ROW_A (the
 //   padded run length; K = KH * GEMM_ROW_A) how the cooperative-matrix core gathers A.
+// GEMM_RUNTIME_SHAPE=1 (CPU devices, Tuning::gemmRuntimeShapes): the shape defines above, IN_PH
+//   IN_PW and the zero points come at run time from ovgf_params[0..CONV_PARAMS) instead (order
+//   below; converter/kernels/conv2d.cpp writes them), so convolutions that differ only in shape
+//   share one module: llvmpipe compiles each module at its first dispatch. CONV_1X1=1: a 1x1
+//   filter at stride 1 without padding or crop, whose A is the input as an [M][IC] matrix.
 // Bindings (set 0): 0 input, 1 weight, 2 bias, 3.. epilogue inputs, OUT_BINDING output.
 // Grid: (ceil(OC/BN), ceil(BATCH*OH*OW/BM), 1); workgroup (BN/TN)*(BM/TM) invocations.
 #version 460
@@ -22,6 +27,68 @@
 #include "include/types.glsl"
 #include "include/intmath.glsl"
 #include "include/ew_ops.glsl"
+
+#if GEMM_RUNTIME_SHAPE
+// ovgf_params[0..CONV_PARAMS): BATCH IH IW IC OH OW OC KH KW STRIDE_Y STRIDE_X DIL_Y DIL_X PAD_T
+// PAD_L IN_ZP W_ZP IN_PH IN_PW, then the (multiplier, shift) pairs of ovgf_udiv for OW, OH, IC
+// and KW (include/intmath.glsl). Read once, at the start, into private scalars: values the
+// driver keeps in registers and knows to be uniform, rather than loads from the buffer at
+// every use inside the loops.
+#define CONV_PARAMS 27
+int conv_batch, conv_ih, conv_iw, conv_ic, conv_oh, conv_ow, conv_oc, conv_kh, conv_kw, conv_stride_y, conv_stride_x;
+int conv_dil_y, conv_dil_x, conv_pad_t, conv_pad_l, conv_in_zp, conv_w_zp, conv_in_ph, conv_in_pw;
+uint conv_div_ow_m, conv_div_ow_s, conv_div_oh_m, conv_div_oh_s, conv_div_ic_m, conv_div_ic_s;
+uint conv_div_kw_m, conv_div_kw_s;
+void conv_read_params() {
+  conv_batch = ovgf_params[0];
+  conv_ih = ovgf_params[1];
+  conv_iw = ovgf_params[2];
+  conv_ic = ovgf_params[3];
+  conv_oh = ovgf_params[4];
+  conv_ow = ovgf_params[5];
+  conv_oc = ovgf_params[6];
+  conv_kh = ovgf_params[7];
+  conv_kw = ovgf_params[8];
+  conv_stride_y = ovgf_params[9];
+  conv_stride_x = ovgf_params[10];
+  conv_dil_y = ovgf_params[11];
+  conv_dil_x = ovgf_params[12];
+  conv_pad_t = ovgf_params[13];
+  conv_pad_l = ovgf_params[14];
+  conv_in_zp = ovgf_params[15];
+  conv_w_zp = ovgf_params[16];
+  conv_in_ph = ovgf_params[17];
+  conv_in_pw = ovgf_params[18];
+  conv_div_ow_m = uint(ovgf_params[19]);
+  conv_div_ow_s = uint(ovgf_params[20]);
+  conv_div_oh_m = uint(ovgf_params[21]);
+  conv_div_oh_s = uint(ovgf_params[22]);
+  conv_div_ic_m = uint(ovgf_params[23]);
+  conv_div_ic_s = uint(ovgf_params[24]);
+  conv_div_kw_m = uint(ovgf_params[25]);
+  conv_div_kw_s = uint(ovgf_params[26]);
+}
+#define BATCH conv_batch
+#define IH conv_ih
+#define IW conv_iw
+#define IC conv_ic
+#define OH conv_oh
+#define OW conv_ow
+#define OC conv_oc
+#define KH conv_kh
+#define KW conv_kw
+#define STRIDE_Y conv_stride_y
+#define STRIDE_X conv_stride_x
+#define DIL_Y conv_dil_y
+#define DIL_X conv_dil_x
+#define PAD_T conv_pad_t
+#define PAD_L conv_pad_l
+#define IN_ZP conv_in_zp
+#define W_ZP conv_w_zp
+#define IN_PH conv_in_ph
+#define IN_PW conv_in_pw
+#define CONV_DIV(n, d) ovgf_udiv((n), conv_div_##d##_m, conv_div_##d##_s)
+#endif
 
 #ifndef BATCH
 #define BATCH 1
@@ -96,6 +163,26 @@ layout(set = 0, binding = 2) readonly buffer Bias { BIAS_STYPE bias0[]; };
 
 #include "include/epilogue.glsl"
 
+#if CONV_1X1
+// A is the input as an [M][IC] matrix.
+A_CT gemm_load_a(uint batch, uint m, uint k) { return A_CT(IN_LD(in0[m * uint(IC) + k])) - A_CT(IN_ZP); }
+#elif GEMM_RUNTIME_SHAPE
+// As below, with the divisions by run-time divisors as ovgf_udiv.
+A_CT gemm_load_a(uint batch, uint m, uint k) {
+  const uint t = CONV_DIV(m, ow);
+  const uint ox = m - t * uint(OW);
+  const uint b = CONV_DIV(t, oh);
+  const uint oy = t - b * uint(OH);
+  const uint tap = CONV_DIV(k, ic);
+  const uint ic = k - tap * uint(IC);
+  const uint ky = CONV_DIV(tap, kw);
+  const uint kx = tap - ky * uint(KW);
+  int y = int(oy) * STRIDE_Y - PAD_T + int(ky) * DIL_Y;
+  int x = int(ox) * STRIDE_X - PAD_L + int(kx) * DIL_X;
+  if (y < 0 || y >= IH || x < 0 || x >= IW) return A_CT(0);
+  return A_CT(IN_LD(in0[((b * uint(IN_PH) + uint(y)) * uint(IN_PW) + uint(x)) * uint(IC) + ic])) - A_CT(IN_ZP);
+}
+#else
 A_CT gemm_load_a(uint batch, uint m, uint k) {
   uint ox = m % uint(OW);
   uint t = m / uint(OW);
@@ -110,6 +197,7 @@ A_CT gemm_load_a(uint batch, uint m, uint k) {
   if (y < 0 || y >= IH || x < 0 || x >= IW) return A_CT(0);
   return A_CT(IN_LD(in0[((b * uint(IN_PH) + uint(y)) * uint(IN_PW) + uint(x)) * uint(IC) + ic])) - A_CT(IN_ZP);
 }
+#endif
 
 A_CT gemm_load_b(uint batch, uint k, uint n) {
 #if W_KN
@@ -124,6 +212,25 @@ A_CT gemm_load_b(uint batch, uint k, uint n) {
 // weights stored as [K][OC] and OC a multiple of 4, 4 consecutive n are contiguous.
 #if GEMM_VEC4_A
 layout(set = 0, binding = 0) readonly buffer In4 { vec4 in0q[]; };
+#endif
+#if GEMM_VEC4_A && CONV_1X1
+vec4 gemm_load_a4(uint batch, uint m, uint k) { return in0q[(m * uint(IC) + k) / 4u]; }
+#elif GEMM_VEC4_A && GEMM_RUNTIME_SHAPE
+vec4 gemm_load_a4(uint batch, uint m, uint k) {
+  const uint t = CONV_DIV(m, ow);
+  const uint ox = m - t * uint(OW);
+  const uint b = CONV_DIV(t, oh);
+  const uint oy = t - b * uint(OH);
+  const uint tap = CONV_DIV(k, ic);
+  const uint ic = k - tap * uint(IC);
+  const uint ky = CONV_DIV(tap, kw);
+  const uint kx = tap - ky * uint(KW);
+  int y = int(oy) * STRIDE_Y - PAD_T + int(ky) * DIL_Y;
+  int x = int(ox) * STRIDE_X - PAD_L + int(kx) * DIL_X;
+  if (y < 0 || y >= IH || x < 0 || x >= IW) return vec4(0.0);
+  return in0q[(((b * uint(IN_PH) + uint(y)) * uint(IN_PW) + uint(x)) * uint(IC) + ic) / 4u];
+}
+#elif GEMM_VEC4_A
 vec4 gemm_load_a4(uint batch, uint m, uint k) {
   uint ox = m % uint(OW);
   uint t = m / uint(OW);
@@ -139,6 +246,47 @@ vec4 gemm_load_a4(uint batch, uint m, uint k) {
   return in0q[(((b * uint(IN_PH) + uint(y)) * uint(IN_PW) + uint(x)) * uint(IC) + ic) / 4u];
 }
 #endif
+// The gathered A by rows for the core without shared memory (include/gemm.glsl, GEMM_A_ROWS):
+// each of an invocation's rows is decoded once, before the K loop, to the input position of
+// its first tap (x, y) and that position's element offset (z); each step of K decodes its
+// k once for all rows, to the tap's offset from there (x, y) and in elements (z). A row past
+// M, or a k past the end, gets a y offset that no bounds check passes.
+#if GEMM_RUNTIME_SHAPE && !CONV_1X1
+#define GEMM_A_ROWS 1
+const int conv_outside = -0x40000000;
+ivec3 gemm_a_row(uint batch, uint m) {
+  const uint t = CONV_DIV(m, ow);
+  const uint ox = m - t * uint(OW);
+  const uint b = CONV_DIV(t, oh);
+  const uint oy = t - b * uint(OH);
+  const int y0 = int(oy) * STRIDE_Y - PAD_T;
+  const int x0 = int(ox) * STRIDE_X - PAD_L;
+  return ivec3(x0, m < uint(M) ? y0 : conv_outside, ((int(b) * IN_PH + y0) * IN_PW + x0) * IC);
+}
+ivec3 gemm_a_tap(uint k, uint kEnd) {
+  const uint tap = CONV_DIV(k, ic);
+  const uint ic = k - tap * uint(IC);
+  const uint ky = CONV_DIV(tap, kw);
+  const uint kx = tap - ky * uint(KW);
+  const int dy = int(ky) * DIL_Y;
+  const int dx = int(kx) * DIL_X;
+  return ivec3(dx, k < kEnd ? dy : conv_outside, (dy * IN_PW + dx) * IC + int(ic));
+}
+bool conv_inside(ivec3 row, ivec3 tap) {
+  return uint(row.y + tap.y) < uint(IH) && uint(row.x + tap.x) < uint(IW);
+}
+A_CT gemm_a_at(ivec3 row, ivec3 tap) {
+  if (!conv_inside(row, tap)) return A_CT(0);
+  return A_CT(IN_LD(in0[uint(row.z + tap.z)])) - A_CT(IN_ZP);
+}
+#if GEMM_VEC4_A
+vec4 gemm_a4_at(ivec3 row, ivec3 tap) {
+  if (!conv_inside(row, tap)) return vec4(0.0);
+  return in0q[uint(row.z + tap.z) / 4u];
+}
+#endif
+#endif
+
 #if GEMM_VEC4_B
 layout(set = 0, binding = 1) readonly buffer Weight4 { vec4 w0q[]; };
 vec4 gemm_load_b4(uint batch, uint k, uint n) { return w0q[(k * uint(OC) + n) / 4u]; }
@@ -255,4 +403,11 @@ ACC_CT gemm_bias(uint n) { return ACC_CT(BIAS_LD(bias0[BIAS_BCAST != 0 ? 0u : n]
 #include "include/gemm.glsl"
 #endif
 
+#if GEMM_RUNTIME_SHAPE
+void main() {
+  conv_read_params();
+  gemm_main();
+}
+#else
 void main() { gemm_main(); }
+#endif

@@ -8,6 +8,9 @@
 //   GEMM_COOPMAT=1 with CM_* WM WN SG selects include/gemm_coopmat.glsl (CM_ENCODING=2 with
 //   CM_PART_M CM_WG_THREADS: include/gemm_coopmat_wg.glsl), GEMM_DOT4=1 the int8
 //   dot-product core include/gemm_dot4.glsl (native target).
+// GEMM_RUNTIME_SHAPE=1 (CPU devices, Tuning::gemmRuntimeShapes): BATCH H C W A_ZP B_ZP come at
+//   run time from ovgf_params[0..6) in that order (converter/kernels/matmul.cpp), so MATMULs
+//   that differ only in shape share one module.
 // Bindings (set 0): 0 A, 1 B, 2.. epilogue inputs, OUT_BINDING output.
 // Grid: (ceil(W/BN), ceil(H/BM), BATCH); workgroup (BN/TN)*(BM/TM) invocations.
 #version 460
@@ -17,6 +20,26 @@
 #include "include/types.glsl"
 #include "include/intmath.glsl"
 #include "include/ew_ops.glsl"
+
+#if GEMM_RUNTIME_SHAPE
+// Read once, at the start, into private variables: values the driver keeps in registers and
+// knows to be uniform, where loads from the buffer in the loops would be repeated.
+int matmul_batch, matmul_h, matmul_c, matmul_w, matmul_a_zp, matmul_b_zp;
+void matmul_read_params() {
+  matmul_batch = ovgf_params[0];
+  matmul_h = ovgf_params[1];
+  matmul_c = ovgf_params[2];
+  matmul_w = ovgf_params[3];
+  matmul_a_zp = ovgf_params[4];
+  matmul_b_zp = ovgf_params[5];
+}
+#define BATCH matmul_batch
+#define H matmul_h
+#define C matmul_c
+#define W matmul_w
+#define A_ZP matmul_a_zp
+#define B_ZP matmul_b_zp
+#endif
 
 #ifndef BATCH
 #define BATCH 1
@@ -120,4 +143,11 @@ void gemm_store_with(uint batch, uint m, uint n, ACC_CT acc, EPI0_CT e0) {
 #include "include/gemm.glsl"
 #endif
 
+#if GEMM_RUNTIME_SHAPE
+void main() {
+  matmul_read_params();
+  gemm_main();
+}
+#else
 void main() { gemm_main(); }
+#endif

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // CONV2D family (shaders/conv2d.comp): tiled implicit GEMM with the weights pre-transposed
 // to [KH*KW*IC][OC] at conversion time when they are constant, bias and fused epilogue.
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "converter/kernels/common.h"
 #include "converter/kernels/epilogue.h"
 #include "converter/kernels/gemm_common.h"
+#include "converter/kernels/int_division.h"
 #include "converter/kernels/registry.h"
 
 namespace openvgf::converter {
@@ -18,6 +21,44 @@ using tosa::DType;
 Status check(const LoweringContext& ctx, const Node& node) {
   OPENVGF_TRY(checkConvLike<tosa::ConvAttrs>(ctx, node, "ConvAttribute"));
   return checkConvAttrs(ctx, node, 2);
+}
+
+// The shape of a convolution as conv2d.comp takes it: BATCH IH IW IC OH OW OC KH KW STRIDE_Y
+// STRIDE_X DIL_Y DIL_X PAD_T PAD_L IN_ZP W_ZP IN_PH IN_PW (the stored input's rows and
+// columns: more than IH x IW for a crop of a larger tensor read in place, fold-crops).
+struct ConvShape {
+  std::int64_t batch, ih, iw, ic, oh, ow, oc, kh, kw, strideY, strideX, dilY, dilX, padT, padL, inZp, wZp, inPh,
+      inPw;
+  bool cropped;
+};
+
+// As defines; or with run-time shapes (GEMM_RUNTIME_SHAPE) as the first entries of the
+// parameter buffer, in conv2d.comp's order, followed by ovgf_udiv's pairs for OW, OH, IC and
+// KW, with only whether A is the input itself (CONV_1X1: a 1x1 filter at stride 1 without
+// padding or crop) left as a define.
+std::vector<std::int32_t> setShape(ShaderDefines& d, const ConvShape& s, const tosa::ConvAttrs& attrs, bool runtime) {
+  if (!runtime) {
+    d.set("BATCH", s.batch).set("IH", s.ih).set("IW", s.iw).set("IC", s.ic).set("OH", s.oh).set("OW", s.ow);
+    d.set("OC", s.oc).set("KH", s.kh).set("KW", s.kw).set("STRIDE_Y", s.strideY).set("STRIDE_X", s.strideX);
+    d.set("DIL_Y", s.dilY).set("DIL_X", s.dilX).set("PAD_T", s.padT).set("PAD_L", s.padL);
+    if (s.cropped) d.set("IN_PH", s.inPh).set("IN_PW", s.inPw);
+    d.set("IN_ZP", s.inZp).set("W_ZP", s.wZp);
+    return {};
+  }
+  std::vector<std::int32_t> params;
+  for (std::int64_t v : {s.batch, s.ih, s.iw, s.ic, s.oh, s.ow, s.oc, s.kh, s.kw, s.strideY, s.strideX, s.dilY,
+                         s.dilX, s.padT, s.padL, s.inZp, s.wZp, s.inPh, s.inPw}) {
+    params.push_back(static_cast<std::int32_t>(v));
+  }
+  for (std::int64_t divisor : {s.ow, s.oh, s.ic, s.kw}) {
+    const DivMagic magic = divMagic(static_cast<std::uint32_t>(divisor));
+    params.push_back(static_cast<std::int32_t>(magic.multiplier));
+    params.push_back(static_cast<std::int32_t>(magic.shift));
+  }
+  d.set("GEMM_RUNTIME_SHAPE", 1);
+  const bool unpadded = attrs.pad[0] == 0 && attrs.pad[1] == 0 && attrs.pad[2] == 0 && attrs.pad[3] == 0;
+  if (s.kh == 1 && s.kw == 1 && s.strideY == 1 && s.strideX == 1 && unpadded && !s.cropped) d.set("CONV_1X1", 1);
+  return params;
 }
 
 Status lower(LoweringContext& ctx, const Node& node) {
@@ -34,22 +75,6 @@ Status lower(LoweringContext& ctx, const Node& node) {
   auto types = *gemmTypes(input.dtype, weight.dtype, output.dtype);
   OPENVGF_ASSIGN_OR_RETURN(std::int64_t inZp, zeroPoint(ctx, node, 3));
   OPENVGF_ASSIGN_OR_RETURN(std::int64_t wZp, zeroPoint(ctx, node, 4));
-
-  ShaderDefines d;
-  d.set("BATCH", batch).set("IH", ih).set("IW", iw).set("IC", ic).set("OH", oh).set("OW", ow).set("OC", oc);
-  d.set("KH", kh).set("KW", kw).set("STRIDE_Y", attrs.stride[0]).set("STRIDE_X", attrs.stride[1]);
-  d.set("DIL_Y", attrs.dilation[0]).set("DIL_X", attrs.dilation[1]).set("PAD_T", attrs.pad[0]).set("PAD_L", attrs.pad[2]);
-  // A crop of a larger tensor (fold-crops) is read in place, with the larger tensor's pitch.
-  if (ctx.program().crops.count(node.op.inputs[0]) != 0) {
-    const tosa::Shape& stored = ctx.tensor(ctx.program().bufferOf(node.op.inputs[0])).shape;
-    d.set("IN_PH", stored[1]).set("IN_PW", stored[2]);
-  }
-  d.set("IN_ZP", inZp).set("W_ZP", wZp).set("BIAS_BCAST", tosa::elementCount(bias.shape) == 1 ? 1 : 0);
-  // --precision fp16 may store the input as fp16 (narrowStorage).
-  const DType inStored = ctx.storedType(node.op.inputs[0]);
-  setBufferType(d, "IN", inStored);
-  setBufferType(d, "BIAS", bias.dtype);
-  d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
   const DType accType = attrs.accType == DType::Unknown ? output.dtype : attrs.accType;
   // Constant weights are stored as [K][OC] (bindWeightsKN), so rows of B are contiguous.
   const bool weightsKN = ctx.program().isConstant(ctx.program().bufferOf(node.op.inputs[1]));
@@ -64,6 +89,23 @@ Status lower(LoweringContext& ctx, const Node& node) {
   // be stored with zero rows between runs (GEMM_ROW_A, Tuning::coopMatRowRunsMaxPadding).
   if (weightsKN && attrs.dilation[1] == 1) shape.rowRun = kw * ic;
   GemmConfig gemm = chooseGemm(target, shape);
+
+  // A crop of a larger tensor (fold-crops) is read in place, with the larger tensor's pitch.
+  const bool cropped = ctx.program().crops.count(node.op.inputs[0]) != 0;
+  const tosa::Shape& stored = ctx.tensor(ctx.program().bufferOf(node.op.inputs[0])).shape;
+  ShaderDefines d;
+  std::vector<std::int32_t> params =
+      setShape(d,
+               ConvShape{batch, ih, iw, ic, oh, ow, oc, kh, kw, attrs.stride[0], attrs.stride[1], attrs.dilation[0],
+                         attrs.dilation[1], attrs.pad[0], attrs.pad[2], inZp, wZp, cropped ? stored[1] : ih,
+                         cropped ? stored[2] : iw, cropped},
+               attrs, gemm.runtimeShapes);
+  d.set("BIAS_BCAST", tosa::elementCount(bias.shape) == 1 ? 1 : 0);
+  // --precision fp16 may store the input as fp16 (narrowStorage).
+  const DType inStored = ctx.storedType(node.op.inputs[0]);
+  setBufferType(d, "IN", inStored);
+  setBufferType(d, "BIAS", bias.dtype);
+  d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
   std::optional<CoopMatPlan>& coopMat = gemm.coopMat;
   const KRuns& runs = gemm.runs;
   const std::int64_t depth = gemm.depth;
@@ -99,7 +141,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   bindWeightsKN(ctx, node, 1, d, kernel, storedWeights, runs);
   kernel.bindings.push_back(ctx.tensorId(node.op.inputs[2]));
   kernel.writes.push_back(false);
-  OPENVGF_TRY(buildEpilogue(ctx, node, types.accumulator, d, kernel));
+  OPENVGF_TRY(buildEpilogue(ctx, node, types.accumulator, d, kernel, std::move(params)));
   kernel.grid = {ceilDiv(static_cast<std::uint64_t>(oc), static_cast<std::uint64_t>(tile.bn)),
                  ceilDiv(static_cast<std::uint64_t>(batch * oh * ow), static_cast<std::uint64_t>(tile.bm)), 1};
   const SplitK& split = gemm.split;

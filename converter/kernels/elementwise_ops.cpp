@@ -292,7 +292,7 @@ Result<std::string> tableExpression(const Operands& o, std::string& decls, std::
 }
 
 Result<std::string> rescaleExpression(const Operands& o, std::string& decls, std::vector<std::int32_t>& params,
-                                      int uid) {
+                                      int uid, ParamTables* tables) {
   const auto* attrs = std::get_if<tosa::RescaleAttrs>(&o.op.attrs);
   if (attrs == nullptr) return invalidInput("{}: expected a RescaleAttribute", o.describe());
   OPENVGF_ASSIGN_OR_RETURN(auto mult, o.constant(1));
@@ -320,7 +320,25 @@ Result<std::string> rescaleExpression(const Operands& o, std::string& decls, std
   auto [lo, hi] = attrs->outputUnsigned ? std::pair<std::int64_t, std::int64_t>{0, out8 ? 0xFF : 0xFFFF}
                                         : intRange(o.out);
   std::string multiplier = glslInt(m[0]), shiftAmount = glslInt(s[0]);
-  if (attrs->perChannel && nc > 1) {
+  if (o.ctx.target().tuning.runtimeShapes) {
+    // Run-time shapes (Tuning::runtimeShapes): the scales always come from the parameter
+    // buffer, per channel as pairs, so that the code names neither a per-tensor scale nor a
+    // channel count, and kernels that differ in these share a module.
+    const bool perChannel = attrs->perChannel && nc > 1;
+    const std::size_t offset = params.size();
+    std::vector<std::int32_t>& into = perChannel && tables != nullptr ? tables->data : params;
+    if (perChannel && tables != nullptr) {
+      tables->slots.push_back(offset);
+      params.push_back(static_cast<std::int32_t>(tables->data.size()));
+    }
+    for (std::size_t i = 0; i < (perChannel ? nc : 1); ++i) {
+      into.push_back(static_cast<std::int32_t>(m[i]));
+      into.push_back(static_cast<std::int32_t>(s[i]));
+    }
+    const char* at = !perChannel ? "ovgf_param_pair" : tables != nullptr ? "ovgf_channel_pair_at" : "ovgf_channel_pair";
+    multiplier = call(at, offset, 0);
+    shiftAmount = call(at, offset, 1);
+  } else if (attrs->perChannel && nc > 1) {
     const std::size_t offset = params.size();
     for (std::int64_t v : m) params.push_back(static_cast<std::int32_t>(v));
     for (std::int64_t v : s) params.push_back(static_cast<std::int32_t>(v));
@@ -348,9 +366,14 @@ Result<std::string> rescaleExpression(const Operands& o, std::string& decls, std
 
 }  // namespace
 
+void placeTables(std::vector<std::int32_t>& params, const ParamTables& tables) {
+  for (std::size_t slot : tables.slots) params[slot] += static_cast<std::int32_t>(params.size());
+  params.insert(params.end(), tables.data.begin(), tables.data.end());
+}
+
 Result<std::string> elementwiseExpression(const LoweringContext& ctx, const tosa::Operator& op, std::size_t opIndex,
                                           const std::vector<std::string>& args, std::string& decls,
-                                          std::vector<std::int32_t>& params, int uid) {
+                                          std::vector<std::int32_t>& params, int uid, ParamTables* tables) {
   const Program& p = ctx.program();
   const Operands o{ctx, op, opIndex, args, p.find(op.inputs.at(0))->dtype, p.find(op.outputs.at(0))->dtype};
   if (auto simple = simpleExpression(o)) return *simple;
@@ -360,7 +383,7 @@ Result<std::string> elementwiseExpression(const LoweringContext& ctx, const tosa
     case Op::Clamp: return clampExpression(o);
     case Op::Cast: return castExpression(o);
     case Op::Table: return tableExpression(o, decls, params, uid);
-    case Op::Rescale: return rescaleExpression(o, decls, params, uid);
+    case Op::Rescale: return rescaleExpression(o, decls, params, uid, tables);
     default:
       if (!tosa::isElementwise(op.op)) return unsupported("{}: not an elementwise operator", describeOp(p, op, opIndex));
       return conventionalExpression(o);

@@ -26,15 +26,28 @@ Status checkElementwiseTypes(const LoweringContext& ctx, const tosa::Operator& o
 /// kernels would have stored.
 std::string roundToType(tosa::DType out, const std::string& expr);
 
+/// Per-channel RESCALE tables of a kernel with run-time shapes (Tuning::runtimeShapes), kept
+/// after its other parameters so that the offsets the code names do not depend on channel
+/// counts: `data` holds the tables, each of `slots` is the entry of `params` that holds a
+/// table's start in `data`, which placeTables turns into its place in the whole buffer.
+struct ParamTables {
+  std::vector<std::int32_t> data;
+  std::vector<std::size_t> slots;
+};
+/// Appends `tables` to `params` and points each slot at its table.
+void placeTables(std::vector<std::int32_t>& params, const ParamTables& tables);
+
 /// One elementwise operator as a GLSL expression in the compute type of its output.
 /// `args[i]` is the expression of data input dataInputs(op)[i]; `decls` collects global
 /// declarations (RESCALE and INT16 TABLE functions) named with `uid`. Per-channel RESCALE
 /// multipliers and shifts and TABLE entries are appended to `params` and read from the
 /// kernel's parameter buffer (`ovgf_params`, see bindParams): constant arrays indexed at run
 /// time take lavapipe's shader compiler seconds per kernel, and literal tables would make
-/// every layer's module unique.
+/// every layer's module unique. With run-time shapes, RESCALE's scales are all read from
+/// there (per-tensor ones too), per-channel ones as (multiplier, shift) pairs, in `tables`
+/// where the caller gives it (placeTables).
 Result<std::string> elementwiseExpression(const LoweringContext& ctx, const tosa::Operator& op, std::size_t opIndex,
                                           const std::vector<std::string>& args, std::string& decls,
-                                          std::vector<std::int32_t>& params, int uid);
+                                          std::vector<std::int32_t>& params, int uid, ParamTables* tables = nullptr);
 
 }  // namespace openvgf::converter

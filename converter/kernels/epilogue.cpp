@@ -130,7 +130,7 @@ bool epilogueIsPerElement(const Program& program, const Node& node, bool residua
 }
 
 Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& accCompute, ShaderDefines& defines,
-                     PlanKernel& kernel) {
+                     PlanKernel& kernel, std::vector<std::int32_t> params) {
   const Program& p = ctx.program();
   const tosa::Tensor& anchorOut = ctx.tensor(node.op.outputs.at(0));
   // A fused TRANSPOSE only moves where results are stored: the elementwise chain before it
@@ -147,7 +147,7 @@ Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& 
   body += fmt::format("{} t0 = {}; ", anchorInfo->compute, first);
   std::string prev = "t0";
   std::string decls;
-  std::vector<std::int32_t> params;
+  ParamTables tables;  // run-time shapes: per-channel tables after everything else
   std::vector<std::string> extra;
   for (std::size_t k = 0; k < chainOps; ++k) {
     const FusedOp& f = node.epilogue[k];
@@ -178,7 +178,7 @@ Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& 
       args.push_back(fmt::format("e{}", slot));
     }
     OPENVGF_ASSIGN_OR_RETURN(std::string expr,
-                             elementwiseExpression(ctx, f.op, f.index, args, decls, params, static_cast<int>(k)));
+                             elementwiseExpression(ctx, f.op, f.index, args, decls, params, static_cast<int>(k), &tables));
     auto info = typeInfo(ctx.tensor(f.op.outputs.at(0)).dtype);
     body += fmt::format("{} t{} = {}; ", info->compute, k + 1, expr);
     prev = fmt::format("t{}", k + 1);
@@ -204,6 +204,7 @@ Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& 
   defines.set("OUT_BINDING", static_cast<std::int64_t>(kernel.bindings.size()));
   kernel.bindings.push_back(ctx.tensorId(node.output()));
   kernel.writes.push_back(true);
+  placeTables(params, tables);
   bindParams(ctx, std::move(params), defines, kernel);
   return {};
 }

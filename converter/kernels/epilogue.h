@@ -4,7 +4,9 @@
 // to each accumulator before the store (shaders/include/epilogue.glsl).
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "converter/plan.h"
@@ -14,9 +16,11 @@ namespace openvgf::converter {
 
 /// Sets NUM_EPI, EPI<k>_*, EPI_BODY, EW_DECLS, OUT_* and appends the extra input bindings;
 /// `accCompute` is the compute type of `v`. Epilogue inputs must be indexed like the output
-/// (same shape), per channel or be scalar constants.
+/// (same shape), per channel or be scalar constants. `params` are the kernel's own first entries
+/// of its parameter buffer (run-time shapes, Tuning::runtimeShapes); the epilogue's follow them,
+/// and the whole buffer is bound after the output (bindParams).
 Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& accCompute,
-                     ShaderDefines& defines, PlanKernel& kernel);
+                     ShaderDefines& defines, PlanKernel& kernel, std::vector<std::int32_t> params = {});
 /// Whether `next` can join the epilogue of `node` (elementwise, extra inputs shaped like
 /// the output or scalar constants, single-use intermediate).
 bool epilogueFusable(const Program& program, const Node& node, const FusedOp& next);

@@ -315,6 +315,7 @@ GemmConfig chooseGemm(const Target& target, const GemmShape& g) {
     if (types)
       config.split = chooseSplitK(target.tuning, config.tile, *types, g.batches, g.m, g.n, config.depth);
   }
+  config.runtimeShapes = target.tuning.runtimeShapes && !config.coopMat && !config.dot4 && config.split.slices <= 1;
   return config;
 }
 

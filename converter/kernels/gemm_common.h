@@ -193,6 +193,10 @@ struct GemmConfig {
   bool dot4 = false;
   KRuns runs;
   std::int64_t depth = 0;
+  /// The kernel takes its shape at run time (GEMM_RUNTIME_SHAPE; conv2d.comp and matmul.comp
+  /// have it): the target asks for it (Tuning::runtimeShapes) and the GEMM runs on the scalar
+  /// core in one kernel (include/gemm.glsl, no split-K), whose loops read the shape as values.
+  bool runtimeShapes = false;
 };
 
 /// The one GEMM choice, a pure function of the target and the shape (tested without a GPU):

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // MATMUL family (shaders/matmul.comp): batched tiled GEMM with fused epilogue.
+#include <cstdint>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "converter/kernels/common.h"
@@ -33,11 +36,6 @@ Status lower(LoweringContext& ctx, const Node& node) {
   auto types = *gemmTypes(a.dtype, b.dtype, out.dtype);
   OPENVGF_ASSIGN_OR_RETURN(std::int64_t aZp, zeroPoint(ctx, node, 2));
   OPENVGF_ASSIGN_OR_RETURN(std::int64_t bZp, zeroPoint(ctx, node, 3));
-  ShaderDefines d;
-  d.set("BATCH", batch).set("H", h).set("C", c).set("W", w).set("A_ZP", aZp).set("B_ZP", bZp);
-  setBufferType(d, "A", a.dtype);
-  setBufferType(d, "B", b.dtype);
-  d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
   // MATMUL accumulates in its output type (specs/tosa.md).
   GemmShape shape{.kind = GemmKind::Matmul, .in = a.dtype, .weight = b.dtype, .out = out.dtype, .acc = out.dtype,
                   .zeroPointA = aZp, .zeroPointB = bZp, .batches = batch, .m = h, .n = w, .k = c, .fastCores = true};
@@ -45,6 +43,19 @@ Status lower(LoweringContext& ctx, const Node& node) {
   shape.plainOperands = aZp == 0 && bZp == 0 && c % 8 == 0 && w % 8 == 0;
   shape.residualEpilogue = epilogueStartsWithResidualAdd(ctx.program(), node);
   GemmConfig gemm = chooseGemm(ctx.target(), shape);
+  ShaderDefines d;
+  // The shape as defines, or at run time as the parameter buffer's first entries in
+  // matmul.comp's order (GEMM_RUNTIME_SHAPE).
+  std::vector<std::int32_t> params;
+  if (gemm.runtimeShapes) {
+    for (std::int64_t v : {batch, h, c, w, aZp, bZp}) params.push_back(static_cast<std::int32_t>(v));
+    d.set("GEMM_RUNTIME_SHAPE", 1);
+  } else {
+    d.set("BATCH", batch).set("H", h).set("C", c).set("W", w).set("A_ZP", aZp).set("B_ZP", bZp);
+  }
+  setBufferType(d, "A", a.dtype);
+  setBufferType(d, "B", b.dtype);
+  d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
   std::optional<CoopMatPlan>& coopMat = gemm.coopMat;
   if (coopMat && !coopMat->workgroupScope) chooseResidualAccumulators(ctx, node, *coopMat);
   const GemmTile& tile = gemm.tile;
@@ -60,7 +71,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   kernel.name = fmt::format("MATMUL_{}", node.index);
   kernel.bindings = {ctx.tensorId(node.op.inputs[0]), ctx.tensorId(node.op.inputs[1])};
   kernel.writes = {false, false};
-  OPENVGF_TRY(buildEpilogue(ctx, node, types.accumulator, d, kernel));
+  OPENVGF_TRY(buildEpilogue(ctx, node, types.accumulator, d, kernel, std::move(params)));
   kernel.grid = {ceilDiv(static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(tile.bn)),
                  ceilDiv(static_cast<std::uint64_t>(h), static_cast<std::uint64_t>(tile.bm)),
                  static_cast<std::uint32_t>(batch)};

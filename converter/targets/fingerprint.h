@@ -50,7 +50,7 @@ auto fieldsOf(StructOrConst<Tuning> auto& t) {
                   t.coopMatResidualMinTiles, t.coopMatTileGather, t.coopMatRowRunsMaxPadding,
                   t.coopMatPrefetchMaxDepth, t.coopMatPrefetchMaxChunks, t.coopMatTilesMid, t.coopMatBandEpilogue,
                   t.coopMatResidualAccumulators, t.fp16Storage, t.coopMatDirectStoreMaxDepth,
-                  t.spirvOptimizer);
+                  t.spirvOptimizer, t.runtimeShapes);
 }
 auto fieldsOf(StructOrConst<Target> auto& t) { return std::tie(t.name, t.caps, t.precision, t.tuning, t.deviceName); }
 

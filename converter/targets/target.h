@@ -237,6 +237,12 @@ struct Tuning {
   // 10.7 s CPU for 60 modules) and the unoptimized modules run as fast (inference CPU time
   // ratio 0.99) with the same output bytes (benchmarks/results/cold-start-lavapipe.md).
   bool spirvOptimizer = true;
+  // Kernels that support it take their shapes (sizes, strides, pads, zero points) at run time
+  // from their parameter buffer instead of as compile-time defines, so that operators that
+  // differ only in shape share one module. For CPU devices (the tuning table), whose driver
+  // compiles each module at its first dispatch: lavapipe spends most of a cold run there.
+  // GPUs keep compile-time shapes, which their compilers fold into addressing.
+  bool runtimeShapes = false;
   bool operator==(const Tuning&) const = default;
 };
 

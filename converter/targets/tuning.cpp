@@ -426,6 +426,7 @@ void applyTuningTable(Target& target, DeviceClass device) {
       target.tuning.gemmLargeMinGroups = 1;
       target.tuning.gemmSplitKGroups = 0;
       target.tuning.spirvOptimizer = false;  // llvmpipe optimizes the NIR itself (Tuning::spirvOptimizer)
+      target.tuning.runtimeShapes = true;    // fewer modules for llvmpipe to compile (Tuning::runtimeShapes)
       break;
     case DeviceClass::NvidiaGpu:
       // H100, benchmarks/results/experiments/h100-gemm-tiles.md (benchmarks/gemm_tiles.sh):

@@ -45,7 +45,11 @@
 // llvmpipe): each lane loads A_K consecutive k of each of its TM rows, the lanes pass them to
 // each other by broadcast, and each lane reads its own B columns straight from memory. A
 // convolution's gathered A then costs one index decode per row and GEMM_LANES * A_K steps of
-// K, instead of a shared-memory round trip per operand.
+// K, instead of a shared-memory round trip per operand. A template may define GEMM_A_ROWS
+// with ivec3 gemm_a_row(batch, m) (a row decoded once, marked where m >= M), ivec3
+// gemm_a_tap(k, kEnd) (a k decoded once for all rows, marked where k >= kEnd) and
+// gemm_a_at / gemm_a4_at(row, tap) (the operand, 0 where either is marked): a convolution
+// whose shape comes at run time then decodes each row once and each k once per step.
 #if (TM % 4 != 0) || (TN % 4 != 0)
 #error "GEMM_STAGES 0 takes register blocks of whole vec4s"
 #endif
@@ -84,10 +88,25 @@ void gemm_main() {
   [[unroll]] for (int i = 0; i < TM; ++i)
     [[unroll]] for (int j = 0; j < TN; ++j) acc[i][j] = ACC_CT(0);
 
+#ifdef GEMM_A_ROWS
+  // The template's gathered rows, decoded once (gemm_a_row; rows past M are marked there).
+  ivec3 rowA[TM];
+  [[unroll]] for (int i = 0; i < TM; ++i) rowA[i] = gemm_a_row(batch, m0 + 4u * (ty + uint((i / 4) * (BM / TM))) + uint(i % 4));
+#endif
   for (uint k0 = kBegin; k0 < kEnd; k0 += uint(GEMM_ROUND)) {
     // This lane's A_K operands of each row (rows as the register block lays them out).
     GEMM_A_T ra[TM];
     uint ka = k0 + gl_SubgroupInvocationID * uint(GEMM_A_K);
+#ifdef GEMM_A_ROWS
+    const ivec3 tapA = gemm_a_tap(ka, kEnd);
+    [[unroll]] for (int i = 0; i < TM; ++i) {
+#if GEMM_VEC4_A
+      ra[i] = gemm_a4_at(rowA[i], tapA);
+#else
+      ra[i] = gemm_a_at(rowA[i], tapA);
+#endif
+    }
+#else
     [[unroll]] for (int i = 0; i < TM; ++i) {
       uint m = m0 + 4u * (ty + uint((i / 4) * (BM / TM))) + uint(i % 4);
       ra[i] = GEMM_A_T(0);
@@ -97,10 +116,16 @@ void gemm_main() {
       if (m < uint(M) && ka < kEnd) ra[i] = gemm_load_a(batch, m, ka);
 #endif
     }
+#endif
     // Not unrolled: unrolled over the lanes, the multiply block made each module 8x larger and
     // llvmpipe's LLVM compile of a MobileNetV2 about 5x longer (65 against 13 s of CPU); the
-    // broadcast from a uniform, non-constant lane (SPIR-V 1.5+) is still one extract.
-    [[dont_unroll]] for (uint l = 0u; l < uint(GEMM_LANES); ++l) {
+    // broadcast from a uniform, non-constant lane (SPIR-V 1.5+) is still one extract. Only the
+    // lanes whose k are inside the slice: a GEMM shallower than a round (K = 16 against 32)
+    // would otherwise multiply zeros, which compile-time shapes let the compiler cut and
+    // run-time ones do not. K is a multiple of GEMM_A_K (GEMM_VEC4_A needs K % 4 == 0), so
+    // every k of those lanes is inside and B needs no test of k.
+    const uint lanes = min(uint(GEMM_LANES), (kEnd - k0 + uint(GEMM_A_K) - 1u) / uint(GEMM_A_K));
+    [[dont_unroll]] for (uint l = 0u; l < lanes; ++l) {
       GEMM_A_T a[TM];
       [[unroll]] for (int i = 0; i < TM; ++i) a[i] = subgroupBroadcast(ra[i], l);
       [[unroll]] for (uint c = 0u; c < uint(GEMM_A_K); ++c) {
@@ -110,10 +135,10 @@ void gemm_main() {
           uint n = n0 + 4u * (tx + uint(j * (BN / TN)));
           b[j] = GEMM_VEC(0);
 #if GEMM_VEC4_B
-          if (k < kEnd && n < uint(N)) b[j] = gemm_load_b4(batch, k, n);
+          if (n < uint(N)) b[j] = gemm_load_b4(batch, k, n);
 #else
           [[unroll]] for (int q = 0; q < 4; ++q) {
-            if (k < kEnd && n + uint(q) < uint(N)) b[j][q] = gemm_load_b(batch, k, n + uint(q));
+            if (n + uint(q) < uint(N)) b[j][q] = gemm_load_b(batch, k, n + uint(q));
           }
 #endif
         }
@@ -123,12 +148,20 @@ void gemm_main() {
     }
   }
 
-  [[unroll]] for (int i = 0; i < TM; ++i) {
+  // A row at a time, not unrolled over the rows: the epilogue (bias, RESCALE, CLAMP, a
+  // residual...) is inlined at every store, and TM * TN copies of it were a large part of
+  // each module's LLVM compile on llvmpipe. The row is picked out of the registers by
+  // comparisons with the uniform row index (selects), which keeps acc in registers.
+  [[dont_unroll]] for (int i = 0; i < TM; ++i) {
     uint m = m0 + 4u * (ty + uint((i / 4) * (BM / TM))) + uint(i % 4);
     if (m >= uint(M)) continue;
+    ACC_CT row[TN];
+    [[unroll]] for (int j = 0; j < TN; ++j) row[j] = acc[0][j];
+    [[unroll]] for (int r = 1; r < TM; ++r)
+      [[unroll]] for (int j = 0; j < TN; ++j) row[j] = i == r ? acc[r][j] : row[j];
     [[unroll]] for (int j = 0; j < TN; ++j) {
       uint n = n0 + 4u * (tx + uint((j / 4) * (BN / TN))) + uint(j % 4);
-      if (n < uint(N)) GEMM_STORE(batch, m, n, acc[i][j]);
+      if (n < uint(N)) GEMM_STORE(batch, m, n, row[j]);
     }
   }
 }

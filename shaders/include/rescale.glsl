@@ -22,6 +22,12 @@
 
 // A per-channel multiplier or shift: entry `ch` of the table at `offset` of ovgf_params.
 #define ovgf_channel_param(offset) ovgf_params[(offset) + ch]
+// ... or entry k of channel ch's pair in a table of pairs (run-time shapes, CPU devices).
+#define ovgf_channel_pair(offset, k) ovgf_params[(offset) + 2 * ch + (k)]
+// ... in a table of pairs whose start is entry `slot` (converter: ParamTables).
+#define ovgf_channel_pair_at(slot, k) ovgf_params[ovgf_params[(slot)] + 2 * int(ch) + (k)]
+// ... or entry k of the one pair of a per-tensor scale.
+#define ovgf_param_pair(offset, k) ovgf_params[(offset) + (k)]
 
 // apply_scale of a 64-bit value: scale32 (32-bit multiplier, optional double rounding) or
 // scale16.

@@ -64,6 +64,7 @@ struct Expected {
   bool dot4 = false;
   converter::KRuns runs{};
   std::int64_t depth = 0;                    // 0: K
+  bool runtimeShapes = false;
 };
 
 struct Case {
@@ -113,9 +114,20 @@ std::vector<Case> cases() {
                {.scalarTile = nvidiaTile}});
   c.push_back({"too_few_large_tiles_keep_the_default", nvidia(), gemm(GemmKind::Matmul, DType::Fp32, 1568, 512, 64),
                {.scalarTile = nvidiaTile}});
-  // A CPU device: 8x8 register blocks for any grid, no split-K.
+  // A CPU device: 8x8 register blocks for any grid, no split-K, the shape at run time
+  // (Tuning::runtimeShapes) on the scalar core, also on the small tile.
   c.push_back({"cpu_takes_8x8_blocks_and_no_split", tableFor(converter::DeviceClass::Cpu),
-               gemm(GemmKind::Convolution, DType::Fp32, 64, 64, 4096), {.scalarTile = GemmTile{64, 64, 16, 8, 8}}});
+               gemm(GemmKind::Convolution, DType::Fp32, 64, 64, 4096),
+               {.scalarTile = GemmTile{64, 64, 16, 8, 8}, .runtimeShapes = true}});
+  c.push_back({"cpu_small_n_takes_runtime_shapes_too", tableFor(converter::DeviceClass::Cpu),
+               gemm(GemmKind::Matmul, DType::Fp32, 4096, 8, 64),
+               {.scalarTile = GemmTile{64, 16, 16, 4, 4}, .runtimeShapes = true}});
+  // ... but packed dot products (a CPU device that has them, as lavapipe's native target)
+  // keep compile-time shapes: gemm_dot4.glsl tests its zero points in the preprocessor.
+  converter::Target cpuDot4 = tableFor(converter::DeviceClass::Cpu);
+  cpuDot4.caps.integerDotProduct = true;
+  c.push_back({"cpu_dot4_keeps_compile_time_shapes", cpuDot4, gemm(GemmKind::Matmul, DType::Int8, 512, 512, 64),
+               {.scalarTile = GemmTile{64, 64, 16, 8, 8}, .dot4 = true}});
   // fp16 4096^3: the common cooperative-matrix tile (2x2 subgroups of 64x64 = 128x128, 1024
   // >= 600 tiles), the largest fragment that divides it (16x16x16), no split (full grid).
   c.push_back({"nvidia_fp16_matmul_common_coopmat_tile", nvidia(),
@@ -199,6 +211,7 @@ TEST_P(GemmChoice, MatchesTheRules) {
     EXPECT_EQ(got.tile, *want.scalarTile);
   }
   EXPECT_EQ(got.dot4, want.dot4);
+  EXPECT_EQ(got.runtimeShapes, want.runtimeShapes);
   EXPECT_EQ(got.split.slices, want.slices);
   if (want.slices > 1) {
     EXPECT_EQ(got.split.depth, want.sliceDepth);

@@ -4,7 +4,8 @@
 // fp32 vec4 loads or not. Each config converts MATMUL and CONV2D at shapes with partial tiles,
 // odd M/N/K and K that is not a multiple of the K step, runs them on the default device with
 // the validation layer and judges them against the reference interpreter. Then the tile
-// choice, the tuning-table overrides (OPENVGF_TUNING) and their CLI error.
+// choice, run-time shapes (one module for GEMMs of many shapes), the tuning-table overrides
+// (OPENVGF_TUNING) and their CLI error.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -139,6 +140,81 @@ INSTANTIATE_TEST_SUITE_P(Tiles, GemmTiles,
                                            TileCase{"b64x64x16_r4x4_single", {64, 64, 16, 4, 4, 1}},
                                            TileCase{"b64x64x16_r8x8_noshared", {64, 64, 16, 8, 8, 0}}),
                          [](const ::testing::TestParamInfo<TileCase>& p) { return p.param.name; });
+
+HostTensor randomInt8(tosa::Shape shape, std::mt19937& rng) {
+  HostTensor t(DType::Int8, std::move(shape));
+  std::uniform_int_distribution<int> dist(-128, 127);
+  for (std::int8_t& v : t.as<std::int8_t>()) v = static_cast<std::int8_t>(dist(rng));
+  return t;
+}
+
+HostTensor randomInt32(tosa::Shape shape, std::mt19937& rng) {
+  HostTensor t(DType::Int32, std::move(shape));
+  std::uniform_int_distribution<int> dist(-5000, 5000);
+  for (std::int32_t& v : t.as<std::int32_t>()) v = dist(rng);
+  return t;
+}
+
+// Run-time shapes (Tuning::runtimeShapes, the tuning table's CPU entry; lavapipe's 8-lane
+// subgroups): convolutions that differ in size, channels, filter, stride, dilation, padding and
+// zero points share one module per structural variant (general fp32 gather, the 1x1 path,
+// int8, MATMUL), each still judged against the reference interpreter; the portable target's
+// compile-time shapes give each operator its own module.
+TEST(RuntimeShapes, ConvolutionsAndMatmulsOfEveryShapeShareAModule) {
+  std::mt19937 rng(36);
+  tosa::Builder b;
+  std::vector<HostTensor> inputs;
+  auto conv = [&](std::int64_t h, std::int64_t w, std::int64_t ic, std::int64_t oc, std::int64_t kh, std::int64_t kw,
+                  tosa::ConvParams cp) {
+    const std::string name = fmt::format("x{}", inputs.size());
+    Value x = b.input(name, DType::Fp32, {1, h, w, ic});
+    inputs.push_back(randomFp32({1, h, w, ic}, rng));
+    Value c = b.conv2d(x, b.constant(randomFp32({oc, kh, kw, ic}, rng, -0.2f, 0.2f)),
+                       b.constant(randomFp32({oc}, rng)), cp);
+    b.output(b.clamp(c, -1.0, 6.0));
+  };
+  conv(9, 11, 12, 20, 3, 3, {.pad = {1, 1, 1, 1}, .stride = {1, 1}, .dilation = {1, 1}});
+  conv(14, 10, 8, 36, 3, 3, {.pad = {0, 1, 2, 1}, .stride = {2, 2}, .dilation = {2, 2}});
+  conv(12, 17, 4, 24, 5, 3, {.pad = {2, 2, 1, 1}, .stride = {1, 2}, .dilation = {1, 1}});
+  conv(10, 7, 16, 40, 1, 1, {.pad = {0, 0, 0, 0}, .stride = {1, 1}, .dilation = {1, 1}});
+  conv(6, 9, 24, 28, 1, 1, {.pad = {0, 0, 0, 0}, .stride = {1, 1}, .dilation = {1, 1}});
+  auto convInt8 = [&](std::int64_t h, std::int64_t w, std::int64_t ic, std::int64_t oc, tosa::ConvParams cp) {
+    const std::string name = fmt::format("x{}", inputs.size());
+    Value x = b.input(name, DType::Int8, {1, h, w, ic});
+    inputs.push_back(randomInt8({1, h, w, ic}, rng));
+    b.output(b.conv2d(x, b.constant(randomInt8({oc, 3, 3, ic}, rng)), b.constant(randomInt32({oc}, rng)), cp));
+  };
+  convInt8(11, 9, 5, 20, {.pad = {1, 1, 1, 1}, .stride = {1, 1}, .dilation = {1, 1}, .inputZp = -3, .weightZp = 2});
+  convInt8(14, 14, 7, 18, {.pad = {1, 0, 0, 1}, .stride = {2, 2}, .dilation = {1, 1}, .inputZp = 4, .weightZp = -1});
+  auto matmul = [&](std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t n) {
+    Value a = b.input(fmt::format("x{}", inputs.size()), DType::Fp32, {batch, m, k});
+    inputs.push_back(randomFp32({batch, m, k}, rng));
+    Value c = b.input(fmt::format("x{}", inputs.size()), DType::Fp32, {batch, k, n});
+    inputs.push_back(randomFp32({batch, k, n}, rng));
+    b.output(b.matmul(a, c, {}));
+  };
+  matmul(2, 130, 36, 132);
+  matmul(1, 40, 20, 44);
+  auto graph = b.build();
+  ASSERT_TRUE(graph) << graph.error().message();
+
+  converter::Target cpu = converter::portableTarget();
+  cpu.caps.subgroupSize = 8;
+  converter::applyTuningTable(cpu, converter::DeviceClass::Cpu);
+  ASSERT_TRUE(cpu.tuning.runtimeShapes);
+  converter::ConvertOptions options;
+  options.customTarget = cpu;
+  RunOutcome outcome = convertRunCheck(*graph, inputs, options);
+  expectAllPass(outcome);
+  EXPECT_EQ(outcome.stats.kernels, 9u);
+  EXPECT_EQ(outcome.stats.uniqueModules, 4u);
+  // The same graph with compile-time shapes: a module per operator.
+  cpu.tuning.runtimeShapes = false;
+  options.customTarget = cpu;
+  auto converted = converter::convert(*graph, options);
+  ASSERT_TRUE(converted) << converted.error().message();
+  EXPECT_EQ(converted->stats.uniqueModules, 9u);
+}
 
 TEST(TuningOverrides, SetEntriesAndRejectBadSpecs) {
   converter::Target t = converter::portableTarget();

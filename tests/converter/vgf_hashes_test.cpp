@@ -56,7 +56,7 @@ std::vector<converter::Target> targets() {
                             CoopMatShape{16, 8, 32, CoopMatTypes::S8xS8ToS32},
                             CoopMatShape{16, 16, 32, CoopMatTypes::S8xS8ToS32}};
   // What `native` makes of a CPU device (lavapipe): large register blocks without shared
-  // memory (A broadcast between the 8 lanes of a subgroup), no split-K.
+  // memory (A broadcast between the 8 lanes of a subgroup), no split-K, run-time shapes.
   converter::Target cpu = converter::portableTarget();
   cpu.name = "cpu";
   cpu.caps.subgroupSize = 8;
@@ -68,6 +68,7 @@ std::vector<converter::Target> targets() {
   cpu.tuning.gemmLargeMinGroups = 1;
   cpu.tuning.gemmSplitKGroups = 0;
   cpu.tuning.gemmLarge.stages = 0;
+  cpu.tuning.runtimeShapes = true;
   converter::Target portable = converter::portableTarget();
   return {portable, gpu, cpu};
 }
