@@ -82,7 +82,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   const std::int64_t m = batch * oh * ow;
   GemmShape shape{.kind = GemmKind::Convolution, .in = input.dtype, .weight = weight.dtype, .out = output.dtype,
                   .acc = accType, .zeroPointA = inZp, .zeroPointB = wZp, .m = m, .n = oc, .k = kh * kw * ic,
-                  .fastCores = true};
+                  .fastCores = true, .runtimeShapes = true};
   shape.residualEpilogue = epilogueStartsWithResidualAdd(ctx.program(), node);
   shape.runA = ic;
   // Filter rows are contiguous in the input along x at dilation 1, and constant weights can

@@ -30,8 +30,13 @@ std::int64_t ceilTo(std::int64_t v, std::int64_t step) { return (v + step - 1) /
 
 // Tile for an M x N problem on the scalar core (M or N <= 16: the small tile, transposed when
 // N is the small one; at least tuning.gemmLargeMinGroups large tiles, and a convolution only
-// where tuning.gemmLargeConvolutions: the large one).
-GemmTile chooseTile(const Tuning& tuning, std::int64_t m, std::int64_t n, GemmKind kind) {
+// where tuning.gemmLargeConvolutions: the large one). With run-time shapes on the core without
+// shared memory (CPU devices) every GEMM takes the large tile: a small tile is a module of its
+// own, and on lavapipe compiling it cost a cold run more than its padding costs a warm one
+// (MobileNetV2's classifier and 16-channel projection: a truly cold fp32 run 2.6-2.8 against
+// 3.2-3.5 s, the int8 GRAPH VGF 3.0 against 4.2 s; per-inference time within noise).
+GemmTile chooseTile(const Tuning& tuning, std::int64_t m, std::int64_t n, GemmKind kind, bool runtimeShapes) {
+  if (runtimeShapes && tuning.gemmLarge.stages == 0 && tuning.gemmLargeMinGroups > 0) return tuning.gemmLarge;
   if (m <= 16 || n <= 16) {
     // The small tile is flat (few rows, many columns); a GEMM with few columns gets it
     // transposed so that its columns are not mostly padding.
@@ -307,15 +312,16 @@ GemmConfig chooseGemm(const Target& target, const GemmShape& g) {
     if (g.kind == GemmKind::Matmul) config.coopMat->bandEpilogue = target.tuning.coopMatBandEpilogue;
     config.tile = config.coopMat->tile();
   } else {
-    config.tile = chooseTile(target.tuning, g.m, g.n, g.kind);
     config.dot4 = g.fastCores && useDot4(target, g.in, g.weight, g.out, g.zeroPointA, g.zeroPointB);
+    config.runtimeShapes = g.runtimeShapes && target.tuning.runtimeShapes && !config.dot4;
+    config.tile = chooseTile(target.tuning, g.m, g.n, g.kind, config.runtimeShapes);
   }
   if (g.splitK) {
     const std::optional<GemmTypes> types = gemmTypes(g.in, g.weight, g.out);
     if (types)
       config.split = chooseSplitK(target.tuning, config.tile, *types, g.batches, g.m, g.n, config.depth);
   }
-  config.runtimeShapes = target.tuning.runtimeShapes && !config.coopMat && !config.dot4 && config.split.slices <= 1;
+  config.runtimeShapes = config.runtimeShapes && config.split.slices <= 1;
   return config;
 }
 

@@ -166,6 +166,8 @@ struct GemmShape {
   /// CONV2D) / a split-K pass (not TRANSPOSE_CONV2D, whose grid's z is its stride phases).
   bool fastCores = false;
   bool splitK = true;
+  /// The family's template can take its shape at run time (GEMM_RUNTIME_SHAPE: MATMUL, CONV2D).
+  bool runtimeShapes = false;
   /// A and B are plain row-major fp16 matrices with 16-byte rows and no zero points (MATMUL):
   /// workgroup-scope matrices may read them in place.
   bool plainOperands = false;
@@ -193,9 +195,10 @@ struct GemmConfig {
   bool dot4 = false;
   KRuns runs;
   std::int64_t depth = 0;
-  /// The kernel takes its shape at run time (GEMM_RUNTIME_SHAPE; conv2d.comp and matmul.comp
-  /// have it): the target asks for it (Tuning::runtimeShapes) and the GEMM runs on the scalar
-  /// core in one kernel (include/gemm.glsl, no split-K), whose loops read the shape as values.
+  /// The kernel takes its shape at run time (GEMM_RUNTIME_SHAPE): the family can
+  /// (GemmShape::runtimeShapes), the target asks for it (Tuning::runtimeShapes) and the GEMM
+  /// runs on the scalar core in one kernel (include/gemm.glsl, no split-K), whose loops read
+  /// the shape as values.
   bool runtimeShapes = false;
 };
 

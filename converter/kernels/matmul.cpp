@@ -38,7 +38,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
   OPENVGF_ASSIGN_OR_RETURN(std::int64_t bZp, zeroPoint(ctx, node, 3));
   // MATMUL accumulates in its output type (specs/tosa.md).
   GemmShape shape{.kind = GemmKind::Matmul, .in = a.dtype, .weight = b.dtype, .out = out.dtype, .acc = out.dtype,
-                  .zeroPointA = aZp, .zeroPointB = bZp, .batches = batch, .m = h, .n = w, .k = c, .fastCores = true};
+                  .zeroPointA = aZp, .zeroPointB = bZp, .batches = batch, .m = h, .n = w, .k = c,
+                  .fastCores = true, .runtimeShapes = true};
   // Workgroup-scope matrices read A and B in place: whole tiles, 16-byte rows, no zero points.
   shape.plainOperands = aZp == 0 && bZp == 0 && c % 8 == 0 && w % 8 == 0;
   shape.residualEpilogue = epilogueStartsWithResidualAdd(ctx.program(), node);

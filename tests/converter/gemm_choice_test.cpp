@@ -50,8 +50,9 @@ converter::Target nvidia() {
 
 GemmShape gemm(GemmKind kind, DType type, std::int64_t m, std::int64_t n, std::int64_t k, bool fastCores = true) {
   const DType out = type == DType::Int8 ? DType::Int32 : type;
+  // The families with the fast cores (MATMUL, CONV2D) take run-time shapes too.
   return GemmShape{.kind = kind, .in = type, .weight = type, .out = out, .acc = out, .m = m, .n = n, .k = k,
-                   .fastCores = fastCores};
+                   .fastCores = fastCores, .runtimeShapes = fastCores};
 }
 
 struct Expected {
@@ -122,6 +123,18 @@ std::vector<Case> cases() {
   c.push_back({"cpu_small_n_takes_runtime_shapes_too", tableFor(converter::DeviceClass::Cpu),
                gemm(GemmKind::Matmul, DType::Fp32, 4096, 8, 64),
                {.scalarTile = GemmTile{64, 16, 16, 4, 4}, .runtimeShapes = true}});
+  // ... and with 8-lane subgroups (lavapipe), the core without shared memory on the large tile
+  // for every GEMM, a classifier's M = 1 too: one module fewer per small tile.
+  converter::Target lavapipe = converter::portableTarget();
+  lavapipe.caps.subgroupSize = 8;
+  converter::applyTuningTable(lavapipe, converter::DeviceClass::Cpu);
+  c.push_back({"cpu_8_lanes_small_m_takes_the_large_tile", lavapipe,
+               gemm(GemmKind::Convolution, DType::Fp32, 1, 1000, 1280),
+               {.scalarTile = GemmTile{64, 64, 16, 8, 8, 0}, .runtimeShapes = true}});
+  // A family without run-time shapes (CONV3D) keeps the small tile there: no module to save.
+  c.push_back({"cpu_8_lanes_small_m_without_runtime_shapes_keeps_the_small_tile", lavapipe,
+               gemm(GemmKind::Convolution, DType::Fp32, 1, 1000, 1280, false),
+               {.scalarTile = GemmTile{16, 64, 16, 4, 4}}});
   // ... but packed dot products (a CPU device that has them, as lavapipe's native target)
   // keep compile-time shapes: gemm_dot4.glsl tests its zero points in the preprocessor.
   converter::Target cpuDot4 = tableFor(converter::DeviceClass::Cpu);

@@ -158,8 +158,8 @@ HostTensor randomInt32(tosa::Shape shape, std::mt19937& rng) {
 // Run-time shapes (Tuning::runtimeShapes, the tuning table's CPU entry; lavapipe's 8-lane
 // subgroups): convolutions that differ in size, channels, filter, stride, dilation, padding and
 // zero points share one module per structural variant (general fp32 gather, the 1x1 path,
-// int8, MATMUL), each still judged against the reference interpreter; the portable target's
-// compile-time shapes give each operator its own module.
+// int8, MATMUL), small M or N on the same tile, each still judged against the reference
+// interpreter; with compile-time shapes each operator has its own module.
 TEST(RuntimeShapes, ConvolutionsAndMatmulsOfEveryShapeShareAModule) {
   std::mt19937 rng(36);
   tosa::Builder b;
@@ -178,6 +178,7 @@ TEST(RuntimeShapes, ConvolutionsAndMatmulsOfEveryShapeShareAModule) {
   conv(12, 17, 4, 24, 5, 3, {.pad = {2, 2, 1, 1}, .stride = {1, 2}, .dilation = {1, 1}});
   conv(10, 7, 16, 40, 1, 1, {.pad = {0, 0, 0, 0}, .stride = {1, 1}, .dilation = {1, 1}});
   conv(6, 9, 24, 28, 1, 1, {.pad = {0, 0, 0, 0}, .stride = {1, 1}, .dilation = {1, 1}});
+  conv(7, 9, 8, 12, 3, 3, {.pad = {1, 1, 1, 1}, .stride = {1, 1}, .dilation = {1, 1}});  // N = 12
   auto convInt8 = [&](std::int64_t h, std::int64_t w, std::int64_t ic, std::int64_t oc, tosa::ConvParams cp) {
     const std::string name = fmt::format("x{}", inputs.size());
     Value x = b.input(name, DType::Int8, {1, h, w, ic});
@@ -195,6 +196,7 @@ TEST(RuntimeShapes, ConvolutionsAndMatmulsOfEveryShapeShareAModule) {
   };
   matmul(2, 130, 36, 132);
   matmul(1, 40, 20, 44);
+  matmul(1, 5, 24, 40);  // M = 5
   auto graph = b.build();
   ASSERT_TRUE(graph) << graph.error().message();
 
@@ -206,14 +208,14 @@ TEST(RuntimeShapes, ConvolutionsAndMatmulsOfEveryShapeShareAModule) {
   options.customTarget = cpu;
   RunOutcome outcome = convertRunCheck(*graph, inputs, options);
   expectAllPass(outcome);
-  EXPECT_EQ(outcome.stats.kernels, 9u);
+  EXPECT_EQ(outcome.stats.kernels, 11u);
   EXPECT_EQ(outcome.stats.uniqueModules, 4u);
   // The same graph with compile-time shapes: a module per operator.
   cpu.tuning.runtimeShapes = false;
   options.customTarget = cpu;
   auto converted = converter::convert(*graph, options);
   ASSERT_TRUE(converted) << converted.error().message();
-  EXPECT_EQ(converted->stats.uniqueModules, 9u);
+  EXPECT_EQ(converted->stats.uniqueModules, 11u);
 }
 
 TEST(TuningOverrides, SetEntriesAndRejectBadSpecs) {
