@@ -19,6 +19,7 @@
 
 #include "converter/kernels/bf16_split.h"
 #include "converter/kernels/gemm_common.h"
+#include "converter/kernels/int_division.h"
 
 namespace openvgf::converter {
 
@@ -313,7 +314,10 @@ GemmConfig chooseGemm(const Target& target, const GemmShape& g) {
     config.tile = config.coopMat->tile();
   } else {
     config.dot4 = g.fastCores && useDot4(target, g.in, g.weight, g.out, g.zeroPointA, g.zeroPointB);
-    config.runtimeShapes = g.runtimeShapes && target.tuning.runtimeShapes && !config.dot4;
+    // ovgf_udiv's dividends (output pixels, positions in K) must stay below 2^31; larger GEMMs
+    // keep compile-time shapes.
+    const bool divisible = g.batches * g.m < kMagicDivideLimit && g.k < kMagicDivideLimit;
+    config.runtimeShapes = g.runtimeShapes && target.tuning.runtimeShapes && !config.dot4 && divisible;
     config.tile = chooseTile(target.tuning, g.m, g.n, g.kind, config.runtimeShapes);
   }
   if (g.splitK) {

@@ -131,6 +131,10 @@ std::vector<Case> cases() {
   c.push_back({"cpu_8_lanes_small_m_takes_the_large_tile", lavapipe,
                gemm(GemmKind::Convolution, DType::Fp32, 1, 1000, 1280),
                {.scalarTile = GemmTile{64, 64, 16, 8, 8, 0}, .runtimeShapes = true}});
+  // K of 2^31 or more would overflow ovgf_udiv's dividends: compile-time shapes.
+  c.push_back({"cpu_8_lanes_k_of_2_31_keeps_compile_time_shapes", lavapipe,
+               gemm(GemmKind::Matmul, DType::Fp32, 64, 64, std::int64_t{1} << 31),
+               {.scalarTile = GemmTile{64, 64, 16, 8, 8, 0}}});
   // A family without run-time shapes (CONV3D) keeps the small tile there: no module to save.
   c.push_back({"cpu_8_lanes_small_m_without_runtime_shapes_keeps_the_small_tile", lavapipe,
                gemm(GemmKind::Convolution, DType::Fp32, 1, 1000, 1280, false),
