@@ -6,6 +6,8 @@
 // showing whether the SLICE ran.
 #include <gtest/gtest.h>
 
+#include "converter/convert.h"
+#include "converter/targets/target.h"
 #include "tests/converter/run_util.h"
 #include "tosa/builder.h"
 
@@ -44,13 +46,23 @@ tosa::Graph cropGraph(std::int64_t ic, bool alsoAdded, std::mt19937& rng) {
   return graph ? std::move(*graph) : tosa::Graph{};
 }
 
+// Also with the CPU entry's run-time shapes (Tuning::runtimeShapes, lavapipe's 8-lane
+// subgroups), where the uncropped tensor's pitch comes from the parameter buffer.
 TEST(FoldCrops, StridedConvolutionsReadTheUncroppedBuffer) {
   std::mt19937 rng(71);
-  for (std::int64_t ic : {3, 8}) {  // element-wise and vec4 loads of the input
-    SCOPED_TRACE(fmt::format("IC {}", ic));
-    RunOutcome outcome = convertRunCheck(cropGraph(ic, false, rng), {randomFp32({2, 10, 10, ic}, rng)});
-    expectAllPass(outcome);
-    EXPECT_EQ(outcome.stats.kernels, 2u) << "the SLICE is folded into both convolutions";
+  converter::Target cpu = converter::portableTarget();
+  cpu.caps.subgroupSize = 8;
+  converter::applyTuningTable(cpu, converter::DeviceClass::Cpu);
+  converter::ConvertOptions runtimeShapes;
+  runtimeShapes.customTarget = cpu;
+  for (const converter::ConvertOptions& options : {converter::ConvertOptions{}, runtimeShapes}) {
+    for (std::int64_t ic : {3, 8}) {  // element-wise and vec4 loads of the input
+      SCOPED_TRACE(fmt::format("IC {}, {}", ic, options.customTarget ? "run-time shapes" : "portable"));
+      RunOutcome outcome =
+          convertRunCheck(cropGraph(ic, false, rng), {randomFp32({2, 10, 10, ic}, rng)}, options);
+      expectAllPass(outcome);
+      EXPECT_EQ(outcome.stats.kernels, 2u) << "the SLICE is folded into both convolutions";
+    }
   }
 }
 
