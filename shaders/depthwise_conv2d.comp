@@ -9,13 +9,42 @@
 //   A_CT ACC_CT, OXT, WG_X, epilogue defines.
 // Bindings (set 0): 0 input, 1 weight [KH,KW,C,CM], 2 bias, 3.. epilogue, OUT_BINDING output.
 // Grid: (ceil(C*CM/WG_X), ceil(OW/OXT), BATCH*OH).
+//
+// DW_RUNTIME (Tuning::runtimeShapes, CPU devices): BATCH IH IW C OH OW KH STRIDE_Y DIL_Y
+// PAD_T PAD_L IN_ZP W_ZP are entries 0..12 of the parameter buffer (PARAMS_BINDING) rather
+// than defines, so one module serves every layer with the same KW, STRIDE_X, DIL_X, CM,
+// types and epilogue; and each input row's window is loaded once into registers and reused
+// by every tap and output column (the first main below).
 #version 460
 #extension GL_GOOGLE_include_directive : require
+#ifndef DW_RUNTIME
+#define DW_RUNTIME 0
+#endif
+#if DW_RUNTIME
+#extension GL_EXT_control_flow_attributes : require
+#endif
 #include "include/common.glsl"
 #include "include/types.glsl"
 #include "include/intmath.glsl"
 #include "include/ew_ops.glsl"
 
+#if DW_RUNTIME
+// Read once into locals (dw_*) at the start of main: llvmpipe does not merge repeated buffer
+// loads.
+#define BATCH dw_batch
+#define IH dw_ih
+#define IW dw_iw
+#define C dw_c
+#define OH dw_oh
+#define OW dw_ow
+#define KH dw_kh
+#define STRIDE_Y dw_stride_y
+#define DIL_Y dw_dil_y
+#define PAD_T dw_pad_t
+#define PAD_L dw_pad_l
+#define IN_ZP dw_in_zp
+#define W_ZP dw_w_zp
+#endif
 #ifndef BATCH
 #define BATCH 1
 #define IH 8
@@ -68,6 +97,62 @@ layout(set = 0, binding = 2) readonly buffer Bias { BIAS_STYPE bias0[]; };
 
 #include "include/epilogue.glsl"
 
+#if DW_RUNTIME
+// The input columns that one invocation's OXT outputs read in one input row.
+#define DW_SPAN ((OXT - 1) * STRIDE_X + (KW - 1) * DIL_X + 1)
+
+void main() {
+  const int dw_batch = ovgf_params[0];
+  const int dw_ih = ovgf_params[1];
+  const int dw_iw = ovgf_params[2];
+  const int dw_c = ovgf_params[3];
+  const int dw_oh = ovgf_params[4];
+  const int dw_ow = ovgf_params[5];
+  const int dw_kh = ovgf_params[6];
+  const int dw_stride_y = ovgf_params[7];
+  const int dw_dil_y = ovgf_params[8];
+  const int dw_pad_t = ovgf_params[9];
+  const int dw_pad_l = ovgf_params[10];
+  const int dw_in_zp = ovgf_params[11];
+  const int dw_w_zp = ovgf_params[12];
+  uint oc = gl_GlobalInvocationID.x;
+  if (oc >= uint(OCH)) return;
+  uint c = oc / uint(CM);
+  // z = b * OH + oy without a run-time division (llvmpipe scalarizes those); batches are few.
+  uint oy = gl_WorkGroupID.z, b = 0u;
+  while (oy >= uint(OH)) {
+    oy -= uint(OH);
+    ++b;
+  }
+  uint ox0 = gl_WorkGroupID.y * uint(OXT);
+  int x0 = int(ox0) * STRIDE_X - PAD_L;
+
+  ACC_CT acc[OXT];
+  for (int t = 0; t < OXT; ++t) acc[t] = ACC_CT(0);
+  for (int ky = 0; ky < KH; ++ky) {
+    int y = int(oy) * STRIDE_Y - PAD_T + ky * DIL_Y;
+    if (y < 0 || y >= IH) continue;
+    uint row = (b * uint(IH) + uint(y)) * uint(IW);
+    // Padding columns hold 0 (the zero point, once subtracted).
+    A_CT window[DW_SPAN];
+    [[unroll]] for (int i = 0; i < DW_SPAN; ++i) {
+      int x = x0 + i;
+      window[i] = A_CT(0);
+      if (x >= 0 && x < IW) window[i] = A_CT(IN_LD(in0[(row + uint(x)) * uint(C) + c])) - A_CT(IN_ZP);
+    }
+    [[unroll]] for (int kx = 0; kx < KW; ++kx) {
+      A_CT wv = A_CT(W_LD(w0[uint(ky * KW + kx) * uint(OCH) + oc])) - A_CT(W_ZP);
+      [[unroll]] for (int t = 0; t < OXT; ++t) acc[t] += ACC_CT(window[t * STRIDE_X + kx * DIL_X]) * ACC_CT(wv);
+    }
+  }
+  ACC_CT bias = ACC_CT(BIAS_LD(bias0[BIAS_BCAST != 0 ? 0u : oc]));
+  for (int t = 0; t < OXT; ++t) {
+    uint ox = ox0 + uint(t);
+    if (ox >= uint(OW)) break;
+    epilogue_store(((b * uint(OH) + oy) * uint(OW) + ox) * uint(OCH) + oc, oc, acc[t] + bias);
+  }
+}
+#else
 void main() {
   uint oc = gl_GlobalInvocationID.x;
   if (oc >= uint(OCH)) return;
@@ -98,3 +183,4 @@ void main() {
     epilogue_store(((b * uint(OH) + oy) * uint(OW) + ox) * uint(OCH) + oc, oc, acc[t] + bias);
   }
 }
+#endif

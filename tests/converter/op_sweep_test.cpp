@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Every case of the operator sweep (tests/support/op_sweep_cases.h) converted, run by
 // runner::Session on lavapipe with the validation layer, and judged against the reference
-// interpreter with the TOSA compliance checker (integers bit-exact).
+// interpreter with the TOSA compliance checker (integers bit-exact). The DEPTHWISE_CONV2D cases
+// run again converted for a CPU device (ConvertOptions::forCpuDevice: run-time shapes, the
+// row-window kernel), with two more that give its parameters a zero point and dilations.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -22,19 +24,18 @@
 namespace openvgf::testing {
 namespace {
 
-class OpSweep : public ::testing::TestWithParam<Case> {};
-
-TEST_P(OpSweep, MatchesReference) {
-  auto [graph, inputs] = buildCase(GetParam());
+void expectMatchesReference(const Case& c, bool forCpuDevice) {
+  auto [graph, inputs] = buildCase(c);
   ASSERT_TRUE(graph) << graph.error().message();
 
   converter::ConvertOptions options;
   options.cacheDir = std::filesystem::temp_directory_path() / "openvgf-converter-test-cache";
+  options.forCpuDevice = forCpuDevice;
   auto converted = converter::convert(*graph, options);
   ASSERT_TRUE(converted) << converted.error().message();
   auto file = vgf::decode(converted->vgf);
   ASSERT_TRUE(file) << file.error().message();
-  auto model = runner::Model::create(*file, GetParam().name + ".vgf");
+  auto model = runner::Model::create(*file, c.name + ".vgf");
   ASSERT_TRUE(model) << model.error().message();
   runner::ContextOptions contextOptions;
   contextOptions.validate = true;
@@ -56,6 +57,14 @@ TEST_P(OpSweep, MatchesReference) {
   for (const auto& v : *verdicts) EXPECT_TRUE(v.pass) << v.message;
 }
 
+class OpSweep : public ::testing::TestWithParam<Case> {};
+
+TEST_P(OpSweep, MatchesReference) { expectMatchesReference(GetParam(), false); }
+
+class OpSweepCpu : public ::testing::TestWithParam<Case> {};
+
+TEST_P(OpSweepCpu, MatchesReference) { expectMatchesReference(GetParam(), true); }
+
 // The sanitizer trees take the first, third, ... case of each operator (the operator is the
 // name up to its first type, e.g. REDUCE_SUM of REDUCE_SUM_FP16_axis0): every operator still
 // runs there (tests/support/sanitizer_stride.h says why), and Release takes every case.
@@ -73,6 +82,36 @@ std::vector<Case> sweepCases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, OpSweep, ::testing::ValuesIn(sweepCases()),
+                         [](const ::testing::TestParamInfo<Case>& param) { return param.param.name; });
+
+// DEPTHWISE_CONV2D for a CPU device: the sweep's cases (batch 2, multiplier 2, a 3x2 kernel,
+// stride 2 along x, uneven pads) and an int8 and an fp32 case with zero points, dilations
+// 2 and 3, stride 2 along y and pads wider than the dilated kernel's reach past the edge.
+std::vector<Case> depthwiseCpuCases() {
+  std::vector<Case> cases;
+  for (Case& c : sweepCases()) {
+    if (c.name.starts_with("DEPTHWISE_CONV2D_")) cases.push_back(std::move(c));
+  }
+  for (DType t : {DType::Int8, DType::Fp32}) {
+    cases.push_back({fmt::format("DEPTHWISE_CONV2D_{}_zp_dilated", t == DType::Int8 ? "INT8" : "FP32"),
+                     [t](tosa::Builder& b, auto& in, auto& rng) {
+                       Value x = input(b, in, rng, t, {1, 9, 11, 16}, -typeMax(t), typeMax(t));
+                       Value w = b.constant(randomTensor(t, {3, 3, 16, 1}, rng, -typeMax(t), typeMax(t)));
+                       tosa::ConvParams p;
+                       p.pad = {3, 3, 4, 3};
+                       p.stride = {2, 1};
+                       p.dilation = {2, 3};
+                       if (t == DType::Int8) {
+                         p.inputZp = -7;
+                         p.weightZp = 5;
+                       }
+                       b.output(b.depthwiseConv2d(x, w, std::nullopt, p));
+                     }});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Depthwise, OpSweepCpu, ::testing::ValuesIn(depthwiseCpuCases()),
                          [](const ::testing::TestParamInfo<Case>& param) { return param.param.name; });
 
 }  // namespace
