@@ -4,10 +4,27 @@
 // throughput and device memory of one model on one device). `--pipelined N` adds host-to-host
 // timings of runAsync with pinned memory and N runs in flight; `openvgf bench --transfer MIB`
 // (no model) prints openvgf::benchmarkTransfers (host <-> device bandwidth against a plain
-// vkCmdCopyBuffer).
+// vkCmdCopyBuffer). `--start N` times whole `openvgf run` processes started cold (empty
+// caches) and warm (the caches the cold one left), as a fresh CI runner and a second run see them.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "command.h"
 #include "openvgf/openvgf.hpp"
@@ -15,13 +32,118 @@
 namespace openvgf::cli {
 namespace {
 
+extern "C" char** environ;
+
+namespace fs = std::filesystem;
+
 struct BenchOptions {
   std::string path;
   BenchmarkOptions bench;
   double transferMiB = 0;
   std::string uploadMemory = "auto";
   double uploadChunkMiB = -1;
+  int startPairs = 0;
 };
+
+// This process's environment with every cache a run reads pointed into `cacheHome`: openvgf's
+// model and pipeline caches ($XDG_CACHE_HOME/openvgf), Mesa's and NVIDIA's shader caches.
+std::vector<std::string> startEnvironment(const fs::path& cacheHome) {
+  const std::vector<std::pair<std::string, std::string>> caches = {
+      {"XDG_CACHE_HOME", cacheHome.string()},
+      {"MESA_SHADER_CACHE_DIR", (cacheHome / "mesa").string()},
+      {"__GL_SHADER_DISK_CACHE_PATH", (cacheHome / "nvidia").string()}};
+  std::vector<std::string> variables;
+  for (char** variable = environ; *variable != nullptr; ++variable) {
+    const std::string entry(*variable);
+    const bool replaced = std::any_of(caches.begin(), caches.end(),
+                                      [&](const auto& c) { return entry.starts_with(c.first + "="); });
+    if (!replaced) variables.push_back(entry);
+  }
+  for (const auto& [name, value] : caches) variables.push_back(name + "=" + value);
+  return variables;
+}
+
+// Seconds that `openvgf run MODEL --random-inputs` takes as a whole process (this binary) with
+// its caches in `cacheHome`; a run that fails is an error that quotes its output.
+double timeRunProcess(const BenchOptions& options, const fs::path& cacheHome, const char* which) {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) fail(ErrorCode::Environment, fmt::format("bench --start: cannot find this executable: {}", ec.message()));
+  std::vector<std::string> arguments{self.string(), "run", options.path, "--random-inputs"};
+  if (!options.bench.device.empty()) arguments.insert(arguments.end(), {"--device", options.bench.device});
+  arguments.insert(arguments.end(), {"--target", options.bench.target});
+  std::vector<char*> argv;
+  for (std::string& argument : arguments) argv.push_back(argument.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> variables = startEnvironment(cacheHome);
+  std::vector<char*> envp;
+  for (std::string& variable : variables) envp.push_back(variable.data());
+  envp.push_back(nullptr);
+  const std::string log = (cacheHome / "run.log").string();
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  const auto start = std::chrono::steady_clock::now();
+  pid_t pid = 0;
+  const int error = ::posix_spawn(&pid, self.c_str(), &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (error != 0) {
+    fail(ErrorCode::Environment, fmt::format("bench --start: cannot start {}: {}", self.string(), std::strerror(error)));
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::ifstream in(log);
+    std::stringstream output;
+    output << in.rdbuf();
+    fail(ErrorCode::Environment, fmt::format("bench --start: the {} `openvgf run {} --random-inputs` failed ({}): {}",
+                                             which, options.path,
+                                             WIFEXITED(status) ? fmt::format("exit code {}", WEXITSTATUS(status))
+                                                               : std::string("killed by a signal"),
+                                             output.str()));
+  }
+  return seconds;
+}
+
+// `--start N`: N pairs of a cold process (a new, empty cache folder) and a warm one (the folder
+// the cold one filled); the medians and every sample, as text or as JSON members.
+std::string measureStart(const BenchOptions& options, bool json) {
+  std::vector<double> cold, warm;
+  for (int i = 0; i < options.startPairs; ++i) {
+    std::string pattern = (fs::temp_directory_path() / "openvgf-bench-start-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      fail(ErrorCode::Environment, fmt::format("bench --start: cannot create a cache folder in {}: {}",
+                                               fs::temp_directory_path().string(), std::strerror(errno)));
+    }
+    const fs::path cacheHome = pattern;
+    cold.push_back(timeRunProcess(options, cacheHome, "cold"));
+    warm.push_back(timeRunProcess(options, cacheHome, "warm"));
+    std::error_code ec;
+    fs::remove_all(cacheHome, ec);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  };
+  auto list = [](const std::vector<double>& v) {
+    std::string text;
+    for (double x : v) text += fmt::format("{}{:.3f}", text.empty() ? "" : ", ", x);
+    return text;
+  };
+  if (json) {
+    return fmt::format("\"start_cold_s\": {:.3f}, \"start_warm_s\": {:.3f}, \"start_cold_samples_s\": [{}], "
+                       "\"start_warm_samples_s\": [{}], ",
+                       median(cold), median(warm), list(cold), list(warm));
+  }
+  return fmt::format("  process start (`openvgf run --random-inputs`, whole process, median of {}): {:.2f} s cold "
+                     "(empty openvgf and driver caches), {:.2f} s warm (the caches of the cold run) [cold {} s; warm "
+                     "{} s]\n",
+                     options.startPairs, median(cold), median(warm), list(cold), list(warm));
+}
 
 void setup(CLI::App& sub, Action& action) {
   auto options = std::make_shared<BenchOptions>();
@@ -45,6 +167,11 @@ void setup(CLI::App& sub, Action& action) {
                  "measurement (default: a temporary one)");
   sub.add_option("--target", options->bench.target,
                  "How a .tosa is converted and GRAPH segments are lowered: portable (default) or native");
+  sub.add_option("--start", options->startPairs,
+                 "Also time N pairs of whole `openvgf run MODEL --random-inputs` processes: cold (a new empty folder "
+                 "for openvgf's model and pipeline caches and Mesa's and NVIDIA's shader caches) and warm (the caches "
+                 "the cold one left); medians and samples in seconds")
+      ->check(CLI::Range(1, 20));
   sub.add_flag("--validate", options->bench.validate, "Enable the Vulkan validation layer (slows everything down)");
   sub.add_flag("--json", options->bench.json, "Print one JSON object instead of text");
   sub.add_option("--pipelined", options->bench.pipelined,
@@ -73,7 +200,17 @@ void setup(CLI::App& sub, Action& action) {
     if (options->uploadChunkMiB >= 0) {
       options->bench.uploadChunkBytes = static_cast<std::int64_t>(options->uploadChunkMiB * 1048576.0);
     }
-    std::fputs(benchmark(options->path, options->bench).c_str(), stdout);
+    std::string report = benchmark(options->path, options->bench);
+    if (options->startPairs > 0) {
+      // After the in-process measurement, whose model cache the cold processes do not see.
+      const std::string start = measureStart(*options, options->bench.json);
+      if (options->bench.json) {
+        report.insert(report.find('{') + 1, start);
+      } else {
+        report += start;
+      }
+    }
+    std::fputs(report.c_str(), stdout);
     return 0;
   };
 }

@@ -8,6 +8,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -238,6 +240,29 @@ TEST_F(Cli, ReadmeZooToBenchSteps) {
   EXPECT_THAT(bench.output, HasSubstr("ms cold (empty caches)"));
   EXPECT_THAT(bench.output, HasSubstr("ms warm (caches from disk)"));
   EXPECT_TRUE(fs::exists(path("bench-cache/driver"))) << "the driver's shader cache did not go to the bench folder";
+
+  // --start: whole `openvgf run` processes, cold in a new cache folder of their own (not this
+  // user's, which the measurement above filled and which stays as it was), then warm from it.
+  auto entries = [&] {
+    std::set<std::string> names;
+    for (const auto& e : fs::recursive_directory_iterator(path("cache"))) names.insert(e.path().string());
+    return names;
+  };
+  const std::set<std::string> before = entries();
+  CommandResult start = run("bench " + path("zoo/conv3x3_7x7x512_b2.tosa") +
+                            " --warmup 0 --iterations 1 --gpu-iterations 1 --start 1 --json");
+  ASSERT_EQ(start.exitCode, 0) << start.output;
+  std::smatch cold, warm;
+  ASSERT_TRUE(std::regex_search(start.output, cold, std::regex("\"start_cold_s\": ([0-9.]+)"))) << start.output;
+  ASSERT_TRUE(std::regex_search(start.output, warm, std::regex("\"start_warm_s\": ([0-9.]+)"))) << start.output;
+  // The cold process converts the .tosa and compiles every pipeline; the warm one finds both cached.
+  EXPECT_GT(std::stod(cold[1]), std::stod(warm[1])) << start.output;
+  EXPECT_GT(std::stod(warm[1]), 0.0);
+  EXPECT_EQ(entries(), before) << "a --start process used this user's cache folder";
+  CommandResult text = run("bench " + path("zoo/conv3x3_7x7x512_b2.tosa") + " --warmup 0 --iterations 1 --start 1");
+  ASSERT_EQ(text.exitCode, 0) << text.output;
+  EXPECT_THAT(text.output, HasSubstr(" s cold (empty openvgf and driver caches), "));
+  EXPECT_THAT(text.output, HasSubstr(" s warm (the caches of the cold run)"));
 }
 #endif
 
