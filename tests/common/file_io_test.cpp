@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "common/file_io.h"
+#include "tests/support/temp_dir.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -14,7 +15,7 @@ namespace openvgf {
 namespace {
 
 TEST(FileIo, AtomicWriteThenMapReadsSameBytes) {
-  auto dir = std::filesystem::temp_directory_path() / "openvgf_file_io_test";
+  auto dir = testing::processTempDir("openvgf_file_io_test");
   std::filesystem::create_directories(dir);
   auto path = dir / "a.bin";
   std::vector<std::uint8_t> bytes = {1, 2, 3, 250};

@@ -19,6 +19,7 @@
 #include "tosa/npy.h"
 #include "vgf/decoder.h"
 #include "vgf/encoder.h"
+#include "tests/support/temp_dir.h"
 
 using openvgf::testing::CommandResult;
 using openvgf::testing::runCli;
@@ -30,7 +31,7 @@ namespace fs = std::filesystem;
 const fs::path kData = OPENVGF_TEST_DATA;
 
 fs::path tempDir() {
-  fs::path dir = fs::temp_directory_path() / "openvgf-convert-cli-test";
+  fs::path dir = processTempDir("openvgf-convert-cli-test");
   fs::create_directories(dir);
   return dir;
 }

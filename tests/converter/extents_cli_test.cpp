@@ -20,6 +20,7 @@
 #include "tosa/npy.h"
 #include "vgf/decoder.h"
 #include "vgf/encoder.h"
+#include "tests/support/temp_dir.h"
 
 namespace openvgf::testing {
 namespace {
@@ -31,7 +32,7 @@ using tosa::Value;
 class ExtentsCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / "openvgf-extents-cli-test";
+    dir_ = processTempDir("openvgf-extents-cli-test");
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     // y = MAX_POOL2D(CONV2D(x, w, b)): x [1,8,8,4], w [6,3,3,4], b [6], y [1,4,4,6].
@@ -92,9 +93,9 @@ class ExtentsCli : public ::testing::Test {
   }
 
   fs::path dir_;
-  fs::path model_ = fs::temp_directory_path() / "openvgf-extents-model.tosa";
-  fs::path input_ = fs::temp_directory_path() / "openvgf-extents-x.npy";
-  fs::path vgf_ = fs::temp_directory_path() / "openvgf-extents-model.vgf";
+  fs::path model_ = processTempDir("openvgf-extents-model.tosa");
+  fs::path input_ = processTempDir("openvgf-extents-x.npy");
+  fs::path vgf_ = processTempDir("openvgf-extents-model.vgf");
   std::vector<std::uint8_t> bytes_;
 };
 

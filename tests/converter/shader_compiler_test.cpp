@@ -8,6 +8,7 @@
 #include "converter/shader_compiler.h"
 #include "converter/shader_defines.h"
 #include "shaders/library.h"
+#include "tests/support/temp_dir.h"
 
 namespace openvgf::converter {
 namespace {
@@ -52,7 +53,7 @@ TEST(ShaderCompiler, DedupsAndKeepsFirstUseOrder) {
 }
 
 TEST(ShaderCompiler, CacheHitsGiveIdenticalWords) {
-  auto dir = std::filesystem::temp_directory_path() / "openvgf-shader-cache-test";
+  auto dir = testing::processTempDir("openvgf-shader-cache-test");
   std::filesystem::remove_all(dir);
   CompileOptions options;
   options.cacheDir = dir;

@@ -23,6 +23,7 @@
 #include "test_models.h"
 #include "tests/support/cli_runner.h"
 #include "tosa/npy.h"
+#include "tests/support/temp_dir.h"
 
 using openvgf::testing::CommandResult;
 using openvgf::testing::runCli;
@@ -36,8 +37,7 @@ namespace fs = std::filesystem;
 class RunCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("openvgf-cli-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    dir_ = testing::processTempDir("openvgf-cli-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     // Keep the pipeline cache inside the test directory.

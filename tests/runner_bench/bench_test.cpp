@@ -21,6 +21,7 @@
 #include "tests/support/cli_runner.h"
 #include "vgf/builder.h"
 #include "vgf/decoder.h"
+#include "tests/support/temp_dir.h"
 
 using openvgf::testing::CommandResult;
 using openvgf::testing::runCli;
@@ -73,8 +74,7 @@ TEST(BenchInputs, DeterministicAndInRange) {
 class Bench : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("openvgf-bench-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    dir_ = testing::processTempDir("openvgf-bench-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     env_ = "XDG_CACHE_HOME=" + (dir_ / "cache").string();

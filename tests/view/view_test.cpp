@@ -3,6 +3,7 @@
 // `inspect` lists and the fixture's known structure, the layout's geometric properties, the
 // bound on long-edge routing, the emitters' escaping, and GPU times from a Chrome trace.
 #include "api/view.h"
+#include "tests/support/temp_dir.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -159,7 +160,7 @@ TEST(ViewModel, TosaAddHasItsInputsOutputAndKernel) {
 }
 
 TEST(ViewModel, AFileOfAnotherKindIsRefusedNamingIt) {
-  const std::filesystem::path path = std::filesystem::temp_directory_path() / "openvgf_view_test.npy";
+  const std::filesystem::path path = testing::processTempDir("openvgf_view_test.npy");
   std::ofstream(path, std::ios::binary)
       << "\x93NUMPY\x01\x00\x76\x00{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }";
   Result<Graph> g = buildGraph(path.string());
@@ -228,7 +229,7 @@ TEST(ViewEmit, ModelExplorerJsonAndDotNameEveryNodeAndEdge) {
 TEST(ViewProfile, NodesGetTheMedianOfTheirDispatchesAndBadTracesAreRefused) {
   Result<Graph> g = buildGraph(kData + "/tosa/test_add_1x4x4x4_f32/model.tosa");
   ASSERT_TRUE(g) << g.error().message();
-  const std::filesystem::path trace = std::filesystem::temp_directory_path() / "openvgf_view_trace.json";
+  const std::filesystem::path trace = testing::processTempDir("openvgf_view_trace.json");
   std::ofstream(trace) << R"({"traceEvents": [
     {"name": "ADD_0", "ph": "X", "ts": 0, "dur": 1000}, {"name": "ADD_0", "ph": "X", "ts": 5, "dur": 3000},
     {"name": "ADD_0", "ph": "X", "ts": 9, "dur": 2000}, {"name": "other", "ph": "X", "ts": 9, "dur": 9000}]})";

@@ -11,6 +11,7 @@
 #include "vulkan/instance.h"
 #include "vulkan/memory.h"
 #include "vulkan/pipeline.h"
+#include "tests/support/temp_dir.h"
 
 namespace openvgf::vulkan {
 namespace {
@@ -56,7 +57,7 @@ TEST(Instance, EnumeratesLavapipeWithValidation) {
   Result<TimestampQueries> queries = TimestampQueries::create(*device, 4);
   ASSERT_TRUE(queries) << queries.error().message();
 
-  std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "openvgf-pc-test";
+  std::filesystem::path dir = openvgf::testing::processTempDir("openvgf-pc-test");
   std::filesystem::remove_all(dir);
   {
     Result<PipelineCache> cache = PipelineCache::create(*device, dir);
