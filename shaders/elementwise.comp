@@ -18,6 +18,11 @@
 //   EW_BODY              statements that compute `OUT_CT r` from a0..a3 and `ch`
 //   EPT                  elements per invocation (strided by WG_X for coalescing)
 //   FP16_MATH            1: fp16 chains compute in float16_t (ew_ops.glsl's f16 helpers)
+//   EW_RUNTIME           1 (CPU devices, Tuning::runtimeShapes): TOTAL, LAST_DIM, the OUT_D and
+//                        IN<k>_S values come from the first 46 entries of `ovgf_params`
+//                        (converter/kernels/elementwise.cpp: fillRuntimeHeader), each divisor
+//                        with its ovgf_udiv pair, and the grid folds with gl_NumWorkGroups.x, so
+//                        that kernels that differ only in shapes share one module.
 // Bindings (set 0): binding k = input k (k < NUM_IN), binding NUM_IN = output, then the
 //   constant parameter buffer (PARAMS_BINDING, include/common.glsl) when the body uses one.
 // Grid: ceil(TOTAL / (WG_X * EPT)) workgroups, as GRID_X x ceil(n / GRID_X).
@@ -53,6 +58,19 @@ spirv_execution_mode(capabilities = [4467], 4462, 16);
 #endif
 #ifndef RANK
 #define RANK 1
+#endif
+#if defined(EW_RUNTIME) && EW_RUNTIME
+// Header layout: [0] TOTAL, [1..3] LAST_DIM and its division pair, [4 + 3d ..] OUT_Dd and its
+// pair, [22 + 6k + d] stride of input k along dim d.
+#define TOTAL uint(ovgf_params[0])
+#define EW_DIM(d) uint(ovgf_params[4 + 3 * (d)])
+#define EW_DIV(n, d) ovgf_udiv_param((n), 5 + 3 * (d))
+#define EW_STRIDE(K, d) uint(ovgf_params[22 + 6 * (K) + (d)])
+#define EW_CHANNEL(idx) ((idx) - ovgf_udiv_param((idx), 2) * uint(ovgf_params[1]))
+#define EW_GROUP() (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x)
+#else
+#define EW_CHANNEL(idx) ((idx) % uint(LAST_DIM))
+#define EW_GROUP() ovgf_linear_group()
 #endif
 #ifndef TOTAL
 #define TOTAL 256
@@ -103,6 +121,23 @@ layout(set = 0, binding = NUM_IN) writeonly buffer Out { OUT_STYPE out0[]; };
 
 EW_DECLS
 
+#if defined(EW_RUNTIME) && EW_RUNTIME
+// Offset of input K for output index idx, from the per-dim strides in the parameter buffer.
+#define OVGF_DIM_STEP(K, d)                                                           \
+  { uint q_ = EW_DIV(rem_, d); off_ += (rem_ - q_ * EW_DIM(d)) * EW_STRIDE(K, d); rem_ = q_; }
+#define OVGF_OFFSET(K, idx, result)                                                   \
+  {                                                                                   \
+    uint rem_ = idx;                                                                  \
+    uint off_ = 0u;                                                                   \
+    if (RANK > 5) OVGF_DIM_STEP(K, 5)                                                 \
+    if (RANK > 4) OVGF_DIM_STEP(K, 4)                                                 \
+    if (RANK > 3) OVGF_DIM_STEP(K, 3)                                                 \
+    if (RANK > 2) OVGF_DIM_STEP(K, 2)                                                 \
+    if (RANK > 1) OVGF_DIM_STEP(K, 1)                                                 \
+    off_ += rem_ * EW_STRIDE(K, 0);                                                   \
+    result = off_;                                                                    \
+  }
+#else
 // Offset of input K for output index idx, from the per-dim strides (all compile-time).
 #define OVGF_OFFSET(K, idx, result)                                              \
   {                                                                              \
@@ -116,6 +151,7 @@ EW_DECLS
     off_ += rem_ * uint(IN##K##_S0);                                             \
     result = off_;                                                               \
   }
+#endif
 
 #if NUM_IN > 0 && !defined(IN0_CONTIG)
 #define IN0_CONTIG 0
@@ -131,11 +167,11 @@ EW_DECLS
 #endif
 
 void main() {
-  uint base = ovgf_linear_group() * uint(WG_X * EPT) + gl_LocalInvocationID.x;
+  uint base = EW_GROUP() * uint(WG_X * EPT) + gl_LocalInvocationID.x;
   for (uint j = 0u; j < uint(EPT); ++j) {
     uint idx = base + j * uint(WG_X);
     if (idx >= uint(TOTAL)) return;
-    uint ch = idx % uint(LAST_DIM);
+    uint ch = EW_CHANNEL(idx);
 #if NUM_IN > 0
     uint o0 = idx;
 #if !IN0_CONTIG

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "converter/kernels/common.h"
+#include "converter/kernels/int_division.h"
 #include "converter/kernels/registry.h"
 #include "tosa/op_table.h"
 
@@ -17,6 +18,15 @@ namespace {
 
 constexpr std::size_t kMaxInputs = 4;
 constexpr std::size_t kMaxRank = 6;
+
+// Run-time shapes (Tuning::runtimeShapes, CPU devices): the first entries of the parameter
+// buffer hold what the other targets compile in (shaders/elementwise.comp, EW_RUNTIME): the
+// element count, the last dim and its division pair, each merged output dim with its division
+// pair, and each input's strides along them. A fixed size, so that the offsets the operators'
+// expressions name after it are the same for every shape.
+constexpr std::size_t kRuntimeDimsAt = 4;
+constexpr std::size_t kRuntimeStridesAt = kRuntimeDimsAt + 3 * kMaxRank;
+constexpr std::size_t kRuntimeHeader = kRuntimeStridesAt + kMaxInputs * kMaxRank;
 
 std::string scalarLiteral(const tosa::Tensor& t) {
   tosa::HostTensor v = tosa::constantValue(t);
@@ -145,6 +155,25 @@ Result<MergedDims> mergeDims(const LoweringContext& ctx, const Node& node, const
   return m;
 }
 
+void pushDivisor(std::int32_t* at, std::int64_t d) {
+  const DivMagic magic = divMagic(static_cast<std::uint32_t>(d));
+  at[0] = static_cast<std::int32_t>(d);
+  at[1] = static_cast<std::int32_t>(magic.multiplier);
+  at[2] = static_cast<std::int32_t>(magic.shift);
+}
+
+/// The run-time header (kRuntimeHeader entries) at the start of `params`.
+void fillRuntimeHeader(std::vector<std::int32_t>& params, const MergedDims& m, std::int64_t total, std::int64_t lastDim) {
+  params[0] = static_cast<std::int32_t>(total);
+  pushDivisor(&params[1], lastDim);
+  for (std::size_t d = 0; d < m.dims.size(); ++d) pushDivisor(&params[kRuntimeDimsAt + 3 * d], m.dims[d]);
+  for (std::size_t i = 0; i < m.strides.size(); ++i) {
+    for (std::size_t d = 0; d < m.dims.size(); ++d) {
+      params[kRuntimeStridesAt + kMaxRank * i + d] = static_cast<std::int32_t>(m.strides[i][d]);
+    }
+  }
+}
+
 Status check(const LoweringContext& ctx, const Node& node) {
   OPENVGF_TRY(checkElementwiseTypes(ctx, node.op, node.index));
   for (const FusedOp& f : node.epilogue) OPENVGF_TRY(checkElementwiseTypes(ctx, f.op, f.index));
@@ -165,7 +194,9 @@ Status lower(LoweringContext& ctx, const Node& node) {
   kernel.name = fmt::format("{}_{}", tosa::toString(node.op.op), node.index);
   std::vector<std::string> inputNames;  // kernel inputs, binding order
   std::string decls, body;
-  std::vector<std::int32_t> params;
+  const bool runtimeShapes = ctx.target().tuning.runtimeShapes;
+  std::vector<std::int32_t> params(runtimeShapes ? kRuntimeHeader : 0, 0);  // fillRuntimeHeader
+  ParamTables tables;  // per-channel RESCALE scales, after the rest (runtimeShapes)
   std::string prev;
   int uid = 0;
   const auto ops = chainOf(node);
@@ -200,7 +231,8 @@ Status lower(LoweringContext& ctx, const Node& node) {
     if (fp16Math) {
       OPENVGF_ASSIGN_OR_RETURN(expr, fp16Expression(ctx, op, opIndex, args));
     } else {
-      OPENVGF_ASSIGN_OR_RETURN(expr, elementwiseExpression(ctx, op, opIndex, args, decls, params, uid++));
+      OPENVGF_ASSIGN_OR_RETURN(expr, elementwiseExpression(ctx, op, opIndex, args, decls, params, uid++,
+                                                             runtimeShapes ? &tables : nullptr, runtimeShapes));
     }
     auto info = typeInfo(ctx.tensor(op.outputs.at(0)).dtype);
     std::string var = fmt::format("t{}", k);
@@ -215,19 +247,23 @@ Status lower(LoweringContext& ctx, const Node& node) {
   const std::int64_t total = tosa::elementCount(outShape);
   defines.set("NUM_IN", static_cast<std::int64_t>(inputNames.size()))
       .set("RANK", static_cast<std::int64_t>(dims.size()))
-      .set("TOTAL", total)
-      .set("LAST_DIM", outShape.back())
       .set("WG_X", ctx.target().tuning.elementwiseWg)
       .set("EPT", ctx.target().tuning.elementsPerInvocation)
       .setCode("EW_BODY", body);
   if (!decls.empty()) defines.setCode("EW_DECLS", decls);
-  for (std::size_t d = 0; d < dims.size(); ++d) defines.set(fmt::format("OUT_D{}", d), dims[d]);
+  if (runtimeShapes) {
+    defines.set("EW_RUNTIME", 1);
+    fillRuntimeHeader(params, m, total, outShape.back());
+  } else {
+    defines.set("TOTAL", total).set("LAST_DIM", outShape.back());
+    for (std::size_t d = 0; d < dims.size(); ++d) defines.set(fmt::format("OUT_D{}", d), dims[d]);
+  }
   for (std::size_t i = 0; i < inputNames.size(); ++i) {
     setBufferType(defines, fmt::format("IN{}", i), ctx.storedType(inputNames[i]));
     bool contiguous = tosa::elementCount(ctx.tensor(inputNames[i]).shape) == total;
     if (contiguous) {
       defines.set(fmt::format("IN{}_CONTIG", i), 1);
-    } else {
+    } else if (!runtimeShapes) {
       for (std::size_t d = 0; d < kMaxRank; ++d) {
         defines.set(fmt::format("IN{}_S{}", i, d), d < dims.size() ? merged[i][d] : 0);
       }
@@ -244,10 +280,14 @@ Status lower(LoweringContext& ctx, const Node& node) {
   }
   kernel.bindings.push_back(ctx.tensorId(node.output()));
   kernel.writes.push_back(true);
+  if (runtimeShapes) placeTables(params, tables);
   bindParams(ctx, std::move(params), defines, kernel);
   const std::uint64_t perGroup = static_cast<std::uint64_t>(ctx.target().tuning.elementwiseWg) *
                                  static_cast<std::uint64_t>(ctx.target().tuning.elementsPerInvocation);
-  kernel.grid = linearGrid((static_cast<std::uint64_t>(total) + perGroup - 1) / perGroup, defines);
+  // Run-time shapes fold the grid with gl_NumWorkGroups instead of a GRID_X the code names.
+  ShaderDefines unnamedGrid;
+  kernel.grid = linearGrid((static_cast<std::uint64_t>(total) + perGroup - 1) / perGroup,
+                           runtimeShapes ? unnamedGrid : defines);
   kernel.shader = ShaderInstance{"elementwise.comp", std::move(defines)};
   ctx.addKernel(std::move(kernel));
   return {};

@@ -292,7 +292,7 @@ Result<std::string> tableExpression(const Operands& o, std::string& decls, std::
 }
 
 Result<std::string> rescaleExpression(const Operands& o, std::string& decls, std::vector<std::int32_t>& params,
-                                      int uid, ParamTables* tables) {
+                                      int uid, ParamTables* tables, bool runtimeZeroPoints) {
   const auto* attrs = std::get_if<tosa::RescaleAttrs>(&o.op.attrs);
   if (attrs == nullptr) return invalidInput("{}: expected a RescaleAttribute", o.describe());
   OPENVGF_ASSIGN_OR_RETURN(auto mult, o.constant(1));
@@ -345,6 +345,13 @@ Result<std::string> rescaleExpression(const Operands& o, std::string& decls, std
     multiplier = call("ovgf_channel_param", offset);
     shiftAmount = call("ovgf_channel_param", offset + nc);
   }
+  std::string inZpCode = glslInt(inZp), outZpCode = glslInt(outZp);
+  if (runtimeZeroPoints) {
+    inZpCode = fmt::format("ovgf_params[{}]", params.size());
+    params.push_back(static_cast<std::int32_t>(inZp));
+    outZpCode = fmt::format("ovgf_params[{}]", params.size());
+    params.push_back(static_cast<std::int32_t>(outZp));
+  }
   const char* doubleRound = attrs->scale32 && attrs->roundingMode == tosa::RoundingMode::DoubleRound ? "true" : "false";
   const std::string name = fmt::format("rescale{}", uid);
   // 64-bit arithmetic only where the value itself needs it (INT48 input, or a 16-bit scale
@@ -352,13 +359,13 @@ Result<std::string> rescaleExpression(const Operands& o, std::string& decls, std
   const bool wide = o.in == DType::Int48 || (o.in == DType::Int32 && !attrs->scale32 && inZp != 0);
   if (wide) {
     const char* value = !attrs->inputUnsigned ? "ovgf_rescale_in64" : in8 ? "ovgf_rescale_in64_u8" : "ovgf_rescale_in64_u16";
-    decls += call("OVGF_DEFINE_RESCALE_WIDE", name, value, glslInt(inZp),
+    decls += call("OVGF_DEFINE_RESCALE_WIDE", name, value, inZpCode,
                   attrs->scale32 ? "ovgf_rescale_scale32" : "ovgf_rescale_scale16", multiplier, shiftAmount,
-                  doubleRound, glslInt(outZp), glslInt(lo), glslInt(hi));
+                  doubleRound, outZpCode, glslInt(lo), glslInt(hi));
   } else {
     const char* value = !attrs->inputUnsigned ? "ovgf_rescale_in" : in8 ? "ovgf_rescale_in_u8" : "ovgf_rescale_in_u16";
-    decls += call("OVGF_DEFINE_RESCALE", name, value, glslInt(inZp), multiplier, shiftAmount, doubleRound,
-                  glslInt(outZp), glslInt(lo), glslInt(hi));
+    decls += call("OVGF_DEFINE_RESCALE", name, value, inZpCode, multiplier, shiftAmount, doubleRound, outZpCode,
+                  glslInt(lo), glslInt(hi));
   }
   decls += " ";
   return call(name, o.arg(0), "ch");
@@ -373,7 +380,8 @@ void placeTables(std::vector<std::int32_t>& params, const ParamTables& tables) {
 
 Result<std::string> elementwiseExpression(const LoweringContext& ctx, const tosa::Operator& op, std::size_t opIndex,
                                           const std::vector<std::string>& args, std::string& decls,
-                                          std::vector<std::int32_t>& params, int uid, ParamTables* tables) {
+                                          std::vector<std::int32_t>& params, int uid, ParamTables* tables,
+                                          bool runtimeZeroPoints) {
   const Program& p = ctx.program();
   const Operands o{ctx, op, opIndex, args, p.find(op.inputs.at(0))->dtype, p.find(op.outputs.at(0))->dtype};
   if (auto simple = simpleExpression(o)) return *simple;
@@ -383,7 +391,7 @@ Result<std::string> elementwiseExpression(const LoweringContext& ctx, const tosa
     case Op::Clamp: return clampExpression(o);
     case Op::Cast: return castExpression(o);
     case Op::Table: return tableExpression(o, decls, params, uid);
-    case Op::Rescale: return rescaleExpression(o, decls, params, uid, tables);
+    case Op::Rescale: return rescaleExpression(o, decls, params, uid, tables, runtimeZeroPoints);
     default:
       if (!tosa::isElementwise(op.op)) return unsupported("{}: not an elementwise operator", describeOp(p, op, opIndex));
       return conventionalExpression(o);

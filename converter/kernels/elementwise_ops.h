@@ -45,9 +45,13 @@ void placeTables(std::vector<std::int32_t>& params, const ParamTables& tables);
 /// time take lavapipe's shader compiler seconds per kernel, and literal tables would make
 /// every layer's module unique. With run-time shapes, RESCALE's scales are all read from
 /// there (per-tensor ones too), per-channel ones as (multiplier, shift) pairs, in `tables`
-/// where the caller gives it (placeTables).
+/// where the caller gives it (placeTables). `runtimeZeroPoints` (the standalone elementwise
+/// kernel with run-time shapes) reads RESCALE's zero points from there too; kernels whose
+/// epilogue this is keep them literal (their modules differ in shapes already, and the loads
+/// would cost every GEMM's compile).
 Result<std::string> elementwiseExpression(const LoweringContext& ctx, const tosa::Operator& op, std::size_t opIndex,
                                           const std::vector<std::string>& args, std::string& decls,
-                                          std::vector<std::int32_t>& params, int uid, ParamTables* tables = nullptr);
+                                          std::vector<std::int32_t>& params, int uid, ParamTables* tables = nullptr,
+                                          bool runtimeZeroPoints = false);
 
 }  // namespace openvgf::converter

@@ -3,7 +3,8 @@
 // runner::Session on lavapipe with the validation layer, and judged against the reference
 // interpreter with the TOSA compliance checker (integers bit-exact). The DEPTHWISE_CONV2D cases
 // run again converted for a CPU device (ConvertOptions::forCpuDevice: run-time shapes, the
-// row-window kernel), with two more that give its parameters a zero point and dilations.
+// row-window kernel), with two more that give its parameters a zero point and dilations, and
+// so do the elementwise cases (shapes, broadcast strides and RESCALE zero points at run time).
 #include <algorithm>
 #include <map>
 #include <string>
@@ -18,6 +19,7 @@
 #include "runner/session.h"
 #include "tests/support/op_sweep_cases.h"
 #include "tests/support/sanitizer_stride.h"
+#include "tosa/op_table.h"
 #include "tosa/reference/reference.h"
 #include "vgf/decoder.h"
 
@@ -112,6 +114,24 @@ std::vector<Case> depthwiseCpuCases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Depthwise, OpSweepCpu, ::testing::ValuesIn(depthwiseCpuCases()),
+                         [](const ::testing::TestParamInfo<Case>& param) { return param.param.name; });
+
+// The elementwise kernel for a CPU device: every sweep case whose operators are all
+// elementwise (RESCALE, TABLE, CAST, broadcasting binaries, ...).
+std::vector<Case> elementwiseCpuCases() {
+  std::vector<Case> cases;
+  for (Case& c : sweepCases()) {
+    auto [graph, inputs] = buildCase(c);
+    if (!graph || graph->mainBlock() == nullptr || graph->mainBlock()->operators.empty()) continue;
+    const auto& ops = graph->mainBlock()->operators;
+    if (std::all_of(ops.begin(), ops.end(), [](const tosa::Operator& op) { return tosa::isElementwise(op.op); })) {
+      cases.push_back(std::move(c));
+    }
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Elementwise, OpSweepCpu, ::testing::ValuesIn(elementwiseCpuCases()),
                          [](const ::testing::TestParamInfo<Case>& param) { return param.param.name; });
 
 }  // namespace

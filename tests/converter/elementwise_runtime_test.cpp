@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+// The elementwise kernel with run-time shapes (Tuning::runtimeShapes, the tuning table's CPU
+// entry): standalone RESCALE and broadcasting elementwise operators that differ in shapes,
+// strides, zero points and scales share one module per operator sequence and types, and
+// each still matches the reference interpreter bit for bit.
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "converter/convert.h"
+#include "converter/targets/target.h"
+#include "tests/converter/run_util.h"
+#include "tests/support/op_sweep_cases.h"
+#include "tosa/builder.h"
+
+namespace openvgf::testing {
+namespace {
+
+TEST(RuntimeShapes, ElementwiseOperatorsOfEveryShapeShareAModule) {
+  std::mt19937 rng(36);
+  tosa::Builder b;
+  std::vector<HostTensor> inputs;
+  auto in = [&](DType t, tosa::Shape shape) {
+    const double hi = t == DType::Int8 ? 127 : 1 << 20;
+    return input(b, inputs, rng, t, std::move(shape), -hi, hi);
+  };
+  // Per-tensor INT8 -> INT8 rescales: three shapes, zero points and scales (one module).
+  auto rescale8 = [&](tosa::Shape shape, std::int32_t multiplier, std::int32_t shift, std::int64_t inZp,
+                      std::int64_t outZp) {
+    tosa::RescaleParams p{.outType = DType::Int8, .multiplier = {multiplier}, .shift = {shift}, .inputZp = inZp,
+                          .outputZp = outZp};
+    b.output(b.rescale(in(DType::Int8, std::move(shape)), p));
+  };
+  rescale8({1, 7, 9, 5}, 1518500250, 31, -5, 17);
+  rescale8({2, 3, 33}, 1073741824, 33, 100, -128);
+  rescale8({1, 64}, 2040109465, 30, 0, 3);
+  // Per-channel INT32 -> INT8 rescales with 8 and 12 channels (one module).
+  auto rescaleChannels = [&](tosa::Shape shape, std::int64_t outZp) {
+    const auto channels = static_cast<std::size_t>(shape.back());
+    tosa::RescaleParams p{.outType = DType::Int8, .outputZp = outZp};
+    for (std::size_t c = 0; c < channels; ++c) {
+      p.multiplier.push_back(static_cast<std::int32_t>(1 << 30) + static_cast<std::int32_t>(c * 37'000'003));
+      p.shift.push_back(static_cast<std::int32_t>(36 + c % 5));
+    }
+    b.output(b.rescale(in(DType::Int32, std::move(shape)), p));
+  };
+  rescaleChannels({1, 4, 4, 8}, -9);
+  rescaleChannels({2, 6, 12}, 21);
+  // INT32 ADDs whose second input broadcasts along different dims of different sizes (one
+  // module; which inputs are indexed like the output stays structural).
+  b.output(b.add(in(DType::Int32, {2, 5, 6}), in(DType::Int32, {1, 5, 1})));
+  b.output(b.add(in(DType::Int32, {3, 4, 7}), in(DType::Int32, {3, 1, 7})));
+  auto graph = b.build();
+  ASSERT_TRUE(graph) << graph.error().message();
+
+  converter::Target cpu = converter::portableTarget();
+  cpu.caps.subgroupSize = 8;
+  converter::applyTuningTable(cpu, converter::DeviceClass::Cpu);
+  ASSERT_TRUE(cpu.tuning.runtimeShapes);
+  converter::ConvertOptions options;
+  options.customTarget = cpu;
+  RunOutcome outcome = convertRunCheck(*graph, inputs, options);
+  expectAllPass(outcome);
+  EXPECT_EQ(outcome.stats.kernels, 7u);
+  EXPECT_EQ(outcome.stats.uniqueModules, 3u);
+  // The same graph with compile-time shapes: a module per operator.
+  cpu.tuning.runtimeShapes = false;
+  options.customTarget = cpu;
+  auto converted = converter::convert(*graph, options);
+  ASSERT_TRUE(converted) << converted.error().message();
+  EXPECT_EQ(converted->stats.uniqueModules, 7u);
+}
+
+}  // namespace
+}  // namespace openvgf::testing
