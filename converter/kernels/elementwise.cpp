@@ -155,6 +155,17 @@ Result<MergedDims> mergeDims(const LoweringContext& ctx, const Node& node, const
   return m;
 }
 
+/// An element count, dim or stride (0..2^32-1): the shader uses it as a uint, and
+/// ShaderDefines would write one of 2^31 or more as an int64_t literal, which elementwise.comp
+/// does not enable.
+void setIndex(ShaderDefines& defines, const std::string& name, std::int64_t value) {
+  if (value < std::int64_t{kMagicDivideLimit}) {
+    defines.set(name, value);
+  } else {
+    defines.setCode(name, fmt::format("{}u", value));
+  }
+}
+
 void pushDivisor(std::int32_t* at, std::int64_t d) {
   const DivMagic magic = divMagic(static_cast<std::uint32_t>(d));
   at[0] = static_cast<std::int32_t>(d);
@@ -194,7 +205,9 @@ Status lower(LoweringContext& ctx, const Node& node) {
   kernel.name = fmt::format("{}_{}", tosa::toString(node.op.op), node.index);
   std::vector<std::string> inputNames;  // kernel inputs, binding order
   std::string decls, body;
-  const bool runtimeShapes = ctx.target().tuning.runtimeShapes;
+  // ovgf_udiv divides exactly below 2^31 (int_division.h): larger outputs keep compile-time shapes.
+  const bool runtimeShapes =
+      ctx.target().tuning.runtimeShapes && tosa::elementCount(outShape) < std::int64_t{kMagicDivideLimit};
   std::vector<std::int32_t> params(runtimeShapes ? kRuntimeHeader : 0, 0);  // fillRuntimeHeader
   ParamTables tables;  // per-channel RESCALE scales, after the rest (runtimeShapes)
   std::string prev;
@@ -255,8 +268,9 @@ Status lower(LoweringContext& ctx, const Node& node) {
     defines.set("EW_RUNTIME", 1);
     fillRuntimeHeader(params, m, total, outShape.back());
   } else {
-    defines.set("TOTAL", total).set("LAST_DIM", outShape.back());
-    for (std::size_t d = 0; d < dims.size(); ++d) defines.set(fmt::format("OUT_D{}", d), dims[d]);
+    setIndex(defines, "TOTAL", total);
+    setIndex(defines, "LAST_DIM", outShape.back());
+    for (std::size_t d = 0; d < dims.size(); ++d) setIndex(defines, fmt::format("OUT_D{}", d), dims[d]);
   }
   for (std::size_t i = 0; i < inputNames.size(); ++i) {
     setBufferType(defines, fmt::format("IN{}", i), ctx.storedType(inputNames[i]));
@@ -265,7 +279,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
       defines.set(fmt::format("IN{}_CONTIG", i), 1);
     } else if (!runtimeShapes) {
       for (std::size_t d = 0; d < kMaxRank; ++d) {
-        defines.set(fmt::format("IN{}_S{}", i, d), d < dims.size() ? merged[i][d] : 0);
+        setIndex(defines, fmt::format("IN{}_S{}", i, d), d < dims.size() ? merged[i][d] : 0);
       }
     }
     kernel.bindings.push_back(ctx.tensorId(inputNames[i]));

@@ -4,6 +4,7 @@
 // strides, zero points and scales share one module per operator sequence and types, and
 // each still matches the reference interpreter bit for bit.
 #include <cstdint>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -73,6 +74,30 @@ TEST(RuntimeShapes, ElementwiseOperatorsOfEveryShapeShareAModule) {
   auto converted = converter::convert(*graph, options);
   ASSERT_TRUE(converted) << converted.error().message();
   EXPECT_EQ(converted->stats.uniqueModules, 7u);
+}
+
+// Outputs of 2^31 elements or more keep compile-time shapes (ovgf_udiv is exact below 2^31):
+// two such INT8 CLAMPs of different sizes get a module each, two smaller ones share one.
+TEST(RuntimeShapes, ElementwiseOutputsOf2Pow31ElementsKeepCompileTimeShapes) {
+  converter::Target cpu = converter::portableTarget();
+  cpu.caps.subgroupSize = 8;
+  converter::applyTuningTable(cpu, converter::DeviceClass::Cpu);
+  auto modules = [&](std::int64_t rows) {
+    tosa::Builder b;
+    for (std::int64_t r : {rows, rows + 2}) {
+      b.output(b.clamp(b.input(fmt::format("x{}", r), DType::Int8, {r, 1 << 20}), -3, 5));
+    }
+    auto graph = b.build();
+    EXPECT_TRUE(graph) << graph.error().message();
+    converter::ConvertOptions options;
+    options.customTarget = cpu;
+    options.cacheDir = std::filesystem::temp_directory_path() / "openvgf-converter-test-cache";
+    auto converted = converter::convert(*graph, options);
+    EXPECT_TRUE(converted) << converted.error().message();
+    return converted ? converted->stats.uniqueModules : 0u;
+  };
+  EXPECT_EQ(modules(2040), 1u);  // 2040 * 2^20 and 2042 * 2^20 elements: below 2^31
+  EXPECT_EQ(modules(2048), 2u);  // 2^31 and 2^31 + 2^21
 }
 
 }  // namespace
