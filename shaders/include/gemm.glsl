@@ -83,6 +83,11 @@ void gemm_main() {
   uint batch = gemm_batch();
   uint kBegin = gemm_k_begin();
   uint kEnd = gemm_k_end();
+  // A subgroup whose rows all lie past M has nothing to compute or store, and no barrier or
+  // other subgroup waits for it. Its first row is its smallest. With run-time shapes every
+  // GEMM takes the 64-row tile, so a batch-1 classifier (M = 1) would otherwise run 8
+  // subgroups where one has a row.
+  if (m0 + 4u * ty >= uint(M)) return;
 
   ACC_CT acc[TM][TN];
   [[unroll]] for (int i = 0; i < TM; ++i)
