@@ -37,7 +37,18 @@ std::int64_t ceilTo(std::int64_t v, std::int64_t step) { return (v + step - 1) /
 // (MobileNetV2's classifier and 16-channel projection: a truly cold fp32 run 2.6-2.8 against
 // 3.2-3.5 s, the int8 GRAPH VGF 3.0 against 4.2 s; per-inference time within noise).
 GemmTile chooseTile(const Tuning& tuning, std::int64_t m, std::int64_t n, GemmKind kind, bool runtimeShapes) {
-  if (runtimeShapes && tuning.gemmLarge.stages == 0 && tuning.gemmLargeMinGroups > 0) return tuning.gemmLarge;
+  if (runtimeShapes && tuning.gemmLarge.stages == 0 && tuning.gemmLargeMinGroups > 0) {
+    // A GEMM at most half the tile wide (MobileNetV2's 16- to 32-channel projections and its
+    // stem) takes the tile at half width, with the same lanes (TN halved): the wide tile left
+    // 50-75 % of its columns idle there. One module more per model, where the narrow GEMMs share
+    // an epilogue (benchmarks/results/lavapipe-final-2026-11-29.md).
+    GemmTile t = tuning.gemmLarge;
+    if (n <= t.bn / 2 && t.tn % 8 == 0) {
+      t.bn /= 2;
+      t.tn /= 2;
+    }
+    return t;
+  }
   if (m <= 16 || n <= 16) {
     // The small tile is flat (few rows, many columns); a GEMM with few columns gets it
     // transposed so that its columns are not mostly padding.

@@ -131,6 +131,13 @@ std::vector<Case> cases() {
   c.push_back({"cpu_8_lanes_small_m_takes_the_large_tile", lavapipe,
                gemm(GemmKind::Convolution, DType::Fp32, 1, 1000, 1280),
                {.scalarTile = GemmTile{64, 64, 16, 8, 8, 0}, .runtimeShapes = true}});
+  // At most half the tile wide: the tile at half width with the same 8 lanes (8x4 blocks).
+  c.push_back({"cpu_8_lanes_narrow_n_takes_the_half_width_tile", lavapipe,
+               gemm(GemmKind::Convolution, DType::Fp32, 12544, 32, 16),
+               {.scalarTile = GemmTile{64, 32, 16, 8, 4, 0}, .runtimeShapes = true}});
+  c.push_back({"cpu_8_lanes_n_past_half_keeps_the_full_tile", lavapipe,
+               gemm(GemmKind::Convolution, DType::Fp32, 12544, 33, 16),
+               {.scalarTile = GemmTile{64, 64, 16, 8, 8, 0}, .runtimeShapes = true}});
   // K of 2^31 or more would overflow ovgf_udiv's dividends: compile-time shapes.
   c.push_back({"cpu_8_lanes_k_of_2_31_keeps_compile_time_shapes", lavapipe,
                gemm(GemmKind::Matmul, DType::Fp32, 64, 64, std::int64_t{1} << 31),
