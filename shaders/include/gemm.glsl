@@ -32,6 +32,17 @@
 #ifndef GEMM_STAGES
 #define GEMM_STAGES 1
 #endif
+// A vec4 of the operand type (GEMM_VEC), and whether fp32 operands are loaded as vec4s
+// (templates that include include/gemm_coopmat_ext.glsl have these defaults already).
+#define OVGF_VEC4_float vec4
+#define OVGF_VEC4_int ivec4
+#define GEMM_VEC OVGF_CAT(OVGF_VEC4_, A_CT)
+#ifndef GEMM_VEC4_A
+#define GEMM_VEC4_A 0
+#endif
+#ifndef GEMM_VEC4_B
+#define GEMM_VEC4_B 0
+#endif
 
 #if GEMM_SPLIT_PASS == 2
 // The reduction pass: gemm_main comes from include/gemm_split.glsl.
@@ -54,15 +65,6 @@
 #error "GEMM_STAGES 0 takes register blocks of whole vec4s"
 #endif
 #define GEMM_LANES (BN / TN)
-#define OVGF_VEC4_float vec4
-#define OVGF_VEC4_int ivec4
-#define GEMM_VEC OVGF_CAT(OVGF_VEC4_, A_CT)
-#ifndef GEMM_VEC4_A
-#define GEMM_VEC4_A 0
-#endif
-#ifndef GEMM_VEC4_B
-#define GEMM_VEC4_B 0
-#endif
 #if GEMM_VEC4_A
 #define GEMM_A_K 4
 #define GEMM_A_T vec4
@@ -179,16 +181,6 @@ void gemm_main() {
 // instead of four scalar ones, and a larger register block per load, is what makes the
 // GEMM fast there; GPUs get conflict-free 128-bit shared loads (neighbouring invocations
 // read neighbouring vec4s) and stores that stay within 16-byte runs.
-#define OVGF_VEC4_float vec4
-#define OVGF_VEC4_int ivec4
-#define GEMM_VEC OVGF_CAT(OVGF_VEC4_, A_CT)
-
-#ifndef GEMM_VEC4_A
-#define GEMM_VEC4_A 0
-#endif
-#ifndef GEMM_VEC4_B
-#define GEMM_VEC4_B 0
-#endif
 // One vec4 of padding per row: the staging stores of A walk k fastest, and the padded row
 // stride spreads them over the banks. GEMM_STAGES == 2: two buffers, so the next K slice is
 // written while the current one is read, with one barrier per slice instead of two.

@@ -58,22 +58,7 @@ TEST(RuntimeShapes, ElementwiseOperatorsOfEveryShapeShareAModule) {
   auto graph = b.build();
   ASSERT_TRUE(graph) << graph.error().message();
 
-  converter::Target cpu = converter::portableTarget();
-  cpu.caps.subgroupSize = 8;
-  converter::applyTuningTable(cpu, converter::DeviceClass::Cpu);
-  ASSERT_TRUE(cpu.tuning.runtimeShapes);
-  converter::ConvertOptions options;
-  options.customTarget = cpu;
-  RunOutcome outcome = convertRunCheck(*graph, inputs, options);
-  expectAllPass(outcome);
-  EXPECT_EQ(outcome.stats.kernels, 7u);
-  EXPECT_EQ(outcome.stats.uniqueModules, 3u);
-  // The same graph with compile-time shapes: a module per operator.
-  cpu.tuning.runtimeShapes = false;
-  options.customTarget = cpu;
-  auto converted = converter::convert(*graph, options);
-  ASSERT_TRUE(converted) << converted.error().message();
-  EXPECT_EQ(converted->stats.uniqueModules, 7u);
+  expectRuntimeShapesShareModules(*graph, inputs, 7, 3);
 }
 
 // Outputs of 2^31 elements or more keep compile-time shapes (ovgf_udiv is exact below 2^31):

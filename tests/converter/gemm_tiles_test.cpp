@@ -201,24 +201,9 @@ TEST(RuntimeShapes, ConvolutionsAndMatmulsOfEveryShapeShareAModule) {
   auto graph = b.build();
   ASSERT_TRUE(graph) << graph.error().message();
 
-  converter::Target cpu = converter::portableTarget();
-  cpu.caps.subgroupSize = 8;
-  converter::applyTuningTable(cpu, converter::DeviceClass::Cpu);
-  ASSERT_TRUE(cpu.tuning.runtimeShapes);
-  converter::ConvertOptions options;
-  options.customTarget = cpu;
-  RunOutcome outcome = convertRunCheck(*graph, inputs, options);
-  expectAllPass(outcome);
-  EXPECT_EQ(outcome.stats.kernels, 11u);
-  // fp32 gather at N = 36 and at N <= 32 (20, 24, 12), the 1x1 path at N = 40 and N = 28, int8
-  // (N = 20, 18: half width), MATMUL (N >= 40).
-  EXPECT_EQ(outcome.stats.uniqueModules, 6u);
-  // The same graph with compile-time shapes: a module per operator.
-  cpu.tuning.runtimeShapes = false;
-  options.customTarget = cpu;
-  auto converted = converter::convert(*graph, options);
-  ASSERT_TRUE(converted) << converted.error().message();
-  EXPECT_EQ(converted->stats.uniqueModules, 11u);
+  // 11 kernels in 6 modules: fp32 gather at N = 36 and at N <= 32 (20, 24, 12), the 1x1 path at
+  // N = 40 and N = 28, int8 (N = 20, 18: half width), MATMUL (N >= 40).
+  expectRuntimeShapesShareModules(*graph, inputs, 11, 6);
 }
 
 TEST(TuningOverrides, SetEntriesAndRejectBadSpecs) {

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "converter/convert.h"
+#include "converter/targets/target.h"
 #include "runner/check.h"
 #include "runner/context.h"
 #include "runner/model.h"
@@ -110,6 +111,29 @@ inline RunOutcome convertRunCheck(const tosa::Graph& graph, const std::vector<to
 inline void expectAllPass(const RunOutcome& outcome) {
   ASSERT_TRUE(outcome.ran);
   for (const auto& c : outcome.checks) EXPECT_TRUE(c.verdict.pass) << runner::formatCheck(c);
+}
+
+/// Run-time shapes on a CPU device (Tuning::runtimeShapes): converts `graph` for the tuning
+/// table's CPU entry with 8-lane subgroups (lavapipe's), checks every output against the
+/// reference interpreter on the default device and expects its `kernels` kernels in `modules`
+/// distinct modules; with compile-time shapes the same graph has a module per kernel.
+inline void expectRuntimeShapesShareModules(const tosa::Graph& graph, const std::vector<tosa::HostTensor>& inputs,
+                                            std::size_t kernels, std::size_t modules) {
+  converter::Target cpu = converter::portableTarget();
+  cpu.caps.subgroupSize = 8;
+  converter::applyTuningTable(cpu, converter::DeviceClass::Cpu);
+  ASSERT_TRUE(cpu.tuning.runtimeShapes);
+  converter::ConvertOptions options;
+  options.customTarget = cpu;
+  RunOutcome outcome = convertRunCheck(graph, inputs, options);
+  expectAllPass(outcome);
+  EXPECT_EQ(outcome.stats.kernels, kernels);
+  EXPECT_EQ(outcome.stats.uniqueModules, modules);
+  cpu.tuning.runtimeShapes = false;
+  options.customTarget = cpu;
+  auto converted = converter::convert(graph, options);
+  ASSERT_TRUE(converted) << converted.error().message();
+  EXPECT_EQ(converted->stats.uniqueModules, kernels);
 }
 
 }  // namespace openvgf::testing
