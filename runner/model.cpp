@@ -61,7 +61,10 @@ bool elementsCompatible(const vgf::SpirvDescriptor& d, std::uint32_t vkFormat) {
   }
   if (stride == bytes) return true;
   if (stride % bytes == 0 && d.componentBytes == bytes) return true;
-  return bytes < 4 && stride % 4 == 0 && d.componentBytes == 4 && d.componentKind == vgf::SpirvScalarKind::UnsignedInt;
+  // Unsigned-integer components are raw bits: a 32-bit word of narrower elements (packed 8- and
+  // 16-bit tensors), or a 64-bit word of two 32-bit ones (the CPU GEMM core's 8-float loads).
+  return d.componentKind == vgf::SpirvScalarKind::UnsignedInt && d.componentBytes >= 4 && d.componentBytes > bytes &&
+         d.componentBytes % bytes == 0 && stride % d.componentBytes == 0;
 }
 
 // The compute built-ins' types, which Vulkan fixes (spec §15.9) and Debian's spirv-val does

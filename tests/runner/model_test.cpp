@@ -5,7 +5,10 @@
 
 #include "runner/model.h"
 #include "shaders/binary_f32.h"
+#include "shaders/binary_i32.h"
+#include "shaders/binary_i64.h"
 #include "shaders/binary_i8.h"
+#include "shaders/binary_u64.h"
 #include "shaders/chain_add.h"
 #include "shaders/chain_minus1.h"
 #include "shaders/chain_scale2.h"
@@ -239,6 +242,14 @@ TEST(ModelInterface, ElementTypeAndSizeMustFitTheModule) {
                                                    "(R32_SINT), got 4-byte array elements of 4-byte float"));
   auto narrow = binaryModel(V::R8Sint, k_binary_f32);
   EXPECT_THAT(refusal(narrow->file), HasSubstr("got 4-byte array elements of 4-byte float"));
+  // Unsigned words are raw bits: 64-bit words of fp32 tensors (the CPU GEMM core's 8-float
+  // loads) pass; signed 64-bit elements of them do not, nor do words narrower than the element.
+  EXPECT_EQ(refusal(binaryModel(V::R32Sfloat, k_binary_u64)->file), "accepted");
+  EXPECT_EQ(refusal(binaryModel(V::R8Sint, k_binary_u64)->file), "accepted");
+  EXPECT_THAT(refusal(binaryModel(V::R32Sfloat, k_binary_i64)->file),
+              HasSubstr("got 8-byte array elements of 8-byte int"));
+  EXPECT_THAT(refusal(binaryModel(V::R64Sint, k_binary_i32)->file),
+              HasSubstr("got 4-byte array elements of 4-byte int"));
 }
 
 TEST(ModelInterface, ModulesMustPassSpirvVal) {
