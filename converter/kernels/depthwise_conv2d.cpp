@@ -7,6 +7,7 @@
 
 #include "converter/kernels/common.h"
 #include "converter/kernels/gemm_common.h"
+#include "converter/kernels/int_division.h"
 #include "converter/kernels/registry.h"
 
 namespace openvgf::converter {
@@ -16,6 +17,34 @@ namespace {
 // each input row's window; 8 ran no faster on lavapipe than 4 (MobileNetV2's depthwise layers
 // 35.5 against 34.7-35.3 ms) and took 1.3-1.5x as long to compile.
 constexpr int kOutputsPerInvocation = 4;
+
+// Workgroups along x that every Vulkan device can dispatch (maxComputeWorkGroupCount).
+constexpr std::uint64_t kMaxGroupsX = 65535;
+
+// Channels per 64-bit word (DW_LANES of shaders/depthwise_conv2d.comp) for a CPU device's
+// run-time-shapes kernel, or 0 where it reads element by element: the word path takes fp32
+// and int8 data with a channel multiplier of 1 and a channel count that fills whole words.
+// llvmpipe pays a lane-by-lane loop per component of every load and store whose index varies
+// between invocations, so whole words cost 1/2 (fp32) or 1/8 (int8) as much.
+int channelsPerWord(const LoweringContext& ctx, const Node& node) {
+  const tosa::Tensor& weight = ctx.tensor(node.op.inputs[1]);
+  const tosa::DType bias = ctx.tensor(node.op.inputs[2]).dtype;
+  const tosa::DType in = ctx.storedType(node.op.inputs[0]);
+  const int lanes = in == tosa::DType::Fp32 ? 2 : in == tosa::DType::Int8 ? 8 : 0;
+  const tosa::DType biasType = in == tosa::DType::Fp32 ? tosa::DType::Fp32 : tosa::DType::Int32;
+  if (lanes == 0 || !ctx.target().tuning.runtimeShapes || weight.dtype != in || bias != biasType ||
+      weight.shape[3] != 1 || weight.shape[2] % lanes != 0) {
+    return 0;
+  }
+  return lanes;
+}
+
+// Bits of each stored output element in the word path (0: the output does not fit one): fp32
+// after fp32 data, int8 or int32 after int8 data (the epilogue's last type).
+int outputBitsForWords(int lanes, tosa::DType out) {
+  if (lanes == 2) return out == tosa::DType::Fp32 ? 32 : 0;
+  return out == tosa::DType::Int8 ? 8 : out == tosa::DType::Int32 ? 32 : 0;
+}
 
 Status check(const LoweringContext& ctx, const Node& node) {
   OPENVGF_TRY(checkConvLike<tosa::ConvAttrs>(ctx, node, "ConvAttribute"));
@@ -40,12 +69,17 @@ Status lower(LoweringContext& ctx, const Node& node) {
   ShaderDefines d;
   std::vector<std::int32_t> params;
   const bool runtimeShapes = ctx.target().tuning.runtimeShapes;
+  int lanes = channelsPerWord(ctx, node);
   if (runtimeShapes) {
     // Tuning::runtimeShapes: entries 0..12 of the parameter buffer (shaders/depthwise_conv2d.comp).
     const std::initializer_list<std::int64_t> shapes = {batch, input.shape[1], input.shape[2], input.shape[3],
                                                         oh, ow, weight.shape[0], attrs.stride[0], attrs.dilation[0],
                                                         attrs.pad[0], attrs.pad[2], inZp, wZp};
     for (std::int64_t v : shapes) params.push_back(static_cast<std::int32_t>(v));
+    // Entries 13, 14: the words per pixel as an ovgf_udiv pair (the word path's flat index).
+    const DivMagic words = divMagic(static_cast<std::uint32_t>(lanes != 0 ? och / lanes : 1));
+    params.push_back(static_cast<std::int32_t>(words.multiplier));
+    params.push_back(static_cast<std::int32_t>(words.shift));
     d.set("DW_RUNTIME", 1).set("CM", weight.shape[3]).set("KW", weight.shape[1]);
     d.set("STRIDE_X", attrs.stride[1]).set("DIL_X", attrs.dilation[1]);
   } else {
@@ -60,15 +94,30 @@ Status lower(LoweringContext& ctx, const Node& node) {
   setBufferType(d, "W", weight.dtype);
   setBufferType(d, "BIAS", bias.dtype);
   d.setCode("A_CT", types.operand).setCode("ACC_CT", types.accumulator);
-  const int wg = och >= 64 ? 64 : 32;
-  d.set("WG_X", wg).set("OXT", kOutputsPerInvocation);
+  d.set("OXT", kOutputsPerInvocation);
   PlanKernel kernel;
   kernel.name = fmt::format("DEPTHWISE_CONV2D_{}", node.index);
   kernel.bindings = {ctx.tensorId(node.op.inputs[0]), ctx.tensorId(node.op.inputs[1]), ctx.tensorId(node.op.inputs[2])};
   kernel.writes = {false, false, false};
-  OPENVGF_TRY(buildEpilogue(ctx, node, types.accumulator, d, kernel, std::move(params)));
-  kernel.grid = {ceilDiv(static_cast<std::uint64_t>(och), static_cast<std::uint64_t>(wg)),
-                 ceilDiv(static_cast<std::uint64_t>(ow), kOutputsPerInvocation), static_cast<std::uint32_t>(batch * oh)};
+  std::vector<std::size_t> tableSlots;
+  OPENVGF_TRY(buildEpilogue(ctx, node, types.accumulator, d, kernel, std::move(params), &tableSlots));
+  // The word path stores whole words itself (no epilogue tensor input, no fused TRANSPOSE)
+  // and spreads words x tiles of one output row along x.
+  const int outBits = outputBitsForWords(lanes, ctx.storedType(node.output()));
+  const std::uint64_t tiles = ceilDiv(static_cast<std::uint64_t>(ow), kOutputsPerInvocation);
+  const std::uint64_t wordGroups = lanes != 0 ? ceilDiv(static_cast<std::uint64_t>(och / lanes) * tiles, 64) : 0;
+  if (outBits == 0 || d.entries().at("NUM_EPI") != "0" || d.has("OUT_INDEX(i)") || wordGroups > kMaxGroupsX) lanes = 0;
+  const int wg = lanes != 0 || och >= 64 ? 64 : 32;
+  d.set("WG_X", wg);
+  if (lanes != 0) {
+    d.set("DW_LANES", lanes).set("DW_OUT_BITS", outBits);
+    // One per-channel RESCALE: its scales are loaded once per invocation (DW_SCALE_SLOT).
+    if (tableSlots.size() == 1) d.set("DW_SCALE_SLOT", static_cast<std::int64_t>(tableSlots[0]));
+    kernel.grid = {static_cast<std::uint32_t>(wordGroups), 1, static_cast<std::uint32_t>(batch * oh)};
+  } else {
+    kernel.grid = {ceilDiv(static_cast<std::uint64_t>(och), static_cast<std::uint64_t>(wg)),
+                   static_cast<std::uint32_t>(tiles), static_cast<std::uint32_t>(batch * oh)};
+  }
   kernel.shader = ShaderInstance{"depthwise_conv2d.comp", std::move(d)};
   ctx.addKernel(std::move(kernel));
   return {};

@@ -130,7 +130,7 @@ bool epilogueIsPerElement(const Program& program, const Node& node, bool residua
 }
 
 Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& accCompute, ShaderDefines& defines,
-                     PlanKernel& kernel, std::vector<std::int32_t> params) {
+                     PlanKernel& kernel, std::vector<std::int32_t> params, std::vector<std::size_t>* tableSlots) {
   const Program& p = ctx.program();
   const tosa::Tensor& anchorOut = ctx.tensor(node.op.outputs.at(0));
   // A fused TRANSPOSE only moves where results are stored: the elementwise chain before it
@@ -205,6 +205,7 @@ Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& 
   kernel.bindings.push_back(ctx.tensorId(node.output()));
   kernel.writes.push_back(true);
   placeTables(params, tables);
+  if (tableSlots != nullptr) *tableSlots = tables.slots;
   bindParams(ctx, std::move(params), defines, kernel);
   return {};
 }

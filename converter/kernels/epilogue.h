@@ -18,9 +18,11 @@ namespace openvgf::converter {
 /// `accCompute` is the compute type of `v`. Epilogue inputs must be indexed like the output
 /// (same shape), per channel or be scalar constants. `params` are the kernel's own first entries
 /// of its parameter buffer (run-time shapes, Tuning::runtimeShapes); the epilogue's follow them,
-/// and the whole buffer is bound after the output (bindParams).
+/// and the whole buffer is bound after the output (bindParams). `tableSlots`, when given,
+/// receives the entries that hold the start of each per-channel table (ParamTables::slots).
 Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& accCompute,
-                     ShaderDefines& defines, PlanKernel& kernel, std::vector<std::int32_t> params = {});
+                     ShaderDefines& defines, PlanKernel& kernel, std::vector<std::int32_t> params = {},
+                     std::vector<std::size_t>* tableSlots = nullptr);
 /// Whether `next` can join the epilogue of `node` (elementwise, extra inputs shaped like
 /// the output or scalar constants, single-use intermediate).
 bool epilogueFusable(const Program& program, const Node& node, const FusedOp& next);

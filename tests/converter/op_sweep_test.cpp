@@ -86,6 +86,48 @@ std::vector<Case> sweepCases() {
 INSTANTIATE_TEST_SUITE_P(Ops, OpSweep, ::testing::ValuesIn(sweepCases()),
                          [](const ::testing::TestParamInfo<Case>& param) { return param.param.name; });
 
+// DEPTHWISE_CONV2D cases of the CPU device's 64-bit-word kernel (DW_LANES in
+// shaders/depthwise_conv2d.comp: 2 fp32 or 8 int8 channels per word): a bias per channel, a
+// last tile of fewer than 4 columns, batches, and the epilogues whose results it packs itself:
+// an int8 RESCALE per channel (its scales in registers, DW_SCALE_SLOT), two of them (read per
+// output), none (int32 words) and an fp32 CLAMP.
+void addDepthwiseWordCases(std::vector<Case>& cases) {
+  auto int8Case = [](const char* name, std::int64_t channels, int rescales) {
+    return Case{name, [channels, rescales](tosa::Builder& b, auto& in, auto& rng) {
+                  Value x = input(b, in, rng, DType::Int8, {2, 9, 10, channels}, -128, 127);
+                  Value w = b.constant(randomTensor(DType::Int8, {3, 3, channels, 1}, rng, -127, 127));
+                  Value bias = b.constant(randomTensor(DType::Int32, {channels}, rng, -20000, 20000));
+                  tosa::ConvParams p;
+                  p.pad = {1, 1, 1, 2};
+                  p.stride = {2, 2};
+                  p.inputZp = 3;
+                  Value y = b.depthwiseConv2d(x, w, bias, p);
+                  for (int r = 0; r < rescales; ++r) {
+                    tosa::RescaleParams s;
+                    for (std::int64_t c = 0; c < channels; ++c) {
+                      s.multiplier.push_back(static_cast<std::int32_t>((1 << 30) + c * 7919 * (r + 1)));
+                      s.shift.push_back(static_cast<std::int32_t>(r == 0 ? 38 + c % 3 : 30 + c % 2));
+                    }
+                    s.inputZp = r == 0 ? 0 : -2;
+                    s.outputZp = r == 0 ? -5 : 4;
+                    y = b.rescale(y, s);
+                  }
+                  b.output(y);
+                }};
+  };
+  cases.push_back(int8Case("DEPTHWISE_CONV2D_INT8_words_rescale", 24, 1));
+  cases.push_back(int8Case("DEPTHWISE_CONV2D_INT8_words_two_rescales", 16, 2));
+  cases.push_back(int8Case("DEPTHWISE_CONV2D_INT8_words_int32", 8, 0));
+  cases.push_back({"DEPTHWISE_CONV2D_FP32_words_clamp", [](tosa::Builder& b, auto& in, auto& rng) {
+                     Value x = input(b, in, rng, DType::Fp32, {2, 6, 7, 6}, -2, 2);
+                     Value w = b.constant(randomTensor(DType::Fp32, {3, 3, 6, 1}, rng, -1, 1));
+                     Value bias = b.constant(randomTensor(DType::Fp32, {6}, rng, -1, 1));
+                     tosa::ConvParams p;
+                     p.pad = {1, 1, 1, 1};
+                     b.output(b.clamp(b.depthwiseConv2d(x, w, bias, p), 0.0, 2.5));
+                   }});
+}
+
 // DEPTHWISE_CONV2D for a CPU device: the sweep's cases (batch 2, multiplier 2, a 3x2 kernel,
 // stride 2 along x, uneven pads) and an int8 and an fp32 case with zero points, dilations
 // 2 and 3, stride 2 along y and pads wider than the dilated kernel's reach past the edge.
@@ -110,6 +152,7 @@ std::vector<Case> depthwiseCpuCases() {
                        b.output(b.depthwiseConv2d(x, w, std::nullopt, p));
                      }});
   }
+  addDepthwiseWordCases(cases);
   return cases;
 }
 
