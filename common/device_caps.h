@@ -49,6 +49,7 @@ struct DeviceCaps {
   bool roundingModeRteFloat16 = false;  // shaderRoundingModeRTEFloat16
   bool shaderIntegerDotProduct = false;
   bool shaderInt8 = false;
+  bool shaderFloat64 = false;
   bool vulkanMemoryModel = false;
   bool cooperativeMatrixNv = false;   // VK_NV_cooperative_matrix, feature on
   bool cooperativeMatrixKhr = false;  // VK_KHR_cooperative_matrix, feature on

@@ -219,8 +219,12 @@ Result<Target> resolveTarget(const ConvertOptions& options) {
   // stay portable, only speed choices change, and only where the model runs on a CPU. The
   // native target has its device's entry already (and maybe OPENVGF_TUNING overrides on it).
   if (options.forCpuDevice && target.name == "portable") {
-    // The CPU entry's core without shared memory needs the device's subgroup size.
-    if (options.device) target.caps.subgroupSize = options.device->subgroupSize;
+    // The CPU entry's core without shared memory needs the device's subgroup size, and moves
+    // 64-bit words between its lanes as doubles where the device has them.
+    if (options.device) {
+      target.caps.subgroupSize = options.device->subgroupSize;
+      target.caps.float64 = options.device->shaderFloat64;
+    }
     applyTuningTable(target, DeviceClass::Cpu);
   }
   if (options.forCpuDevice) target.tuning.spirvOptimizer = false;

@@ -213,6 +213,16 @@ A_CT gemm_load_b(uint batch, uint k, uint n) {
 #if GEMM_VEC4_A
 layout(set = 0, binding = 0) readonly buffer In4 { vec4 in0q[]; };
 #endif
+// And 64-bit words of 8 input channels (GEMM_A64: IC % 8 == 0; the converter sets it only with
+// GEMM_RUNTIME_SHAPE: A is the input itself with CONV_1X1, else gathered rows, gemm_a8_at).
+#if GEMM_A64
+layout(set = 0, binding = 0) readonly buffer In8 { u64vec4 in0o[]; };
+#endif
+#if GEMM_A64 && CONV_1X1
+u64vec4 gemm_load_a8(uint batch, uint m, uint k) { return in0o[(m * uint(IC) + k) / 8u]; }
+#elif GEMM_A64 && !GEMM_RUNTIME_SHAPE
+#error "GEMM_A64 takes GEMM_RUNTIME_SHAPE"
+#endif
 #if GEMM_VEC4_A && CONV_1X1
 vec4 gemm_load_a4(uint batch, uint m, uint k) { return in0q[(m * uint(IC) + k) / 4u]; }
 #elif GEMM_VEC4_A && GEMM_RUNTIME_SHAPE
@@ -279,6 +289,12 @@ A_CT gemm_a_at(ivec3 row, ivec3 tap) {
   if (!conv_inside(row, tap)) return A_CT(0);
   return A_CT(IN_LD(in0[uint(row.z + tap.z)])) - A_CT(IN_ZP);
 }
+#if GEMM_A64
+u64vec4 gemm_a8_at(ivec3 row, ivec3 tap) {
+  if (!conv_inside(row, tap)) return u64vec4(0);
+  return in0o[uint(row.z + tap.z) / 8u];
+}
+#endif
 #if GEMM_VEC4_A
 vec4 gemm_a4_at(ivec3 row, ivec3 tap) {
   if (!conv_inside(row, tap)) return vec4(0.0);
@@ -287,6 +303,9 @@ vec4 gemm_a4_at(ivec3 row, ivec3 tap) {
 #endif
 #endif
 
+#if GEMM_B64
+uint gemm_b_offset(uint batch, uint k, uint n) { return k * uint(OC) + n; }
+#endif
 #if GEMM_VEC4_B
 layout(set = 0, binding = 1) readonly buffer Weight4 { vec4 w0q[]; };
 vec4 gemm_load_b4(uint batch, uint k, uint n) { return w0q[(k * uint(OC) + n) / 4u]; }

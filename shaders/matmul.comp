@@ -107,6 +107,15 @@ vec4 gemm_load_a4(uint batch, uint m, uint k) { return a0q[((batch * uint(H) + m
 layout(set = 0, binding = 1) readonly buffer MatB4 { vec4 b0q[]; };
 vec4 gemm_load_b4(uint batch, uint k, uint n) { return b0q[((batch * uint(C) + k) * uint(W) + n) / 4u]; }
 #endif
+// And 64-bit words for the core without shared memory: 8 k of A (GEMM_A64, C % 8 == 0), a
+// lane's columns of B (GEMM_B64, W % TN == 0).
+#if GEMM_A64
+layout(set = 0, binding = 0) readonly buffer MatA8 { u64vec4 a0o[]; };
+u64vec4 gemm_load_a8(uint batch, uint m, uint k) { return a0o[((batch * uint(H) + m) * uint(C) + k) / 8u]; }
+#endif
+#if GEMM_B64
+uint gemm_b_offset(uint batch, uint k, uint n) { return (batch * uint(C) + k) * uint(W) + n; }
+#endif
 
 // 16-byte views of A and B for the cooperative-matrix path (same bindings, aliased).
 #if GEMM_VEC_A

@@ -156,6 +156,7 @@ DeviceCaps deviceCaps(const DeviceSnapshot& device) {
   caps.roundingModeRteFloat16 = (device.roundingModeRte & kFloatWidth16) != 0;
   caps.shaderIntegerDotProduct = device.features.has(Feature::ShaderIntegerDotProduct);
   caps.shaderInt8 = device.features.has(Feature::ShaderInt8);
+  caps.shaderFloat64 = device.features.has(Feature::ShaderFloat64);
   caps.vulkanMemoryModel = device.features.has(Feature::VulkanMemoryModel);
   caps.cooperativeMatrixNv = device.features.has(Feature::CooperativeMatrixNv);
   caps.cooperativeMatrixKhr = device.features.has(Feature::CooperativeMatrixKhr);

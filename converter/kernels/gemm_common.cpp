@@ -92,6 +92,12 @@ void setVec4Loads(ShaderDefines& defines, const GemmTile& tile, DType operand, b
   if (b) defines.set("GEMM_VEC4_B", 1);
 }
 
+void setWordLoads(ShaderDefines& defines, const Target& target, const GemmTile& tile, DType operand, bool a, bool b) {
+  if (tile.stages != 0 || tile.tm % 4 != 0 || (tile.tn != 4 && tile.tn != 8) || operand != DType::Fp32) return;
+  if (a && target.caps.float64) defines.set("GEMM_A64", 1);
+  if (b) defines.set("GEMM_B64", 1);
+}
+
 std::uint32_t workgroupSize(const GemmTile& tile) {
   return static_cast<std::uint32_t>((tile.bm / tile.tm) * (tile.bn / tile.tn));
 }

@@ -56,6 +56,12 @@ void setTile(ShaderDefines& defines, const GemmTile& tile);
 /// vec4 register blocks, where the template says 4 consecutive k of A (`a`) or 4 consecutive
 /// n of B (`b`) are contiguous and 16-byte aligned.
 void setVec4Loads(ShaderDefines& defines, const GemmTile& tile, tosa::DType operand, bool a, bool b);
+/// GEMM_A64 / GEMM_B64 (include/gemm.glsl) for the core without shared memory (GEMM_STAGES 0,
+/// CPU devices) on fp32 operands: 8 consecutive k of A as 64-bit words where the template says
+/// they are contiguous and aligned (`a`) and the device has shaderFloat64; a lane's TN columns
+/// of B as words where N is a multiple of TN and rows of B are contiguous (`b`).
+void setWordLoads(ShaderDefines& defines, const Target& target, const GemmTile& tile, tosa::DType operand, bool a,
+                  bool b);
 /// Invocations per workgroup of the scalar cores with this tile.
 std::uint32_t workgroupSize(const GemmTile& tile);
 

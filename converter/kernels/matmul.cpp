@@ -66,6 +66,7 @@ Status lower(LoweringContext& ctx, const Node& node) {
   } else {
     setTile(d, tile);
     setVec4Loads(d, tile, a.dtype, c % 4 == 0, w % 4 == 0);
+    setWordLoads(d, ctx.target(), tile, a.dtype, c % 8 == 0, w % tile.tn == 0);
     if (gemm.dot4) d.set("GEMM_DOT4", 1);
   }
   PlanKernel kernel;

@@ -37,7 +37,7 @@ auto fieldsOf(StructOrConst<CoopMatWorkgroupLimits> auto& w) {
 }
 auto fieldsOf(StructOrConst<Capabilities> auto& c) {
   return std::tie(c.maxSharedBytes, c.maxInvocations, c.subgroupSize, c.fp16Arithmetic, c.fp16RoundingRte,
-                  c.integerDotProduct, c.cooperativeMatrixNv, c.cooperativeMatrixKhr, c.coopMatShapes,
+                  c.integerDotProduct, c.float64, c.cooperativeMatrixNv, c.cooperativeMatrixKhr, c.coopMatShapes,
                   c.coopMatWorkgroup);
 }
 auto fieldsOf(StructOrConst<Tuning> auto& t) {

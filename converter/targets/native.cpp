@@ -52,6 +52,7 @@ Capabilities capabilitiesOf(const DeviceCaps& device) {
   caps.fp16Arithmetic = device.shaderFloat16;
   caps.fp16RoundingRte = device.roundingModeRteFloat16;
   caps.integerDotProduct = device.shaderIntegerDotProduct;
+  caps.float64 = device.shaderFloat64;
   addCooperativeMatrices(caps, device);
   return caps;
 }

@@ -79,6 +79,7 @@ struct Capabilities {
   bool fp16Arithmetic = false;            // shaderFloat16 (fp16 math in shaders)
   bool fp16RoundingRte = false;           // shaderRoundingModeRTEFloat16
   bool integerDotProduct = false;         // GL_EXT_integer_dot_product
+  bool float64 = false;                   // shaderFloat64 (the CPU GEMM core moves 64-bit words as doubles)
   bool cooperativeMatrixNv = false;       // GL_NV_cooperative_matrix (+ fp16, memory model), with shapes
   bool cooperativeMatrixKhr = false;      // VK_KHR_cooperative_matrix (+ fp16, memory model)
   std::vector<CoopMatShape> coopMatShapes;  // shapes the device lists (subgroup scope)

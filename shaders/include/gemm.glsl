@@ -15,6 +15,12 @@
 //   GEMM_STAGES             1 (default) or 2 shared-memory buffers per operand
 //   GEMM_VEC4_A             1: vec4 gemm_load_a4(batch, m, k), k..k+3 of row m (K % 4 == 0)
 //   GEMM_VEC4_B             1: vec4 gemm_load_b4(batch, k, n), n..n+3 of row k (N % 4 == 0)
+// and the core without shared memory (GEMM_STAGES 0) 64-bit words of fp32 operands:
+//   GEMM_A64                1: u64vec4 gemm_load_a8(batch, m, k), k..k+7 of row m (K % 8 == 0;
+//                           with GEMM_A_ROWS u64vec4 gemm_a8_at(row, tap)); moved between
+//                           lanes as doubles, so the module needs shaderFloat64
+//   GEMM_B64                1: uint gemm_b_offset(batch, k, n), the element of B(k, n) in
+//                           binding 1, read as a lane's TN columns in TN / 2 words (N % TN == 0)
 // (16-byte loads; zero points must be 0, which fp32 operands always have).
 // Loads of A walk k fastest and loads of B walk n fastest, so both are coalesced for the
 // row-major layouts the converter chooses (A = [M][K], B = [K][N]). With TM and TN
@@ -65,7 +71,13 @@
 #error "GEMM_STAGES 0 takes register blocks of whole vec4s"
 #endif
 #define GEMM_LANES (BN / TN)
-#if GEMM_VEC4_A
+#if GEMM_A64
+#define GEMM_A_K 8
+// 8 fp32 operands as 4 doubles: subgroup operations take 64-bit floats with shaderFloat64
+// alone (64-bit integers would need shaderSubgroupExtendedTypes); only the bits move.
+#define GEMM_A_T dvec4
+#define GEMM_A_AT(v, c) uintBitsToFloat(unpackDouble2x32((v)[(c) / 2u]))[(c) % 2u]
+#elif GEMM_VEC4_A
 #define GEMM_A_K 4
 #define GEMM_A_T vec4
 #define GEMM_A_AT(v, c) (v)[c]
@@ -75,6 +87,27 @@
 #define GEMM_A_AT(v, c) (v)
 #endif
 #define GEMM_ROUND (GEMM_LANES * GEMM_A_K)
+// llvmpipe turns each load of a buffer (and each subgroupBroadcast from a lane that is not a
+// constant) into a loop over the lanes that costs about 10 instructions per component, per
+// lane: what counts is components, not bytes. 64-bit words halve the components of A's loads
+// and broadcasts (GEMM_A64) and of B's loads (GEMM_B64): MobileNetV2 on lavapipe ran 18 %
+// fewer instructions per inference (benchmarks/results/lavapipe-words-2026-11-29.md).
+#if GEMM_B64
+#if TN == 8
+#define GEMM_B_WORDS u64vec4
+#elif TN == 4
+#define GEMM_B_WORDS u64vec2
+#else
+#error "GEMM_B64 takes register blocks 4 or 8 columns wide"
+#endif
+layout(set = 0, binding = 1) readonly buffer GemmBWords { GEMM_B_WORDS gemm_b_words[]; };
+#endif
+#if GEMM_A64
+dvec4 gemm_as_doubles(u64vec4 v) {
+  return dvec4(packDouble2x32(unpackUint2x32(v.x)), packDouble2x32(unpackUint2x32(v.y)),
+               packDouble2x32(unpackUint2x32(v.z)), packDouble2x32(unpackUint2x32(v.w)));
+}
+#endif
 
 void gemm_main() {
   uint tid = gl_LocalInvocationIndex;
@@ -107,7 +140,9 @@ void gemm_main() {
 #ifdef GEMM_A_ROWS
     const ivec3 tapA = gemm_a_tap(ka, kEnd);
     [[unroll]] for (int i = 0; i < TM; ++i) {
-#if GEMM_VEC4_A
+#if GEMM_A64
+      ra[i] = gemm_as_doubles(gemm_a8_at(rowA[i], tapA));
+#elif GEMM_VEC4_A
       ra[i] = gemm_a4_at(rowA[i], tapA);
 #else
       ra[i] = gemm_a_at(rowA[i], tapA);
@@ -117,7 +152,9 @@ void gemm_main() {
     [[unroll]] for (int i = 0; i < TM; ++i) {
       uint m = m0 + 4u * (ty + uint((i / 4) * (BM / TM))) + uint(i % 4);
       ra[i] = GEMM_A_T(0);
-#if GEMM_VEC4_A
+#if GEMM_A64
+      if (m < uint(M) && ka < kEnd) ra[i] = gemm_as_doubles(gemm_load_a8(batch, m, ka));
+#elif GEMM_VEC4_A
       if (m < uint(M) && ka < kEnd) ra[i] = gemm_load_a4(batch, m, ka);
 #else
       if (m < uint(M) && ka < kEnd) ra[i] = gemm_load_a(batch, m, ka);
@@ -138,6 +175,17 @@ void gemm_main() {
       [[unroll]] for (uint c = 0u; c < uint(GEMM_A_K); ++c) {
         uint k = k0 + l * uint(GEMM_A_K) + c;
         GEMM_VEC b[TN / 4];
+#if GEMM_B64
+        {
+          // This lane's TN consecutive columns (all inside N or all past it: N % TN == 0).
+          const uint n = n0 + uint(TN) * tx;
+          GEMM_B_WORDS w = GEMM_B_WORDS(0);
+          if (n < uint(N)) w = gemm_b_words[gemm_b_offset(batch, k, n) / uint(TN)];
+          [[unroll]] for (int j = 0; j < TN / 4; ++j) {
+            b[j] = vec4(uintBitsToFloat(unpackUint2x32(w[2 * j])), uintBitsToFloat(unpackUint2x32(w[2 * j + 1])));
+          }
+        }
+#else
         [[unroll]] for (int j = 0; j < TN / 4; ++j) {
           uint n = n0 + 4u * (tx + uint(j * (BN / TN)));
           b[j] = GEMM_VEC(0);
@@ -149,6 +197,7 @@ void gemm_main() {
           }
 #endif
         }
+#endif
         [[unroll]] for (int i = 0; i < TM; ++i)
           [[unroll]] for (int j = 0; j < TN; ++j) acc[i][j] += ACC_CT(GEMM_A_AT(a[i], c)) * ACC_CT(b[j / 4][j % 4]);
       }
@@ -167,7 +216,11 @@ void gemm_main() {
     [[unroll]] for (int r = 1; r < TM; ++r)
       [[unroll]] for (int j = 0; j < TN; ++j) row[j] = i == r ? acc[r][j] : row[j];
     [[unroll]] for (int j = 0; j < TN; ++j) {
+#if GEMM_B64
+      uint n = n0 + uint(TN) * tx + uint(j);  // the columns the words above hold
+#else
       uint n = n0 + 4u * (tx + uint((j / 4) * (BN / TN))) + uint(j % 4);
+#endif
       if (n < uint(N)) GEMM_STORE(batch, m, n, row[j]);
     }
   }

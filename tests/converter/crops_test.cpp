@@ -52,6 +52,7 @@ TEST(FoldCrops, StridedConvolutionsReadTheUncroppedBuffer) {
   std::mt19937 rng(71);
   converter::Target cpu = converter::portableTarget();
   cpu.caps.subgroupSize = 8;
+  cpu.caps.float64 = true;  // lavapipe's: with IC 8, the input as 64-bit words (GEMM_A64)
   converter::applyTuningTable(cpu, converter::DeviceClass::Cpu);
   converter::ConvertOptions runtimeShapes;
   runtimeShapes.customTarget = cpu;

@@ -201,9 +201,12 @@ TEST(RuntimeShapes, ConvolutionsAndMatmulsOfEveryShapeShareAModule) {
   auto graph = b.build();
   ASSERT_TRUE(graph) << graph.error().message();
 
-  // 11 kernels in 6 modules: fp32 gather at N = 36 and at N <= 32 (20, 24, 12), the 1x1 path at
-  // N = 40 and N = 28, int8 (N = 20, 18: half width), MATMUL (N >= 40).
-  expectRuntimeShapesShareModules(*graph, inputs, 11, 6);
+  // 11 kernels in 8 modules. The fp32 gather: at N = 36 (8 input channels as 64-bit words,
+  // GEMM_A64; B by vec4s, 36 % 8 != 0), and at N <= 32 (half width, B as words, GEMM_B64) with
+  // IC 12 and 4 (A by vec4s) or IC 8 (A as words). The 1x1 path (A and B as words) at N = 40
+  // and N = 28 (half width). int8 (N = 20, 18: half width). MATMUL with C 36, 20 (A by vec4s,
+  // W 132, 44: B by vec4s) and with C 24, W 40 (A and B as words).
+  expectRuntimeShapesShareModules(*graph, inputs, 11, 8);
 }
 
 TEST(TuningOverrides, SetEntriesAndRejectBadSpecs) {
@@ -462,6 +465,7 @@ TEST(TuningTable, PortableTargetForCpuDevicesTakesTheCpuEntry) {
   DeviceCaps lavapipe;
   lavapipe.cpu = true;
   lavapipe.subgroupSize = 8;
+  lavapipe.shaderFloat64 = true;
   options.device = lavapipe;
   Result<converter::Target> cpu = converter::resolveTarget(options);
   ASSERT_TRUE(cpuUnknown && cpu);
@@ -475,6 +479,7 @@ TEST(TuningTable, PortableTargetForCpuDevicesTakesTheCpuEntry) {
   EXPECT_EQ(cpu->tuning.gemmLarge.stages, 0);
   converter::Capabilities expected = converter::portableTarget().caps;
   expected.subgroupSize = 8;
+  expected.float64 = true;  // the CPU GEMM core's A words move between lanes as doubles
   EXPECT_EQ(cpu->caps, expected);
   EXPECT_NE(converter::fingerprint(*cpu), converter::fingerprint(*cpuUnknown));
 }

@@ -121,6 +121,7 @@ inline void expectRuntimeShapesShareModules(const tosa::Graph& graph, const std:
                                             std::size_t kernels, std::size_t modules) {
   converter::Target cpu = converter::portableTarget();
   cpu.caps.subgroupSize = 8;
+  cpu.caps.float64 = true;  // lavapipe's: A as 64-bit words (GEMM_A64)
   converter::applyTuningTable(cpu, converter::DeviceClass::Cpu);
   ASSERT_TRUE(cpu.tuning.runtimeShapes);
   converter::ConvertOptions options;

@@ -65,6 +65,7 @@ std::vector<converter::Target> targets() {
   cpu.caps.fp16Arithmetic = true;
   cpu.caps.fp16RoundingRte = true;
   cpu.caps.integerDotProduct = true;
+  cpu.caps.float64 = true;
   cpu.tuning.gemmLargeMinGroups = 1;
   cpu.tuning.gemmSplitKGroups = 0;
   cpu.tuning.gemmLarge.stages = 0;
