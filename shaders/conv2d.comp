@@ -213,13 +213,26 @@ A_CT gemm_load_b(uint batch, uint k, uint n) {
 #if GEMM_VEC4_A
 layout(set = 0, binding = 0) readonly buffer In4 { vec4 in0q[]; };
 #endif
-// And 64-bit words of 8 input channels (GEMM_A64: IC % 8 == 0; the converter sets it only with
-// GEMM_RUNTIME_SHAPE: A is the input itself with CONV_1X1, else gathered rows, gemm_a8_at).
+// And 64-bit words of 8 input channels, fp32 or raw int8 (GEMM_WORDS_I8) (GEMM_A64: IC % 8 ==
+// 0; the converter sets it only with GEMM_RUNTIME_SHAPE: A is the input itself with CONV_1X1,
+// else gathered rows, gemm_a8_at). An int8 position in the padding reads as the zero point.
+#if GEMM_A64 && GEMM_WORDS_I8
+#define GEMM_A_WORD uint64_t
+#define GEMM_WORD_ZP_A IN_ZP
+#define GEMM_WORD_ZP_B W_ZP
+#define CONV_A_WORD_OUTSIDE packUint2x32(uvec2((uint(IN_ZP) & 0xFFu) * 0x01010101u))
+#elif GEMM_A64
+#define GEMM_A_WORD u64vec4
+#define CONV_A_WORD_OUTSIDE u64vec4(0)
+#endif
+#if GEMM_B64 && GEMM_WORDS_I8 && !defined(GEMM_WORD_ZP_B)
+#define GEMM_WORD_ZP_B W_ZP
+#endif
 #if GEMM_A64
-layout(set = 0, binding = 0) readonly buffer In8 { u64vec4 in0o[]; };
+layout(set = 0, binding = 0) readonly buffer In8 { GEMM_A_WORD in0o[]; };
 #endif
 #if GEMM_A64 && CONV_1X1
-u64vec4 gemm_load_a8(uint batch, uint m, uint k) { return in0o[(m * uint(IC) + k) / 8u]; }
+GEMM_A_WORD gemm_load_a8(uint batch, uint m, uint k) { return in0o[(m * uint(IC) + k) / 8u]; }
 #elif GEMM_A64 && !GEMM_RUNTIME_SHAPE
 #error "GEMM_A64 takes GEMM_RUNTIME_SHAPE"
 #endif
@@ -290,8 +303,8 @@ A_CT gemm_a_at(ivec3 row, ivec3 tap) {
   return A_CT(IN_LD(in0[uint(row.z + tap.z)])) - A_CT(IN_ZP);
 }
 #if GEMM_A64
-u64vec4 gemm_a8_at(ivec3 row, ivec3 tap) {
-  if (!conv_inside(row, tap)) return u64vec4(0);
+GEMM_A_WORD gemm_a8_at(ivec3 row, ivec3 tap) {
+  if (!conv_inside(row, tap)) return CONV_A_WORD_OUTSIDE;
   return in0o[uint(row.z + tap.z) / 8u];
 }
 #endif

@@ -132,8 +132,12 @@ Status lower(LoweringContext& ctx, const Node& node) {
     setTile(d, tile);
     setVec4Loads(d, tile, inStored, ic % 4 == 0, weightsKN && oc % 4 == 0);
     // 8 channels of one tap are 8 consecutive k, which conv2d.comp reads as words with run-time
-    // shapes (through its 1x1 or gathered-row loads).
-    setWordLoads(d, target, tile, inStored, ic % 8 == 0 && gemm.runtimeShapes, weightsKN && oc % tile.tn == 0);
+    // shapes (through its 1x1 or gathered-row loads); int8 words hold raw values (int4 weights
+    // are stored a value per byte too).
+    const DType wStored = weight.dtype == DType::Int4 ? DType::Int8 : weight.dtype;
+    if (!gemm.dot4 && wStored == inStored) {
+      setWordLoads(d, target, tile, inStored, ic % 8 == 0 && gemm.runtimeShapes, weightsKN && oc % tile.tn == 0, true);
+    }
     if (gemm.dot4) d.set("GEMM_DOT4", 1);
   }
 

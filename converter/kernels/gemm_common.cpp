@@ -92,10 +92,16 @@ void setVec4Loads(ShaderDefines& defines, const GemmTile& tile, DType operand, b
   if (b) defines.set("GEMM_VEC4_B", 1);
 }
 
-void setWordLoads(ShaderDefines& defines, const Target& target, const GemmTile& tile, DType operand, bool a, bool b) {
-  if (tile.stages != 0 || tile.tm % 4 != 0 || (tile.tn != 4 && tile.tn != 8) || operand != DType::Fp32) return;
-  if (a && target.caps.float64) defines.set("GEMM_A64", 1);
+void setWordLoads(ShaderDefines& defines, const Target& target, const GemmTile& tile, DType stored, bool a, bool b,
+                  bool int8Words) {
+  const bool int8 = int8Words && stored == DType::Int8;
+  if (tile.stages != 0 || tile.tm % 4 != 0 || (tile.tn != 4 && tile.tn != 8) || (stored != DType::Fp32 && !int8)) {
+    return;
+  }
+  a = a && target.caps.float64;
+  if (a) defines.set("GEMM_A64", 1);
   if (b) defines.set("GEMM_B64", 1);
+  if (int8 && (a || b)) defines.set("GEMM_WORDS_I8", 1);
 }
 
 std::uint32_t workgroupSize(const GemmTile& tile) {

@@ -57,11 +57,13 @@ void setTile(ShaderDefines& defines, const GemmTile& tile);
 /// n of B (`b`) are contiguous and 16-byte aligned.
 void setVec4Loads(ShaderDefines& defines, const GemmTile& tile, tosa::DType operand, bool a, bool b);
 /// GEMM_A64 / GEMM_B64 (include/gemm.glsl) for the core without shared memory (GEMM_STAGES 0,
-/// CPU devices) on fp32 operands: 8 consecutive k of A as 64-bit words where the template says
-/// they are contiguous and aligned (`a`) and the device has shaderFloat64; a lane's TN columns
-/// of B as words where N is a multiple of TN and rows of B are contiguous (`b`).
-void setWordLoads(ShaderDefines& defines, const Target& target, const GemmTile& tile, tosa::DType operand, bool a,
-                  bool b);
+/// CPU devices): 8 consecutive k of A as 64-bit words where the template says they are
+/// contiguous and aligned (`a`) and the device has shaderFloat64; a lane's TN columns of B as
+/// words where N is a multiple of TN and rows of B are contiguous (`b`). For fp32 operands
+/// (`stored` is both operands' stored type), and int8 ones (GEMM_WORDS_I8) where the
+/// template unpacks raw int8 words (`int8Words`).
+void setWordLoads(ShaderDefines& defines, const Target& target, const GemmTile& tile, tosa::DType stored, bool a,
+                  bool b, bool int8Words = false);
 /// Invocations per workgroup of the scalar cores with this tile.
 std::uint32_t workgroupSize(const GemmTile& tile);
 

@@ -15,12 +15,15 @@
 //   GEMM_STAGES             1 (default) or 2 shared-memory buffers per operand
 //   GEMM_VEC4_A             1: vec4 gemm_load_a4(batch, m, k), k..k+3 of row m (K % 4 == 0)
 //   GEMM_VEC4_B             1: vec4 gemm_load_b4(batch, k, n), n..n+3 of row k (N % 4 == 0)
-// and the core without shared memory (GEMM_STAGES 0) 64-bit words of fp32 operands:
-//   GEMM_A64                1: u64vec4 gemm_load_a8(batch, m, k), k..k+7 of row m (K % 8 == 0;
-//                           with GEMM_A_ROWS u64vec4 gemm_a8_at(row, tap)); moved between
-//                           lanes as doubles, so the module needs shaderFloat64
+// and the core without shared memory (GEMM_STAGES 0) 64-bit words of fp32 or (GEMM_WORDS_I8)
+// raw int8 operands:
+//   GEMM_A64                1: GEMM_A_WORD gemm_load_a8(batch, m, k), k..k+7 of row m
+//                           (K % 8 == 0; with GEMM_A_ROWS GEMM_A_WORD gemm_a8_at(row, tap));
+//                           moved between lanes as doubles, so the module needs shaderFloat64
 //   GEMM_B64                1: uint gemm_b_offset(batch, k, n), the element of B(k, n) in
-//                           binding 1, read as a lane's TN columns in TN / 2 words (N % TN == 0)
+//                           binding 1, read as a lane's TN columns in words (N % TN == 0)
+//   GEMM_WORDS_I8           1: the words hold int8 values; GEMM_WORD_ZP_A / GEMM_WORD_ZP_B are
+//                           the zero points gemm_load_a / gemm_load_b subtract
 // (16-byte loads; zero points must be 0, which fp32 operands always have).
 // Loads of A walk k fastest and loads of B walk n fastest, so both are coalesced for the
 // row-major layouts the converter chooses (A = [M][K], B = [K][N]). With TM and TN
@@ -71,7 +74,13 @@
 #error "GEMM_STAGES 0 takes register blocks of whole vec4s"
 #endif
 #define GEMM_LANES (BN / TN)
-#if GEMM_A64
+#if GEMM_A64 && GEMM_WORDS_I8
+// 8 int8 operands in one double (see below), each sign-extended and its zero point taken out.
+#define GEMM_A_K 8
+#define GEMM_A_T double
+#define GEMM_A_AT(v, c) \
+  (bitfieldExtract(int(unpackDouble2x32(v)[(c) / 4u]), 8 * int((c) % 4u), 8) - int(GEMM_WORD_ZP_A))
+#elif GEMM_A64
 #define GEMM_A_K 8
 // 8 fp32 operands as 4 doubles: subgroup operations take 64-bit floats with shaderFloat64
 // alone (64-bit integers would need shaderSubgroupExtendedTypes); only the bits move.
@@ -92,20 +101,34 @@
 // lane: what counts is components, not bytes. 64-bit words halve the components of A's loads
 // and broadcasts (GEMM_A64) and of B's loads (GEMM_B64): MobileNetV2 on lavapipe ran 18 %
 // fewer instructions per inference (benchmarks/results/lavapipe-words-2026-11-29.md).
-#if GEMM_B64
-#if TN == 8
-#define GEMM_B_WORDS u64vec4
-#elif TN == 4
-#define GEMM_B_WORDS u64vec2
-#else
+#if GEMM_B64 && (TN != 8 && TN != 4)
 #error "GEMM_B64 takes register blocks 4 or 8 columns wide"
+#elif GEMM_B64 && GEMM_WORDS_I8
+#define GEMM_B_WORDS OVGF_CAT(OVGF_I8_WORDS_, TN)  // a lane's TN int8 columns
+#define OVGF_I8_WORDS_8 uint64_t
+#define OVGF_I8_WORDS_4 uint
+#elif GEMM_B64
+#define GEMM_B_WORDS OVGF_CAT(OVGF_F32_WORDS_, TN)  // a lane's TN fp32 columns
+#define OVGF_F32_WORDS_8 u64vec4
+#define OVGF_F32_WORDS_4 u64vec2
 #endif
+#if GEMM_B64
 layout(set = 0, binding = 1) readonly buffer GemmBWords { GEMM_B_WORDS gemm_b_words[]; };
 #endif
-#if GEMM_A64
+#if GEMM_A64 && GEMM_WORDS_I8
+double gemm_as_doubles(uint64_t v) { return packDouble2x32(unpackUint2x32(v)); }
+#elif GEMM_A64
 dvec4 gemm_as_doubles(u64vec4 v) {
   return dvec4(packDouble2x32(unpackUint2x32(v.x)), packDouble2x32(unpackUint2x32(v.y)),
                packDouble2x32(unpackUint2x32(v.z)), packDouble2x32(unpackUint2x32(v.w)));
+}
+#endif
+#if GEMM_B64 && GEMM_WORDS_I8
+// The 4 int8 columns of a 32-bit word, sign-extended, zero point out.
+ivec4 gemm_b_i8x4(uint word) {
+  const int w = int(word);
+  return ivec4(bitfieldExtract(w, 0, 8), bitfieldExtract(w, 8, 8), bitfieldExtract(w, 16, 8),
+               bitfieldExtract(w, 24, 8)) - ivec4(GEMM_WORD_ZP_B);
 }
 #endif
 
@@ -181,9 +204,16 @@ void gemm_main() {
           const uint n = n0 + uint(TN) * tx;
           GEMM_B_WORDS w = GEMM_B_WORDS(0);
           if (n < uint(N)) w = gemm_b_words[gemm_b_offset(batch, k, n) / uint(TN)];
+#if GEMM_WORDS_I8 && TN == 8
+          b[0] = gemm_b_i8x4(unpackUint2x32(w).x);
+          b[1] = gemm_b_i8x4(unpackUint2x32(w).y);
+#elif GEMM_WORDS_I8
+          b[0] = gemm_b_i8x4(w);
+#else
           [[unroll]] for (int j = 0; j < TN / 4; ++j) {
             b[j] = vec4(uintBitsToFloat(unpackUint2x32(w[2 * j])), uintBitsToFloat(unpackUint2x32(w[2 * j + 1])));
           }
+#endif
         }
 #else
         [[unroll]] for (int j = 0; j < TN / 4; ++j) {

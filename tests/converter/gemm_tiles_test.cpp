@@ -188,6 +188,10 @@ TEST(RuntimeShapes, ConvolutionsAndMatmulsOfEveryShapeShareAModule) {
   };
   convInt8(11, 9, 5, 20, {.pad = {1, 1, 1, 1}, .stride = {1, 1}, .dilation = {1, 1}, .inputZp = -3, .weightZp = 2});
   convInt8(14, 14, 7, 18, {.pad = {1, 0, 0, 1}, .stride = {2, 2}, .dilation = {1, 1}, .inputZp = 4, .weightZp = -1});
+  // 16 and 8 input channels: int8 words (GEMM_A64 / GEMM_B64 with GEMM_WORDS_I8), the padding
+  // read as the input zero point.
+  convInt8(8, 10, 16, 24, {.pad = {1, 1, 1, 1}, .stride = {1, 1}, .dilation = {1, 1}, .inputZp = -5, .weightZp = 3});
+  convInt8(6, 7, 8, 40, {.pad = {2, 0, 1, 1}, .stride = {1, 2}, .dilation = {1, 1}, .inputZp = 7, .weightZp = -2});
   auto matmul = [&](std::int64_t batch, std::int64_t m, std::int64_t k, std::int64_t n) {
     Value a = b.input(fmt::format("x{}", inputs.size()), DType::Fp32, {batch, m, k});
     inputs.push_back(randomFp32({batch, m, k}, rng));
@@ -201,12 +205,13 @@ TEST(RuntimeShapes, ConvolutionsAndMatmulsOfEveryShapeShareAModule) {
   auto graph = b.build();
   ASSERT_TRUE(graph) << graph.error().message();
 
-  // 11 kernels in 8 modules. The fp32 gather: at N = 36 (8 input channels as 64-bit words,
+  // 13 kernels in 11 modules. The fp32 gather: at N = 36 (8 input channels as 64-bit words,
   // GEMM_A64; B by vec4s, 36 % 8 != 0), and at N <= 32 (half width, B as words, GEMM_B64) with
   // IC 12 and 4 (A by vec4s) or IC 8 (A as words). The 1x1 path (A and B as words) at N = 40
-  // and N = 28 (half width). int8 (N = 20, 18: half width). MATMUL with C 36, 20 (A by vec4s,
+  // and N = 28 (half width). int8, half width: B as int8 words (N = 20), neither (N = 18), both
+  // (IC 16, N = 24); and both at full width (IC 8, N = 40). MATMUL with C 36, 20 (A by vec4s,
   // W 132, 44: B by vec4s) and with C 24, W 40 (A and B as words).
-  expectRuntimeShapesShareModules(*graph, inputs, 11, 8);
+  expectRuntimeShapesShareModules(*graph, inputs, 13, 11);
 }
 
 TEST(TuningOverrides, SetEntriesAndRejectBadSpecs) {
