@@ -88,7 +88,8 @@ INSTANTIATE_TEST_SUITE_P(Ops, OpSweep, ::testing::ValuesIn(sweepCases()),
 
 // DEPTHWISE_CONV2D cases of the CPU device's 64-bit-word kernel (DW_LANES in
 // shaders/depthwise_conv2d.comp: 2 fp32 or 8 int8 channels per word): a bias per channel, a
-// last tile of fewer than 4 columns, batches, and the epilogues whose results it packs itself:
+// last tile of fewer columns than an invocation owns (4 int8, 8 fp32), batches, and the
+// epilogues whose results it packs itself:
 // an int8 RESCALE per channel (its scales in registers, DW_SCALE_SLOT), two of them (read per
 // output), none (int32 words) and an fp32 CLAMP.
 void addDepthwiseWordCases(std::vector<Case>& cases) {
@@ -119,7 +120,7 @@ void addDepthwiseWordCases(std::vector<Case>& cases) {
   cases.push_back(int8Case("DEPTHWISE_CONV2D_INT8_words_two_rescales", 16, 2));
   cases.push_back(int8Case("DEPTHWISE_CONV2D_INT8_words_int32", 8, 0));
   cases.push_back({"DEPTHWISE_CONV2D_FP32_words_clamp", [](tosa::Builder& b, auto& in, auto& rng) {
-                     Value x = input(b, in, rng, DType::Fp32, {2, 6, 7, 6}, -2, 2);
+                     Value x = input(b, in, rng, DType::Fp32, {2, 6, 11, 6}, -2, 2);
                      Value w = b.constant(randomTensor(DType::Fp32, {3, 3, 6, 1}, rng, -1, 1));
                      Value bias = b.constant(randomTensor(DType::Fp32, {6}, rng, -1, 1));
                      tosa::ConvParams p;
