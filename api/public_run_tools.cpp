@@ -96,15 +96,18 @@ CheckReport Session::check(const std::map<std::string, Tensor>& inputs, const st
     parts = unwrap(api::checkCarriedGraphs(*state_->session, graphs, hostInputs, hostOutputs));
   }
   CheckReport report;
+  bool failed = false;
   for (const api::PartCheck& part : parts) {
     for (const runner::OutputCheck& c : part.checks) {
       const tosa::compliance::Verdict& v = c.verdict;
       report.outputs.push_back({part.label, c.name, v.pass, runner::formatCheck(c),
                                 std::string(tosa::compliance::toString(v.mode)), v.elements, v.failures, v.maxAbsError,
-                                v.maxUlpError});
+                                v.maxUlpError, v.inconclusive});
       report.pass = report.pass && c.verdict.pass;
+      failed = failed || (!v.pass && !v.inconclusive);
     }
   }
+  report.inconclusive = !report.pass && !failed;
   return report;
 }
 

@@ -10,7 +10,8 @@
 //                                     --against model:OTHER.tosa on another; reports the first
 //                                     operator, in operator order, whose output is beyond its
 //                                     tolerance.
-// Exit 1 when something differs, 2 for bad input.
+// Exit 1 when something differs, 2 for bad input, 3 when nothing differs but some tensors'
+// tolerances are too wide to judge them (inconclusive: see tosa/compliance.h).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
@@ -96,15 +97,18 @@ int compareModel(const CompareArgs& args) {
     return a->producerIndex < b->producerIndex;
   });
   const TensorInfo* first = nullptr;
+  const TensorInfo* firstInconclusive = nullptr;
   std::size_t failed = 0;
+  std::size_t inconclusive = 0;
   for (const TensorInfo* info : order) {
     const OutputCheck* c = checks.count(info->name) ? checks[info->name] : nullptr;
     if (c == nullptr) continue;  // a `state:` output is judged under its own name below
-    if (!c->pass && failed++ == 0) first = info;
+    if (c->inconclusive && inconclusive++ == 0) firstInconclusive = info;
+    if (!c->pass && !c->inconclusive && failed++ == 0) first = info;
     if (args.all && !quiet()) std::printf("%s: %s\n", describe(*info).c_str(), c->line.c_str());
   }
   for (const OutputCheck& c : report.outputs) {
-    if (!c.pass &&
+    if (!c.pass && !c.inconclusive &&
         !std::any_of(order.begin(), order.end(), [&](const TensorInfo* t) { return t->name == c.output; })) {
       if (failed++ == 0) std::printf("%s\n", c.line.c_str());
     }
@@ -112,6 +116,15 @@ int compareModel(const CompareArgs& args) {
   const std::string against = args.against == "reference"
                                   ? "the reference interpreter"
                                   : "the reference interpreter on " + args.against.substr(6);
+  if (failed == 0 && firstInconclusive != nullptr) {
+    // Tolerances propagated from the graph's inputs grow with depth: past some operator they
+    // judge nothing (tosa/compliance.h), so the operators from there on are not vouched for.
+    std::printf("%s: no computed tensor beyond TOSA's tolerance of %s on %s, but %zu of %zu could not be judged, "
+                "the first at %s: %s\n",
+                args.run.path.c_str(), against.c_str(), model.deviceName().c_str(), inconclusive,
+                report.outputs.size(), describe(*firstInconclusive).c_str(), checks[firstInconclusive->name]->line.c_str());
+    return 3;
+  }
   if (failed == 0) {
     if (!quiet()) {
       std::printf("%s: all %zu computed tensors within TOSA's tolerance of %s on %s\n", args.run.path.c_str(),

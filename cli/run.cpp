@@ -24,7 +24,8 @@ void setup(CLI::App& sub, Action& action) {
   CLI::Option* check = sub.add_option("--check", options->check,
                                       "Compare every output with the reference interpreter on MODEL.tosa (TOSA compliance "
                                       "rules); without a file, on the TOSA graph the VGF's GRAPH segments (or the "
-                                      ".pte's delegates) carry")
+                                      ".pte's delegates) carry. Exit 1 on FAIL; 3 INCONCLUSIVE: a deep graph's "
+                                      "tolerance is at least |output| at every element (see `openvgf compare`)")
                            ->expected(0, 1)
                            ->type_name("[MODEL.tosa]");
   sub.add_flag("--no-pipeline-cache", options->noPipelineCache, "Do not read or write the pipeline cache");

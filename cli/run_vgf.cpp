@@ -5,7 +5,8 @@
 // name or in order (`state:` inputs left out take their initial values), a Session runs the
 // model, the outputs are written, and optionally the run is repeated (min/median latency),
 // profiled (Chrome trace + summary) and checked against the reference interpreter
-// (Session::check; exit 1 on failure). Bad input is rejected before any device is touched.
+// (Session::check; exit 1 on failure, 3 when inconclusive). Bad input is rejected before any
+// device is touched.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -45,13 +46,15 @@ void writeOutputs(const RunOptions& options, const Model& model, const std::vect
   for (std::size_t i = 0; i < files.size(); ++i) writeNpy(files[i].string(), outputs[i], model.outputs()[i].isUnsigned);
 }
 
-// Prints the check lines; returns whether every output passed.
-bool printCheck(const CheckReport& report) {
+// Prints the check lines; returns the exit code: 0 every output passed, 1 one failed, 3 none
+// failed but one was inconclusive (a tolerance too wide to judge it: not a PASS).
+int printCheck(const CheckReport& report) {
   for (const OutputCheck& c : report.outputs) {
     if (!c.pass || !quiet()) std::printf("%s%s%s\n", c.part.c_str(), c.part.empty() ? "" : ": ", c.line.c_str());
   }
-  if (!report.pass || !quiet()) std::printf("check: %s\n", report.pass ? "PASS" : "FAIL");
-  return report.pass;
+  const char* verdict = report.pass ? "PASS" : (report.inconclusive ? "INCONCLUSIVE" : "FAIL");
+  if (!report.pass || !quiet()) std::printf("check: %s\n", verdict);
+  return report.pass ? 0 : (report.inconclusive ? 3 : 1);
 }
 
 // One block per pipeline: its module, the dispatches that use it, then the driver's
@@ -144,7 +147,7 @@ int runModel(const RunOptions& options) {
     if (!quiet()) std::fputs(profileSummary(profiles).c_str(), stderr);
   }
   int exitCode = 0;
-  if ((options.checkSelf || !options.check.empty()) && !printCheck(session.check(inputs, outputs))) exitCode = 1;
+  if (options.checkSelf || !options.check.empty()) exitCode = printCheck(session.check(inputs, outputs));
   if (latencies.size() > 1 && !quiet()) {
     std::printf("%s: %zu runs on %s: min %.3f ms, median %.3f ms\n", options.path.c_str(), latencies.size(),
                 model.deviceName().c_str(), *std::min_element(latencies.begin(), latencies.end()), median(latencies));

@@ -74,9 +74,16 @@ std::string formatCheck(const OutputCheck& check) {
       stats = fmt::format("max abs error {:.3g}, max ULP error {:.3g}", v.maxAbsError, v.maxUlpError);
       break;
   }
-  std::string line = fmt::format("{}: {} ({}; {} check, {} elements)", check.name, v.pass ? "PASS" : "FAIL", stats,
-                                 tosa::compliance::toString(v.mode), v.elements);
+  const char* verdict = v.pass ? "PASS" : (v.inconclusive ? "INCONCLUSIVE" : "FAIL");
+  // An absolute tolerance means little without the size of what it bounds: both are shown.
+  const std::string tolerance =
+      v.mode == tosa::compliance::CheckMode::AbsError
+          ? fmt::format(" (tolerance up to {:.3g}, |values| up to {:.3g})", v.maxTolerance, v.maxMagnitude)
+          : std::string();
+  std::string line = fmt::format("{}: {} ({}; {} check{}, {} elements)", check.name, verdict, stats,
+                                 tosa::compliance::toString(v.mode), tolerance, v.elements);
   if (!v.pass && !v.message.empty()) line += fmt::format(": {}", v.message);
+  if (v.inconclusive) line += "; `openvgf compare MODEL.tosa` judges the graph's operators one by one";
   if (!v.pass && !check.unpredictable.empty()) {
     line += fmt::format("; the reference reports {} (TOSA calls this run's results unpredictable)", check.unpredictable);
   }

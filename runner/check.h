@@ -38,7 +38,8 @@ Result<std::vector<OutputCheck>> checkAgainstReference(const tosa::Graph& graph,
                                                        tosa::reference::VariableState* state = nullptr);
 
 /// "name: PASS (max abs error 1e-06, max ULP error 0.5)" style line for one output; a FAIL
-/// line ends with the reference's REQUIRE failures when it had any.
+/// line ends with the reference's REQUIRE failures when it had any; an INCONCLUSIVE one
+/// (Verdict::inconclusive) names the tolerance, the output's magnitude and `openvgf compare`.
 std::string formatCheck(const OutputCheck& check);
 
 }  // namespace openvgf::runner

@@ -87,6 +87,8 @@ fi
 case "$rc" in
   0) echo "PASS: every output matches the TOSA reference within TOSA's compliance rules" ;;
   1) echo "FAIL: outputs differ from the TOSA reference, or the run failed (see above)" ;;
+  3) echo "INCONCLUSIVE: the tolerance TOSA's per-operator rules give this deep model's output is wider than the output" \
+       "(docs/running.md#judging-deep-graphs); judge it operator by operator with: openvgf compare $TOSA -i $INPUT" ;;
   *) echo "ERROR: openvgf run exited with $rc (see above)" ;;
 esac
 

@@ -226,12 +226,25 @@ Verdict checkAbsError(std::span<const double> test, std::span<const double> ref,
   for (std::size_t i = 0; i < test.size() && i < ref.size(); ++i) {
     trackError(v, test[i], ref[i], type);
     const double b = bound.empty() ? 0.0 : (bound.size() == 1 ? bound[0] : bound[std::min(i, bound.size() - 1)]);
+    v.maxTolerance = std::max(v.maxTolerance, std::isnan(b) ? kInf : b);
+    if (std::isfinite(ref[i])) v.maxMagnitude = std::max(v.maxMagnitude, std::fabs(ref[i]));
     if (!checkFpBound(test[i], ref[i], b, type)) {
       noteFailure(v, static_cast<std::int64_t>(i),
                   fmt::format("element {}: expected {} +- {}, got {}", i, ref[i], b, test[i]));
     }
   }
   return v;
+}
+
+bool vacuousTolerance(std::span<const double> bound, std::span<const double> ref) {
+  if (bound.empty()) return false;
+  bool positive = false;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const double b = bound[std::min(i, bound.size() - 1)];
+    positive = positive || !(b <= 0.0);  // NaN: no bound
+    if (std::isfinite(ref[i]) && b < std::fabs(ref[i])) return false;
+  }
+  return positive;
 }
 
 Verdict checkDotProduct(std::span<const double> test, std::span<const double> ref, std::span<const double> bounds,
@@ -328,6 +341,14 @@ Result<Verdict> check(const Rule& rule, const HostTensor& actual, const HostTens
       std::vector<double> scaled(rule.absBound);
       for (double& b : scaled) b *= rule.chainFactor;
       v = checkAbsError(test, precise, scaled, t);
+      if (rule.chained && v.pass && vacuousTolerance(scaled, precise)) {
+        v.pass = false;
+        v.inconclusive = true;
+        v.message = fmt::format(
+            "the tolerance propagated through the graph, up to {:.3g}, is at least |reference| at every element "
+            "(the largest {:.3g}): an all-zero answer would pass, so it cannot tell a right answer from a wrong one",
+            v.maxTolerance, v.maxMagnitude);
+      }
       break;
     }
     case CheckMode::DotProduct:
@@ -339,7 +360,7 @@ Result<Verdict> check(const Rule& rule, const HostTensor& actual, const HostTens
 }
 
 std::string summary(const Verdict& v) {
-  std::string head = fmt::format("{} ({}", v.pass ? "pass" : "FAIL", toString(v.mode));
+  std::string head = fmt::format("{} ({}", v.pass ? "pass" : (v.inconclusive ? "INCONCLUSIVE" : "FAIL"), toString(v.mode));
   switch (v.mode) {
     case CheckMode::DotProduct:
       head += fmt::format(", max |err| {:.3g} of {:.3g}, sum err^2 {:.3g} of {:.3g}", v.maxDotError, v.absBoundLimit,
@@ -350,7 +371,11 @@ std::string summary(const Verdict& v) {
     default: head += fmt::format(", max abs error {:.3g}, max {:.3g} ulp", v.maxAbsError, v.maxUlpError); break;
   }
   head += ")";
-  if (!v.pass) head += fmt::format(": {} element(s) failed; first: {}", v.failures, v.message);
+  if (v.inconclusive) {
+    head += ": " + v.message;
+  } else if (!v.pass) {
+    head += fmt::format(": {} element(s) failed; first: {}", v.failures, v.message);
+  }
   return head;
 }
 

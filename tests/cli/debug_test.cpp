@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "tests/support/cli_runner.h"
 #include "tosa/builder.h"
 #include "tosa/npy.h"
+#include "vgf/decoder.h"
 
 namespace openvgf {
 namespace {
@@ -360,14 +362,17 @@ TEST_F(Debug, CompareModelNamesTheFirstOperatorBeyondTolerance) {
 }
 
 #ifdef OPENVGF_ZOO
-// Acceptance (issue 35): a photo on a zoo classifier equals the same image passed as .npy
-// after the same preprocessing (computed here).
-TEST_F(Debug, ZooClassifierTakesAPngAsItsNpy) {
+// The zoo's MobileNetV2 at 32x32, written and converted once for both parts below (its
+// shaders compile once: the parts share the test's caches).
+TEST_F(Debug, ZooMobileNetV2TakesAPngAsItsNpyAndItsCheckIsNoPass) {
   CommandResult zoo = testing::runCommand(std::string(OPENVGF_ZOO) + " --out " + path("zoo") +
-                                          " --models mobilenet_v2 --resolution 32 --no-weights --no-inputs");
+                                          " --models mobilenet_v2 --resolution 32 --no-weights");
   ASSERT_EQ(zoo.exitCode, 0) << zoo.output;
   const std::string model = path("zoo/mobilenet_v2_r32.tosa");
   ASSERT_TRUE(fs::exists(model)) << zoo.output;
+
+  // Acceptance (issue 35): a photo on a zoo classifier equals the same image passed as .npy
+  // after the same preprocessing (computed here).
   const std::vector<std::uint8_t> rgb = pattern(32, 32);
   const std::string png = writePng("cat.png", 32, 32, rgb);
   tosa::HostTensor x(tosa::DType::Fp32, {1, 32, 32, 3});
@@ -380,6 +385,48 @@ TEST_F(Debug, ZooClassifierTakesAPngAsItsNpy) {
   EXPECT_THAT(fromPng.output, HasSubstr("top 3: "));
   ASSERT_EQ(run("run " + model + " --input " + npy + " -o " + path("b.npy")).exitCode, 0);
   EXPECT_EQ(read("a.npy"), read("b.npy"));
+
+  // Trust: `run --check` on a deep graph. MobileNetV2's output tolerance, propagated worst-case
+  // through its ~60 operators (tosa/compliance.h), is larger than its logits: a VGF whose first
+  // convolution's weights are negated (so it no longer computes what the .tosa says) passed
+  // within it. Now neither it nor the intact VGF gets a PASS: both are INCONCLUSIVE (exit 3),
+  // naming the tolerance and the output's magnitude.
+  const std::string input = path("zoo/mobilenet_v2_r32/inputs/input.npy");
+  const std::string good = path("good.vgf");
+  // For this device, as the runs above converted it: its shaders are cached already.
+  CommandResult converted = run("convert " + model + " --target native -o " + good);
+  ASSERT_EQ(converted.exitCode, 0) << converted.output;
+  // The corrupted VGF: every fp32 word of the first dispatch's first constant negated.
+  std::string bytes = read("good.vgf");
+  std::span<const std::uint8_t> view(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+  Result<vgf::File> file = vgf::decode(view);
+  ASSERT_TRUE(file) << file.error().message();
+  ASSERT_FALSE(file->segments.empty());
+  ASSERT_FALSE(file->segments[0].constants.empty());
+  const vgf::Constant& weights = file->constants[file->segments[0].constants[0]];
+  ASSERT_GE(weights.data.size(), 4u * 27);  // at least one 3x3x3 filter of fp32
+  const std::size_t offset = static_cast<std::size_t>(weights.data.data() - view.data());
+  std::string corrupted = bytes;
+  for (std::size_t i = 3; i < weights.data.size(); i += 4) corrupted[offset + i] ^= static_cast<char>(0x80);
+  const std::string bad = write("bad.vgf", corrupted);
+  for (const std::string& vgfPath : {good, bad}) {
+    const std::string out = vgfPath == good ? path("good.npy") : path("bad.npy");
+    CommandResult checked = run("run " + vgfPath + " -i " + input + " -o " + out + " --check " + model);
+    EXPECT_EQ(checked.exitCode, 3) << checked.output;
+    EXPECT_THAT(checked.output, Not(HasSubstr("PASS"))) << vgfPath;
+    EXPECT_THAT(checked.output, HasSubstr("reshape: INCONCLUSIVE (max abs error "));
+    EXPECT_THAT(checked.output, HasSubstr("the tolerance propagated through the graph, up to "));
+    EXPECT_THAT(checked.output, HasSubstr("is at least |reference| at every element (the largest "));
+    EXPECT_THAT(checked.output, HasSubstr("`openvgf compare MODEL.tosa` judges the graph's operators one by one"));
+    EXPECT_THAT(checked.output, HasSubstr("\ncheck: INCONCLUSIVE\n"));
+  }
+  // The corruption is real: the logits moved by more than 0.5 (an independent comparison).
+  CommandResult moved = run("compare " + path("bad.npy") + " " + path("good.npy") + " --atol 0.5");
+  EXPECT_EQ(moved.exitCode, 1) << moved.output;
+  // -q still prints what is not a PASS.
+  CommandResult quiet = run("-q run " + model + " -i " + input + " --check");
+  EXPECT_EQ(quiet.exitCode, 3) << quiet.output;
+  EXPECT_THAT(quiet.output, HasSubstr("check: INCONCLUSIVE"));
 }
 #endif
 

@@ -115,10 +115,11 @@ tosa::ConvParams samePadding3x3() {
   return p;
 }
 
-/// CONV2D 3x3, pad 1, NHWC [2,h,w,ic] -> oc channels, then CLAMP (a fused epilogue).
+/// CONV2D 3x3, pad 1, NHWC [2,h,w,ic] -> oc channels, then (floats, `clamp`) CLAMP (a fused
+/// epilogue).
 TestGraph conv2dGraph(DType type, std::int64_t h, std::int64_t w, std::int64_t ic, std::int64_t oc,
                       std::optional<DType> accType, std::mt19937& rng, std::int64_t inputZp = 0,
-                      std::optional<DType> weightType = std::nullopt) {
+                      std::optional<DType> weightType = std::nullopt, bool clamp = true) {
   TestGraph g;
   tosa::Builder b;
   g.inputs.push_back(randomTensor(type, {2, h, w, ic}, rng));
@@ -128,7 +129,7 @@ TestGraph conv2dGraph(DType type, std::int64_t h, std::int64_t w, std::int64_t i
   p.accType = accType;
   p.inputZp = inputZp;
   Value y = b.conv2d(x, wt, std::nullopt, p);
-  if (type == DType::Int8) {
+  if (type == DType::Int8 || !clamp) {
     b.output(y);
   } else {
     b.output(b.clamp(y, -2.0, 2.0));
@@ -1655,7 +1656,10 @@ TEST_F(NativeTargetRun, Fp16Matmul) {
 TEST_F(NativeTargetRun, Fp16Conv2dWithClamp) {
   std::mt19937 rng(22);
   expectPasses(conv2dGraph(DType::Fp16, 7, 9, 20, 36, DType::Fp32, rng));
-  expectPasses(conv2dGraph(DType::Fp16, 7, 9, 20, 36, DType::Fp16, rng));
+  // fp16 accumulators over KS 180: TOSA's bound (about 15 here) is wider than a CLAMP to +-2,
+  // so the clamped output could not be judged (INCONCLUSIVE, tosa/compliance.h); the
+  // convolution's own output is, under its dot-product rule (with the statistical part).
+  expectPasses(conv2dGraph(DType::Fp16, 7, 9, 20, 36, DType::Fp16, rng, 0, std::nullopt, false));
   expectPasses(conv2dGraph(DType::Fp16, 6, 8, 32, 64, DType::Fp32, rng));
 }
 

@@ -135,5 +135,103 @@ TEST(Compliance, GraphLevelCheckOfAConv) {
   EXPECT_EQ((*failed)[0].firstFailIndex, 17);
 }
 
+TEST(Compliance, VacuousToleranceWouldPassAnAllZeroAnswer) {
+  using V = std::vector<double>;
+  const V ref{4.0, -1.0, 0.5};
+  EXPECT_FALSE(vacuousTolerance(V{0.0}, ref));
+  EXPECT_FALSE(vacuousTolerance(V{}, ref));
+  EXPECT_FALSE(vacuousTolerance(V{0.0}, V{0.0, 0.0}));  // exact: an all-zero output must be all zero
+  EXPECT_FALSE(vacuousTolerance(V{3.99}, ref));        // zero fails at the largest element
+  EXPECT_TRUE(vacuousTolerance(V{4.0}, ref));
+  // Per element: one wide element does not make the rest vacuous, and the reverse.
+  EXPECT_FALSE(vacuousTolerance(V{100.0, 0.1, 0.1}, ref));
+  EXPECT_FALSE(vacuousTolerance(V{4.0, 1.0, 0.4}, ref));
+  EXPECT_TRUE(vacuousTolerance(V{4.0, 1.0, 0.5}, ref));
+  EXPECT_TRUE(vacuousTolerance(V{std::numeric_limits<double>::infinity()}, V{1e30}));
+  EXPECT_TRUE(vacuousTolerance(V{1e-30}, V{0.0, 0.0}));  // any tolerance around an all-zero output
+  // A non-finite reference value is judged by its own rule (NaN must be NaN), not by size.
+  EXPECT_TRUE(vacuousTolerance(V{1.0}, V{std::numeric_limits<double>::quiet_NaN(), 0.5}));
+}
+
+TEST(Compliance, AChainedRuleTooWideToJudgeIsInconclusive) {
+  const HostTensor expected = floats(DType::Fp32, {3}, {4.0, -1.0, 0.5});
+  const std::vector<double> precise{4.0, -1.0, 0.5};
+  Rule rule;
+  rule.mode = CheckMode::AbsError;
+  rule.absBound = {4.0};
+  rule.chained = true;
+  // All zeros is within +-4 of every element: neither PASS nor FAIL.
+  Result<Verdict> zeros = check(rule, floats(DType::Fp32, {3}, {0, 0, 0}), expected, precise);
+  ASSERT_TRUE(zeros);
+  EXPECT_FALSE(zeros->pass);
+  EXPECT_TRUE(zeros->inconclusive);
+  EXPECT_EQ(zeros->failures, 0);
+  EXPECT_EQ(zeros->maxTolerance, 4.0);
+  EXPECT_EQ(zeros->maxMagnitude, 4.0);
+  EXPECT_THAT(zeros->message, ::testing::HasSubstr("up to 4, is at least |reference| at every element (the largest 4)"));
+  EXPECT_THAT(summary(*zeros), ::testing::StartsWith("INCONCLUSIVE (ABS_ERROR"));
+  // The exact answer too: the verdict is about the tolerance, not the answer.
+  Result<Verdict> exact = check(rule, expected, expected, precise);
+  ASSERT_TRUE(exact);
+  EXPECT_TRUE(exact->inconclusive);
+  // Beyond even that tolerance: FAIL, not inconclusive.
+  Result<Verdict> far = check(rule, floats(DType::Fp32, {3}, {9, -1, 0.5}), expected, precise);
+  ASSERT_TRUE(far);
+  EXPECT_FALSE(far->pass);
+  EXPECT_FALSE(far->inconclusive);
+  EXPECT_EQ(far->failures, 1);
+  // A tolerance below the magnitude judges: the exact answer passes, zeros fail.
+  rule.absBound = {0.5};
+  EXPECT_TRUE(check(rule, expected, expected, precise)->pass);
+  EXPECT_FALSE(check(rule, floats(DType::Fp32, {3}, {0, 0, 0}), expected, precise)->inconclusive);
+  // An operator's own ABS_ERROR rule (not chained) is TOSA's: judged as it is.
+  rule.absBound = {4.0};
+  rule.chained = false;
+  EXPECT_TRUE(check(rule, floats(DType::Fp32, {3}, {0, 0, 0}), expected, precise)->pass);
+}
+
+// A chain of 1x1 convolutions over 8 channels: each scales the propagated tolerance by about
+// sum|w| but the values by less (signs cancel), so the output tolerance outgrows the output.
+// `layers` convolutions, then the fp32 run judged against the precise one.
+Verdict chainOfConvolutions(int layers) {
+  GraphBuilder g;
+  std::vector<double> in(2 * 2 * 8);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = std::sin(static_cast<double>(i) + 0.3);
+  std::string x = g.input(floats(DType::Fp32, {1, 2, 2, 8}, in));
+  auto bias = g.constant(floats(DType::Fp32, {8}, std::vector<double>(8, 0.0)));
+  for (int l = 0; l < layers; ++l) {
+    std::vector<double> w(8 * 8);
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = 0.4 * std::cos(static_cast<double>(i) * 0.7 + l);
+    auto wt = g.constant(floats(DType::Fp32, {8, 1, 1, 8}, w));
+    auto out = g.tensor(DType::Fp32, {1, 2, 2, 8});
+    g.op(Op::Conv2d, {x, wt, bias}, {out}, ConvAttrs{{0, 0, 0, 0}, {1, 1}, {1, 1}, false, DType::Fp32});
+    x = out;
+  }
+  g.output(x);
+  reference::RunOptions precise;
+  precise.precise = true;
+  auto ref = g.run(precise);
+  EXPECT_TRUE(ref) << ref.error().message();
+  auto normal = g.run();
+  EXPECT_TRUE(normal);
+  if (!ref || !normal) return {};
+  EXPECT_EQ(ref->outputs[0].rule.chained, layers > 1);
+  std::vector<HostTensor> actual{normal->outputs[0].value};
+  auto verdicts = reference::checkOutputs(*ref, actual);
+  EXPECT_TRUE(verdicts) << verdicts.error().message();
+  return verdicts ? (*verdicts)[0] : Verdict{};
+}
+
+TEST(Compliance, DeepChainsAreInconclusiveShortOnesJudged) {
+  const Verdict shallow = chainOfConvolutions(3);
+  EXPECT_TRUE(shallow.pass) << summary(shallow);
+  EXPECT_LT(shallow.maxTolerance, 1e-3 * shallow.maxMagnitude) << summary(shallow);
+  const Verdict deep = chainOfConvolutions(40);
+  EXPECT_FALSE(deep.pass) << summary(deep);
+  EXPECT_TRUE(deep.inconclusive) << summary(deep);
+  EXPECT_GE(deep.maxTolerance, deep.maxMagnitude) << summary(deep);
+  EXPECT_EQ(deep.failures, 0) << summary(deep);
+}
+
 }  // namespace
 }  // namespace openvgf::tosa

@@ -152,9 +152,12 @@ Context scratchContext(const Context& ctx, std::vector<Diagnostic>& scratch) {
 }
 
 /// Upstream error carried through a non-dot-product operator: the operator re-run with each
-/// floating-point input shifted by +-its tolerance, keeping the largest deviation per element.
+/// floating-point input shifted by +-its tolerance, element by element where the input has
+/// one per element (`inElementTol`, else its largest `inTol`), keeping the largest deviation
+/// per element. Per element, so that one wide element (an overflow) does not widen all.
 std::vector<std::vector<double>> propagateUpstream(const Context& ctx, Inputs in, const Outputs& outs,
                                                    const std::vector<double>& inTol,
+                                                   const std::vector<const std::vector<double>*>& inElementTol,
                                                    const RuleTracker::Dispatch& dispatch) {
   std::vector<std::vector<double>> propagated(outs.size());
   for (std::size_t k = 0; k < outs.size(); ++k) propagated[k].assign(outs[k].floats.size(), 0.0);
@@ -162,7 +165,12 @@ std::vector<std::vector<double>> propagateUpstream(const Context& ctx, Inputs in
     if (inTol[j] <= 0.0) continue;
     for (double sign : {1.0, -1.0}) {
       Value shifted = *in[j];
-      for (double& v : shifted.floats) v += sign * inTol[j];
+      const std::vector<double>* perElement = inElementTol[j];
+      if (perElement != nullptr && perElement->size() == shifted.floats.size()) {
+        for (std::size_t i = 0; i < shifted.floats.size(); ++i) shifted.floats[i] += sign * (*perElement)[i];
+      } else {
+        for (double& v : shifted.floats) v += sign * inTol[j];
+      }
       std::vector<const Value*> args(in.begin(), in.end());
       args[j] = &shifted;
       std::vector<Diagnostic> scratch;
@@ -232,6 +240,7 @@ Result<void> RuleTracker::onOperator(Context& ctx, Inputs in, const Outputs& out
   const Operator& op = ctx.op();
   // Upstream tolerance of each floating-point input (0 for graph inputs and constants).
   std::vector<double> inTol(in.size(), 0.0);
+  std::vector<const std::vector<double>*> inElementTol(in.size(), nullptr);
   int upstreamDepth = 0;
   double upstreamTol = 0.0;
   for (std::size_t i = 0; i < op.inputs.size() && i < in.size(); ++i) {
@@ -239,6 +248,7 @@ Result<void> RuleTracker::onOperator(Context& ctx, Inputs in, const Outputs& out
     auto it = infos_.find(op.inputs[i]);
     if (it == infos_.end()) continue;
     inTol[i] = it->second.maxAbsTol;
+    if (!it->second.elementTol.empty()) inElementTol[i] = &it->second.elementTol;
     upstreamDepth = std::max(upstreamDepth, it->second.depth);
     upstreamTol = std::max(upstreamTol, it->second.maxAbsTol);
   }
@@ -255,7 +265,7 @@ Result<void> RuleTracker::onOperator(Context& ctx, Inputs in, const Outputs& out
   // Propagation of upstream errors through a non-dot-product operator.
   std::vector<std::vector<double>> propagated(outs.size());
   if (hasUpstream && anyFloatOut && !isDotProductOp(op.op) && op.op != Op::CondIf && op.op != Op::WhileLoop) {
-    propagated = propagateUpstream(ctx, in, outs, inTol, dispatch);
+    propagated = propagateUpstream(ctx, in, outs, inTol, inElementTol, dispatch);
   }
   for (std::size_t k = 0; k < outs.size() && k < op.outputs.size(); ++k) {
     const Value& out = outs[k];
@@ -320,6 +330,7 @@ Result<void> RuleTracker::onOperator(Context& ctx, Inputs in, const Outputs& out
     if (hasUpstream) {
       // Own bound plus the propagated upstream error, judged as one absolute bound per element.
       rule.mode = CheckMode::AbsError;
+      rule.chained = true;
       rule.absBound.assign(tol.size(), 0.0);
       for (std::size_t i = 0; i < tol.size(); ++i) {
         const double p = i < propagated[k].size() ? propagated[k][i] : upstreamTol;
@@ -332,6 +343,11 @@ Result<void> RuleTracker::onOperator(Context& ctx, Inputs in, const Outputs& out
     }
     for (double v : tol) {
       if (std::isfinite(v)) info.maxAbsTol = std::max(info.maxAbsTol, v);
+    }
+    if (info.maxAbsTol > 0.0) {
+      // Non-finite bounds stay out of the chain, as from maxAbsTol.
+      info.elementTol = tol;
+      for (double& v : info.elementTol) v = std::isfinite(v) ? v : 0.0;
     }
     if (!keepFull) {
       rule.absBound.clear();

@@ -33,6 +33,7 @@ class RuleTracker {
     std::vector<double> bounds;
     int depth = 0;            // inexact fp operators on the longest path up to and including this one
     double maxAbsTol = 0.0;   // largest absolute tolerance (chain-scaled) of the values in this tensor
+    std::vector<double> elementTol;  // the tolerance of each value (finite; empty when maxAbsTol is 0)
   };
   std::map<std::string, Info, std::less<>> infos_;
   std::set<std::string> outputs_;

@@ -478,9 +478,16 @@ struct OutputCheck {
   std::int64_t failures = 0;     ///< elements beyond the tolerance
   double maxAbsError = 0;
   double maxUlpError = 0;        ///< floating-point outputs
+  /// Neither PASS nor FAIL (pass is false, failures 0): the tolerance propagated through the
+  /// graph to this output is at least |value| at every element, so it cannot tell a right answer
+  /// from a wrong one (deep graphs; tosa/compliance.h, docs/running.md). Judge the operators
+  /// one by one (`openvgf compare MODEL.tosa`).
+  bool inconclusive = false;
 };
 struct CheckReport {
   bool pass = true;                  ///< every output passed
+  /// Not pass, yet no output failed: some were inconclusive (`run --check` exits 3).
+  bool inconclusive = false;
   std::vector<OutputCheck> outputs;  ///< one per output (a `state:` output included), in order
 };
 
