@@ -6,6 +6,8 @@
 // (no model) prints openvgf::benchmarkTransfers (host <-> device bandwidth against a plain
 // vkCmdCopyBuffer). `--start N` times whole `openvgf run` processes started cold (empty
 // caches) and warm (the caches the cold one left), as a fresh CI runner and a second run see them.
+// `--devices LIST` measures a DevicePool instead (bench_devices.cpp): each device alone, then
+// all together, and the scaling efficiency.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -26,6 +28,7 @@
 
 #include <fmt/format.h>
 
+#include "bench_devices.h"
 #include "command.h"
 #include "openvgf/openvgf.hpp"
 
@@ -43,6 +46,8 @@ struct BenchOptions {
   std::string uploadMemory = "auto";
   double uploadChunkMiB = -1;
   int startPairs = 0;
+  std::string devices;  // --devices: the DevicePool measurement instead of the one-device one
+  unsigned jobs = 2;    // --jobs: its runs in flight per device
 };
 
 // This process's environment with every cache a run reads pointed into `cacheHome`: openvgf's
@@ -188,7 +193,35 @@ void setup(CLI::App& sub, Action& action) {
   sub.add_option("--transfer", options->transferMiB,
                  "No model: host<->device bandwidth of MIB mebibytes against vkCmdCopyBuffer (--iterations, max 20)")
       ->check(atLeast(0, false, true));
+  CLI::Option* devices =
+      sub.add_option("--devices", options->devices,
+                     "Measure a DevicePool instead: throughput (items/s) of each device alone, of all together, and "
+                     "the scaling efficiency (together / sum of alone). Devices as `openvgf batch --devices` takes "
+                     "them: all, indices and name substrings (0,1 or H200). --iterations items per device, --warmup "
+                     "untimed ones, median of 3 repeats");
+  sub.add_option("--jobs", options->jobs, "With --devices: runs in flight per device (1..8)")
+      ->check(CLI::Range(1, 8))
+      ->capture_default_str()
+      ->needs(devices);
+  for (const char* single : {"--device", "--pipelined", "--start", "--transfer", "--gpu-iterations", "--cache-dir",
+                             "--upload-memory", "--upload-chunk", "--min-time"}) {
+    devices->excludes(sub.get_option(single));
+  }
   action = [options]() -> int {
+    if (!options->devices.empty()) {
+      if (options->path.empty()) fail(ErrorCode::InvalidInput, "bench --devices: expected a model, got none");
+      DevicesBenchOptions pool;
+      pool.path = options->path;
+      pool.devices = options->devices;
+      pool.inFlight = options->jobs;
+      pool.warmup = options->bench.warmup;
+      pool.iterations = options->bench.iterations;
+      pool.target = options->bench.target;
+      pool.validate = options->bench.validate;
+      pool.json = options->bench.json;
+      std::fputs(benchmarkDevices(pool).c_str(), stdout);
+      return 0;
+    }
     if (options->transferMiB > 0) {
       if (!options->path.empty()) fail(ErrorCode::InvalidInput, "bench: expected a model or --transfer, got both");
       std::fputs(benchmarkTransfers(static_cast<std::uint64_t>(options->transferMiB * 1048576.0), options->bench).c_str(),

@@ -78,6 +78,9 @@ CLI::Validator atLeast(double minimum, bool whole = true, bool above = false);
 /// you mean 'host'?)".
 CLI::Validator oneOf(std::vector<std::string> choices);
 
+/// `text` as a JSON string literal, quotes included (names and paths are free text).
+std::string jsonString(const std::string& text);
+
 /// "812 bytes", "12.3 kB", "1.2 MB" (powers of 1000).
 std::string sizeText(std::uint64_t bytes);
 

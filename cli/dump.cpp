@@ -11,25 +11,6 @@
 #include "debug.h"
 
 namespace openvgf::cli {
-namespace {
-
-// A JSON string literal (tensor names are free text).
-std::string jsonString(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      out += fmt::format("\\u{:04x}", c);
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
-}  // namespace
 
 std::size_t graphOutputCount(const Model& model) {
   return static_cast<std::size_t>(std::count_if(model.outputs().begin(), model.outputs().end(),

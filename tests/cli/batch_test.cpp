@@ -2,7 +2,8 @@
 // `openvgf batch` (issue 34 item 1) as a user runs it, on lavapipe: a folder of 50 inputs with
 // one corrupt .npy gives 49 outputs equal to the sums computed here, names the bad one with its
 // error and exits non-zero; a re-run skips the 49 without rewriting them; folders of named
-// inputs for a model of two inputs and two outputs; device selection and usage errors.
+// inputs for a model of two inputs and two outputs; device selection and usage errors; and
+// `openvgf bench --devices`, which times the same pool on each device alone and together.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "common/file_io.h"
 #include "tests/support/cli_runner.h"
@@ -224,6 +226,47 @@ TEST_F(Batch, DeviceSelectionAndUsageErrorsAreRefusedBeforeAnyItemRuns) {
   EXPECT_THAT(help.output, HasSubstr("--devices"));
   EXPECT_THAT(help.output, HasSubstr("<input name>.npy"));
   EXPECT_THAT(help.output, HasSubstr("skipped"));
+}
+
+// `bench --devices` on lavapipe named twice (two sessions of one device, as a pool allows):
+// every timed item ran and was counted once, the efficiency is the ratio it claims, and the
+// options of the one-device measurement are refused beside it.
+TEST_F(Batch, BenchDevicesTimesEachDeviceAloneThenTogether) {
+  const std::string model = writeBiasModel();
+  CommandResult r = run("bench " + model + " --devices 0,0 --iterations 3 --warmup 1 --jobs 2 --json");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const nlohmann::json report = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+  EXPECT_EQ(report["model"], model);
+  EXPECT_EQ(report["in_flight"], 2);
+  ASSERT_EQ(report["alone"].size(), 2u);
+  double sumAlone = 0;
+  for (const nlohmann::json& device : report["alone"]) {
+    EXPECT_EQ(device["index"], 0);
+    EXPECT_EQ(device["samples"].size(), 3u);
+    EXPECT_GT(device["items_per_s"].get<double>(), 0);
+    sumAlone += device["items_per_s"].get<double>();
+  }
+  // Two sessions of device 0, 3 timed items each: 6 items, all reported as device 0's.
+  EXPECT_EQ(report["together_items_by_device"]["0"], 6);
+  EXPECT_EQ(report["together_items_by_device"].size(), 1u);
+  EXPECT_NEAR(report["efficiency"].get<double>(), report["together_items_per_s"].get<double>() / sumAlone, 1e-3);
+
+  CommandResult text = run("bench " + model + " --devices 0 --iterations 2 --warmup 0");
+  ASSERT_EQ(text.exitCode, 0) << text.output;
+  EXPECT_THAT(text.output, HasSubstr("alone: "));
+  EXPECT_THAT(text.output, HasSubstr("all 1 together: "));
+  EXPECT_THAT(text.output, HasSubstr("scaling efficiency: "));
+
+  for (const char* clash : {" --pipelined 2", " --device 0", " --start 1"}) {
+    CommandResult refused = run("bench " + model + " --devices 0" + std::string(clash));
+    EXPECT_EQ(refused.exitCode, 2) << clash << ": " << refused.output;
+    EXPECT_THAT(refused.output, HasSubstr("excludes")) << clash;
+  }
+  CommandResult jobsAlone = run("bench " + model + " --jobs 2");
+  EXPECT_EQ(jobsAlone.exitCode, 2) << jobsAlone.output;
+  CommandResult noDevice = run("bench " + model + " --devices 99");
+  EXPECT_EQ(noDevice.exitCode, 2) << noDevice.output;
+  EXPECT_THAT(noDevice.output, HasSubstr("device 99: expected an index below"));
 }
 
 }  // namespace
