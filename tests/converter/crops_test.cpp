@@ -50,12 +50,8 @@ tosa::Graph cropGraph(std::int64_t ic, bool alsoAdded, std::mt19937& rng) {
 // subgroups), where the uncropped tensor's pitch comes from the parameter buffer.
 TEST(FoldCrops, StridedConvolutionsReadTheUncroppedBuffer) {
   std::mt19937 rng(71);
-  converter::Target cpu = converter::portableTarget();
-  cpu.caps.subgroupSize = 8;
-  cpu.caps.float64 = true;  // lavapipe's: with IC 8, the input as 64-bit words (GEMM_A64)
-  converter::applyTuningTable(cpu, converter::DeviceClass::Cpu);
   converter::ConvertOptions runtimeShapes;
-  runtimeShapes.customTarget = cpu;
+  runtimeShapes.customTarget = lavapipeLikeTarget();  // with IC 8, the input as 64-bit words
   for (const converter::ConvertOptions& options : {converter::ConvertOptions{}, runtimeShapes}) {
     for (std::int64_t ic : {3, 8}) {  // element-wise and vec4 loads of the input
       SCOPED_TRACE(fmt::format("IC {}, {}", ic, options.customTarget ? "run-time shapes" : "portable"));

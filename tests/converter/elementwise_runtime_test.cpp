@@ -64,9 +64,7 @@ TEST(RuntimeShapes, ElementwiseOperatorsOfEveryShapeShareAModule) {
 // Outputs of 2^31 elements or more keep compile-time shapes (ovgf_udiv is exact below 2^31):
 // two such INT8 CLAMPs of different sizes get a module each, two smaller ones share one.
 TEST(RuntimeShapes, ElementwiseOutputsOf2Pow31ElementsKeepCompileTimeShapes) {
-  converter::Target cpu = converter::portableTarget();
-  cpu.caps.subgroupSize = 8;
-  converter::applyTuningTable(cpu, converter::DeviceClass::Cpu);
+  const converter::Target cpu = lavapipeLikeTarget();
   auto modules = [&](std::int64_t rows) {
     tosa::Builder b;
     for (std::int64_t r : {rows, rows + 2}) {

@@ -113,16 +113,24 @@ inline void expectAllPass(const RunOutcome& outcome) {
   for (const auto& c : outcome.checks) EXPECT_TRUE(c.verdict.pass) << runner::formatCheck(c);
 }
 
+/// A target as lavapipe's device gives it: the portable target with 8-lane subgroups and fp64
+/// arithmetic (GEMM operands as 64-bit words, GEMM_A64), tuned by the table's CPU entry
+/// (Tuning::runtimeShapes among others).
+inline converter::Target lavapipeLikeTarget() {
+  converter::Target cpu = converter::portableTarget();
+  cpu.caps.subgroupSize = 8;
+  cpu.caps.float64 = true;
+  converter::applyTuningTable(cpu, converter::DeviceClass::Cpu);
+  return cpu;
+}
+
 /// Run-time shapes on a CPU device (Tuning::runtimeShapes): converts `graph` for the tuning
 /// table's CPU entry with 8-lane subgroups (lavapipe's), checks every output against the
 /// reference interpreter on the default device and expects its `kernels` kernels in `modules`
 /// distinct modules; with compile-time shapes the same graph has a module per kernel.
 inline void expectRuntimeShapesShareModules(const tosa::Graph& graph, const std::vector<tosa::HostTensor>& inputs,
                                             std::size_t kernels, std::size_t modules) {
-  converter::Target cpu = converter::portableTarget();
-  cpu.caps.subgroupSize = 8;
-  cpu.caps.float64 = true;  // lavapipe's: A as 64-bit words (GEMM_A64)
-  converter::applyTuningTable(cpu, converter::DeviceClass::Cpu);
+  converter::Target cpu = lavapipeLikeTarget();
   ASSERT_TRUE(cpu.tuning.runtimeShapes);
   converter::ConvertOptions options;
   options.customTarget = cpu;
