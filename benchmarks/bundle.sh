@@ -6,31 +6,48 @@
 # packages). Each tool gets a wrapper that points LD_LIBRARY_PATH at the bundled libraries,
 # so nothing else on that machine (PyTorch, ...) sees them.
 #
+# It also packs openvgf's Python package (BUILD_DIR/python/openvgf, with its compiled
+# extension, for the Python it was built for: Debian 12's python3.11) as OUT_DIR/python/openvgf,
+# and OUT_DIR/python3, which runs the interpreter OPENVGF_PYTHON names (default
+# /usr/bin/python3; benchmarks/python_kit.sh carries Debian's to other machines) with that
+# package on PYTHONPATH and the bundled libraries on LD_LIBRARY_PATH.
+#
 #   benchmarks/bundle.sh build/release build/bundle
 #   build/bundle/openvgf devices          # on the other machine
 #   benchmarks/run.sh --bundle build/bundle
+#   OPENVGF_PYTHON=/tmp/pykit/python3 build/bundle/python3 -c 'import openvgf; print(openvgf.devices())'
 set -euo pipefail
 
 BUILD="${1:?usage: bundle.sh BUILD_DIR OUT_DIR}"
 OUT="${2:?usage: bundle.sh BUILD_DIR OUT_DIR}"
 BINARIES=("$BUILD/cli/openvgf" "$BUILD/benchmarks/models/openvgf-zoo" "$BUILD/benchmarks/models/openvgf-op-sweep")
+PACKAGE="$BUILD/python/openvgf"
 # The C/C++ runtime comes from the target machine (same or newer ABI); everything else is packed.
 SYSTEM_LIBS='^(linux-vdso|ld-linux|libc\.so|libm\.so|libgcc_s|libstdc\+\+|libpthread|libdl\.so|librt\.so)'
 
 for bin in "${BINARIES[@]}"; do
   [ -x "$bin" ] || { echo "bundle.sh: $bin not found (build it first)" >&2; exit 2; }
 done
-rm -rf "$OUT"
-mkdir -p "$OUT/bin" "$OUT/lib"
-for bin in "${BINARIES[@]}"; do
-  name="$(basename "$bin")"
-  cp "$bin" "$OUT/bin/$name"
-  strip --strip-debug "$OUT/bin/$name" 2>/dev/null || true
-  ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }' | while read -r soname path; do
+extensions=("$PACKAGE"/_openvgf.*.so)
+[ -f "${extensions[0]}" ] && [ -f "$PACKAGE/__init__.py" ] ||
+  { echo "bundle.sh: $PACKAGE: no Python package with its extension _openvgf (build it first)" >&2; exit 2; }
+
+# Copies the shared libraries `ldd FILE` names, but the C/C++ runtime, into OUT/lib.
+bundle_libraries() {
+  ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }' | while read -r soname path; do
     if ! echo "$soname" | grep -qE "$SYSTEM_LIBS"; then
       cp -L "$path" "$OUT/lib/$soname"
     fi
   done
+}
+
+rm -rf "$OUT"
+mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/python/openvgf"
+for bin in "${BINARIES[@]}"; do
+  name="$(basename "$bin")"
+  cp "$bin" "$OUT/bin/$name"
+  strip --strip-debug "$OUT/bin/$name" 2>/dev/null || true
+  bundle_libraries "$bin"
   cat >"$OUT/$name" <<EOF
 #!/usr/bin/env bash
 # $name with its bundled libraries (benchmarks/bundle.sh).
@@ -40,5 +57,22 @@ exec "\$here/bin/$name" "\$@"
 EOF
   chmod +x "$OUT/$name"
 done
+cp "$PACKAGE"/*.py "$OUT/python/openvgf/"
+for extension in "${extensions[@]}"; do
+  cp "$extension" "$OUT/python/openvgf/"
+  strip --strip-debug "$OUT/python/openvgf/$(basename "$extension")" 2>/dev/null || true
+  bundle_libraries "$extension"
+done
+cat >"$OUT/python3" <<'EOF'
+#!/usr/bin/env bash
+# The Python that OPENVGF_PYTHON names (default /usr/bin/python3: the package's extension is
+# built for Debian 12's python3.11) with the bundled openvgf package and libraries
+# (benchmarks/bundle.sh).
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+export PYTHONPATH="$here/python${PYTHONPATH:+:$PYTHONPATH}"
+export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+exec "${OPENVGF_PYTHON:-/usr/bin/python3}" "$@"
+EOF
+chmod +x "$OUT/python3"
 echo "bundle.sh: $OUT ($(du -sh "$OUT" | cut -f1)):"
-ls -l "$OUT/bin" "$OUT/lib" | sed 's/^/  /'
+ls -l "$OUT/bin" "$OUT/lib" "$OUT/python/openvgf" | sed 's/^/  /'
