@@ -29,8 +29,10 @@ for bin in "${BINARIES[@]}"; do
   [ -x "$bin" ] || { echo "bundle.sh: $bin not found (build it first)" >&2; exit 2; }
 done
 extensions=("$PACKAGE"/_openvgf.*.so)
-[ -f "${extensions[0]}" ] && [ -f "$PACKAGE/__init__.py" ] ||
-  { echo "bundle.sh: $PACKAGE: no Python package with its extension _openvgf (build it first)" >&2; exit 2; }
+if ! [ -f "${extensions[0]}" ] || ! [ -f "$PACKAGE/__init__.py" ]; then
+  echo "bundle.sh: $PACKAGE: no Python package with its extension _openvgf (a build without Python?): bundling the binaries only" >&2
+  PACKAGE=""
+fi
 
 # Copies the shared libraries `ldd FILE` names, but the C/C++ runtime, into OUT/lib.
 bundle_libraries() {
@@ -41,8 +43,30 @@ bundle_libraries() {
   done
 }
 
+# The Python package (OUT/python/openvgf, its extension's libraries in OUT/lib) and OUT/python3.
+bundle_python() {
+  mkdir -p "$OUT/python/openvgf"
+  cp "$PACKAGE"/*.py "$OUT/python/openvgf/"
+  for extension in "${extensions[@]}"; do
+    cp "$extension" "$OUT/python/openvgf/"
+    strip --strip-debug "$OUT/python/openvgf/$(basename "$extension")" 2>/dev/null || true
+    bundle_libraries "$extension"
+  done
+  cat >"$OUT/python3" <<'EOF'
+#!/usr/bin/env bash
+# The Python that OPENVGF_PYTHON names (default /usr/bin/python3: the package's extension is
+# built for Debian 12's python3.11) with the bundled openvgf package and libraries
+# (benchmarks/bundle.sh).
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+export PYTHONPATH="$here/python${PYTHONPATH:+:$PYTHONPATH}"
+export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+exec "${OPENVGF_PYTHON:-/usr/bin/python3}" "$@"
+EOF
+  chmod +x "$OUT/python3"
+}
+
 rm -rf "$OUT"
-mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/python/openvgf"
+mkdir -p "$OUT/bin" "$OUT/lib"
 for bin in "${BINARIES[@]}"; do
   name="$(basename "$bin")"
   cp "$bin" "$OUT/bin/$name"
@@ -57,22 +81,8 @@ exec "\$here/bin/$name" "\$@"
 EOF
   chmod +x "$OUT/$name"
 done
-cp "$PACKAGE"/*.py "$OUT/python/openvgf/"
-for extension in "${extensions[@]}"; do
-  cp "$extension" "$OUT/python/openvgf/"
-  strip --strip-debug "$OUT/python/openvgf/$(basename "$extension")" 2>/dev/null || true
-  bundle_libraries "$extension"
-done
-cat >"$OUT/python3" <<'EOF'
-#!/usr/bin/env bash
-# The Python that OPENVGF_PYTHON names (default /usr/bin/python3: the package's extension is
-# built for Debian 12's python3.11) with the bundled openvgf package and libraries
-# (benchmarks/bundle.sh).
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-export PYTHONPATH="$here/python${PYTHONPATH:+:$PYTHONPATH}"
-export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-exec "${OPENVGF_PYTHON:-/usr/bin/python3}" "$@"
-EOF
-chmod +x "$OUT/python3"
+if [ -n "$PACKAGE" ]; then
+  bundle_python
+fi
 echo "bundle.sh: $OUT ($(du -sh "$OUT" | cut -f1)):"
-ls -l "$OUT/bin" "$OUT/lib" "$OUT/python/openvgf" | sed 's/^/  /'
+ls -l "$OUT/bin" "$OUT/lib" ${PACKAGE:+"$OUT/python/openvgf"} | sed 's/^/  /'
