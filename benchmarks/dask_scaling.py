@@ -19,7 +19,7 @@ is throughput(k) / (k x throughput(1)).
 
 Runs with the Python openvgf's module is built for (Debian 12's python3 with
 python3-distributed; benchmarks/python_kit.sh carries it to other hosts). --bundle DIR takes
-openvgf's package and libraries from a benchmarks/bundle.sh folder. Every process it starts is
+openvgf's package and libraries from a benchmarks/bundle.sh folder (as does PYTHONPATH=DIR/python). Every process it starts is
 stopped before it exits; only 127.0.0.1 is used. Exit code 0 when every measurement ran.
 """
 
@@ -83,8 +83,9 @@ def parse_arguments(argv):
                "On one device, --devices 0,0 runs two workers on it (a functional check, not a scaling number).")
     parser.add_argument("model", metavar="MODEL", help="a .vgf (openvgf convert); every worker opens this path")
     parser.add_argument("--devices", required=True, metavar="LIST",
-                        help="device per worker, comma-separated (indices or names as `openvgf devices` lists "
-                             "them), e.g. 0,1")
+                        help="device per worker, comma-separated indices (`openvgf devices`), e.g. 0,1; names and "
+                             "'all' (every device of the best kind) are resolved to indices as openvgf.DevicePool "
+                             "does")
     parser.add_argument("--counts", metavar="LIST",
                         help="device counts to measure, each using the first k of --devices (default: 1 and all)")
     parser.add_argument("--items-per-device", type=int, default=32, metavar="N",
@@ -109,17 +110,45 @@ def parse_arguments(argv):
     args.device_list = [d.strip() for d in args.devices.split(",") if d.strip()]
     if not args.device_list:
         parser.error("--devices: expected at least one device")
-    n = len(args.device_list)
     try:
-        args.count_list = [int(c) for c in args.counts.split(",")] if args.counts else sorted({1, n})
+        args.count_list = [int(c) for c in args.counts.split(",")] if args.counts else None
     except ValueError:
         parser.error(f"--counts: expected comma-separated integers, got {args.counts!r}")
-    if any(not 1 <= c <= n for c in args.count_list):
-        parser.error(f"--counts: each count must be 1..{n} (the number of --devices), got {args.counts}")
     for name in ("items_per_device", "items_per_task", "repeats", "in_flight"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')}: expected at least 1, got {getattr(args, name)}")
     return args
+
+
+def resolve_devices(args):
+    """--devices as one device index per worker, and the counts to measure. A selector that is
+    not all indices ("all", a name) is resolved by openvgf.DevicePool (which opens the model on
+    those devices once) so that it means what it means everywhere else."""
+    import openvgf
+
+    if not all(device.isdigit() for device in args.device_list):
+        pool = openvgf.DevicePool(args.model, devices=",".join(args.device_list), in_flight=1)
+        args.device_list = [str(index) for index in pool.device_indices]
+        del pool
+    n = len(args.device_list)
+    args.count_list = args.count_list or sorted({1, n})
+    if any(not 1 <= count <= n for count in args.count_list):
+        raise SystemExit(f"dask_scaling.py: --counts: each count must be 1..{n} (the devices of --devices "
+                         f"{args.devices}), got {args.counts}")
+
+
+def bundle_of_package():
+    """The benchmarks/bundle.sh folder that the importable openvgf package lies in (FOLDER/python/
+    openvgf, found without importing it), or None: its libraries in FOLDER/lib are then needed
+    also when only PYTHONPATH names the package."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("openvgf")
+    if spec is None or not spec.origin:
+        return None
+    folder = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(spec.origin))))
+    bundled = os.path.isfile(os.path.join(folder, "python3")) and os.path.isdir(os.path.join(folder, "lib"))
+    return folder if bundled else None
 
 
 def use_bundle(folder):
@@ -351,6 +380,7 @@ def measure(args, folder):
     import openvgf
 
     specs = input_specs(args.model)
+    resolve_devices(args)
     samples = int(specs[0][0][0]) if specs[0][0] else 1
     print(f"{args.model}: inputs {', '.join(f'{list(shape)} {dtype}' for shape, dtype in specs)}; "
           f"{samples} samples per item; devices {','.join(args.device_list)}; counts {args.count_list}")
@@ -384,8 +414,9 @@ def measure(args, folder):
 
 def main(argv):
     args = parse_arguments(argv)
-    if args.bundle:
-        use_bundle(args.bundle)
+    bundle = args.bundle or bundle_of_package()
+    if bundle:
+        use_bundle(bundle)
     import json
     import shutil
     import signal
