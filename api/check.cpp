@@ -5,8 +5,12 @@
 #include <algorithm>
 #include <map>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "converter/variables.h"
 #include "tosa/compliance.h"
+#include "tosa/intermediates.h"
 
 namespace openvgf::api {
 namespace {
@@ -113,6 +117,67 @@ Result<std::vector<runner::OutputCheck>> checkOutputs(const tosa::Graph& graph, 
     checks->push_back({outputInfo[i].name, tosa::compliance::checkExact(outputs[i], *start), unpredictable});
   }
   return checks;
+}
+
+namespace {
+
+// Operators left out of the per-operator report: they compute no value the device returns
+// (constants, variable bookkeeping, shape values, which the operators reading them are
+// judged with).
+bool computesData(const tosa::Block& main, const tosa::Operator& op) {
+  using tosa::Op;
+  if (op.op == Op::Const || op.op == Op::ConstShape || op.op == Op::Variable || op.op == Op::VariableWrite) return false;
+  return std::any_of(op.outputs.begin(), op.outputs.end(), [&](const std::string& name) {
+    const tosa::Tensor* t = main.findTensor(name);
+    return t == nullptr || (t->dtype != tosa::DType::Shape && !t->data);
+  });
+}
+
+OperatorVerdict checkOperator(const tosa::Graph& graph, std::size_t index,
+                              const std::map<std::string, tosa::HostTensor>& values) {
+  const tosa::Operator& op = graph.mainBlock()->operators[index];
+  OperatorVerdict verdict{index, op.op, {}, {}, 0};
+  auto isOwnOutput = [&](const std::string& name) {
+    return std::find(op.outputs.begin(), op.outputs.end(), name) != op.outputs.end();
+  };
+  auto judged = [&](const std::string& name) { return values.contains(name); };
+  auto given = [&](const std::string& name) { return values.contains(name) && !isOwnOutput(name); };
+  if (!std::any_of(op.outputs.begin(), op.outputs.end(), judged)) {
+    verdict.notJudged = fmt::format("the device returned none of its outputs ('{}')", fmt::join(op.outputs, "', '"));
+    return verdict;
+  }
+  Result<tosa::OperatorGraph> split = tosa::operatorGraph(graph, index, given, judged);
+  if (!split) {
+    verdict.notJudged = split.error().message();
+    return verdict;
+  }
+  verdict.upstream = split->upstream;
+  const tosa::Block& block = *split->graph.mainBlock();
+  std::vector<tosa::HostTensor> inputs;
+  for (const std::string& name : block.inputs) inputs.push_back(values.at(name));
+  std::vector<tosa::HostTensor> outputs;
+  for (const std::string& name : block.outputs) outputs.push_back(values.at(name));
+  Result<std::vector<runner::OutputCheck>> checks =
+      runner::checkAgainstReference(split->graph, block.inputs, inputs, block.outputs, outputs);
+  if (!checks) {
+    verdict.notJudged = "the reference interpreter refused it: " + checks.error().message();
+    return verdict;
+  }
+  verdict.checks = std::move(*checks);
+  return verdict;
+}
+
+}  // namespace
+
+std::vector<OperatorVerdict> checkOperators(const tosa::Graph& graph,
+                                            const std::map<std::string, tosa::HostTensor>& values) {
+  std::vector<OperatorVerdict> verdicts;
+  const tosa::Block* main = graph.mainBlock();
+  if (main == nullptr) return verdicts;
+  for (std::size_t i = 0; i < main->operators.size(); ++i) {
+    if (computesData(*main, main->operators[i])) verdicts.push_back(checkOperator(graph, i, values));
+  }
+  return verdicts;
 }
 
 }  // namespace openvgf::api

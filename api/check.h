@@ -5,6 +5,7 @@
 // the tensor the graph writes into the variable.
 #pragma once
 
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -24,5 +25,22 @@ Result<std::vector<runner::OutputCheck>> checkOutputs(const tosa::Graph& graph, 
                                                       std::span<const tosa::HostTensor> inputs,
                                                       std::span<const runner::TensorInfo> outputInfo,
                                                       std::span<const tosa::HostTensor> outputs);
+
+/// One operator judged alone (openvgf.hpp OperatorCheck).
+struct OperatorVerdict {
+  std::size_t index = 0;
+  tosa::Op op = tosa::Op::Unknown;
+  std::vector<runner::OutputCheck> checks;  // empty when not judged
+  std::string notJudged;
+  std::size_t upstream = 0;
+};
+
+/// Judges every operator of `graph`'s main block that computes a value alone, with the
+/// device's `values` (by tensor name: the graph's inputs and the tensors it computed) of its
+/// inputs as exact givens, against the reference in precise mode under the operator's own rule
+/// (tosa::operatorGraph, runner::checkAgainstReference). An operator that cannot be judged so
+/// gets OperatorVerdict::notJudged, never a pass.
+std::vector<OperatorVerdict> checkOperators(const tosa::Graph& graph,
+                                            const std::map<std::string, tosa::HostTensor>& values);
 
 }  // namespace openvgf::api

@@ -61,10 +61,17 @@ std::vector<int> Model::bindInputs(const std::vector<std::string>& names, const 
   return out;
 }
 
-CheckReport Session::check(const std::map<std::string, Tensor>& inputs, const std::vector<Tensor>& outputs) const {
-  std::lock_guard lock(state_->mutex);
-  const detail::ModelState& model = *state_->model;
-  if (model.ethosu) return detail::checkEthosU(model, inputs, outputs);
+namespace {
+
+// The host values of a run that Session::check and checkOperators judge: every model input
+// (given, or its default) and every output, in the model's orders.
+struct RunValues {
+  std::vector<tosa::HostTensor> inputs;
+  std::vector<tosa::HostTensor> outputs;
+};
+
+RunValues runValues(const detail::ModelState& model, const std::map<std::string, Tensor>& inputs,
+                    const std::vector<Tensor>& outputs) {
   const api::LoadedModel& loaded = model.model->loaded();
   std::vector<std::string> names;
   std::vector<const Tensor*> given;
@@ -85,6 +92,23 @@ CheckReport Session::check(const std::map<std::string, Tensor>& inputs, const st
   for (std::size_t o = 0; o < outputs.size(); ++o) {
     hostOutputs.push_back(hostCopy(outputs[o], fmt::format("{}: check: output '{}'", loaded.path(), model.outputs[o].name)));
   }
+  return {std::move(hostInputs), std::move(hostOutputs)};
+}
+
+OutputCheck publicCheck(const std::string& part, const runner::OutputCheck& c) {
+  const tosa::compliance::Verdict& v = c.verdict;
+  return {part, c.name, v.pass, runner::formatCheck(c), std::string(tosa::compliance::toString(v.mode)),
+          v.elements, v.failures, v.maxAbsError, v.maxUlpError, v.inconclusive};
+}
+
+}  // namespace
+
+CheckReport Session::check(const std::map<std::string, Tensor>& inputs, const std::vector<Tensor>& outputs) const {
+  std::lock_guard lock(state_->mutex);
+  const detail::ModelState& model = *state_->model;
+  if (model.ethosu) return detail::checkEthosU(model, inputs, outputs);
+  const api::LoadedModel& loaded = model.model->loaded();
+  auto [hostInputs, hostOutputs] = runValues(model, inputs, outputs);
   std::vector<api::PartCheck> parts;
   if (model.reference) {
     parts.push_back({"", unwrap(api::checkOutputs(*model.reference, model.referencePath, loaded.inputs(), hostInputs,
@@ -99,13 +123,46 @@ CheckReport Session::check(const std::map<std::string, Tensor>& inputs, const st
   bool failed = false;
   for (const api::PartCheck& part : parts) {
     for (const runner::OutputCheck& c : part.checks) {
-      const tosa::compliance::Verdict& v = c.verdict;
-      report.outputs.push_back({part.label, c.name, v.pass, runner::formatCheck(c),
-                                std::string(tosa::compliance::toString(v.mode)), v.elements, v.failures, v.maxAbsError,
-                                v.maxUlpError, v.inconclusive});
+      report.outputs.push_back(publicCheck(part.label, c));
       report.pass = report.pass && c.verdict.pass;
-      failed = failed || (!v.pass && !v.inconclusive);
+      failed = failed || (!c.verdict.pass && !c.verdict.inconclusive);
     }
+  }
+  report.inconclusive = !report.pass && !failed;
+  return report;
+}
+
+OperatorReport Session::checkOperators(const std::map<std::string, Tensor>& inputs,
+                                       const std::vector<Tensor>& outputs) const {
+  std::lock_guard lock(state_->mutex);
+  const detail::ModelState& model = *state_->model;
+  if (model.ethosu) detail::refuseForEthosU(model, "checkOperators (the tensors between a .tosa's operators)");
+  const api::LoadedModel& loaded = model.model->loaded();
+  if (loaded.computedTensors().empty()) {
+    raiseInvalid(fmt::format("{}: per-operator check: expected a .tosa opened with keepIntermediates (the tensors "
+                             "the device computed between the operators), got none kept",
+                             loaded.path()));
+  }
+  auto [hostInputs, hostOutputs] = runValues(model, inputs, outputs);
+  std::map<std::string, tosa::HostTensor> values;
+  for (std::size_t i = 0; i < hostInputs.size(); ++i) values[model.inputs[i].name] = std::move(hostInputs[i]);
+  for (std::size_t o = 0; o < hostOutputs.size(); ++o) values[model.outputs[o].name] = std::move(hostOutputs[o]);
+  std::vector<tosa::Graph> decoded;
+  if (!model.reference && model.carried.empty()) decoded = unwrap(loaded.carriedGraphs());
+  const tosa::Graph& graph = model.reference ? *model.reference : model.carried.empty() ? decoded.at(0) : model.carried.at(0);
+
+  OperatorReport report;
+  bool failed = false;
+  for (const api::OperatorVerdict& v : api::checkOperators(graph, values)) {
+    OperatorCheck op{static_cast<int>(v.index), std::string(tosa::toString(v.op)), {}, v.notJudged,
+                     static_cast<int>(v.upstream)};
+    for (const runner::OutputCheck& c : v.checks) {
+      op.outputs.push_back(publicCheck("", c));
+      failed = failed || (!c.verdict.pass && !c.verdict.inconclusive);
+      report.pass = report.pass && c.verdict.pass;
+    }
+    report.pass = report.pass && v.notJudged.empty();
+    report.operators.push_back(std::move(op));
   }
   report.inconclusive = !report.pass && !failed;
   return report;

@@ -10,8 +10,13 @@
 //                                     --against model:OTHER.tosa on another; reports the first
 //                                     operator, in operator order, whose output is beyond its
 //                                     tolerance.
+//   compare MODEL.tosa --per-operator  the same run, but each operator judged alone on the
+//                                     device's own values of its inputs, under its own TOSA
+//                                     rule (Session::checkOperators): no upstream error is
+//                                     propagated, so deep graphs get a verdict.
 // Exit 1 when something differs, 2 for bad input, 3 when nothing differs but some tensors'
-// tolerances are too wide to judge them (inconclusive: see tosa/compliance.h).
+// tolerances are too wide to judge them (inconclusive: see tosa/compliance.h) or some
+// operators cannot be judged alone.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
@@ -36,6 +41,7 @@ struct CompareArgs {
   double atol = 0;
   std::string against = "reference";
   bool all = false;
+  bool perOperator = false;
   RunOptions run;  // the model's inputs and device
 };
 
@@ -75,6 +81,72 @@ ModelOptions compareOptions(const CompareArgs& args) {
   return open;
 }
 
+std::string againstText(const CompareArgs& args) {
+  return args.against == "reference" ? "the reference interpreter"
+                                     : "the reference interpreter on " + args.against.substr(6);
+}
+
+// "operator 3 CONV2D: conv1: FAIL (...)", or why the operator was not judged.
+std::string operatorLine(const OperatorCheck& op, const OutputCheck* check) {
+  std::string line = fmt::format("operator {} {}: ", op.index, op.op);
+  line += check != nullptr ? check->line : "NOT JUDGED per operator: " + op.notJudged;
+  if (op.upstream > 0) {
+    line += fmt::format(" (computed with {} operator{} before it whose values the device does not return)",
+                        op.upstream, op.upstream == 1 ? "" : "s");
+  }
+  return line;
+}
+
+bool isFloat(DataType t) {
+  return t == DataType::Float32 || t == DataType::Float16 || t == DataType::BFloat16 || t == DataType::Float8E4M3 ||
+         t == DataType::Float8E5M2;
+}
+
+// The figures of a failing output, as the tensor-by-tensor report gives them.
+std::string failureFigures(const TensorInfo& info, const OutputCheck& c) {
+  return fmt::format("{}: {} of {} elements beyond tolerance ({} check), max abs error {:.6g}{}", describe(info),
+                     c.failures, c.elements, c.rule, c.maxAbsError,
+                     isFloat(info.dtype) ? fmt::format(", max ULP error {:.6g}", c.maxUlpError) : "");
+}
+
+std::string failureFigures(const Model& model, const OperatorCheck& op, const OutputCheck& c) {
+  for (const TensorInfo& info : model.outputs()) {
+    if (info.name == c.output) return failureFigures(info, c);
+  }
+  return fmt::format("operator {} {} -> '{}': {}", op.index, op.op, c.output, c.line);
+}
+
+// Session::checkOperators of one run: a line per failing (or, with --all, every) operator,
+// the count judged within tolerance and the first failing operator.
+int compareOperators(const CompareArgs& args, const Model& model, const Session& session,
+                     const std::map<std::string, Tensor>& inputs, const std::vector<Tensor>& outputs) {
+  const OperatorReport report = session.checkOperators(inputs, outputs);
+  std::size_t passed = 0;
+  std::string firstFailure;
+  std::vector<std::string> unjudged;  // not judged, or inconclusive
+  for (const OperatorCheck& op : report.operators) {
+    bool pass = op.notJudged.empty();
+    if (!pass) unjudged.push_back(fmt::format("operator {} {}", op.index, op.op));
+    if (!pass && (!quiet() || args.all)) std::printf("%s\n", operatorLine(op, nullptr).c_str());
+    bool inconclusive = false;
+    for (const OutputCheck& c : op.outputs) {
+      if (!c.pass && !c.inconclusive && firstFailure.empty()) firstFailure = failureFigures(model, op, c);
+      if (c.inconclusive) inconclusive = true;
+      if (!c.pass || args.all) std::printf("%s\n", operatorLine(op, &c).c_str());
+      pass = pass && c.pass;
+    }
+    if (inconclusive && op.notJudged.empty()) unjudged.push_back(fmt::format("operator {} {} (inconclusive)", op.index, op.op));
+    if (pass) ++passed;
+  }
+  const std::string where = fmt::format("against {} on {}", againstText(args), model.deviceName());
+  std::string summary = fmt::format("{}: {} of {} operators within TOSA's per-operator tolerance on the device's own "
+                                    "inputs, {}", args.run.path, passed, report.operators.size(), where);
+  if (!unjudged.empty()) summary += fmt::format("; {} not judged: {}", unjudged.size(), fmt::join(unjudged, ", "));
+  if (!report.pass || !quiet()) std::printf("%s\n", summary.c_str());
+  if (!firstFailure.empty()) std::printf("%s: first failing operator: %s\n", args.run.path.c_str(), firstFailure.c_str());
+  return report.pass ? 0 : (report.inconclusive ? 3 : 1);
+}
+
 int compareModel(const CompareArgs& args) {
   if (args.ulp != 0 || args.atol != 0) {
     fail(ErrorCode::InvalidInput,
@@ -87,6 +159,7 @@ int compareModel(const CompareArgs& args) {
   spdlog::info("device: {}", model.deviceName());
   Session session = model.createSession();
   const std::vector<Tensor> outputs = session.runNamed(inputs);
+  if (args.perOperator) return compareOperators(args, model, session, inputs, outputs);
   const CheckReport report = session.check(inputs, outputs);
 
   std::map<std::string, const OutputCheck*> checks;
@@ -113,16 +186,15 @@ int compareModel(const CompareArgs& args) {
       if (failed++ == 0) std::printf("%s\n", c.line.c_str());
     }
   }
-  const std::string against = args.against == "reference"
-                                  ? "the reference interpreter"
-                                  : "the reference interpreter on " + args.against.substr(6);
+  const std::string against = againstText(args);
   if (failed == 0 && firstInconclusive != nullptr) {
     // Tolerances propagated from the graph's inputs grow with depth: past some operator they
     // judge nothing (tosa/compliance.h), so the operators from there on are not vouched for.
     std::printf("%s: no computed tensor beyond TOSA's tolerance of %s on %s, but %zu of %zu could not be judged, "
-                "the first at %s: %s\n",
+                "the first at %s: %s\n%s: --per-operator judges each operator on the device's own inputs instead\n",
                 args.run.path.c_str(), against.c_str(), model.deviceName().c_str(), inconclusive,
-                report.outputs.size(), describe(*firstInconclusive).c_str(), checks[firstInconclusive->name]->line.c_str());
+                report.outputs.size(), describe(*firstInconclusive).c_str(), checks[firstInconclusive->name]->line.c_str(),
+                args.run.path.c_str());
     return 3;
   }
   if (failed == 0) {
@@ -134,13 +206,8 @@ int compareModel(const CompareArgs& args) {
   }
   if (first != nullptr) {
     const OutputCheck& c = *checks[first->name];
-    const bool isFloat = first->dtype == DataType::Float32 || first->dtype == DataType::Float16 ||
-                         first->dtype == DataType::BFloat16 || first->dtype == DataType::Float8E4M3 ||
-                         first->dtype == DataType::Float8E5M2;
-    std::printf("%s: first difference at %s: %lld of %lld elements beyond tolerance (%s check), max abs error %.6g%s\n  %s\n",
-                args.run.path.c_str(), describe(*first).c_str(), static_cast<long long>(c.failures),
-                static_cast<long long>(c.elements), c.rule.c_str(), c.maxAbsError,
-                isFloat ? fmt::format(", max ULP error {:.6g}", c.maxUlpError).c_str() : "", c.line.c_str());
+    std::printf("%s: first difference at %s\n  %s\n", args.run.path.c_str(), failureFigures(*first, c).c_str(),
+                c.line.c_str());
   }
   std::printf("%s: %zu of %zu computed tensors beyond tolerance against %s on %s\n", args.run.path.c_str(),
               failed, report.outputs.size(), against.c_str(), model.deviceName().c_str());
@@ -167,7 +234,12 @@ void setup(CLI::App& sub, Action& action) {
                  "model:OTHER.tosa (the interpreter on another graph with the same tensor names)")
       ->capture_default_str();
   sub.add_option("--device", args->run.device, "Model: Vulkan device index or name substring");
-  sub.add_flag("--all", args->all, "Model: print the verdict of every computed tensor, in operator order");
+  sub.add_flag("--all", args->all,
+               "Model: print the verdict of every computed tensor (with --per-operator: every operator), in "
+               "operator order");
+  sub.add_flag("--per-operator", args->perOperator,
+               "Model: judge each operator alone, on the device's own values of its inputs, under its own TOSA "
+               "tolerance (no error propagated from earlier operators: deep graphs get a verdict)");
   action = [args, finishInputs]() -> int {
     finishInputs();
     if (args->files.size() == 2) {
@@ -175,6 +247,7 @@ void setup(CLI::App& sub, Action& action) {
         fail(ErrorCode::InvalidInput,
              "--input / --random-inputs: expected MODEL.tosa, got two files to compare");
       }
+      if (args->perOperator) fail(ErrorCode::InvalidInput, "--per-operator: expected MODEL.tosa, got two arrays");
       return compareArrays(*args);
     }
     args->run.path = args->files[0];

@@ -83,7 +83,7 @@ std::string formatCheck(const OutputCheck& check) {
   std::string line = fmt::format("{}: {} ({}; {} check{}, {} elements)", check.name, verdict, stats,
                                  tosa::compliance::toString(v.mode), tolerance, v.elements);
   if (!v.pass && !v.message.empty()) line += fmt::format(": {}", v.message);
-  if (v.inconclusive) line += "; `openvgf compare MODEL.tosa` judges the graph's operators one by one";
+  if (v.inconclusive) line += "; `openvgf compare MODEL.tosa --per-operator` judges each operator on the device's own inputs";
   if (!v.pass && !check.unpredictable.empty()) {
     line += fmt::format("; the reference reports {} (TOSA calls this run's results unpredictable)", check.unpredictable);
   }

@@ -13,9 +13,11 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "tosa/graph.h"
 
 namespace openvgf::tosa {
@@ -35,5 +37,25 @@ std::vector<ComputedTensor> computedTensors(const Graph& graph);
 /// in operator order; returns computedTensors() of the graph as it was. No-op without a main
 /// block.
 std::vector<ComputedTensor> keepIntermediates(Graph& graph);
+
+/// One operator of the main block as a graph of its own (`openvgf compare --per-operator`
+/// judges each operator on a device's values of its inputs).
+struct OperatorGraph {
+  Graph graph;  // main block: the operator, after the `upstream` operators it needs
+  std::size_t upstream = 0;
+};
+
+/// The main block's operator `opIndex` as a graph whose inputs are the tensors it reads that
+/// `given` names (the caller has their values), whose constants are the graph's, and whose
+/// outputs are its outputs that `judged` names. An input neither given nor constant is computed
+/// by its producer, taken along (recursively; OperatorGraph::upstream counts them). A
+/// COND_IF / WHILE_LOOP keeps the graph's other blocks and every tensor of the main block
+/// (its bodies may read them by name). InvalidInput (naming the tensor, and the upstream
+/// operator when the cause is not `opIndex` itself): it reads or writes EXT-VARIABLE state (its
+/// values depend on the whole run), or an input nobody produces before it is neither given nor
+/// constant.
+Result<OperatorGraph> operatorGraph(const Graph& graph, std::size_t opIndex,
+                                    const std::function<bool(const std::string&)>& given,
+                                    const std::function<bool(const std::string&)>& judged);
 
 }  // namespace openvgf::tosa

@@ -9,6 +9,7 @@
 #include <png.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -21,6 +22,8 @@
 #include "tests/support/cli_runner.h"
 #include "tosa/builder.h"
 #include "tosa/npy.h"
+#include "tosa/reader.h"
+#include "tosa/writer.h"
 #include "vgf/decoder.h"
 
 namespace openvgf {
@@ -361,6 +364,92 @@ TEST_F(Debug, CompareModelNamesTheFirstOperatorBeyondTolerance) {
   EXPECT_THAT(wrong.output, HasSubstr("--against: expected reference or model:OTHER.tosa, got 'device:1'"));
 }
 
+// --per-operator judges each operator alone on the device's own values of its inputs: the MUL
+// whose constant differs from the reference graph's fails (its figures as computed by hand:
+// a = [11,22,33,44], 33 * 9 - 33 * 4 = 165), while the SUB after it, fed the device's wrong
+// `layer/m`, computes what TOSA says of that input and passes.
+TEST_F(Debug, ComparePerOperatorNamesOnlyTheOperatorThatIsWrong) {
+  const std::string good = writeChain("good.tosa", {2, 3, 4, 5});
+  const std::string bad = writeChain("bad.tosa", {2, 3, 9, 5});
+  const std::string x = writeNpy("x.npy", ints({10, 20, 30, 40}));
+  CommandResult same = run("compare " + good + " -i " + x + " --per-operator");
+  EXPECT_EQ(same.exitCode, 0) << same.output;
+  EXPECT_THAT(same.output, HasSubstr(good + ": 3 of 3 operators within TOSA's per-operator tolerance on the "
+                                            "device's own inputs, against the reference interpreter on "));
+  CommandResult differ = run("compare " + bad + " -i " + x + " --against model:" + good + " --per-operator --all");
+  EXPECT_EQ(differ.exitCode, 1) << differ.output;
+  EXPECT_THAT(differ.output, HasSubstr("operator 1 ADD: a: PASS"));
+  EXPECT_THAT(differ.output, HasSubstr("operator 4 MUL: layer/m: FAIL (max abs error 165;"));
+  EXPECT_THAT(differ.output, HasSubstr("operator 6 SUB: y: PASS"));
+  EXPECT_THAT(differ.output, HasSubstr("2 of 3 operators within TOSA's per-operator tolerance on the device's own "
+                                       "inputs, against the reference interpreter on " + good));
+  EXPECT_THAT(differ.output, HasSubstr(bad + ": first failing operator: operator 4 MUL -> 'layer/m' [1,4] INT32: 1 of 4 "
+                                             "elements beyond tolerance (EXACT check), max abs error 165"));
+  // Without --all only what fails is listed.
+  CommandResult failing = run("compare " + bad + " -i " + x + " --against model:" + good + " --per-operator");
+  EXPECT_EQ(failing.exitCode, 1) << failing.output;
+  EXPECT_THAT(failing.output, HasSubstr("operator 4 MUL: layer/m: FAIL"));
+  EXPECT_THAT(failing.output, Not(HasSubstr("PASS")));
+}
+
+// y = x * c - x * c is 0 everywhere: the tolerance the two MULs' rounding propagates to y is at
+// least |y|, so tensor by tensor y cannot be judged (exit 3), while each operator on its own
+// inputs can: all three pass.
+TEST_F(Debug, ComparePerOperatorJudgesWhatTheChainedToleranceCannot) {
+  tosa::Builder b;
+  tosa::Value x = b.input("x", tosa::DType::Fp32, {1, 4});
+  tosa::Value c = b.constant(floats({0.1f, 0.3f, 0.7f, 1.3f}, {1, 4}), "c");
+  tosa::Value y = b.sub(b.mul(x, c, 0, "a"), b.mul(x, c, 0, "b"), "y");
+  b.output(y);
+  ASSERT_TRUE(b.write(dir_ / "cancel.tosa"));
+  const std::string model = path("cancel.tosa");
+  const std::string input = writeNpy("x.npy", floats({1.1f, -2.3f, 3.7f, 5.9f}, {1, 4}));
+  CommandResult checked = run("run " + model + " -i " + input + " --check");
+  EXPECT_EQ(checked.exitCode, 3) << checked.output;
+  EXPECT_THAT(checked.output, HasSubstr("`openvgf compare MODEL.tosa --per-operator` judges each operator"));
+  CommandResult tensors = run("compare " + model + " -i " + input);
+  EXPECT_EQ(tensors.exitCode, 3) << tensors.output;
+  EXPECT_THAT(tensors.output, HasSubstr("--per-operator judges each operator on the device's own inputs instead"));
+  CommandResult operators = run("compare " + model + " -i " + input + " --per-operator --all");
+  EXPECT_EQ(operators.exitCode, 0) << operators.output;
+  EXPECT_THAT(operators.output, HasSubstr("y: PASS"));
+  EXPECT_THAT(operators.output, HasSubstr("3 of 3 operators within TOSA's per-operator tolerance"));
+  EXPECT_THAT(operators.output, Not(HasSubstr("INCONCLUSIVE")));
+}
+
+// An operator that reads EXT-VARIABLE state (the builder's IDENTITY of the variable) is not
+// judged alone (its value depends on the whole run): the verdict names it and is no PASS
+// (exit 3); the ADD after it is judged.
+TEST_F(Debug, ComparePerOperatorNamesWhatItCannotJudge) {
+  tosa::Builder b;
+  tosa::Value x = b.input("x", tosa::DType::Int32, {1, 4});
+  tosa::Value v = b.variable("acc", ints({1, 2, 3, 4}));
+  tosa::Value y = b.add(x, b.variableRead(v, "acc_value"), "y");
+  b.variableWrite(v, y);
+  b.output(y);
+  ASSERT_TRUE(b.write(dir_ / "state.tosa"));
+  const std::string x4 = writeNpy("x.npy", ints({10, 20, 30, 40}));
+  CommandResult r = run("compare " + path("state.tosa") + " -i x=" + x4 + " --per-operator --all");
+  EXPECT_EQ(r.exitCode, 3) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("operator 0 IDENTITY: NOT JUDGED per operator: expected no EXT-VARIABLE state"));
+  EXPECT_THAT(r.output, HasSubstr("ADD: y: PASS"));
+  EXPECT_THAT(r.output, HasSubstr("1 of 2 operators within TOSA's per-operator tolerance"));
+  EXPECT_THAT(r.output, HasSubstr("; 1 not judged: operator 0 IDENTITY\n"));
+  EXPECT_THAT(r.output, Not(HasSubstr("first failing")));
+}
+
+TEST_F(Debug, ComparePerOperatorRefusesWhatHasNoOperators) {
+  const std::string a = writeNpy("a.npy", floats({1, 2}, {2}));
+  CommandResult arrays = run("compare " + a + " " + a + " --per-operator");
+  EXPECT_EQ(arrays.exitCode, 2) << arrays.output;
+  EXPECT_THAT(arrays.output, HasSubstr("--per-operator: expected MODEL.tosa, got two arrays"));
+  const std::string chain = writeChain("chain.tosa", {2, 3, 4, 5});
+  ASSERT_EQ(run("convert " + chain + " -o " + path("chain.vgf")).exitCode, 0);
+  CommandResult vgf = run("compare " + path("chain.vgf") + " --random-inputs --per-operator");
+  EXPECT_EQ(vgf.exitCode, 2) << vgf.output;
+  EXPECT_THAT(vgf.output, HasSubstr("chain.vgf: keeping intermediate tensors (run --dump, compare): expected a .tosa"));
+}
+
 #ifdef OPENVGF_ZOO
 // The zoo's MobileNetV2 at 32x32, written and converted once for both parts below (its
 // shaders compile once: the parts share the test's caches).
@@ -417,7 +506,7 @@ TEST_F(Debug, ZooMobileNetV2TakesAPngAsItsNpyAndItsCheckIsNoPass) {
     EXPECT_THAT(checked.output, HasSubstr("reshape: INCONCLUSIVE (max abs error "));
     EXPECT_THAT(checked.output, HasSubstr("the tolerance propagated through the graph, up to "));
     EXPECT_THAT(checked.output, HasSubstr("is at least |reference| at every element (the largest "));
-    EXPECT_THAT(checked.output, HasSubstr("`openvgf compare MODEL.tosa` judges the graph's operators one by one"));
+    EXPECT_THAT(checked.output, HasSubstr("`openvgf compare MODEL.tosa --per-operator` judges each operator on the device's own inputs"));
     EXPECT_THAT(checked.output, HasSubstr("\ncheck: INCONCLUSIVE\n"));
   }
   // The corruption is real: the logits moved by more than 0.5 (an independent comparison).
@@ -427,6 +516,39 @@ TEST_F(Debug, ZooMobileNetV2TakesAPngAsItsNpyAndItsCheckIsNoPass) {
   CommandResult quiet = run("-q run " + model + " -i " + input + " --check");
   EXPECT_EQ(quiet.exitCode, 3) << quiet.output;
   EXPECT_THAT(quiet.output, HasSubstr("check: INCONCLUSIVE"));
+
+  // Per operator, on the device's own inputs under each operator's own TOSA rule, the same
+  // run gets a verdict: every operator that computes a value (counted here from the graph) passes.
+  Result<tosa::Graph> graph = tosa::readGraph(fs::path(model));
+  ASSERT_TRUE(graph) << graph.error().message();
+  std::vector<tosa::Operator>& ops = graph->mainBlock()->operators;
+  const auto computing = std::count_if(ops.begin(), ops.end(), [](const tosa::Operator& op) {
+    return op.op != tosa::Op::Const && op.op != tosa::Op::ConstShape;
+  });
+  ASSERT_GT(computing, 50);
+  CommandResult perOperator = run("compare " + model + " -i " + input + " --per-operator");
+  EXPECT_EQ(perOperator.exitCode, 0) << perOperator.output;
+  EXPECT_THAT(perOperator.output, HasSubstr(std::to_string(computing) + " of " + std::to_string(computing) +
+                                            " operators within TOSA's per-operator tolerance"));
+  // It can fail: against a copy of the graph whose tenth convolution has its weights negated,
+  // exactly that convolution fails; the operators after it, fed the device's values of their
+  // inputs, pass.
+  std::size_t conv = 0;
+  for (std::size_t i = 0, seen = 0; i < ops.size() && conv == 0; ++i) {
+    if (ops[i].op == tosa::Op::Conv2d && ++seen == 10) conv = i;
+  }
+  ASSERT_GT(conv, 0u);
+  tosa::Tensor* kernel = graph->mainBlock()->findTensor(ops[conv].inputs[1]);
+  ASSERT_TRUE(kernel != nullptr && kernel->data && kernel->dtype == tosa::DType::Fp32);
+  for (std::size_t i = 3; i < kernel->data->size(); i += 4) (*kernel->data)[i] ^= 0x80;
+  ASSERT_TRUE(tosa::writeGraph(*graph, dir_ / "other.tosa"));
+  CommandResult other =
+      run("compare " + model + " -i " + input + " --against model:" + path("other.tosa") + " --per-operator");
+  EXPECT_EQ(other.exitCode, 1) << other.output;
+  EXPECT_THAT(other.output, HasSubstr(std::to_string(computing - 1) + " of " + std::to_string(computing) +
+                                      " operators within TOSA's per-operator tolerance"));
+  EXPECT_THAT(other.output, HasSubstr("first failing operator: operator " + std::to_string(conv) + " CONV2D -> '" +
+                                      ops[conv].outputs[0] + "'"));
 }
 #endif
 

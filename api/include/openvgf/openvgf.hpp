@@ -481,7 +481,8 @@ struct OutputCheck {
   /// Neither PASS nor FAIL (pass is false, failures 0): the tolerance propagated through the
   /// graph to this output is at least |value| at every element, so it cannot tell a right answer
   /// from a wrong one (deep graphs; tosa/compliance.h, docs/running.md). Judge the operators
-  /// one by one (`openvgf compare MODEL.tosa`).
+  /// one by one on the device's own inputs (Session::checkOperators, `openvgf compare MODEL.tosa
+  /// --per-operator`).
   bool inconclusive = false;
 };
 struct CheckReport {
@@ -489,6 +490,32 @@ struct CheckReport {
   /// Not pass, yet no output failed: some were inconclusive (`run --check` exits 3).
   bool inconclusive = false;
   std::vector<OutputCheck> outputs;  ///< one per output (a `state:` output included), in order
+};
+
+/// One operator of a .tosa model's main block judged alone (Session::checkOperators): the
+/// reference interpreter (precise mode) runs that operator with the device's values of its
+/// inputs (the graph's inputs, tensors the device computed) and the graph's constants as exact
+/// givens, and the device's outputs of it are judged under the operator's own TOSA compliance
+/// rule. No error of the operators before it is propagated: TOSA defines accuracy per operator.
+struct OperatorCheck {
+  int index = 0;                     ///< position in the main block
+  std::string op;                    ///< "CONV2D"
+  std::vector<OutputCheck> outputs;  ///< a verdict per output the device returned; empty when not judged
+  /// Why it was not judged ("" when it was): it reads or writes EXT-VARIABLE state, the device
+  /// returned none of its outputs, an input has no value, or the reference refused it.
+  std::string notJudged;
+  /// Operators computed by the reference together with this one, because the device returns
+  /// no value of an input they produce (shape values): their outputs are exact givens only when
+  /// they are exact operators, else the verdict is chained (and may be inconclusive).
+  int upstream = 0;
+};
+struct OperatorReport {
+  bool pass = true;  ///< every operator judged and within its tolerance
+  /// Not pass, yet no operator failed: some were not judged or inconclusive.
+  bool inconclusive = false;
+  /// In main block order; left out: operators that compute no value (CONST, CONST_SHAPE,
+  /// VARIABLE, VARIABLE_WRITE) or only shape values (judged through the operators using them).
+  std::vector<OperatorCheck> operators;
 };
 
 class Session;
@@ -620,6 +647,12 @@ class OPENVGF_API Session {
   /// model carries (a .tosa's own, a VGF's GRAPH segments', each of a .pte's delegates').
   /// InvalidInput when there is none (a VGF of COMPUTE segments without a reference).
   CheckReport check(const std::map<std::string, Tensor>& inputs, const std::vector<Tensor>& outputs) const;
+  /// Judges every operator of the main block alone on the device's own values (OperatorCheck):
+  /// `inputs` and `outputs` as for check(), of a .tosa model opened with
+  /// ModelOptions::keepIntermediates (InvalidInput otherwise: a fused or converted model has no
+  /// values between its operators). The operators are those of ModelOptions::reference when
+  /// given (tensors matched by name), else of the model's own graph.
+  OperatorReport checkOperators(const std::map<std::string, Tensor>& inputs, const std::vector<Tensor>& outputs) const;
   /// The driver's statistics of every pipeline (ModelOptions::pipelineStatistics).
   std::vector<PipelineStatistics> pipelineStatistics() const;
 
