@@ -102,6 +102,42 @@ TEST_F(RunToolsTest, CheckPassesTheRunsOutputsAndFailsAChangedOne) {
   EXPECT_FALSE(second.check(inputs, {changed}).pass);
 }
 
+// Session::checkOperators: each operator alone on the run's own values; the ADD's output with
+// one element moved by 1 (far beyond fp32 rounding) fails and names the ADD; a model opened
+// without its intermediates has nothing to split and is refused.
+TEST_F(RunToolsTest, CheckOperatorsJudgesEachOperatorOnTheRunsValues) {
+  ModelOptions options = modelOptions(dir_ / "cache");
+  options.keepIntermediates = true;
+  options.check = true;
+  Model model = Model::open(addModel(), options);
+  Session session = model.createSession();
+  const std::vector<Tensor> given = addInputs();
+  const std::map<std::string, Tensor> inputs{{model.inputs()[0].name, given[0]}, {model.inputs()[1].name, given[1]}};
+  std::vector<Tensor> outputs = session.runNamed(inputs);
+  OperatorReport report = session.checkOperators(inputs, outputs);
+  EXPECT_TRUE(report.pass);
+  ASSERT_EQ(report.operators.size(), 1u);
+  EXPECT_EQ(report.operators[0].op, "ADD");
+  EXPECT_TRUE(report.operators[0].notJudged.empty());
+  ASSERT_EQ(report.operators[0].outputs.size(), 1u);
+  EXPECT_EQ(report.operators[0].outputs[0].output, model.outputs()[0].name);
+
+  outputs[0] = outputs[0].clone();
+  outputs[0].dataAs<float>()[5] += 1.0f;
+  OperatorReport bad = session.checkOperators(inputs, outputs);
+  EXPECT_FALSE(bad.pass);
+  EXPECT_FALSE(bad.inconclusive);
+  ASSERT_EQ(bad.operators.size(), 1u);
+  ASSERT_EQ(bad.operators[0].outputs.size(), 1u);
+  EXPECT_EQ(bad.operators[0].outputs[0].failures, 1);
+  EXPECT_THAT(bad.operators[0].outputs[0].line, HasSubstr("FAIL"));
+
+  Model plain = Model::open(addModel(), modelOptions(dir_ / "cache"));
+  Session plainSession = plain.createSession();
+  expectError([&] { plainSession.checkOperators(inputs, plainSession.runNamed(inputs)); }, ErrorCode::InvalidInput,
+              "per-operator check: expected a .tosa opened with keepIntermediates");
+}
+
 TEST_F(RunToolsTest, ACheckWithNothingToJudgeAgainstIsRefusedAtOpen) {
   ConvertStats stats = convert(addModel(), path("add.vgf"));
   ASSERT_GT(stats.outputBytes, 0u);
