@@ -25,6 +25,7 @@ stopped before it exits; only 127.0.0.1 is used. Exit code 0 when every measurem
 
 import os
 import sys
+import uuid
 
 DEVICE_VARIABLE = "OPENVGF_DASK_DEVICE"  # openvgf.dask.DEVICE_VARIABLE (not imported: see below)
 BUNDLE_VARIABLE = "OPENVGF_SCALING_BUNDLE"  # set once this process runs with --bundle's paths
@@ -40,11 +41,14 @@ def items_made():
     return _items[0]
 
 
-def input_item(index, specs, seed):
+def input_item(index, specs, seed, run):
     """The input set of item `index`: one array per (shape, dtype) of specs, U(-1,1) for floats
     and integers in [-100, 100] otherwise, from `seed`. Every item gets the same arrays, made once
-    per process, so timing a run measures the device, not making or shipping inputs."""
-    del index  # items differ only by their place in the bag
+    per process, so timing a run measures the device, not making or shipping inputs. `run` is
+    unique per timed run: Dask names a task by its function and arguments and hands back a result
+    it still holds under that name instead of computing it again, so without it every repeat
+    after the first timed nothing."""
+    del index, run  # items differ only by their place in the bag
     _items[0] += 1
     key = (specs, seed)
     if key not in _inputs:
@@ -289,7 +293,8 @@ def measure_dask(args, specs, count, folder):
 
             def run(n, per_task=args.items_per_task):
                 bag = dask.bag.from_sequence(range(n), npartitions=-(-n // per_task))
-                return openvgf.dask.run_bag(client, bag.map(dask_scaling.input_item, specs, args.seed), args.model)
+                return openvgf.dask.run_bag(client, bag.map(dask_scaling.input_item, specs, args.seed, uuid.uuid4().hex),
+                                            args.model)
 
             # Untimed: until every worker has opened the model (a task goes to any free worker; a worker
             # that has just registered may get none), then one whole repeat.
@@ -315,6 +320,10 @@ def measure_dask(args, specs, count, folder):
             workers = {info["name"]: dict(devices=[s["device"] for s in sessions[address]],
                                           timed_items=after[address] - before[address])
                        for address, info in client.scheduler_info()["workers"].items()}
+            made = sum(worker["timed_items"] for worker in workers.values())
+            if made != args.repeats * items:
+                raise RuntimeError(f"the workers made inputs for {made} items in the timed repeats, expected "
+                                   f"{args.repeats} x {items}: some results were not computed again")
             return statistics.median(seconds), seconds, outputs[0], dict(sorted(workers.items()))
     except KeyboardInterrupt:
         if cluster.ended is None:
