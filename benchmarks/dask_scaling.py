@@ -341,7 +341,7 @@ def measure_single_process(args, specs, count):
     import openvgf
 
     pool = openvgf.DevicePool(args.model, devices=",".join(args.device_list[:count]), in_flight=args.in_flight)
-    item = input_item(0, specs, args.seed)
+    item = input_item(0, specs, args.seed, None)
     items = [item] * (args.items_per_device * count)
     pool.run_many(items)  # untimed: pipelines built, memory allocated on every device
     seconds = []
