@@ -94,8 +94,8 @@ def parse_arguments(argv):
                         help="device counts to measure, each using the first k of --devices (default: 1 and all)")
     parser.add_argument("--items-per-device", type=int, default=32, metavar="N",
                         help="items timed per device in each repeat (default 32)")
-    parser.add_argument("--items-per-task", type=int, default=4, metavar="N",
-                        help="items per Dask task, i.e. per bag partition (default 4)")
+    parser.add_argument("--items-per-task", type=int, default=8, metavar="N",
+                        help="items per Dask task, i.e. per bag partition (default 8, as openvgf.dask.run_many)")
     parser.add_argument("--repeats", type=int, default=5, metavar="N", help="timed repeats, median taken (default 5)")
     parser.add_argument("--in-flight", type=int, default=2, metavar="N",
                         help="runs in flight per device in the single-process DevicePool (default 2)")
