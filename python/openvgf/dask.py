@@ -22,7 +22,8 @@ per device with `dask worker ADDRESS --nthreads 1 --resources "VK=1"` so that ea
 one task at a time. A worker opens the device named by `options["device"]`, else by its
 OPENVGF_DASK_DEVICE environment variable (index or name; set one per worker), else the
 default device. `batch_size` items travel in one task (fewer, larger tasks keep the
-scheduler's overhead low); a task that raises is retried `retries` times, and a task whose
+scheduler's overhead low); within a task the worker keeps IN_FLIGHT runs submitted
+(Session.run_async), so one item's upload and download overlap another's compute. A task that raises is retried `retries` times, and a task whose
 worker died is run again elsewhere by Dask itself. Errors raise openvgf.Error naming the
 worker, the model path and the item. docs/cluster.md has a multi-host recipe.
 
@@ -44,6 +45,7 @@ RESOURCE = "VK"
 BATCH_SIZE = 8
 RETRIES = 2
 CACHE_SIZE = 4
+IN_FLIGHT = 2  # runs a worker keeps submitted within a task
 DEVICE_VARIABLE = "OPENVGF_DASK_DEVICE"
 
 # The worker side: Sessions this process opened, by (path, options), most recently used last.
@@ -78,7 +80,7 @@ def _open(path, options, cache_size):
         if "device" not in model_options and os.environ.get(DEVICE_VARIABLE):
             model_options["device"] = os.environ[DEVICE_VARIABLE]
         try:
-            session = openvgf.Session(path, **model_options)
+            session = openvgf.Session(path, in_flight=IN_FLIGHT, **model_options)
         except openvgf.Error as error:
             raise openvgf.Error(f"on Dask worker {_worker_name()}: {error}", error.code, error.exit_code) from None
         _sessions[key] = session
@@ -97,17 +99,32 @@ def _as_run_input(item):
 
 
 def _run_chunk(options, cache_size, start, pairs):
-    """Runs (path, item) pairs in order in this worker; pairs[i] is item start + i of the call
-    (start None: of a bag partition)."""
+    """Runs (path, item) pairs in order in this worker, IN_FLIGHT at a time; pairs[i] is item
+    start + i of the call (start None: of a bag partition)."""
+    def failed(offset, error):
+        which = f"item {offset} of a bag partition" if start is None else f"item {start + offset}"
+        return openvgf.Error(f"on Dask worker {_worker_name()}, {which}: {error}", error.code, error.exit_code)
+
     outputs = []
+    pending = collections.deque()  # (offset, RunHandle), oldest first
+
+    def finish_oldest():
+        offset, handle = pending.popleft()
+        try:
+            outputs.append(handle.wait())
+        except openvgf.Error as error:
+            raise failed(offset, error) from None
+
     for offset, (path, item) in enumerate(pairs):
         session = _open(path, options, cache_size)
         try:
-            outputs.append(session.run(_as_run_input(item)))
+            pending.append((offset, session.run_async(_as_run_input(item))))
         except openvgf.Error as error:
-            which = f"item {offset} of a bag partition" if start is None else f"item {start + offset}"
-            raise openvgf.Error(f"on Dask worker {_worker_name()}, {which}: {error}", error.code,
-                                error.exit_code) from None
+            raise failed(offset, error) from None
+        if len(pending) >= IN_FLIGHT:
+            finish_oldest()
+    while pending:
+        finish_oldest()
     return outputs
 
 
