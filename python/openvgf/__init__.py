@@ -7,7 +7,7 @@ Ethos-U command streams (.ethosu, or a .pte of Ethos-U delegates) in the bit-exa
     y = s.run({"input": np.ones((1, 8), np.float32)})   # {output name: array}
 
 Model(path, device=, target=, plan=, validate=, pipeline_cache=, model_cache=, cache_dir=,
-share_device_with=) opens a model on a device (or on another Model's device);
+share_device_with=, reference=, check=, keep_intermediates=) opens a model on a device (or on another Model's device);
 Model.session() and Session(model_or_path, profile=, in_flight=, ...) make sessions.
 Session.run_async(inputs) returns a RunHandle whose wait() gives the outputs (up to in_flight
 runs at once, waited for in any order); run(..., keep_on_device=True) returns DeviceTensors,
@@ -15,6 +15,9 @@ inputs of any Session on the same device with no host round trip; Model.pinned_e
 dtype) is a numpy array in pinned memory, moved by DMA. Models and Sessions may be shared by
 threads: calls of one Session (and of its RunHandles) take turns, each gets its own answer, and
 a RunHandle dropped unwaited finishes its run first.
+Session(..., check=True, reference=) then check(inputs, outputs) judges a run's outputs as
+`openvgf run --check` does; Session(tosa, keep_intermediates=True) then check_operators(inputs,
+outputs) judges every operator alone on the device's own values (`compare --per-operator`).
 DevicePool(path, devices="all", in_flight=2, ...) opens a model on several devices;
 run_many(items) runs a list of input sets over them, results in order (docs/multi-device.md).
 devices(), convert(), reference(), inspect() and extract() mirror the openvgf command.

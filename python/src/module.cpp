@@ -105,8 +105,8 @@ struct PyDeviceTensor {
 // A view of `value` for an input described by `info` (an array of exactly the input's numpy
 // dtype: no silent casts, or a DeviceTensor); the array goes to `keep`. `source` names the model.
 openvgf::Tensor inputTensor(const py::handle& value, const openvgf::TensorInfo& info, const std::string& source,
-                            std::vector<py::array>& keep) {
-  const std::string what = source + ": input '" + info.name + "': ";
+                            std::vector<py::array>& keep, const std::string& role = "input") {
+  const std::string what = source + ": " + role + " '" + info.name + "': ";
   if (py::isinstance<PyDeviceTensor>(value)) return value.cast<const PyDeviceTensor&>().tensor;
   py::array array = asArray(value);
   if (!array) {
@@ -127,7 +127,7 @@ openvgf::Tensor inputTensor(const py::handle& value, const openvgf::TensorInfo& 
   keep.push_back(array);
   openvgf::Tensor tensor = openvgf::Tensor::view(info.dtype, shapeOf(array), const_cast<void*>(array.data()),
                                                  static_cast<std::size_t>(array.nbytes()));
-  if (otherSignedness) openvgf::warnIfReinterpreted(info, tensor, kind == 'u', source + ": input '" + info.name + "'");
+  if (otherSignedness) openvgf::warnIfReinterpreted(info, tensor, kind == 'u', source + ": " + role + " '" + info.name + "'");
   return tensor;
 }
 
@@ -149,6 +149,11 @@ py::dict infoDict(const openvgf::TensorInfo& info) {
   d["dtype"] = numpyType(info);
   d["type"] = openvgf::toString(info.dtype);
   d["shape"] = py::tuple(py::cast(info.shape));
+  if (info.intermediate || !info.producer.empty()) {  // keep_intermediates: which operator computes it
+    d["intermediate"] = info.intermediate;
+    d["producer"] = info.producer;
+    d["producer_index"] = info.producerIndex;
+  }
   return d;
 }
 
@@ -169,6 +174,30 @@ openvgf::ModelOptions modelOptions(const std::string& device, const std::string&
   options.modelCache = modelCache;
   options.cacheDir = cacheDir;
   return options;
+}
+
+// ModelOptions' fields for Session.check / check_operators (docs/running.md).
+openvgf::ModelOptions withChecking(openvgf::ModelOptions options, const std::string& reference, bool check,
+                                   bool keepIntermediates) {
+  options.reference = reference;
+  options.check = check;
+  options.keepIntermediates = keepIntermediates;
+  return options;
+}
+
+py::dict checkDict(const openvgf::OutputCheck& c) {
+  py::dict d;
+  if (!c.part.empty()) d["part"] = c.part;
+  d["output"] = c.output;
+  d["pass"] = c.pass;
+  d["inconclusive"] = c.inconclusive;
+  d["rule"] = c.rule;
+  d["elements"] = c.elements;
+  d["failures"] = c.failures;
+  d["max_abs_error"] = c.maxAbsError;
+  d["max_ulp_error"] = c.maxUlpError;
+  d["line"] = c.line;
+  return d;
 }
 
 openvgf::Model openModel(const std::string& path, const openvgf::ModelOptions& options) {
@@ -314,6 +343,101 @@ struct PySession {
     return run;
   }
 
+  // A finished run as Session::check takes it: inputs by name (a dict, or a sequence in input
+  // order, as run() took them) and outputs in output order (the dict or list run() returned).
+  struct JudgedRun {
+    std::map<std::string, openvgf::Tensor> inputs;
+    std::vector<openvgf::Tensor> outputs;
+    std::vector<py::array> keep;
+  };
+
+  JudgedRun judged(const py::object& inputs, const py::object& outputs, const char* call) const {
+    JudgedRun run;
+    const std::string& path = model.path();
+    if (py::isinstance<py::dict>(inputs)) {
+      for (auto item : py::reinterpret_borrow<py::dict>(inputs)) {
+        const std::string name = py::str(item.first);
+        const openvgf::TensorInfo* info = findInput(name);
+        if (info == nullptr) invalid(path + ": " + call + ": expected inputs of the model, got one named '" + name + "'");
+        run.inputs.emplace(name, inputTensor(item.second, *info, path, run.keep));
+      }
+    } else {
+      if (!py::isinstance<py::sequence>(inputs) || py::isinstance<py::str>(inputs) || py::isinstance<py::array>(inputs)) {
+        invalid(path + ": " + call + ": expected the run's inputs: a dict {name: array} or a list of arrays in input order");
+      }
+      py::sequence sequence = py::reinterpret_borrow<py::sequence>(inputs);
+      if (sequence.size() > model.inputs().size()) {
+        invalid(path + ": " + call + ": expected at most " + std::to_string(model.inputs().size()) + " inputs, got " +
+                std::to_string(sequence.size()));
+      }
+      for (std::size_t i = 0; i < sequence.size(); ++i) {
+        const openvgf::TensorInfo& info = model.inputs()[i];
+        run.inputs.emplace(info.name, inputTensor(sequence[i], info, path, run.keep));
+      }
+    }
+    const std::vector<openvgf::TensorInfo>& infos = model.outputs();
+    const bool byName = py::isinstance<py::dict>(outputs);
+    if (!byName && (!py::isinstance<py::sequence>(outputs) || py::isinstance<py::str>(outputs) ||
+                    py::isinstance<py::array>(outputs) || py::len(outputs) != infos.size())) {
+      invalid(path + ": " + call + ": expected the run's outputs as run() returned them: a dict by output name or a "
+              "list of " + std::to_string(infos.size()) + " arrays in output order");
+    }
+    for (std::size_t i = 0; i < infos.size(); ++i) {
+      py::object value;
+      if (byName) {
+        py::dict dict = py::reinterpret_borrow<py::dict>(outputs);
+        if (!dict.contains(py::str(infos[i].name))) invalid(path + ": " + call + ": output '" + infos[i].name + "' missing");
+        value = dict[py::str(infos[i].name)];
+      } else {
+        value = py::reinterpret_borrow<py::sequence>(outputs)[i];
+      }
+      run.outputs.push_back(inputTensor(value, infos[i], path, run.keep, "output"));
+    }
+    return run;
+  }
+
+  py::dict check(const py::object& inputs, const py::object& outputs) const {
+    JudgedRun run = judged(inputs, outputs, "check");
+    openvgf::CheckReport report;
+    {
+      py::gil_scoped_release release;
+      report = session.check(run.inputs, run.outputs);
+    }
+    py::list lines;
+    for (const openvgf::OutputCheck& c : report.outputs) lines.append(checkDict(c));
+    py::dict d;
+    d["pass"] = report.pass;
+    d["inconclusive"] = report.inconclusive;
+    d["outputs"] = lines;
+    return d;
+  }
+
+  py::dict checkOperators(const py::object& inputs, const py::object& outputs) const {
+    JudgedRun run = judged(inputs, outputs, "check_operators");
+    openvgf::OperatorReport report;
+    {
+      py::gil_scoped_release release;
+      report = session.checkOperators(run.inputs, run.outputs);
+    }
+    py::list operators;
+    for (const openvgf::OperatorCheck& op : report.operators) {
+      py::list checks;
+      for (const openvgf::OutputCheck& c : op.outputs) checks.append(checkDict(c));
+      py::dict d;
+      d["index"] = op.index;
+      d["op"] = op.op;
+      d["outputs"] = checks;
+      d["not_judged"] = op.notJudged;
+      d["upstream"] = op.upstream;
+      operators.append(d);
+    }
+    py::dict d;
+    d["pass"] = report.pass;
+    d["inconclusive"] = report.inconclusive;
+    d["operators"] = operators;
+    return d;
+  }
+
   const openvgf::TensorInfo* findInput(const std::string& name) const {
     for (const openvgf::TensorInfo& info : model.inputs()) {
       if (info.name == name) return &info;
@@ -394,16 +518,19 @@ void bindModel(py::module_& m) {
   py::class_<openvgf::Model>(m, "Model", "A model file made ready to run on one Vulkan device.")
       .def(py::init([](const std::string& path, const std::string& device, const std::string& target,
                        const std::string& plan, bool validate, bool pipelineCache, bool modelCache,
-                       const std::string& cacheDir, const openvgf::Model* shareDeviceWith) {
-             openvgf::ModelOptions options =
-                 modelOptions(device, target, plan, validate, pipelineCache, modelCache, cacheDir);
+                       const std::string& cacheDir, const openvgf::Model* shareDeviceWith, const std::string& reference,
+                       bool check, bool keepIntermediates) {
+             const openvgf::ModelOptions options =
+                 withChecking(modelOptions(device, target, plan, validate, pipelineCache, modelCache, cacheDir),
+                              reference, check, keepIntermediates);
              if (shareDeviceWith == nullptr) return openModel(path, options);
              py::gil_scoped_release release;
              return openvgf::Model::open(path, options, *shareDeviceWith);
            }),
            py::arg("path"), py::kw_only(), py::arg("device") = "", py::arg("target") = "portable",
            py::arg("plan") = "", py::arg("validate") = false, py::arg("pipeline_cache") = true,
-           py::arg("model_cache") = true, py::arg("cache_dir") = "", py::arg("share_device_with") = nullptr)
+           py::arg("model_cache") = true, py::arg("cache_dir") = "", py::arg("share_device_with") = nullptr,
+           py::arg("reference") = "", py::arg("check") = false, py::arg("keep_intermediates") = false)
       .def("shares_device_with", &openvgf::Model::sharesDeviceWith, py::arg("other"))
       .def("pinned_empty", &pinnedEmpty, py::arg("shape"), py::arg("dtype") = "float32",
            "A zero-filled numpy array in pinned memory of this model's device: runs move it by DMA.")
@@ -464,9 +591,11 @@ void bindSession(py::module_& m) {
            py::arg("model"), py::kw_only(), py::arg("profile") = false, py::arg("in_flight") = 1)
       .def(py::init([](const std::string& path, bool profile, unsigned inFlight, const std::string& device,
                        const std::string& target, const std::string& plan, bool validate, bool pipelineCache,
-                       bool modelCache, const std::string& cacheDir, const openvgf::Model* shareDeviceWith) {
-             openvgf::ModelOptions options =
-                 modelOptions(device, target, plan, validate, pipelineCache, modelCache, cacheDir);
+                       bool modelCache, const std::string& cacheDir, const openvgf::Model* shareDeviceWith,
+                       const std::string& reference, bool check, bool keepIntermediates) {
+             const openvgf::ModelOptions options =
+                 withChecking(modelOptions(device, target, plan, validate, pipelineCache, modelCache, cacheDir),
+                              reference, check, keepIntermediates);
              openvgf::Model model = shareDeviceWith ? openvgf::Model::open(path, options, *shareDeviceWith)
                                                     : openModel(path, options);
              py::gil_scoped_release release;
@@ -475,7 +604,17 @@ void bindSession(py::module_& m) {
            py::arg("path"), py::kw_only(), py::arg("profile") = false, py::arg("in_flight") = 1,
            py::arg("device") = "", py::arg("target") = "portable", py::arg("plan") = "", py::arg("validate") = false,
            py::arg("pipeline_cache") = true, py::arg("model_cache") = true, py::arg("cache_dir") = "",
-           py::arg("share_device_with") = nullptr)
+           py::arg("share_device_with") = nullptr, py::arg("reference") = "", py::arg("check") = false,
+           py::arg("keep_intermediates") = false)
+      .def("check", &PySession::check, py::arg("inputs"), py::arg("outputs"),
+           "Judges a run's outputs (as run() returned them, for these inputs) with the TOSA reference interpreter "
+           "under TOSA's compliance rules, as `openvgf run --check` does: {'pass', 'inconclusive', 'outputs': "
+           "[{'output', 'pass', 'inconclusive', 'rule', 'elements', 'failures', 'max_abs_error', 'max_ulp_error', "
+           "'line'}]}. Against reference= when given, else the graph the model carries.")
+      .def("check_operators", &PySession::checkOperators, py::arg("inputs"), py::arg("outputs"),
+           "Judges every operator alone on the device's own values of its inputs, under its own TOSA rule, as "
+           "`openvgf compare --per-operator` does (a .tosa opened with keep_intermediates=True): {'pass', "
+           "'inconclusive', 'operators': [{'index', 'op', 'outputs': [as check()], 'not_judged', 'upstream'}]}.")
       .def("run", &PySession::run, py::arg("inputs"), py::kw_only(), py::arg("keep_on_device") = false,
            "Runs once. A dict {name: array} returns a dict {output name: array}; a list of arrays in input "
            "order returns a list. `state:` inputs of a .tosa model may be left out (their initial value). "

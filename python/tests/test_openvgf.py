@@ -2,7 +2,8 @@
 """The Python package on lavapipe with the validation layer on: sessions against
 TensorFlow's result for the ADD fixture, numpy round trips of every mapped dtype through a
 REVERSE graph (expected: numpy's own flip), EXT-VARIABLE defaults, errors as openvgf.Error
-with the command's message, and the free functions."""
+with the command's message, checks (a wrong output made by hand must fail), and the free
+functions."""
 
 import os
 import pathlib
@@ -215,6 +216,42 @@ class OpenvgfTest(OpenvgfTestCase):
         np.testing.assert_allclose(image, ((pixels / 255.0 - 0.5) / 0.5).reshape(1, 4, 4, 1).astype(np.float32),
                                    rtol=1e-6)
         self.assertError("InvalidInput", "expected an input named 'nope'", model.read_image, str(path), input="nope")
+
+    def test_check_judges_outputs_and_fails_a_wrong_one(self):
+        session = openvgf.Session(str(ADD / "model.tosa"), check=True, **self.options)
+        outputs = session.run([self.a, self.b])
+        report = session.check([self.a, self.b], outputs)
+        self.assertTrue(report["pass"], report)
+        (line,) = report["outputs"]
+        self.assertEqual((line["rule"], line["elements"], line["failures"]), ("ULP", 64, 0))
+        outputs[0][0, 1, 2, 3] += 1.0  # one element wrong: TOSA's ADD allows 0.5 ulp
+        wrong = session.check({session.inputs[0]["name"]: self.a, session.inputs[1]["name"]: self.b}, outputs)
+        self.assertFalse(wrong["pass"])
+        self.assertFalse(wrong["inconclusive"])
+        self.assertEqual(wrong["outputs"][0]["failures"], 1)
+        with self.assertRaisesRegex(openvgf.Error, "expected the run's outputs as run\\(\\) returned them"):
+            session.check([self.a, self.b], outputs[0])
+
+    def test_check_operators_names_the_operators_a_wrong_tensor_touches(self):
+        session = openvgf.Session(str(MODELS / "two_delegates.tosa"), keep_intermediates=True, **self.options)
+        kept = {t["name"]: t for t in session.outputs}
+        self.assertEqual(kept["conv2d_3"]["producer"], "CONV2D")
+        x = np.random.default_rng(3).uniform(-1, 1, session.inputs[0]["shape"]).astype(np.float32)
+        outputs = session.run({"x": x})
+        report = session.check_operators({"x": x}, outputs)
+        self.assertTrue(report["pass"], report)
+        ops = [o["op"] for o in report["operators"]]
+        self.assertIn("CONV2D", ops)
+        self.assertTrue(all(o["outputs"] and not o["not_judged"] for o in report["operators"]))
+        # Make the convolution's kept output wrong: its producer is now wrong on its own inputs,
+        # and the CLAMP that reads it no longer matches what it was given; nothing else changes.
+        outputs["conv2d_3"][0, 0, 0, 0] += 0.5
+        wrong = session.check_operators({"x": x}, outputs)
+        self.assertFalse(wrong["pass"])
+        failed = [o["op"] for o in wrong["operators"] if not all(c["pass"] for c in o["outputs"])]
+        self.assertEqual(failed, ["CONV2D", "CLAMP"])
+        with self.assertRaisesRegex(openvgf.Error, "keepIntermediates"):
+            openvgf.Session(str(MODELS / "two_delegates.tosa"), **self.options).check_operators({"x": x}, [outputs["y"]])
 
     def test_readme_example(self):
         result = self.run_example("readme_example.py")
