@@ -66,6 +66,7 @@ std::string describe(const TensorInfo& info) {
 ModelOptions compareOptions(const CompareArgs& args) {
   ModelOptions open;
   open.device = args.run.device;
+  open.target = args.run.target;
   open.keepIntermediates = true;
   if (args.against == "reference") {
     open.check = true;
@@ -234,6 +235,11 @@ void setup(CLI::App& sub, Action& action) {
                  "model:OTHER.tosa (the interpreter on another graph with the same tensor names)")
       ->capture_default_str();
   sub.add_option("--device", args->run.device, "Model: Vulkan device index or name substring");
+  sub.add_option("--target", args->run.target,
+                 "Model: how the .tosa is converted for the device, and so which kernels are judged: portable "
+                 "(default) or native (tuned for this device)")
+      ->check(oneOf({"portable", "native"}))
+      ->capture_default_str();
   sub.add_flag("--all", args->all,
                "Model: print the verdict of every computed tensor (with --per-operator: every operator), in "
                "operator order");
