@@ -211,7 +211,7 @@ std::optional<std::string> simpleExpression(const Operands& o) {
     case Op::Ceil: return call("ceil", a);
     case Op::Floor: return call("floor", a);
     case Op::Cos: return roundToType(out, call("cos", a));
-    case Op::Sin: return roundToType(out, call("sin", a));
+    case Op::Sin: return roundToType(out, call("ovgf_sin", a));
     case Op::Exp: return roundToType(out, call("exp", a));
     case Op::Select: return call("ovgf_select", a, o.arg(1), o.arg(2));
     case Op::Equal: return call("ovgf_equal", a, o.arg(1));

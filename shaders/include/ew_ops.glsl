@@ -46,16 +46,58 @@
 
 // Transcendentals with TOSA's special values.
 float ovgf_sigmoid(float x) { return 1.0 / (1.0 + exp(-x)); }
+// tanh: 1 - 2 / (exp(2|x|) + 1) from |x| = 0.55 (1.8 ulp where fp32 arithmetic is correctly
+// rounded); below, where that cancels, Lambert's continued fraction
+// x / (1 + x^2 / (3 + x^2 / (5 + ...))) to depth 6 (1.4 ulp). Not the GLSL builtin: its precision
+// is the driver's, and lavapipe's was 50 ulp off at x = -0.0256, beyond TOSA's bound
+// (transcendental_sweep_test).
 float ovgf_tanh(float x) {
-  if (abs(x) > 9.0) return sign(x);
-  // tanh(x) = 1 - 2 / (exp(2x) + 1) loses precision near 0; use the builtin there.
-  return abs(x) < 0.5 ? tanh(x) : sign(x) * (1.0 - 2.0 / (exp(2.0 * abs(x)) + 1.0));
+  float ax = abs(x);
+  if (ax > 9.0) return sign(x);
+  if (ax < 0.55) {
+    float u = x * x;
+    float d = 13.0;
+    for (int k = 5; k >= 0; --k) d = float(2 * k + 1) + u / d;
+    return x / d;
+  }
+  return sign(x) * (1.0 - 2.0 / (exp(2.0 * ax) + 1.0));
 }
+// log: x = m 2^e with m in [sqrt(1/2), sqrt(2)), log(m) = 2 atanh(s) with s = (m - 1) / (m + 1)
+// (|s| <= 0.1716, m - 1 exact) by its series to s^13, and e ln2 in two parts (the first with 12
+// trailing zero bits, so e times it is exact): at most 0.27 of TOSA's LOG bound where fp32
+// arithmetic is correctly rounded. Not the GLSL builtin: Vulkan allows it 2^-21 absolute error
+// near 1, and the H200's was 611 ulp off at x = 0.952 (transcendental_sweep_test's values).
 float ovgf_log(float x) {
+  if (isnan(x) || (isinf(x) && x > 0.0)) return x;
   if (x == 0.0) return -kOvgfInf;
   if (x < 0.0) return kOvgfNan;
-  return log(x);
+  int e = 0;
+  if (x < 1.17549435e-38) {  // subnormal (where the device keeps them): scale into the normals
+    x *= 16777216.0;
+    e = -24;
+  }
+  uint b = floatBitsToUint(x);
+  e += int(b >> 23) - 127;
+  float m = uintBitsToFloat((b & 0x7FFFFFu) | 0x3F800000u);
+  if (m > 1.41421356) {
+    m *= 0.5;
+    e += 1;
+  }
+  float s = (m - 1.0) / (m + 1.0);
+  float u = s * s;
+  float p = 1.0 / 13.0;
+  p = p * u + 1.0 / 11.0;
+  p = p * u + 1.0 / 9.0;
+  p = p * u + 1.0 / 7.0;
+  p = p * u + 1.0 / 5.0;
+  p = p * u + 1.0 / 3.0;
+  float logM = 2.0 * s + (2.0 * s) * (u * p);
+  return float(e) * 0.693145751953125 + (float(e) * 1.4286068202862268e-06 + logM);
 }
+// sin: below |x| = 2^-7, x (1 - x^2 / 6) (the next term is 2^-28 of it); above, the builtin,
+// whose error TOSA's bound (2^-10.5 |x|) allows there. Near 0 that bound shrinks with x, and
+// the H200's builtin was off by all of sin(6.5e-38) (transcendental_sweep_test's values).
+float ovgf_sin(float x) { return abs(x) < 0.0078125 ? x * (1.0 - x * x * (1.0 / 6.0)) : sin(x); }
 float ovgf_rsqrt(float x) {
   if (x == 0.0) return (floatBitsToUint(x) >> 31) != 0u ? -kOvgfInf : kOvgfInf;
   if (x < 0.0) return kOvgfNan;
