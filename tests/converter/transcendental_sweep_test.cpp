@@ -69,5 +69,33 @@ TEST(TranscendentalSweep, EveryUnaryWithinTosaBoundsOverItsWholeDomain) {
   }
 }
 
+// POW on a grid of bases 2^-20 .. 2^20 (TOSA leaves x <= 0 undefined) and exponents -6 .. 6,
+// the results kept inside fp32's normal range.
+TEST(TranscendentalSweep, PowWithinTosaBoundsOverAGridOfBasesAndExponents) {
+  if (!localDeviceCaps()) GTEST_SKIP() << "no Vulkan device";
+  std::vector<float> xs, ys;
+  for (int i = 0; i < 256; ++i) {
+    for (int j = 0; j < 97; ++j) {
+      xs.push_back(std::exp2(-20.0f + 40.0f * static_cast<float>(i) / 255.0f));
+      ys.push_back(-6.0f + 12.0f * static_cast<float>(j) / 96.0f);
+    }
+  }
+  const auto n = static_cast<std::int64_t>(xs.size());
+  tosa::Builder b;
+  tosa::Value x = b.input("x", DType::Fp32, {n});
+  tosa::Value y = b.input("y", DType::Fp32, {n});
+  b.output(b.pow(x, y, "z"));
+  auto graph = b.build();
+  ASSERT_TRUE(graph) << graph.error().message();
+  tosa::HostTensor tx(DType::Fp32, {n}), ty(DType::Fp32, {n});
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    tx.as<float>()[i] = xs[i];
+    ty.as<float>()[i] = ys[i];
+  }
+  RunOutcome outcome = convertRunCheck(*graph, {tx, ty});
+  ASSERT_TRUE(outcome.ran);
+  for (const auto& c : outcome.checks) EXPECT_TRUE(c.verdict.pass) << runner::formatCheck(c);
+}
+
 }  // namespace
 }  // namespace openvgf::testing
