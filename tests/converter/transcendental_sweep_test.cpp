@@ -44,16 +44,20 @@ std::vector<float> sweepValues(double low, double high) {
   return x;
 }
 
-TEST(TranscendentalSweep, EveryUnaryWithinTosaBoundsOverItsWholeDomain) {
-  if (!localDeviceCaps()) GTEST_SKIP() << "no Vulkan device";
-  const std::vector<Sweep> sweeps{
+const std::vector<Sweep>& unarySweeps() {
+  static const std::vector<Sweep> sweeps{
       {"EXP", &tosa::Builder::exp, -88, 88},           {"LOG", &tosa::Builder::log, 0, 100},
       {"SIN", &tosa::Builder::sin, -40, 40},           {"COS", &tosa::Builder::cos, -40, 40},
       {"TANH", &tosa::Builder::tanh, -10, 10},         {"SIGMOID", &tosa::Builder::sigmoid, -20, 20},
       {"ERF", &tosa::Builder::erf, -5, 5},             {"RSQRT", &tosa::Builder::rsqrt, 0, 100},
       {"RECIPROCAL", &tosa::Builder::reciprocal, -100, 100},
   };
-  for (const Sweep& s : sweeps) {
+  return sweeps;
+}
+
+TEST(TranscendentalSweep, EveryUnaryWithinTosaBoundsOverItsWholeDomain) {
+  if (!localDeviceCaps()) GTEST_SKIP() << "no Vulkan device";
+  for (const Sweep& s : unarySweeps()) {
     SCOPED_TRACE(s.name);
     const std::vector<float> x = sweepValues(s.low, s.high);
     tosa::Builder b;
@@ -66,6 +70,27 @@ TEST(TranscendentalSweep, EveryUnaryWithinTosaBoundsOverItsWholeDomain) {
     RunOutcome outcome = convertRunCheck(*graph, {t});
     ASSERT_TRUE(outcome.ran);
     for (const auto& c : outcome.checks) EXPECT_TRUE(c.verdict.pass) << runner::formatCheck(c);
+  }
+}
+
+// fp16 and bf16 have 65536 values each: every one of them, NaNs and infinities included, through
+// every unary transcendental (computed in fp32 and rounded to the type).
+TEST(TranscendentalSweep, EveryFp16AndBf16ValueThroughEveryUnary) {
+  if (!localDeviceCaps()) GTEST_SKIP() << "no Vulkan device";
+  for (DType type : {DType::Fp16, DType::Bf16}) {
+    for (const Sweep& s : unarySweeps()) {
+      SCOPED_TRACE(fmt::format("{} {}", s.name, tosa::toString(type)));
+      tosa::Builder b;
+      tosa::Value in = b.input("x", type, {1 << 16});
+      b.output((b.*s.op)(in, "y"));
+      auto graph = b.build();
+      ASSERT_TRUE(graph) << graph.error().message();
+      tosa::HostTensor t(type, {1 << 16});
+      for (std::uint32_t i = 0; i < (1u << 16); ++i) t.as<std::uint16_t>()[i] = static_cast<std::uint16_t>(i);
+      RunOutcome outcome = convertRunCheck(*graph, {t});
+      ASSERT_TRUE(outcome.ran);
+      for (const auto& c : outcome.checks) EXPECT_TRUE(c.verdict.pass) << runner::formatCheck(c);
+    }
   }
 }
 
