@@ -129,11 +129,6 @@ std::string measureStart(const BenchOptions& options, bool json) {
     std::error_code ec;
     fs::remove_all(cacheHome, ec);
   }
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-  };
   auto list = [](const std::vector<double>& v) {
     std::string text;
     for (double x : v) text += fmt::format("{}{:.3f}", text.empty() ? "" : ", ", x);

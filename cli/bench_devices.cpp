@@ -28,12 +28,6 @@ struct Measurement {
   std::map<int, std::size_t> perDevice;  ///< items each device ran in the last repeat
 };
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 // Runs `count` items of `inputs` through `pool`; every item must succeed (a benchmark that
 // skipped failures would time less work than it claims). Returns the items each device ran.
 std::map<int, std::size_t> runItems(DevicePool& pool, std::size_t count, const std::vector<Tensor>& inputs) {

@@ -156,6 +156,12 @@ std::string sanitizeFileName(std::string_view name) {
   return out;
 }
 
+double median(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  const std::size_t n = samples.size();
+  return n % 2 == 1 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+}
+
 std::string jsonString(const std::string& text) {
   std::string out = "\"";
   for (unsigned char c : text) {

@@ -78,6 +78,9 @@ CLI::Validator atLeast(double minimum, bool whole = true, bool above = false);
 /// you mean 'host'?)".
 CLI::Validator oneOf(std::vector<std::string> choices);
 
+/// The median of timing samples (the mean of the middle two for an even count); at least one.
+double median(std::vector<double> samples);
+
 /// `text` as a JSON string literal, quotes included (names and paths are free text).
 std::string jsonString(const std::string& text);
 

@@ -69,12 +69,6 @@ void printPipelineStatistics(const std::vector<PipelineStatistics>& pipelines) {
   }
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  std::size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
-
 ModelOptions modelOptions(const RunOptions& options, const GivenInputs& given) {
   ModelOptions open;
   open.device = options.device;  // a .tosa with --target native is converted for the device it runs on
