@@ -58,6 +58,26 @@ std::vector<std::vector<vgf::SpirvBindingExtent>> bindingExtents(const Plan& pla
   return extents;
 }
 
+// Per module, the batch grids of the kernels that run it (vgf::recordBatchGrids), one per
+// dispatch. Kernels that share a module and a dispatch must agree, a kernel without a grid
+// included; otherwise that dispatch gets none: no one record describes its segments.
+std::vector<std::vector<vgf::SpirvBatchGrid>> batchGrids(const Plan& plan, const CompileResult& compiled) {
+  using Dispatch = std::array<std::uint32_t, 3>;
+  std::vector<std::map<Dispatch, std::optional<vgf::SpirvBatchGrid>>> seen(compiled.modules.size());
+  for (std::size_t k = 0; k < plan.kernels.size(); ++k) {
+    const PlanKernel& kernel = plan.kernels[k];
+    auto [it, first] = seen[compiled.moduleOf[k]].emplace(kernel.grid, kernel.batchGrid);
+    if (!first && it->second != kernel.batchGrid) it->second.reset();
+  }
+  std::vector<std::vector<vgf::SpirvBatchGrid>> grids(seen.size());
+  for (std::size_t m = 0; m < seen.size(); ++m) {
+    for (const auto& [dispatch, grid] : seen[m]) {
+      if (grid) grids[m].push_back(*grid);
+    }
+  }
+  return grids;
+}
+
 Result<ConvertedModel> emit(const Plan& plan, const MemoryPlan& memory, CompileResult& compiled, const Program& program) {
   ConvertedModel model;
   vgf::Builder builder;
@@ -73,10 +93,12 @@ Result<ConvertedModel> emit(const Plan& plan, const MemoryPlan& memory, CompileR
     }
   }
   const auto extents = bindingExtents(plan, compiled);
+  const auto grids = batchGrids(plan, compiled);
   for (std::size_t m = 0; m < compiled.modules.size(); ++m) {
     for (auto& cap : spirvCapabilities(compiled.modules[m])) capabilities.insert(cap);
-    modules.push_back(
-        builder.addModule(moduleNames[m], "main", vgf::recordBindingExtents(compiled.modules[m], extents[m])));
+    modules.push_back(builder.addModule(
+        moduleNames[m], "main",
+        vgf::recordBatchGrids(vgf::recordBindingExtents(compiled.modules[m], extents[m]), grids[m])));
   }
   // Resources in plan order; every constant gets its CONST00 payload.
   std::vector<vgf::ResourceId> resources;

@@ -18,6 +18,7 @@
 #include "converter/targets/target.h"
 #include "tosa/host_tensor.h"
 #include "vgf/file.h"
+#include "vgf/spirv_info.h"
 
 namespace openvgf::converter {
 
@@ -36,6 +37,9 @@ struct PlanKernel {
   std::vector<bool> writes;                // per binding: the kernel writes it
   std::array<std::uint32_t, 3> grid{1, 1, 1};  // workgroup counts
   bool splitKPartial = false;              // the partial pass of a split-K GEMM (its reduction follows)
+  // How its workgroups map to the images of a batch, where the kernel family knows
+  // (vgf::SpirvBatchGrid; `dispatch` is `grid`): recorded in its module for the runner.
+  std::optional<vgf::SpirvBatchGrid> batchGrid;
 };
 
 struct Plan {
@@ -71,6 +75,8 @@ class LoweringContext {
   /// A CTC input's value, or an error naming the operator if it is not constant.
   Result<tosa::HostTensor> constantInput(const Node& node, std::size_t input, std::string_view what) const;
   void addKernel(PlanKernel kernel) { plan_.kernels.push_back(std::move(kernel)); }
+  /// A plan tensor made by tensorId, addConstant or addIntermediate.
+  const PlanTensor& planTensor(std::size_t id) const { return plan_.tensors.at(id); }
 
  private:
   const Program& program_;

@@ -273,6 +273,7 @@ Result<Model> Model::create(const vgf::File& file, std::string source) {
   model.modules_.resize(file.modules.size());
   model.moduleDescriptors_.resize(file.modules.size());
   model.moduleExtents_.resize(file.modules.size());
+  model.moduleGrids_.resize(file.modules.size());
   for (std::size_t s = 0; s < file.segments.size(); ++s) {
     if (Status status = model.checkSegment(file, s); !status) return fail(std::move(status).error());
   }
@@ -451,6 +452,7 @@ Status Model::checkModule(const vgf::File& file, std::uint32_t index, const std:
   info.firstSegment = segmentName;
   moduleDescriptors_[index] = entry->descriptors;
   OPENVGF_ASSIGN_OR_RETURN(moduleExtents_[index], vgf::bindingExtents(spirv));
+  OPENVGF_ASSIGN_OR_RETURN(moduleGrids_[index], vgf::batchGrids(spirv));
   return {};
 }
 
@@ -499,6 +501,7 @@ Status Model::checkSegment(const vgf::File& file, std::size_t s) {
     return fail(std::move(status).error());
   }
   if (Status status = checkWork(info); !status) return fail(std::move(status).error());
+  if (Status status = checkBatchGrid(info); !status) return fail(std::move(status).error().addContext(moduleWhere));
   segments_.push_back(std::move(info));
   return {};
 }
@@ -606,6 +609,38 @@ Status Model::checkRunWork() const {
     return unsupported("segments: expected at most {} shader invocations per run (workgroups x workgroup size, "
                        "summed over segments), got more",
                        kMaxRunInvocations);
+  }
+  return {};
+}
+
+// The module's batch grid for this dispatch, if it has one, becomes the segment's: a runner
+// that dispatches a piece of the batch at a time relies on it, so each binding it lists must
+// be bound in set 0 to a tensor of as many images (its first dimension), and every binding it
+// does not list must only be read.
+Status Model::checkBatchGrid(SegmentInfo& segment) const {
+  for (const vgf::SpirvBatchGrid& grid : moduleGrids_[segment.moduleIndex]) {
+    if (grid.dispatch != segment.dispatch) continue;
+    for (std::uint32_t listed : grid.bindings) {
+      auto bound = std::find_if(segment.bindings.begin(), segment.bindings.end(),
+                                [&](const BindingInfo& b) { return b.set == 0 && b.binding == listed; });
+      if (bound == segment.bindings.end()) {
+        return invalidInput("batch grid: binding {} is read per image, but the segment does not bind it", listed);
+      }
+      const ResourceInfo& r = resources_[bound->mrtIndex];
+      if (r.shape.empty() || r.shape[0] < 0 || static_cast<std::uint64_t>(r.shape[0]) != grid.images ||
+          r.bytes % grid.images != 0) {
+        return invalidInput("batch grid: binding {} ({}): expected a tensor of {} images, got shape {}", listed,
+                            describeTensor(bound->mrtIndex), grid.images, tosa::shapeToString(r.shape));
+      }
+    }
+    for (const BindingInfo& b : segment.bindings) {
+      const bool listed = b.set == 0 && std::binary_search(grid.bindings.begin(), grid.bindings.end(), b.binding);
+      if (!listed && b.access != Access::Read) {
+        return invalidInput("batch grid: set {} binding {} ({}) is written but not listed as read per image", b.set,
+                            b.binding, describeTensor(b.mrtIndex));
+      }
+    }
+    segment.batchGrid = grid;
   }
   return {};
 }

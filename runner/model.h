@@ -74,6 +74,9 @@ struct SegmentInfo {
   std::uint32_t moduleIndex = 0;
   std::array<std::uint32_t, 3> dispatch{1, 1, 1};  // workgroup counts
   std::vector<BindingInfo> bindings;               // sorted by (set, binding)
+  // How its workgroups map to the images of a batch, from its module's record for this
+  // dispatch (vgf::batchGrids; checked against the bindings), if the converter wrote one.
+  std::optional<vgf::SpirvBatchGrid> batchGrid;
 };
 
 /// Largest sum of the bytes of a model's tensors, before any device limit is consulted.
@@ -134,6 +137,7 @@ class Model {
   Status collectBindings(const vgf::Segment& segment, std::vector<BindingInfo>& bindings);
   Status checkWork(const SegmentInfo& segment) const;
   Status checkRunWork() const;
+  Status checkBatchGrid(SegmentInfo& segment) const;
   Status checkExtents(std::uint32_t moduleIndex, const std::vector<BindingInfo>& bindings,
                       const std::string& moduleWhere) const;
   Status matchInterface(const std::vector<vgf::SpirvDescriptor>& declared, const std::vector<BindingInfo>& bindings,
@@ -152,6 +156,8 @@ class Model {
   // Per module, the tensors the converter compiled it for (vgf::bindingExtents; empty for a
   // module openvgf did not convert).
   std::vector<std::vector<vgf::SpirvBindingExtent>> moduleExtents_;
+  // Per module, its batch grids (vgf::batchGrids; empty for a module without records).
+  std::vector<std::vector<vgf::SpirvBatchGrid>> moduleGrids_;
 };
 
 }  // namespace openvgf::runner

@@ -6,6 +6,7 @@
 #include "common/spirv_words.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -721,10 +722,8 @@ bool beforeAnnotations(std::uint32_t opcode) {
   }
 }
 
-}  // namespace
-
-std::vector<std::uint32_t> recordBindingExtents(std::span<const std::uint32_t> module,
-                                                std::span<const SpirvBindingExtent> extents) {
+// `module` with one OpModuleProcessed per text, after its other instructions of sections 1-7.
+std::vector<std::uint32_t> withProcesses(std::span<const std::uint32_t> module, std::span<const std::string> texts) {
   std::size_t at = std::min<std::size_t>(kHeaderWords, module.size());
   while (at < module.size()) {
     const std::optional<spirv::InstructionAt> inst = spirv::instructionAt(module, at);
@@ -732,9 +731,7 @@ std::vector<std::uint32_t> recordBindingExtents(std::span<const std::uint32_t> m
     at += inst->wordCount;
   }
   std::vector<std::uint32_t> out(module.begin(), module.begin() + static_cast<std::ptrdiff_t>(at));
-  for (const SpirvBindingExtent& e : extents) {
-    const std::string text = fmt::format("{}set={} binding={} vk_format={} elements={}", kBindingRecord, e.set,
-                                         e.binding, e.vkFormat, e.elements);
+  for (const std::string& text : texts) {
     const std::size_t words = text.size() / 4 + 1;  // with the terminating nul
     out.push_back(spirv::firstWord(words + 1, kOpModuleProcessed));
     const std::size_t start = out.size();
@@ -743,6 +740,22 @@ std::vector<std::uint32_t> recordBindingExtents(std::span<const std::uint32_t> m
   }
   out.insert(out.end(), module.begin() + static_cast<std::ptrdiff_t>(at), module.end());
   return out;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> recordProcess(std::span<const std::uint32_t> module, const std::string& text) {
+  return withProcesses(module, std::span<const std::string>(&text, 1));
+}
+
+std::vector<std::uint32_t> recordBindingExtents(std::span<const std::uint32_t> module,
+                                                std::span<const SpirvBindingExtent> extents) {
+  std::vector<std::string> texts;
+  for (const SpirvBindingExtent& e : extents) {
+    texts.push_back(fmt::format("{}set={} binding={} vk_format={} elements={}", kBindingRecord, e.set, e.binding,
+                                e.vkFormat, e.elements));
+  }
+  return withProcesses(module, texts);
 }
 
 Result<std::vector<SpirvBindingExtent>> bindingExtents(const SpirvModule& module) {
@@ -768,6 +781,95 @@ Result<std::vector<SpirvBindingExtent>> bindingExtents(const SpirvModule& module
     extents.push_back(e);
   }
   return extents;
+}
+
+namespace {
+
+constexpr std::string_view kBatchGridRecord = "openvgf.batch-grid ";
+constexpr std::string_view kAxisNames = "xyz";
+
+}  // namespace
+
+std::optional<std::uint64_t> SpirvBatchGrid::firstGroupOf(std::uint64_t image) const {
+  if (image >= images) return groups();
+  if (unitsPerGroup == 0 || (image * unitsPerImage) % unitsPerGroup != 0) return std::nullopt;
+  return image * unitsPerImage / unitsPerGroup;
+}
+
+std::vector<std::uint32_t> recordBatchGrids(std::span<const std::uint32_t> module,
+                                            std::span<const SpirvBatchGrid> grids) {
+  std::vector<std::string> texts;
+  for (const SpirvBatchGrid& g : grids) {
+    texts.push_back(fmt::format("{}dispatch={} axis={} images={} per-image={} per-group={} bindings={}",
+                                kBatchGridRecord, fmt::join(g.dispatch, ","),
+                                kAxisNames[std::min<std::uint32_t>(g.axis, 2)], g.images, g.unitsPerImage,
+                                g.unitsPerGroup, fmt::join(g.bindings, ",")));
+  }
+  return withProcesses(module, texts);
+}
+
+namespace {
+
+// One record's text after the prefix, or nullopt when it does not follow the grammar.
+std::optional<SpirvBatchGrid> parseBatchGrid(std::string_view text) {
+  SpirvBatchGrid grid;
+  char axis = 0;
+  unsigned long long images = 0, perImage = 0, perGroup = 0;
+  int consumed = 0;
+  const std::string copy(text);
+  const int fields = std::sscanf(copy.c_str(), "dispatch=%u,%u,%u axis=%c images=%llu per-image=%llu per-group=%llu bindings=%n",
+                                 &grid.dispatch[0], &grid.dispatch[1], &grid.dispatch[2], &axis, &images, &perImage,
+                                 &perGroup, &consumed);
+  const std::size_t axisIndex = kAxisNames.find(axis);
+  constexpr unsigned long long kMax = std::uint64_t{1} << 32;
+  if (fields != 7 || consumed == 0 || axisIndex == std::string_view::npos || images == 0 || perImage == 0 ||
+      perGroup == 0 || images > kMax || perImage > kMax || perGroup > kMax) {
+    return std::nullopt;
+  }
+  grid.axis = static_cast<std::uint32_t>(axisIndex);
+  grid.images = images;
+  grid.unitsPerImage = perImage;
+  grid.unitsPerGroup = perGroup;
+  if (grid.groups() != grid.dispatch[grid.axis]) return std::nullopt;
+  std::string_view list = text.substr(static_cast<std::size_t>(consumed));
+  while (true) {
+    const std::size_t comma = list.find(',');
+    const std::string_view item = list.substr(0, comma);
+    if (item.empty() || item.size() > 6 || item.find_first_not_of("0123456789") != std::string_view::npos) {
+      return std::nullopt;
+    }
+    std::uint32_t binding = 0;
+    for (char c : item) binding = binding * 10 + static_cast<std::uint32_t>(c - '0');
+    if (!grid.bindings.empty() && binding <= grid.bindings.back()) return std::nullopt;
+    grid.bindings.push_back(binding);
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return grid;
+}
+
+}  // namespace
+
+Result<std::vector<SpirvBatchGrid>> batchGrids(const SpirvModule& module) {
+  std::vector<SpirvBatchGrid> grids;
+  for (const std::string& text : module.processes) {
+    if (!text.starts_with(kBatchGridRecord)) continue;
+    std::optional<SpirvBatchGrid> grid = parseBatchGrid(std::string_view(text).substr(kBatchGridRecord.size()));
+    if (!grid) {
+      return invalidInput("OpModuleProcessed \"{}\": expected \"{}dispatch=X,Y,Z axis=x|y|z images=N per-image=R "
+                          "per-group=U bindings=B,...\" with N, R, U > 0, ascending bindings and as many groups "
+                          "along the axis as the dispatch has",
+                          text, kBatchGridRecord);
+    }
+    for (const SpirvBatchGrid& other : grids) {
+      if (other.dispatch == grid->dispatch) {
+        return invalidInput("OpModuleProcessed \"{}\": expected one {}record per dispatch, got {} twice", text,
+                            kBatchGridRecord, fmt::join(grid->dispatch, ","));
+      }
+    }
+    grids.push_back(std::move(*grid));
+  }
+  return grids;
 }
 
 SpirvRequirements spirvRequirements(std::span<const std::uint32_t> module) {

@@ -159,10 +159,51 @@ Result<SpirvModule> reflectSpirv(std::span<const std::uint32_t> module);
 /// The code is unchanged: only the words of those strings are added.
 std::vector<std::uint32_t> recordBindingExtents(std::span<const std::uint32_t> module,
                                                 std::span<const SpirvBindingExtent> extents);
+/// `module` with one more OpModuleProcessed string (placed as recordBindingExtents places its
+/// records); the code is unchanged, the words differ.
+std::vector<std::uint32_t> recordProcess(std::span<const std::uint32_t> module, const std::string& text);
 /// The extents recordBindingExtents wrote into a module (none for a module openvgf did not
 /// convert); InvalidInput naming the string when one of openvgf's records is malformed or
 /// names a binding twice.
 Result<std::vector<SpirvBindingExtent>> bindingExtents(const SpirvModule& module);
+
+/// How a kernel's workgroups map to the images of a batch, as openvgf's converter knows it and
+/// records it in the module (OpModuleProcessed "openvgf.batch-grid dispatch=X,Y,Z axis=A images=N
+/// per-image=R per-group=U bindings=B,..."), so that a runner may dispatch the groups of a few
+/// images at a time, each piece as soon as its part of the input is on the device
+/// (runner/piece_plan.h). Kernels that differ only in shape share a module (run-time shapes),
+/// so a record names the dispatch (workgroup counts) of the segments it describes; a module
+/// has at most one record per dispatch. The record promises, for a segment that runs the
+/// module with that dispatch: along `axis`, workgroup g covers units [g * U, (g + 1) * U) of N * R
+/// units, units [b * R, (b + 1) * R) being image b's; the other axes do not depend on the
+/// image. The groups that cover only units of images [a, c) read and write, of each listed
+/// binding (set 0: a buffer holding the N images one after another), only the bytes of images
+/// [a, c); every binding not listed is only read, and whole.
+struct SpirvBatchGrid {
+  std::array<std::uint32_t, 3> dispatch{0, 0, 0};  // the segments' workgroup counts
+  std::uint32_t axis = 0;  // 0 = x, 1 = y, 2 = z
+  std::uint64_t images = 0;
+  std::uint64_t unitsPerImage = 0;
+  std::uint64_t unitsPerGroup = 0;
+  std::vector<std::uint32_t> bindings;  // set 0, ascending
+  bool operator==(const SpirvBatchGrid&) const = default;
+
+  /// Workgroups along `axis` for the whole batch.
+  std::uint64_t groups() const { return (images * unitsPerImage + unitsPerGroup - 1) / unitsPerGroup; }
+  /// The first workgroup of image `image` (0 < image < images) when no group straddles the
+  /// boundary before it, else nullopt; groups() for image == images.
+  std::optional<std::uint64_t> firstGroupOf(std::uint64_t image) const;
+};
+
+/// `module` with one batch-grid record per grid added after its other debug instructions (as
+/// recordBindingExtents does); the code is unchanged.
+std::vector<std::uint32_t> recordBatchGrids(std::span<const std::uint32_t> module,
+                                            std::span<const SpirvBatchGrid> grids);
+/// The records recordBatchGrids wrote (none for a module without them); InvalidInput naming
+/// the string when an "openvgf.batch-grid" record is malformed (zero or out-of-range numbers,
+/// bindings not strictly ascending, a grid whose groups() is not its dispatch along its axis)
+/// or two name one dispatch.
+Result<std::vector<SpirvBatchGrid>> batchGrids(const SpirvModule& module);
 
 /// "Int8", "StorageBuffer8BitAccess", ...; "Capability<n>" for numbers this table lacks.
 std::string spirvCapabilityName(std::uint32_t capability);

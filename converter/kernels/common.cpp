@@ -14,6 +14,33 @@ using tosa::DType;
 
 std::uint32_t ceilDiv(std::uint64_t a, std::uint64_t b) { return static_cast<std::uint32_t>((a + b - 1) / b); }
 
+std::optional<vgf::SpirvBatchGrid> batchGridOf(const LoweringContext& ctx, const PlanKernel& kernel,
+                                               std::uint32_t axis, std::int64_t batch, std::int64_t unitsPerImage,
+                                               std::int64_t unitsPerGroup, std::size_t input, std::size_t output) {
+  // A batch of one has no pieces to run apart: no record.
+  if (batch < 2 || unitsPerImage < 1 || unitsPerGroup < 1 || axis > 2) return std::nullopt;
+  vgf::SpirvBatchGrid grid;
+  grid.dispatch = kernel.grid;
+  grid.axis = axis;
+  grid.images = static_cast<std::uint64_t>(batch);
+  grid.unitsPerImage = static_cast<std::uint64_t>(unitsPerImage);
+  grid.unitsPerGroup = static_cast<std::uint64_t>(unitsPerGroup);
+  if (grid.groups() != kernel.grid[axis]) return std::nullopt;
+  const tosa::Shape& outputShape = ctx.planTensor(output).shape;
+  for (std::size_t b = 0; b < kernel.bindings.size(); ++b) {
+    const std::size_t id = kernel.bindings[b];
+    const PlanTensor& t = ctx.planTensor(id);
+    const bool constant = t.category == vgf::ResourceCategory::Constant;
+    if (id != input && id != output && (constant || t.shape != outputShape)) {
+      if (!constant) return std::nullopt;
+      continue;
+    }
+    if (t.shape.empty() || t.shape[0] != batch) return std::nullopt;
+    grid.bindings.push_back(static_cast<std::uint32_t>(b));
+  }
+  return grid;
+}
+
 std::array<std::uint32_t, 3> linearGrid(std::uint64_t groups, ShaderDefines& defines) {
   groups = std::max<std::uint64_t>(groups, 1);
   std::uint32_t x = static_cast<std::uint32_t>(std::min<std::uint64_t>(groups, 65535));

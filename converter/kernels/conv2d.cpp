@@ -151,6 +151,16 @@ Status lower(LoweringContext& ctx, const Node& node) {
   OPENVGF_TRY(buildEpilogue(ctx, node, types.accumulator, d, kernel, std::move(params)));
   kernel.grid = {ceilDiv(static_cast<std::uint64_t>(oc), static_cast<std::uint64_t>(tile.bn)),
                  ceilDiv(static_cast<std::uint64_t>(batch * oh * ow), static_cast<std::uint64_t>(tile.bm)), 1};
+  // Rows m = (b * OH + oy) * OW + ox run along y in groups of BM (conv2d.comp), so the groups
+  // of image b read only its input and write only its output (and residual) rows; with
+  // constant weights and bias and no fused transpose moving rows, the runner may dispatch
+  // them a piece of the batch at a time (runner/piece_plan.h).
+  const Program& program = ctx.program();
+  if (!endsWithTranspose(node) && program.isConstant(program.bufferOf(node.op.inputs[1])) &&
+      program.isConstant(program.bufferOf(node.op.inputs[2]))) {
+    kernel.batchGrid = batchGridOf(ctx, kernel, 1, batch, oh * ow, tile.bm, kernel.bindings[0],
+                                   ctx.tensorId(node.output()));
+  }
   const SplitK& split = gemm.split;
   if (coopMat && partialFragmentStores(*coopMat, split, oc)) d.set("CM_PARTIAL_STORE", 1);
   if (coopMat && directFragmentStores(ctx, node, *coopMat, split, oc, depth)) {

@@ -126,6 +126,13 @@ Status lower(LoweringContext& ctx, const Node& node) {
     kernel.grid = {ceilDiv(static_cast<std::uint64_t>(och), static_cast<std::uint64_t>(wg)),
                    static_cast<std::uint32_t>(tiles), static_cast<std::uint32_t>(batch * oh)};
   }
+  // gl_WorkGroupID.z = b * OH + oy (depthwise_conv2d.comp): with constant weights and bias, the
+  // groups of image b read and write only it (runner/piece_plan.h).
+  const Program& program = ctx.program();
+  if (!endsWithTranspose(node) && program.isConstant(program.bufferOf(node.op.inputs[1])) &&
+      program.isConstant(program.bufferOf(node.op.inputs[2]))) {
+    kernel.batchGrid = batchGridOf(ctx, kernel, 2, batch, oh, 1, kernel.bindings[0], ctx.tensorId(node.output()));
+  }
   kernel.shader = ShaderInstance{"depthwise_conv2d.comp", std::move(d)};
   ctx.addKernel(std::move(kernel));
   return {};

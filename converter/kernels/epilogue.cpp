@@ -58,10 +58,6 @@ Result<std::string> transposedIndexFunction(const tosa::Tensor& input, const tos
   return fmt::format("uint ovgf_transposed_index(uint i) {{ {}return o; }} ", body);
 }
 
-bool endsWithTranspose(const Node& node) {
-  return !node.epilogue.empty() && node.epilogue.back().op.op == tosa::Op::Transpose;
-}
-
 // Whether the epilogue's operators from `first` on read nothing but the previous result and
 // scalar constants.
 bool readsOnlyScalarsFrom(const Program& program, const Node& node, std::size_t first) {
@@ -77,6 +73,10 @@ bool readsOnlyScalarsFrom(const Program& program, const Node& node, std::size_t 
 }
 
 }  // namespace
+
+bool endsWithTranspose(const Node& node) {
+  return !node.epilogue.empty() && node.epilogue.back().op.op == tosa::Op::Transpose;
+}
 
 bool epilogueFusable(const Program& program, const Node& node, const FusedOp& next) {
   if (!tosa::isElementwise(next.op.op) || next.op.op == tosa::Op::Identity || endsWithTranspose(node)) return false;

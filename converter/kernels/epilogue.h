@@ -26,6 +26,9 @@ Status buildEpilogue(LoweringContext& ctx, const Node& node, const std::string& 
 /// Whether `next` can join the epilogue of `node` (elementwise, extra inputs shaped like
 /// the output or scalar constants, single-use intermediate).
 bool epilogueFusable(const Program& program, const Node& node, const FusedOp& next);
+
+/// Whether the epilogue ends with a fused TRANSPOSE (which moves where results are stored).
+bool endsWithTranspose(const Node& node);
 /// Whether the epilogue of `node` starts with an ADD of an fp32 tensor shaped like the fp32
 /// output and reads no other tensor: the cooperative-matrix core can then start its
 /// accumulators from that tensor (CoopMatPlan::residualAccumulators).

@@ -42,6 +42,7 @@ void addGemmKernel(LoweringContext& ctx, PlanKernel kernel, const std::string& s
     ctx.addKernel(std::move(kernel));
     return;
   }
+  kernel.batchGrid.reset();  // the partial pass's grid is slices x tiles, its reduction linear
   const DType accType = types.accumulator == "int" ? DType::Int32 : DType::Fp32;
   const std::size_t partial = ctx.addIntermediate(accType, {split.slices * batches, m, n});
   defines.set("GEMM_SPLIT_K", split.slices).set("GEMM_KS", split.depth);

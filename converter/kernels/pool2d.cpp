@@ -109,6 +109,10 @@ Status lower(LoweringContext& ctx, const Node& node) {
                    ceilDiv(static_cast<std::uint64_t>(ow), kOutputsPerInvocation),
                    static_cast<std::uint32_t>(batch * oh)};
   }
+  // gl_WorkGroupID.z = b * OH + oy (pool2d.comp): the groups of image b read and write only it.
+  if (!endsWithTranspose(node)) {
+    kernel.batchGrid = batchGridOf(ctx, kernel, 2, batch, oh, 1, kernel.bindings[0], ctx.tensorId(node.output()));
+  }
   kernel.shader = ShaderInstance{"pool2d.comp", std::move(d)};
   ctx.addKernel(std::move(kernel));
   return {};

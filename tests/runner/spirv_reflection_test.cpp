@@ -106,6 +106,45 @@ TEST(SpirvReflection, BindingExtentsReadBackAsRecorded) {
   EXPECT_NE(bindingExtents(*module).error().message().find("got set 0 binding 1 twice"), std::string::npos);
 }
 
+// Batch grids (vgf::SpirvBatchGrid) read back as recorded, one per dispatch, after the
+// binding records; malformed or repeated ones are errors naming the string.
+TEST(SpirvReflection, BatchGridsReadBackAsRecorded) {
+  // 32 images of 12544 rows in groups of 64: 6272 groups along y.
+  const SpirvBatchGrid conv{{2, 6272, 1}, 1, 32, 12544, 64, {0, 3}};
+  const SpirvBatchGrid pool{{1, 1, 1792}, 2, 32, 56, 1, {0, 1}};
+  const std::vector<SpirvBindingExtent> extents = {{0, 0, 100, 16}};
+  const std::vector<SpirvBatchGrid> grids = {conv, pool};
+  const std::vector<std::uint32_t> recorded = recordBatchGrids(recordBindingExtents(k_interface_spv16, extents), grids);
+  Result<SpirvModule> module = reflectSpirv(recorded);
+  ASSERT_TRUE(module) << module.error().message();
+  ASSERT_EQ(module->processes.size(), 3u);
+  EXPECT_EQ(module->processes[1],
+            "openvgf.batch-grid dispatch=2,6272,1 axis=y images=32 per-image=12544 per-group=64 bindings=0,3");
+  EXPECT_EQ(*batchGrids(*module), grids);
+  EXPECT_EQ(*bindingExtents(*module), extents);
+  checkInterface(recorded, true);
+  EXPECT_EQ(conv.firstGroupOf(16), 3136u);
+  EXPECT_EQ(conv.firstGroupOf(32), 6272u);
+  const SpirvBatchGrid straddling{{1, 7, 1}, 1, 3, 9, 4, {0}};  // 27 rows in groups of 4
+  EXPECT_EQ(straddling.groups(), 7u);
+  EXPECT_FALSE(straddling.firstGroupOf(1).has_value());  // row 9 is inside group 2
+  EXPECT_EQ(straddling.firstGroupOf(3), 7u);
+
+  for (const char* bad : {"openvgf.batch-grid dispatch=2,6272,1 axis=w images=32 per-image=12544 per-group=64 bindings=0",
+                          "openvgf.batch-grid dispatch=2,6271,1 axis=y images=32 per-image=12544 per-group=64 bindings=0",
+                          "openvgf.batch-grid dispatch=2,6272,1 axis=y images=32 per-image=12544 per-group=64 bindings=3,0",
+                          "openvgf.batch-grid dispatch=2,6272,1 axis=y images=32 per-image=12544 per-group=64 bindings=",
+                          "openvgf.batch-grid dispatch=1,1,1 axis=x images=0 per-image=1 per-group=1 bindings=0"}) {
+    module->processes = {bad};
+    EXPECT_NE(batchGrids(*module).error().message().find("expected \"openvgf.batch-grid dispatch=X,Y,Z"),
+              std::string::npos)
+        << bad;
+  }
+  module->processes = {"openvgf.batch-grid dispatch=1,1,1 axis=x images=1 per-image=1 per-group=1 bindings=0",
+                       "openvgf.batch-grid dispatch=1,1,1 axis=z images=1 per-image=1 per-group=1 bindings=1"};
+  EXPECT_NE(batchGrids(*module).error().message().find("got 1,1,1 twice"), std::string::npos);
+}
+
 TEST(SpirvReflection, EveryPrefixAndEveryWordFlipGivesAResultOrAnError) {
   // Not a fuzzer: a cheap sweep that any out-of-bounds read would turn into a sanitizer report.
   std::vector<std::uint32_t> words(std::begin(k_interface_spv16), std::end(k_interface_spv16));
