@@ -40,6 +40,7 @@ std::string benchmark(const std::string& path, const BenchmarkOptions& options) 
   bench.pipelined = options.pipelined;
   bench.uploadViaHost = options.uploadViaHost;
   if (options.uploadChunkBytes >= 0) bench.uploadChunkBytes = static_cast<std::uint64_t>(options.uploadChunkBytes);
+  if (options.overlapSegments >= 0) bench.overlapSegments = static_cast<std::size_t>(options.overlapSegments);
   runner::BenchmarkResult result = unwrap(runner::runBenchmark(*model.part(0).model, bench));
   if (!options.json) return runner::formatText(result);
   std::pair<std::string, std::string> version{"openvgf_version", OPENVGF_VERSION};

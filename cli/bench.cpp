@@ -185,6 +185,12 @@ void setup(CLI::App& sub, Action& action) {
                  "Stage and upload host inputs in pieces of MIB mebibytes, pipelined (0: whole; default: the "
                  "session's)")
       ->check(atLeast(0, false, false));
+  sub.add_option("--overlap", options->bench.overlapSegments,
+                 "Run at most N of the first dispatches a piece of the batch at a time, each piece as soon as its "
+                 "images are uploaded, where the converter recorded them as per-image; in the runs from pinned memory "
+                 "(0: off; default: 6 on a device with a transfer queue, else off; the report's io line says what "
+                 "ran)")
+      ->check(atLeast(0));
   sub.add_option("--transfer", options->transferMiB,
                  "No model: host<->device bandwidth of MIB mebibytes against vkCmdCopyBuffer (--iterations, max 20)")
       ->check(atLeast(0, false, true));
@@ -199,7 +205,7 @@ void setup(CLI::App& sub, Action& action) {
       ->capture_default_str()
       ->needs(devices);
   for (const char* single : {"--device", "--pipelined", "--start", "--transfer", "--gpu-iterations", "--cache-dir",
-                             "--upload-memory", "--upload-chunk", "--min-time"}) {
+                             "--upload-memory", "--upload-chunk", "--overlap", "--min-time"}) {
     devices->excludes(sub.get_option(single));
   }
   action = [options]() -> int {

@@ -97,6 +97,7 @@ SessionOptions optionsFor(const BenchmarkOptions& options) {
   SessionOptions session;
   session.upload = options.uploadViaHost ? UploadMemory::Host : UploadMemory::Auto;
   session.uploadChunkBytes = options.uploadChunkBytes;
+  session.overlapSegments = options.overlapSegments;
   return session;
 }
 

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -50,6 +51,7 @@ struct BenchmarkOptions {
   unsigned pipelined = 0;  // runs in flight for step 4 (0: step 4 skipped)
   bool uploadViaHost = false;  // SessionOptions::upload = Host (never the resizable BAR) for every session
   std::uint64_t uploadChunkBytes = kDefaultUploadChunkBytes;  // SessionOptions::uploadChunkBytes of every session
+  std::optional<std::size_t> overlapSegments = std::nullopt;  // SessionOptions::overlapSegments of every session
 };
 
 struct LatencyStats {

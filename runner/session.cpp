@@ -66,6 +66,7 @@ struct Session::MemoryPlan {
 struct Session::PipelinePlan {
   std::vector<vulkan::ComputePipelineDesc> descs;  // one per module used, in first-use order
   std::vector<std::size_t> ofSegment;              // per segment: index into descs and pipelines_
+  std::vector<std::vector<std::uint32_t>> dispatchBaseModules;  // the words of dispatchBase descs
 };
 
 namespace {
@@ -96,6 +97,11 @@ struct Session::Slot {
   std::vector<Io> inputs;
   std::vector<Io> outputs;
   std::optional<vulkan::CommandBuffer> compute;   // recorded once
+  // With pieces_: per piece its dispatches, and the whole model in one buffer for runs whose
+  // inputs go through staging (recorded once). `compute` then holds the segments after them.
+  std::vector<vulkan::CommandBuffer> computePieces;
+  std::optional<vulkan::CommandBuffer> computeWhole;
+  bool piecewise = false;  // this run dispatches pieces (planUploads)
   // Transfer queue: one buffer per upload submission of a run (one, or one per piece when
   // uploads are pipelined), each holding the copies in uploadCopies.
   std::vector<vulkan::CommandBuffer> uploads;
@@ -114,6 +120,10 @@ struct Session::Slot {
   std::vector<UploadPiece> pieces;
   std::vector<CopyPiece> memcpys;
   std::vector<VkSemaphoreSubmitInfo> uploadWaits;
+  // This run's compute submission: its command buffers, semaphore waits and batches.
+  std::vector<VkCommandBufferSubmitInfo> commandInfos;
+  std::vector<VkSemaphoreSubmitInfo> semaphoreWaits;
+  std::vector<VkSubmitInfo2> submits;
   std::optional<vulkan::TimestampQueries> queries;
   // Signaled with the compute submission. The host waits for this fence rather than for the
   // timeline value: a fence means the whole batch has completed, so the semaphores and command
@@ -146,6 +156,12 @@ Result<Session> Session::create(const Context& context, const Model& model, cons
   }
   session.direct_ = options.io == IoMode::Direct || (options.io == IoMode::Auto && unified);
   for (unsigned i = 0; i < options.inFlight; ++i) session.slots_.push_back(std::make_unique<Slot>());
+  // Pieces need copies to overlap (Copy mode); timestamps follow whole segments.
+  const std::size_t overlap =
+      options.profile || session.direct_
+          ? 0
+          : options.overlapSegments.value_or(device.hasTransferQueue() ? kDefaultOverlapSegments : 0);
+  session.pieces_ = planPieces(model, overlap, options.overlapPieceBytes);
 
   const VkDeviceSize alignment = std::max<VkDeviceSize>(snapshot.limits.minStorageBufferOffsetAlignment, 64);
   MemoryPlan plan = session.planMemory(model, alignment);
@@ -159,6 +175,9 @@ Result<Session> Session::create(const Context& context, const Model& model, cons
   if (device.hasTransferQueue()) {
     OPENVGF_ASSIGN_OR_RETURN(session.uploaded_, vulkan::TimelineSemaphore::create(device));
     OPENVGF_ASSIGN_OR_RETURN(session.done_, vulkan::TimelineSemaphore::create(device));
+    if (session.pieces_.pieces() > 0) {
+      OPENVGF_ASSIGN_OR_RETURN(session.piecesUploaded_, vulkan::TimelineSemaphore::create(device));
+    }
   }
   spdlog::debug("{}: {} I/O, {} barrier(s), device memory {} bytes, staging {} bytes; {}", model.source(),
                 session.direct_ ? "direct" : "copied", session.barriers_, session.deviceBytes_, session.stagingBytes_,
@@ -190,7 +209,10 @@ Session::MemoryPlan Session::planMemory(const Model& model, VkDeviceSize alignme
     if (!r.used || isIo(i)) continue;
     VkDeviceSize size = roundUp4(r.bytes);
     std::int64_t region = 0;
-    if (r.category == ResourceCategory::Intermediate && r.aliasGroup != vgf::kUnset) {
+    // An alias group's members take turns in segment order; run a piece of the batch at a
+    // time, the first segments interleave, so what they write gets memory of its own.
+    const bool writtenByPieces = std::binary_search(pieces_.written.begin(), pieces_.written.end(), i);
+    if (r.category == ResourceCategory::Intermediate && r.aliasGroup != vgf::kUnset && !writtenByPieces) {
       auto [it, inserted] = groupRegion.try_emplace(r.aliasGroup, static_cast<std::int64_t>(regions.size()));
       if (inserted) add(Place::Device, size);
       Region& shared = regions[static_cast<std::size_t>(it->second)];
@@ -338,6 +360,20 @@ Result<Session::PipelinePlan> Session::createPipelines(const Context& context, c
       if (std::find(set.begin(), set.end(), b.binding) == set.end()) set.push_back(b.binding);
     }
   }
+  // Pipelines that dispatch pieces of the batch (vkCmdDispatchBase) are created from words of
+  // their own: NVIDIA's shader disk cache (driver 580.159.04) keys on the SPIR-V alone, so a
+  // module compiled before without VK_PIPELINE_CREATE_DISPATCH_BASE_BIT served a pipeline
+  // created with it, whose dispatches then ignored their base (every piece computed the first
+  // piece's images: BatchPieces.RunInPiecesGivesTheSameBytesAsWhole on an H200, passing with
+  // __GL_SHADER_DISK_CACHE=0).
+  plan.dispatchBaseModules.reserve(plan.descs.size());  // descs point into it
+  for (std::size_t s = 0; s < pieces_.segments; ++s) {
+    vulkan::ComputePipelineDesc& desc = plan.descs[plan.ofSegment[s]];
+    if (desc.dispatchBase) continue;
+    desc.dispatchBase = true;
+    plan.dispatchBaseModules.push_back(vgf::recordProcess(desc.spirv, "openvgf.dispatch-base"));
+    desc.spirv = plan.dispatchBaseModules.back();
+  }
   // Who uses each pipeline, kept only for pipelineStatistics() (which needs the capture).
   if (context.device().capturesPipelineStatistics()) {
     pipelineUse_.assign(plan.descs.size(), {});
@@ -422,9 +458,13 @@ constexpr VkPipelineStageFlags2 kHost = VK_PIPELINE_STAGE_2_HOST_BIT;
 
 }  // namespace
 
-// A slot's compute command buffer: every dispatch with the barriers its data dependencies
-// need, timestamps with SessionOptions::profile. Copies in and out go in the slot's upload
-// and download buffers, recorded when a run's copies differ from the last ones (submit()).
+// A slot's compute command buffers: with a piece plan, one per piece of the batch holding the
+// plan's dispatches over that piece's images (submitted as its upload lands), then the main
+// buffer with every other dispatch; timestamps with SessionOptions::profile (which has no
+// pieces). Each buffer starts with a barrier that makes earlier work visible: the last run's
+// dispatches and output copies, and uploads when they share the queue (a separate transfer
+// queue is waited for by semaphore). Copies in and out go in the slot's upload and download
+// buffers, recorded when a run's copies differ from the last ones (submit()).
 Status Session::recordSlot(const vulkan::Device& device, const Model& model, const MemoryPlan& plan,
                            const PipelinePlan& pipelines, std::size_t slotIndex) {
   const std::vector<SegmentInfo>& segments = model.segments();
@@ -440,20 +480,58 @@ Status Session::recordSlot(const vulkan::Device& device, const Model& model, con
   slot.uploads.push_back(std::move(upload));
   OPENVGF_ASSIGN_OR_RETURN(slot.download, vulkan::CommandBuffer::create(device));
   OPENVGF_ASSIGN_OR_RETURN(slot.fence, vulkan::Fence::create(device));
-  VkCommandBuffer cmd = slot.compute->handle();
-  OPENVGF_TRY(slot.compute->begin());
+  auto firstBarrier = [](VkCommandBuffer cmd) {
+    vulkan::recordMemoryBarrier(cmd, kCompute | kCopy, VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                                kCompute, VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
+  };
   std::size_t barriers = 0;
-  if (profile_) vkCmdResetQueryPool(cmd, slot.queries->handle(), 0, queryCount);
-  // Earlier submissions on this queue: the last run's dispatches and output copies, and
-  // uploads when they share the queue (a separate transfer queue is waited for by semaphore).
-  vulkan::recordMemoryBarrier(cmd, kCompute | kCopy, VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                              kCompute, VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT);
-  ++barriers;
-  if (profile_) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, slot.queries->handle(), 0);
+  for (std::size_t k = 0; k < pieces_.pieces(); ++k) {
+    OPENVGF_ASSIGN_OR_RETURN(vulkan::CommandBuffer piece, vulkan::CommandBuffer::create(device));
+    OPENVGF_TRY(piece.begin());
+    firstBarrier(piece.handle());
+    barriers += 1 + recordDispatches(piece.handle(), model, plan, pipelines, slotIndex, 0, pieces_.segments, k);
+    OPENVGF_TRY(piece.end());
+    slot.computePieces.push_back(std::move(piece));
+  }
+  // The main buffer: segments [from, end), then the barrier before the outputs are read.
+  auto recordMain = [&](vulkan::CommandBuffer& buffer, std::size_t from) -> Result<std::size_t> {
+    VkCommandBuffer cmd = buffer.handle();
+    OPENVGF_TRY(buffer.begin());
+    if (profile_) vkCmdResetQueryPool(cmd, slot.queries->handle(), 0, queryCount);
+    firstBarrier(cmd);
+    if (profile_) vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, slot.queries->handle(), 0);
+    const std::size_t recorded = recordDispatches(cmd, model, plan, pipelines, slotIndex, from, segments.size(), std::nullopt);
+    // Outputs are next read by the download copies (Copy mode) or the host (Direct mode).
+    vulkan::recordMemoryBarrier(cmd, kCompute, VK_ACCESS_2_SHADER_WRITE_BIT, kCopy | kHost,
+                                VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_HOST_READ_BIT);
+    OPENVGF_TRY(buffer.end());
+    return recorded + 2;
+  };
+  OPENVGF_ASSIGN_OR_RETURN(std::size_t main, recordMain(*slot.compute, pieces_.segments));
+  barriers_ = barriers + main;
+  if (pieces_.pieces() > 0) {
+    // Runs whose inputs go through staging run whole (Session::planUploads).
+    OPENVGF_ASSIGN_OR_RETURN(slot.computeWhole, vulkan::CommandBuffer::create(device));
+    OPENVGF_ASSIGN_OR_RETURN(std::size_t whole, recordMain(*slot.computeWhole, 0));
+    (void)whole;
+  }
+  return {};
+}
+
+// Segments [from, to) into `cmd`, each after the barrier its data dependencies need (the
+// buffer's first barrier made everything before `from` visible), over the images of piece
+// `piece` of pieces_ when given (vkCmdDispatchBase), with a timestamp after each when
+// profiling. Returns the barriers recorded.
+std::size_t Session::recordDispatches(VkCommandBuffer cmd, const Model& model, const MemoryPlan& plan,
+                                      const PipelinePlan& pipelines, std::size_t slotIndex, std::size_t from,
+                                      std::size_t to, std::optional<std::size_t> piece) {
+  const std::vector<SegmentInfo>& segments = model.segments();
+  Slot& slot = *slots_[slotIndex];
+  std::size_t barriers = 0;
   HazardTracker tracker(plan.regions.size());
   VkPipeline current = VK_NULL_HANDLE;
   std::vector<RegionUse> uses;
-  for (std::size_t s = 0; s < segments.size(); ++s) {
+  for (std::size_t s = from; s < to; ++s) {
     const SegmentInfo& seg = segments[s];
     uses.clear();
     for (const BindingInfo& b : seg.bindings) {
@@ -476,18 +554,17 @@ Status Session::recordSlot(const vulkan::Device& device, const Model& model, con
       vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0,
                               static_cast<std::uint32_t>(sets.size()), sets.data(), 0, nullptr);
     }
-    vkCmdDispatch(cmd, seg.dispatch[0], seg.dispatch[1], seg.dispatch[2]);
+    if (piece) {
+      const PieceDispatch d = pieceDispatch(seg, pieces_.imageBounds[*piece], pieces_.imageBounds[*piece + 1]);
+      vkCmdDispatchBase(cmd, d.base[0], d.base[1], d.base[2], d.count[0], d.count[1], d.count[2]);
+    } else {
+      vkCmdDispatch(cmd, seg.dispatch[0], seg.dispatch[1], seg.dispatch[2]);
+    }
     if (profile_) {
       vkCmdWriteTimestamp2(cmd, kCompute, slot.queries->handle(), static_cast<std::uint32_t>(s + 1));
     }
   }
-  // Outputs are next read by the download copies (Copy mode) or the host (Direct mode).
-  vulkan::recordMemoryBarrier(cmd, kCompute, VK_ACCESS_2_SHADER_WRITE_BIT, kCopy | kHost,
-                              VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_HOST_READ_BIT);
-  ++barriers;
-  barriers_ = barriers;
-  OPENVGF_TRY(slot.compute->end());
-  return {};
+  return barriers;
 }
 
 Session::Session(Session&&) noexcept = default;
@@ -512,11 +589,19 @@ std::string Session::ioSummary() const {
   auto flags = [](const std::optional<vulkan::Arena>& arena) {
     return arena ? vulkan::memoryFlagsName(arena->memoryFlags()) : std::string("none");
   };
+  std::string uploads;
+  if (pieces_.pieces() > 0) {
+    uploads = fmt::format(
+        " (from pinned or device memory: in {} pieces of the batch of {}, the first {} dispatch(es) running on each "
+        "piece as it lands)",
+        pieces_.pieces(), pieces_.images, pieces_.segments);
+    if (uploadChunkBytes_ > 0) uploads = fmt::format(" in pieces of {} bytes{}", uploadChunkBytes_, uploads);
+  } else if (uploadChunkBytes_ > 0 && !direct_) {
+    uploads = fmt::format(" in pieces of {} bytes", uploadChunkBytes_);
+  }
   return fmt::format("{} I/O, {} run(s) in flight, input staging {}, output staging {}, uploads on {}{}",
                      direct_ ? "direct" : "copied", slots_.size(), flags(uploadArena_), flags(readbackArena_),
-                     context_->device().hasTransferQueue() ? "a dedicated transfer queue" : "the compute queue",
-                     uploadChunkBytes_ == 0 || direct_ ? std::string()
-                                                       : fmt::format(" in pieces of {} bytes", uploadChunkBytes_));
+                     context_->device().hasTransferQueue() ? "a dedicated transfer queue" : "the compute queue", uploads);
 }
 
 Status Session::checkRefs(std::span<const InputRef> inputs, std::span<const OutputRef> outputs) const {
@@ -612,9 +697,19 @@ Result<RunTicket> Session::runAsync(std::span<const InputRef> inputs, std::span<
 // This run's upload copies per submission: pinned memory and other sessions' outputs by DMA,
 // host bytes through staging, whole (a memcpy each, in slot.memcpys; one submission) or in
 // pieces (planUploadPieces; one submission each, the first also taking the DMA-only copies).
-// Re-records the upload buffers whose copies changed.
+// With pieces of the batch (pieces_, when the inputs they read arrive by DMA), one submission
+// per piece, each with that piece's images of those inputs. Re-records the upload buffers
+// whose copies changed.
 Status Session::planUploads(Slot& slot, std::span<const InputRef> inputs) {
   const vulkan::Device& device = context_->device();
+  // Bytes [first, end) of input i in piece k of the batch, for inputs the pieces read.
+  auto pieceRange = [&](std::size_t i, std::size_t k) {
+    const std::uint64_t perImage = inputs_[i].bytes / pieces_.images;
+    return std::pair{pieces_.imageBounds[k] * perImage, pieces_.imageBounds[k + 1] * perImage};
+  };
+  auto readByPieces = [&](std::size_t i) {
+    return std::find(pieces_.inputs.begin(), pieces_.inputs.end(), i) != pieces_.inputs.end();
+  };
   slot.stagedBytes.assign(inputs.size(), 0);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const InputRef& in = inputs[i];
@@ -623,8 +718,24 @@ Status Session::planUploads(Slot& slot, std::span<const InputRef> inputs) {
       slot.stagedBytes[i] = inputs_[i].bytes;
     }
   }
-  slot.pieces = planUploadPieces(slot.stagedBytes, uploadChunkBytes_);
-  const std::size_t submissions = std::max<std::size_t>(1, slot.pieces.size());
+  // Pieces only when the inputs they read arrive by DMA (pinned, another session's output):
+  // staged through the host's memcpy (~20 GB/s on the H200's host, slower than the copy
+  // engine), the pieces' extra barriers and waits made runs slower
+  // (benchmarks/results/h200-b32-overlap-2026-11-29.md).
+  slot.piecewise = pieces_.pieces() > 0;
+  for (std::size_t i : pieces_.inputs) slot.piecewise = slot.piecewise && slot.stagedBytes[i] == 0;
+  const std::size_t batchPieces = slot.piecewise ? pieces_.pieces() : 0;
+  if (batchPieces > 0) {
+    // Staged inputs (none the pieces read) go whole with the first piece.
+    slot.pieces.clear();
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      if (slot.stagedBytes[i] > 0) slot.pieces.push_back({i, 0, slot.stagedBytes[i], 0});
+    }
+  } else {
+    slot.pieces = planUploadPieces(slot.stagedBytes, uploadChunkBytes_);
+  }
+  const std::size_t submissions =
+      batchPieces > 0 ? batchPieces : std::max<std::size_t>(1, slot.pieces.size());
   slot.wantedUploads.resize(submissions);
   for (std::vector<CopyRegion>& copies : slot.wantedUploads) copies.clear();
   slot.memcpys.clear();
@@ -642,6 +753,13 @@ Status Session::planUploads(Slot& slot, std::span<const InputRef> inputs) {
     } else if (in.pinned != nullptr) {
       source = in.pinned->buffer();
       sourceOffset = static_cast<VkDeviceSize>(in.host.data() - in.pinned->bytes().data());
+      if (batchPieces > 0 && readByPieces(i)) {
+        for (std::size_t k = 0; k < batchPieces; ++k) {
+          const auto [first, end] = pieceRange(i, k);
+          slot.wantedUploads[k].push_back({source, sourceOffset + first, io.bound, io.boundOffset + first, end - first});
+        }
+        continue;
+      }
     } else {
       if (!slot.pieces.empty() && slot.stagedBytes[i] > 0) continue;  // in pieces, below
       if (in.host.data() != io.mapped) slot.memcpys.push_back({io.mapped, in.host.data(), bytes});
@@ -649,11 +767,10 @@ Status Session::planUploads(Slot& slot, std::span<const InputRef> inputs) {
     }
     slot.wantedUploads[0].push_back({source, sourceOffset, io.bound, io.boundOffset, bytes});
   }
-  for (std::size_t k = 0; k < slot.pieces.size(); ++k) {
-    const UploadPiece& piece = slot.pieces[k];
+  for (const UploadPiece& piece : slot.pieces) {
     const Slot::Io& io = slot.inputs[piece.input];
-    slot.wantedUploads[k].push_back({io.staging, io.stagingOffset + piece.offset, io.bound,
-                                     io.boundOffset + piece.offset, piece.bytes});
+    slot.wantedUploads[piece.submission].push_back({io.staging, io.stagingOffset + piece.offset, io.bound,
+                                                    io.boundOffset + piece.offset, piece.bytes});
   }
   const bool separate = device.hasTransferQueue();
   for (std::size_t k = 0; k < submissions; ++k) {
@@ -697,31 +814,51 @@ Status Session::submitUploads(Slot& slot, std::uint64_t ticket, std::span<const 
     // orders after it. Across queues, wait for its run on the GPU.
     if (separate && in.producer != nullptr) waitFor(*in.producer->done_, in.producer->submitted_);
   }
-  auto submitOne = [&](std::size_t k, bool last) -> Status {
-    if (slot.wantedUploads[k].empty()) return {};
+  // With pieces of the batch on a transfer queue every submission signals its piece, empty
+  // or not: the compute of that piece waits for it.
+  const std::size_t submissions = slot.wantedUploads.size();
+  const bool signalPieces = separate && slot.piecewise;
+  std::array<VkSemaphoreSubmitInfo, 2> signals{};
+  auto submitOne = [&](std::size_t k) -> Status {
+    const bool last = k + 1 == submissions;
+    if (slot.wantedUploads[k].empty() && !signalPieces) return {};
     VkCommandBufferSubmitInfo commandInfo =
         vkStruct<VkCommandBufferSubmitInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
     commandInfo.commandBuffer = slot.uploads[k].handle();
-    VkSemaphoreSubmitInfo signal = vkStruct<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
-    signal.semaphore = separate ? uploaded_->handle() : VK_NULL_HANDLE;
-    signal.value = ticket;
-    signal.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-    VkSubmitInfo2 submit = vkStruct<VkSubmitInfo2>(VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
+    std::uint32_t signalCount = 0;
+    auto signal = [&](const vulkan::TimelineSemaphore& semaphore, std::uint64_t value) {
+      VkSemaphoreSubmitInfo& info = signals[signalCount++];
+      info = vkStruct<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
+      info.semaphore = semaphore.handle();
+      info.value = value;
+      info.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    };
     // Later submissions on the queue are ordered after this one's waits, and the last one's
     // signal covers every earlier submission on the queue (submission order).
+    if (signalPieces) signal(*piecesUploaded_, (ticket - 1) * submissions + k + 1);
+    if (separate && last) signal(*uploaded_, ticket);
+    VkSubmitInfo2 submit = vkStruct<VkSubmitInfo2>(VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
     if (separate && k == 0) {
       submit.waitSemaphoreInfoCount = static_cast<std::uint32_t>(slot.uploadWaits.size());
       submit.pWaitSemaphoreInfos = slot.uploadWaits.data();
     }
-    submit.commandBufferInfoCount = 1;
+    submit.commandBufferInfoCount = slot.wantedUploads[k].empty() ? 0 : 1;
     submit.pCommandBufferInfos = &commandInfo;
-    submit.signalSemaphoreInfoCount = separate && last ? 1 : 0;
-    submit.pSignalSemaphoreInfos = &signal;
+    submit.signalSemaphoreInfoCount = signalCount;
+    submit.pSignalSemaphoreInfos = signals.data();
     return device.submit(submit, VK_NULL_HANDLE, separate ? vulkan::Queue::Transfer : vulkan::Queue::Compute);
+  };
+  // Submits every submission up to `last` not yet submitted, in order.
+  std::size_t next = 0;
+  Status status;
+  auto submitThrough = [&](std::size_t last) {
+    for (; next <= last && next < submissions && status; ++next) status = submitOne(next);
   };
   if (slot.pieces.empty()) {
     for (const CopyPiece& copy : slot.memcpys) parallelCopy(copy.destination, copy.source, copy.bytes);
-    return separate ? submitOne(0, true) : Status{};
+    // On one queue a whole-input upload joins the compute submission (Session::submit).
+    if (separate || slot.piecewise) submitThrough(submissions - 1);
+    return status;
   }
   slot.memcpys.clear();
   for (const UploadPiece& piece : slot.pieces) {
@@ -729,15 +866,17 @@ Status Session::submitUploads(Slot& slot, std::uint64_t ticket, std::span<const 
     slot.memcpys.push_back({io.mapped + piece.offset, inputs[piece.input].host.data() + piece.offset,
                             static_cast<std::size_t>(piece.bytes)});
   }
-  Status status;
-  pipelinedCopy(slot.memcpys, [&](std::size_t k) {
-    if (status) status = submitOne(k, k + 1 == slot.pieces.size());
+  pipelinedCopy(slot.memcpys, [&](std::size_t j) {
+    const std::size_t submission = slot.pieces[j].submission;
+    if (j + 1 == slot.pieces.size() || slot.pieces[j + 1].submission != submission) submitThrough(submission);
   });
+  submitThrough(submissions - 1);
   return status;
 }
 
 // Stages the inputs and submits the uploads (submitUploads), then the compute and download
-// buffers on the compute queue (waiting for uploaded_ = ticket, signalling done_ = ticket).
+// buffers on the compute queue (waiting for uploaded_ = ticket, signalling done_ = ticket;
+// with pieces of the batch, each piece's buffer first, waiting for its upload).
 // Without a dedicated transfer queue a whole-input upload, the compute and the download
 // buffers go in one submission, ordered by their barriers and no semaphore (lavapipe's
 // timeline semaphores in Mesa 22.3 corrupted memory under this load).
@@ -777,35 +916,69 @@ Status Session::submit(std::size_t slotIndex, std::span<const InputRef> inputs, 
   VkCommandBuffer down = slot.download->handle();
 
   OPENVGF_TRY(submitUploads(slot, ticket, inputs));
-  std::array<VkCommandBufferSubmitInfo, 3> commandInfos{};
-  std::uint32_t commandCount = 0;
-  for (VkCommandBuffer cmd : {uploads && !separate && slot.pieces.empty() ? up : VK_NULL_HANDLE, slot.compute->handle(),
-                              downloads ? down : VK_NULL_HANDLE}) {
-    if (cmd == VK_NULL_HANDLE) continue;
-    commandInfos[commandCount] = vkStruct<VkCommandBufferSubmitInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
-    commandInfos[commandCount++].commandBuffer = cmd;
+  const std::size_t batchPieces = slot.piecewise ? pieces_.pieces() : 0;
+  slot.commandInfos.clear();
+  auto addCommand = [&](VkCommandBuffer cmd) {
+    VkCommandBufferSubmitInfo info = vkStruct<VkCommandBufferSubmitInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
+    info.commandBuffer = cmd;
+    slot.commandInfos.push_back(info);
+  };
+  if (uploads && !separate && slot.pieces.empty() && batchPieces == 0) addCommand(up);
+  if (batchPieces > 0) {
+    for (const vulkan::CommandBuffer& piece : slot.computePieces) addCommand(piece.handle());
+    addCommand(slot.compute->handle());
+  } else {
+    addCommand(slot.computeWhole ? slot.computeWhole->handle() : slot.compute->handle());
   }
-  VkSemaphoreSubmitInfo wait = vkStruct<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
-  VkSemaphoreSubmitInfo signal = wait;
-  if (separate) {
-    wait.semaphore = uploaded_->handle();
-    wait.value = ticket;
-    wait.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-    signal = wait;
-    signal.semaphore = done_->handle();
+  if (downloads) addCommand(down);
+  auto semaphoreInfo = [](const vulkan::TimelineSemaphore& semaphore, std::uint64_t value) {
+    VkSemaphoreSubmitInfo info = vkStruct<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
+    info.semaphore = semaphore.handle();
+    info.value = value;
+    info.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    return info;
+  };
+  // On a transfer queue each piece's dispatches are a batch of their own that waits for the
+  // piece's upload; the main buffer and the downloads wait for every upload and signal the
+  // run's end. On one queue, one batch in submission order.
+  const bool piecesWait = separate && batchPieces > 0;
+  slot.semaphoreWaits.clear();
+  if (piecesWait) {
+    for (std::size_t k = 0; k < batchPieces; ++k) {
+      slot.semaphoreWaits.push_back(semaphoreInfo(*piecesUploaded_, (ticket - 1) * batchPieces + k + 1));
+    }
+  }
+  const bool waitUploads = separate && (uploads || piecesWait);
+  if (waitUploads) slot.semaphoreWaits.push_back(semaphoreInfo(*uploaded_, ticket));
+  VkSemaphoreSubmitInfo signal{};
+  if (separate) signal = semaphoreInfo(*done_, ticket);
+  slot.submits.clear();
+  std::size_t firstMain = 0;
+  if (piecesWait) {
+    for (std::size_t k = 0; k < batchPieces; ++k) {
+      VkSubmitInfo2 piece = vkStruct<VkSubmitInfo2>(VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
+      piece.waitSemaphoreInfoCount = 1;
+      piece.pWaitSemaphoreInfos = &slot.semaphoreWaits[k];
+      piece.commandBufferInfoCount = 1;
+      piece.pCommandBufferInfos = &slot.commandInfos[k];
+      slot.submits.push_back(piece);
+    }
+    firstMain = batchPieces;
   }
   VkSubmitInfo2 submit = vkStruct<VkSubmitInfo2>(VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
-  submit.waitSemaphoreInfoCount = uploads && separate ? 1 : 0;
-  submit.pWaitSemaphoreInfos = &wait;
-  submit.commandBufferInfoCount = commandCount;
-  submit.pCommandBufferInfos = commandInfos.data();
+  submit.waitSemaphoreInfoCount = waitUploads ? 1 : 0;
+  submit.pWaitSemaphoreInfos = waitUploads ? &slot.semaphoreWaits.back() : nullptr;
+  submit.commandBufferInfoCount = static_cast<std::uint32_t>(slot.commandInfos.size() - firstMain);
+  submit.pCommandBufferInfos = slot.commandInfos.data() + firstMain;
   submit.signalSemaphoreInfoCount = separate ? 1 : 0;
   submit.pSignalSemaphoreInfos = &signal;
+  slot.submits.push_back(submit);
   OPENVGF_TRY(slot.fence->reset(device));
-  OPENVGF_TRY(device.submit(submit, slot.fence->handle()));
+  OPENVGF_TRY(device.submit(slot.submits, slot.fence->handle()));
   submitted_ = ticket;
   slot.ticket = ticket;
   lastSlot_ = slotIndex;
+  if (slot.piecewise) ++piecewiseRuns_;
   return {};
 }
 

@@ -29,6 +29,7 @@
 #include "common/error.h"
 #include "runner/context.h"
 #include "runner/model.h"
+#include "runner/piece_plan.h"
 #include "runner/upload_plan.h"
 #include "tosa/host_tensor.h"
 #include "vulkan/commands.h"
@@ -59,6 +60,18 @@ struct SessionOptions {
   /// this many bytes, pipelined (the host copies piece k+1 while the copy engine moves piece
   /// k; runner/upload_plan.h). 0: one memcpy of each input, then one upload.
   std::uint64_t uploadChunkBytes = kDefaultUploadChunkBytes;
+  /// Copy mode: the first dispatches that the converter recorded as computed per image
+  /// (vgf::SpirvBatchGrid) run a piece of the batch at a time, each piece as soon as its images
+  /// are uploaded, so that a large batch's upload overlaps its first layers (runner/piece_plan.h),
+  /// in runs whose inputs arrive by DMA (PinnedMemory, another session's output); runs from
+  /// host memory, bound by the host's memcpy, run whole. At most this many dispatches; 0: none.
+  /// nullopt: kDefaultOverlapSegments on devices with a dedicated transfer queue (the only ones
+  /// where the copies run beside the compute), else none. Not with `profile`, whose timestamps
+  /// follow the segments one by one.
+  std::optional<std::size_t> overlapSegments = std::nullopt;
+  /// Pieces hold at least this many bytes of the inputs they read, where the grids allow
+  /// (else the largest pieces that leave two).
+  std::uint64_t overlapPieceBytes = kDefaultOverlapPieceBytes;
 };
 
 /// What the driver reports of one pipeline's compiled code, and the dispatches that use it.
@@ -184,6 +197,11 @@ class Session {
   /// Timings of the last run; timestamps only with SessionOptions::profile.
   const RunTiming& lastTiming() const { return timing_; }
   bool directIo() const { return direct_; }
+  /// The dispatches that run a piece of the batch at a time (SessionOptions::overlapSegments;
+  /// segments 0 when none do).
+  const PiecePlan& piecePlan() const { return pieces_; }
+  /// Runs so far that dispatched pieces (their inputs pinned or on the device).
+  std::uint64_t piecewiseRuns() const { return piecewiseRuns_; }
   /// Barriers in the recorded command buffer (for tests and `--verbose`).
   std::size_t barrierCount() const { return barriers_; }
   /// Bytes of device memory (constants + intermediates [+ I/O in Copy mode]) and of staging.
@@ -205,6 +223,9 @@ class Session {
   struct Slot;           // one in-flight run's memory and command buffers (session.cpp)
   Status recordSlot(const vulkan::Device& device, const Model& model, const MemoryPlan& plan,
                     const PipelinePlan& pipelines, std::size_t slot);
+  std::size_t recordDispatches(VkCommandBuffer cmd, const Model& model, const MemoryPlan& plan,
+                               const PipelinePlan& pipelines, std::size_t slot, std::size_t from, std::size_t to,
+                               std::optional<std::size_t> piece);
   Status submit(std::size_t slot, std::span<const InputRef> inputs, std::span<const OutputRef> outputs);
   Status planUploads(Slot& slot, std::span<const InputRef> inputs);
   Status submitUploads(Slot& slot, std::uint64_t ticket, std::span<const InputRef> inputs);
@@ -217,6 +238,8 @@ class Session {
   bool direct_ = false;
   bool profile_ = false;
   std::uint64_t uploadChunkBytes_ = 0;
+  PiecePlan pieces_;
+  std::uint64_t piecewiseRuns_ = 0;
   std::size_t barriers_ = 0;
   std::uint64_t deviceBytes_ = 0;
   std::uint64_t stagingBytes_ = 0;
@@ -236,6 +259,9 @@ class Session {
   std::optional<vulkan::DescriptorPool> descriptorPool_;
   std::optional<vulkan::TimelineSemaphore> uploaded_;  // value = ticket whose upload finished
   std::optional<vulkan::TimelineSemaphore> done_;      // value = ticket whose run finished
+  // With pieces on a transfer queue: value = (ticket - 1) * pieces + k + 1 once piece k of run
+  // `ticket` is uploaded.
+  std::optional<vulkan::TimelineSemaphore> piecesUploaded_;
   std::vector<std::unique_ptr<Slot>> slots_;
 };
 

@@ -12,7 +12,7 @@ std::vector<UploadPiece> planUploadPieces(std::span<const std::uint64_t> stagedB
   if (chunkBytes == 0 || total <= chunkBytes) return pieces;
   for (std::size_t i = 0; i < stagedBytes.size(); ++i) {
     for (std::uint64_t offset = 0; offset < stagedBytes[i]; offset += chunkBytes) {
-      pieces.push_back({i, offset, std::min(chunkBytes, stagedBytes[i] - offset)});
+      pieces.push_back({i, offset, std::min(chunkBytes, stagedBytes[i] - offset), pieces.size()});
     }
   }
   return pieces;

@@ -23,13 +23,15 @@ struct UploadPiece {
   std::size_t input = 0;
   std::uint64_t offset = 0;
   std::uint64_t bytes = 0;
+  std::size_t submission = 0;  // the upload submission that moves it (pieces of one submission are adjacent)
   bool operator==(const UploadPiece&) const = default;
 };
 
 /// `stagedBytes[i]`: bytes of input i that go through staging this run (0: none: pinned,
 /// device-resident, or read in place). Returns no pieces for the whole-input path (chunkBytes
 /// 0, or everything fits in one chunk), else every staged input cut at multiples of
-/// `chunkBytes`, inputs in order: the order of the memcpys and of the upload submissions.
+/// `chunkBytes`, inputs in order: the order of the memcpys and of the upload submissions (one
+/// each).
 std::vector<UploadPiece> planUploadPieces(std::span<const std::uint64_t> stagedBytes, std::uint64_t chunkBytes);
 
 }  // namespace openvgf::runner

@@ -25,7 +25,7 @@
   X(vkCreateFence) X(vkDestroyFence) X(vkResetFences) X(vkWaitForFences) X(vkGetFenceStatus)         \
   X(vkCreateCommandPool) X(vkDestroyCommandPool) X(vkAllocateCommandBuffers)                           \
   X(vkBeginCommandBuffer) X(vkEndCommandBuffer)                                                        \
-  X(vkCmdBindPipeline) X(vkCmdBindDescriptorSets) X(vkCmdDispatch) X(vkCmdCopyBuffer) X(vkCmdFillBuffer) \
+  X(vkCmdBindPipeline) X(vkCmdBindDescriptorSets) X(vkCmdDispatch) X(vkCmdDispatchBase) X(vkCmdCopyBuffer) X(vkCmdFillBuffer) \
   X(vkCmdPushConstants)                                                                                \
   X(vkCmdPipelineBarrier2) X(vkCmdResetQueryPool) X(vkCmdWriteTimestamp2)                             \
   X(vkCreateQueryPool) X(vkDestroyQueryPool) X(vkGetQueryPoolResults)                                  \

@@ -315,9 +315,14 @@ void Device::destroy() {
 }
 
 Status Device::submit(const VkSubmitInfo2& info, VkFence fence, Queue queue) const {
+  return submit(std::span<const VkSubmitInfo2>(&info, 1), fence, queue);
+}
+
+Status Device::submit(std::span<const VkSubmitInfo2> infos, VkFence fence, Queue queue) const {
   bool transfer = queue == Queue::Transfer && hasTransferQueue();
   std::lock_guard<std::mutex> lock(transfer ? *transferMutex_ : *queueMutex_);
-  OPENVGF_VK_TRY(vkQueueSubmit2(transfer ? transferQueue_ : queue_, 1, &info, fence));
+  OPENVGF_VK_TRY(vkQueueSubmit2(transfer ? transferQueue_ : queue_, static_cast<std::uint32_t>(infos.size()),
+                                infos.data(), fence));
   return {};
 }
 

@@ -116,6 +116,8 @@ class Device {
   /// Submits to a queue. VkQueue access must be externally synchronized (Vulkan spec
   /// §3.6 "Threading Behavior"), so concurrent sessions serialize here, for the submit only.
   Status submit(const VkSubmitInfo2& info, VkFence fence, Queue queue = Queue::Compute) const;
+  /// Several batches in one vkQueueSubmit2 (the fence signals when all have completed).
+  Status submit(std::span<const VkSubmitInfo2> infos, VkFence fence, Queue queue = Queue::Compute) const;
   /// Waits for a fence, turning a timeout or a lost device into an error. With `spin` above
   /// zero it first polls the fence for up to that long: a driver's blocking wait sleeps and is
   /// woken tens of microseconds after the GPU finishes, which dominates short runs.

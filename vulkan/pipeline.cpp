@@ -121,6 +121,7 @@ Result<ComputePipeline> ComputePipeline::create(const Device& device, const Pipe
   info.stage.pName = desc.entryPoint.c_str();
   info.layout = layout;
   if (device.capturesPipelineStatistics()) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+  if (desc.dispatchBase) info.flags |= VK_PIPELINE_CREATE_DISPATCH_BASE_BIT;
   VkPipeline handle = VK_NULL_HANDLE;
   VkResult result = vkCreateComputePipelines(vk, cache.handle(), 1, &info, nullptr, &handle);
   if (result != VK_SUCCESS) {

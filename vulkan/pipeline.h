@@ -50,6 +50,9 @@ struct ComputePipelineDesc {
   /// Bytes of one push-constant range at offset 0 for the compute stage; 0 = none (openvgf's
   /// own kernels compile their parameters in; scenario shaders may take push constants).
   std::uint32_t pushConstantBytes = 0;
+  /// Created with VK_PIPELINE_CREATE_DISPATCH_BASE_BIT, for vkCmdDispatchBase (a dispatch
+  /// of a range of workgroups: a piece of a batch, runner/piece_plan.h).
+  bool dispatchBase = false;
 };
 
 class ComputePipeline {

@@ -135,6 +135,9 @@ TEST_F(FirstHour, ValuesOutOfRangeOrListSayWhatIsValid) {
   CommandResult chunk = run("bench " + model + " --upload-chunk=-2");
   EXPECT_EQ(chunk.exitCode, 2);
   EXPECT_THAT(chunk.output, HasSubstr("--upload-chunk: expected a number of at least 0, got '-2'"));
+  CommandResult overlap = run("bench " + model + " --overlap=-1");
+  EXPECT_EQ(overlap.exitCode, 2);
+  EXPECT_THAT(overlap.output, HasSubstr("--overlap: expected a whole number of at least 0, got '-1'"));
   CommandResult start = run("bench " + model + " --start 0");
   EXPECT_EQ(start.exitCode, 2);
   EXPECT_THAT(start.output, HasSubstr("--start: expected a whole number of at least 1, got '0'"));

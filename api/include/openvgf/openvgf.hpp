@@ -678,6 +678,9 @@ struct BenchmarkOptions {
   /// Host inputs staged and uploaded in pieces of this many bytes, pipelined (0: whole; -1:
   /// the session's default; `openvgf bench --upload-chunk`)
   std::int64_t uploadChunkBytes = -1;
+  /// At most this many of the first dispatches run a piece of the batch at a time, each as its
+  /// images are uploaded (-1: the session's default; 0: none; `openvgf bench --overlap`)
+  std::int64_t overlapSegments = -1;
   bool json = false;                ///< the report as one JSON object instead of text
 };
 
