@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string_view>
 
 #include "common/spirv_words.h"
@@ -27,13 +28,6 @@ using tosa::HostTensor;
 using tosa::Value;
 
 constexpr std::int64_t kBatch = 4;
-
-HostTensor randomFp32(tosa::Shape shape, std::mt19937& rng) {
-  HostTensor t(DType::Fp32, std::move(shape));
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (float& v : t.as<float>()) v = dist(rng);
-  return t;
-}
 
 // x [4,32,32,3] -> 3x3 convolution + CLAMP -> 2x2 MAX_POOL2D -> two 1x1 convolutions whose
 // sum is output s (per image: four dispatches with batch grids), then a REDUCE_SUM over the
@@ -61,26 +55,36 @@ tosa::Graph piecesGraph(std::mt19937& rng) {
   return graph ? std::move(*graph) : tosa::Graph{};
 }
 
+// The converted graph: its VGF bytes, the decoded file and the model opened from it (which
+// point into one another, hence held by pointer).
 struct Converted {
   std::vector<std::uint8_t> bytes;
   vgf::File file;
+  std::optional<runner::Model> model;
 };
 
-std::optional<Converted> convertGraph(const tosa::Graph& graph) {
+std::unique_ptr<Converted> convertGraph(const tosa::Graph& graph) {
   converter::ConvertOptions options;
   options.cacheDir = std::filesystem::temp_directory_path() / "openvgf-converter-test-cache";
   auto converted = converter::convert(graph, options);
   if (!converted) {
     ADD_FAILURE() << converted.error().message();
-    return std::nullopt;
+    return nullptr;
   }
-  Converted out{std::move(converted->vgf), {}};
-  auto file = vgf::decode(out.bytes);
+  auto out = std::make_unique<Converted>();
+  out->bytes = std::move(converted->vgf);
+  auto file = vgf::decode(out->bytes);
   if (!file) {
     ADD_FAILURE() << file.error().message();
-    return std::nullopt;
+    return nullptr;
   }
-  out.file = std::move(*file);
+  out->file = std::move(*file);
+  auto model = runner::Model::create(out->file, "pieces.vgf");
+  if (!model) {
+    ADD_FAILURE() << model.error().message();
+    return nullptr;
+  }
+  out->model = std::move(*model);
   return out;
 }
 
@@ -156,10 +160,9 @@ Result<SessionRuns> runSession(const runner::Model& model, std::optional<std::si
 
 TEST(BatchPieces, ConvolutionsAndPoolsRecordTheirBatchGrid) {
   std::mt19937 rng(5);
-  std::optional<Converted> converted = convertGraph(piecesGraph(rng));
+  std::unique_ptr<Converted> converted = convertGraph(piecesGraph(rng));
   ASSERT_TRUE(converted);
-  auto model = runner::Model::create(converted->file, "pieces.vgf");
-  ASSERT_TRUE(model) << model.error().message();
+  const std::optional<runner::Model>& model = converted->model;
   const auto& segments = model->segments();
   ASSERT_GE(segments.size(), 5u);
   for (std::size_t s = 0; s < segments.size(); ++s) {
@@ -192,10 +195,9 @@ TEST(BatchPieces, ConvolutionsAndPoolsRecordTheirBatchGrid) {
 TEST(BatchPieces, RunInPiecesGivesTheSameBytesAsWhole) {
   std::mt19937 rng(6);
   const tosa::Graph graph = piecesGraph(rng);
-  std::optional<Converted> converted = convertGraph(graph);
+  std::unique_ptr<Converted> converted = convertGraph(graph);
   ASSERT_TRUE(converted);
-  auto model = runner::Model::create(converted->file, "pieces.vgf");
-  ASSERT_TRUE(model) << model.error().message();
+  const std::optional<runner::Model>& model = converted->model;
   const std::vector<HostTensor> inputs = {randomFp32({kBatch, 32, 32, 3}, rng),
                                           randomFp32({kBatch, 16, 16, 1}, rng)};
   auto whole = runSession(*model, 0, inputs);
@@ -249,10 +251,9 @@ std::vector<std::uint32_t> withoutBatchGrids(std::span<const std::uint32_t> word
 
 TEST(BatchPieces, ARecordThatDoesNotFitItsSegmentIsRefused) {
   std::mt19937 rng(7);
-  std::optional<Converted> converted = convertGraph(piecesGraph(rng));
+  std::unique_ptr<Converted> converted = convertGraph(piecesGraph(rng));
   ASSERT_TRUE(converted);
-  auto model = runner::Model::create(converted->file, "pieces.vgf");
-  ASSERT_TRUE(model) << model.error().message();
+  const std::optional<runner::Model>& model = converted->model;
   const runner::SegmentInfo& first = model->segments()[0];
   ASSERT_TRUE(first.batchGrid);
   const std::span<const std::uint32_t> original = converted->file.modules[first.moduleIndex].spirv;

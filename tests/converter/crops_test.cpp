@@ -18,13 +18,6 @@ using tosa::DType;
 using tosa::HostTensor;
 using tosa::Value;
 
-HostTensor randomFp32(tosa::Shape shape, std::mt19937& rng) {
-  HostTensor t(DType::Fp32, std::move(shape));
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (float& v : t.as<float>()) v = dist(rng);
-  return t;
-}
-
 // x [2,10,10,ic] cropped to [2,9,9,ic], then a 3x3 stride-2 convolution with padding 1 (its
 // last output row and column read the padding where the dropped row and column lie) and a
 // 1x1 stride-2 one; with `alsoAdded`, the crop is also an ADD's input, so it must be stored.

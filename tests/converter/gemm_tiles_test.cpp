@@ -36,13 +36,6 @@ using tosa::DType;
 using tosa::HostTensor;
 using tosa::Value;
 
-HostTensor randomFp32(tosa::Shape shape, std::mt19937& rng, float lo = -1.0f, float hi = 1.0f) {
-  HostTensor t(DType::Fp32, std::move(shape));
-  std::uniform_real_distribution<float> dist(lo, hi);
-  for (float& v : t.as<float>()) v = dist(rng);
-  return t;
-}
-
 // The portable target with `tile` for every GEMM of the cases below (M, N > 16) and lavapipe's
 // 32 KiB of shared memory; split-K only where a case asks for it.
 converter::ConvertOptions withTile(const GemmTile& tile, bool splitK) {

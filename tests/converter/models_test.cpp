@@ -22,13 +22,6 @@ using tosa::Value;
 
 const std::filesystem::path kData = OPENVGF_TEST_DATA;
 
-HostTensor randomFp32(tosa::Shape shape, std::mt19937& rng, float lo = -1.0f, float hi = 1.0f) {
-  HostTensor t(DType::Fp32, std::move(shape));
-  std::uniform_real_distribution<float> dist(lo, hi);
-  for (float& v : t.as<float>()) v = dist(rng);
-  return t;
-}
-
 HostTensor randomInt8(tosa::Shape shape, std::mt19937& rng) {
   HostTensor t(DType::Int8, std::move(shape));
   std::uniform_int_distribution<int> dist(-128, 127);

@@ -23,6 +23,14 @@
 
 namespace openvgf::testing {
 
+/// An fp32 tensor of values drawn uniformly from [lo, hi).
+inline tosa::HostTensor randomFp32(tosa::Shape shape, std::mt19937& rng, float lo = -1.0f, float hi = 1.0f) {
+  tosa::HostTensor t(tosa::DType::Fp32, std::move(shape));
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (float& v : t.as<float>()) v = dist(rng);
+  return t;
+}
+
 struct RunOutcome {
   bool ran = false;
   converter::ConvertStats stats;

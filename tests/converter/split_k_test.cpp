@@ -17,13 +17,6 @@ using tosa::DType;
 using tosa::HostTensor;
 using tosa::Value;
 
-HostTensor randomFp32(tosa::Shape shape, std::mt19937& rng, float lo = -1.0f, float hi = 1.0f) {
-  HostTensor t(DType::Fp32, std::move(shape));
-  std::uniform_real_distribution<float> dist(lo, hi);
-  for (float& v : t.as<float>()) v = dist(rng);
-  return t;
-}
-
 template <typename T>
 HostTensor randomInts(DType dtype, tosa::Shape shape, std::mt19937& rng, int lo, int hi) {
   HostTensor t(dtype, std::move(shape));
